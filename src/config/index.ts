@@ -1,0 +1,133 @@
+// Tessera's configuration: one schema, each option documented beside its default. It is read from
+// environment variables once at start-up (src/main.ts, src/cli), validated, and frozen.
+import { z } from 'zod';
+
+const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** Default API scopes with the description shown on the consent page. */
+export const DEFAULT_API_SCOPES = 'apps=Manage your apps;webhooks=Manage your webhooks';
+
+export const configSchema = z.object({
+  /** NODE_ENV: `production` turns off demo data and requires an https issuer and TESSERA_SECRET. */
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /** TESSERA_ISSUER: the issuer identifier and base address of every endpoint. */
+  TESSERA_ISSUER: z.url().default('http://localhost:3000'),
+  /** PORT: the port to listen on; defaults to the issuer's port (or 3000). */
+  PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** HOST: the address to listen on; 127.0.0.1 in development, 0.0.0.0 in production. */
+  HOST: z.string().min(1).optional(),
+  /** DATABASE_URL: `sqlite:<path>` (default, WAL mode) or `postgres://…`. */
+  DATABASE_URL: z.string().min(1).default('sqlite:./data/tessera.db'),
+  /** TESSERA_DATA_DIR: where development mode keeps its generated secret. */
+  TESSERA_DATA_DIR: z.string().min(1).default('./data'),
+  /** TESSERA_SECRET: encrypts private signing keys and signs cookies; ≥ 32 characters. */
+  TESSERA_SECRET: z.string().min(32).optional(),
+  /** TESSERA_SIGNING_ALG: default JWS algorithm for access and ID tokens (per client overridable). */
+  TESSERA_SIGNING_ALG: z.enum(['RS256', 'ES256']).default('RS256'),
+  /** TESSERA_ACCESS_TOKEN_TTL: access token lifetime in seconds (`expires_in`). */
+  TESSERA_ACCESS_TOKEN_TTL: seconds(86_400),
+  /** TESSERA_ID_TOKEN_TTL: ID token lifetime in seconds. */
+  TESSERA_ID_TOKEN_TTL: seconds(3_600),
+  /** TESSERA_CODE_TTL: authorization code lifetime in seconds. */
+  TESSERA_CODE_TTL: seconds(60),
+  /** TESSERA_REFRESH_TOKEN_TTL: refresh token lifetime in seconds (30 days). */
+  TESSERA_REFRESH_TOKEN_TTL: seconds(2_592_000),
+  /** TESSERA_SESSION_TTL: login session lifetime in seconds. */
+  TESSERA_SESSION_TTL: seconds(86_400),
+  /** TESSERA_API_SCOPES: `name=description;…` API scopes offered besides openid, profile, email. */
+  TESSERA_API_SCOPES: z.string().default(DEFAULT_API_SCOPES),
+  /** TESSERA_DEMO: create a demo user and clients on the first start of an empty database. */
+  TESSERA_DEMO: z.enum(['true', 'false']).optional(),
+  /** LOG_LEVEL: pino log level of the HTTP server. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  readonly env: 'development' | 'production' | 'test';
+  readonly issuer: string;
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly dataDir: string;
+  /** Undefined until resolved (main.ts generates one under dataDir in development). */
+  readonly secret: string | undefined;
+  readonly signingAlg: 'RS256' | 'ES256';
+  readonly accessTokenTtl: number;
+  readonly idTokenTtl: number;
+  readonly codeTtl: number;
+  readonly refreshTokenTtl: number;
+  readonly sessionTtl: number;
+  /** Every scope Tessera knows, with its consent-page description. */
+  readonly scopes: ReadonlyMap<string, string>;
+  readonly demo: boolean;
+  readonly logLevel: string;
+}
+
+export const OIDC_SCOPES: ReadonlyArray<readonly [string, string]> = [
+  ['openid', 'Sign you in with your account'],
+  ['profile', 'Your name and username'],
+  ['email', 'Your email address'],
+  ['offline_access', 'Stay signed in to this application'],
+];
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function parseApiScopes(value: string): Map<string, string> {
+  const scopes = new Map<string, string>();
+  for (const entry of value.split(';')) {
+    if (entry.trim() === '') continue;
+    const eq = entry.indexOf('=');
+    const name = (eq === -1 ? entry : entry.slice(0, eq)).trim();
+    const description = eq === -1 ? name : entry.slice(eq + 1).trim();
+    if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(name)) {
+      throw new ConfigError(`TESSERA_API_SCOPES: "${name}" is not a valid scope token (RFC 6749 §3.3)`);
+    }
+    scopes.set(name, description);
+  }
+  return scopes;
+}
+
+/** Validates `env` and returns the frozen configuration; throws ConfigError with every problem. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  const issuerUrl = new URL(e.TESSERA_ISSUER);
+  if (issuerUrl.search || issuerUrl.hash) {
+    throw new ConfigError('TESSERA_ISSUER: must not have a query or fragment (RFC 8414 §2)');
+  }
+  const issuer = e.TESSERA_ISSUER.replace(/\/+$/, '');
+  const production = e.NODE_ENV === 'production';
+  if (production && issuerUrl.protocol !== 'https:') {
+    throw new ConfigError('TESSERA_ISSUER: must be https in production');
+  }
+  if (production && !e.TESSERA_SECRET) {
+    throw new ConfigError('TESSERA_SECRET: required in production');
+  }
+  const defaultPort = issuerUrl.port ? Number(issuerUrl.port) : issuerUrl.protocol === 'https:' ? 443 : 80;
+  const scopes = new Map<string, string>(OIDC_SCOPES);
+  for (const [name, description] of parseApiScopes(e.TESSERA_API_SCOPES)) scopes.set(name, description);
+  return Object.freeze({
+    env: e.NODE_ENV,
+    issuer,
+    port: e.PORT ?? (issuerUrl.port ? defaultPort : 3000),
+    host: e.HOST ?? (production ? '0.0.0.0' : '127.0.0.1'),
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.TESSERA_DATA_DIR,
+    secret: e.TESSERA_SECRET,
+    signingAlg: e.TESSERA_SIGNING_ALG,
+    accessTokenTtl: e.TESSERA_ACCESS_TOKEN_TTL,
+    idTokenTtl: e.TESSERA_ID_TOKEN_TTL,
+    codeTtl: e.TESSERA_CODE_TTL,
+    refreshTokenTtl: e.TESSERA_REFRESH_TOKEN_TTL,
+    sessionTtl: e.TESSERA_SESSION_TTL,
+    scopes,
+    demo: e.TESSERA_DEMO ? e.TESSERA_DEMO === 'true' : e.NODE_ENV === 'development',
+    logLevel: e.LOG_LEVEL,
+  });
+}

@@ -1,0 +1,116 @@
+// The repository interface the domain code depends on. One Kysely implementation (./kysely-store.ts)
+// serves SQLite and PostgreSQL; the contract tests in test/store run against both.
+import type {
+  AuthorizationCodeRow,
+  GrantRow,
+  RefreshTokenRow,
+  SessionRow,
+  SigningKeyRow,
+} from './types.ts';
+
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+export interface Client {
+  clientId: string;
+  /** SHA-256 hex of the secret; null for public clients. */
+  secretHash: string | null;
+  name: string;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  /** Scopes this client may request. */
+  scopes: string[];
+  grantTypes: string[];
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  /** First-party clients skip the consent page. */
+  firstParty: boolean;
+  idTokenSignedResponseAlg: string | null;
+  createdAt: number;
+}
+
+export interface User {
+  id: string;
+  username: string;
+  email: string;
+  emailVerified: boolean;
+  name: string | null;
+  givenName: string | null;
+  familyName: string | null;
+  passwordHash: string | null;
+  disabled: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+
+  // clients
+  createClient(client: Client): Promise<void>;
+  getClient(clientId: string): Promise<Client | undefined>;
+  listClients(): Promise<Client[]>;
+  /** Returns false when no such client exists. */
+  deleteClient(clientId: string): Promise<boolean>;
+  /** Returns false when no such client exists. */
+  setClientSecretHash(clientId: string, secretHash: string): Promise<boolean>;
+
+  // users
+  createUser(user: User): Promise<void>;
+  getUserById(id: string): Promise<User | undefined>;
+  getUserByUsername(username: string): Promise<User | undefined>;
+  listUsers(): Promise<User[]>;
+  /** Returns false when no such user exists. */
+  setUserPassword(id: string, passwordHash: string, now: number): Promise<boolean>;
+  /** Returns false when no such user exists. */
+  setUserDisabled(id: string, disabled: boolean, now: number): Promise<boolean>;
+  countUsers(): Promise<number>;
+
+  // sessions (id = SHA-256 of the cookie value)
+  createSession(session: SessionRow): Promise<void>;
+  /** An unexpired session, or undefined. */
+  getSession(id: string, now: number): Promise<SessionRow | undefined>;
+  deleteSession(id: string): Promise<void>;
+
+  // consent, remembered per user and client
+  getConsentedScopes(userId: string, clientId: string): Promise<string[]>;
+  /** Replaces the remembered scopes with `scopes` (callers pass the union). */
+  saveConsent(userId: string, clientId: string, scopes: string[], now: number): Promise<void>;
+
+  // authorization codes
+  createAuthorizationCode(code: AuthorizationCodeRow): Promise<void>;
+  getAuthorizationCode(codeHash: string): Promise<AuthorizationCodeRow | undefined>;
+  /**
+   * In one transaction: mark the code consumed with a conditional write
+   * (`UPDATE … WHERE consumed_at IS NULL`), and only if that write won, insert the grant and the
+   * refresh token (when given). Returns false when another request consumed the code first;
+   * nothing is written then.
+   */
+  redeemAuthorizationCode(input: {
+    codeHash: string;
+    now: number;
+    grant: GrantRow;
+    refreshToken: RefreshTokenRow | null;
+  }): Promise<boolean>;
+
+  // grants (token families)
+  getGrant(id: string): Promise<GrantRow | undefined>;
+  /** Marks the grant revoked and every refresh token of it consumed. Idempotent. */
+  revokeGrant(id: string, now: number): Promise<void>;
+
+  // refresh tokens (token_hash = SHA-256 of the token)
+  getRefreshToken(tokenHash: string): Promise<RefreshTokenRow | undefined>;
+  /**
+   * In one transaction: mark `tokenHash` consumed with a conditional write (`… WHERE consumed_at IS
+   * NULL`) and only if it won insert `next`. Returns false when the token was already rotated.
+   */
+  rotateRefreshToken(input: { tokenHash: string; now: number; next: RefreshTokenRow }): Promise<boolean>;
+
+  // signing keys
+  listSigningKeys(): Promise<SigningKeyRow[]>;
+  insertSigningKey(key: SigningKeyRow): Promise<void>;
+  /** Marks every active key of `alg` other than `exceptKid` retired. */
+  retireSigningKeys(alg: string, exceptKid: string): Promise<void>;
+
+  /** Readiness probe: a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,118 @@
+// Rows as they are stored. Timestamps are integer epoch seconds; booleans are 0/1 integers, so one
+// Kysely implementation serves SQLite and PostgreSQL alike. Secrets are stored as hashes only.
+
+export interface ClientRow {
+  client_id: string;
+  /** SHA-256 (hex) of the client secret, a 256-bit random value, so a fast hash suffices; null for public clients. */
+  secret_hash: string | null;
+  name: string;
+  /** JSON array of exact redirect URI strings. */
+  redirect_uris: string;
+  /** JSON array of exact post-logout redirect URI strings. */
+  post_logout_redirect_uris: string;
+  /** Space-separated scopes the client may request. */
+  scope: string;
+  /** JSON array of grant types, e.g. ["authorization_code","refresh_token"]. */
+  grant_types: string;
+  token_endpoint_auth_method: 'client_secret_basic' | 'client_secret_post' | 'none';
+  first_party: number;
+  id_token_signed_response_alg: string | null;
+  created_at: number;
+}
+
+export interface UserRow {
+  id: string;
+  username: string;
+  email: string;
+  email_verified: number;
+  name: string | null;
+  given_name: string | null;
+  family_name: string | null;
+  /** argon2id PHC string; null means the user cannot log in with a password. */
+  password_hash: string | null;
+  disabled: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SessionRow {
+  /** SHA-256 of the random cookie value. */
+  id: string;
+  user_id: string;
+  auth_time: number;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface ConsentRow {
+  user_id: string;
+  client_id: string;
+  /** Space-separated scopes the user has consented to for this client. */
+  scope: string;
+  updated_at: number;
+}
+
+export interface AuthorizationCodeRow {
+  /** SHA-256 of the code. */
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  scope: string;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  nonce: string | null;
+  auth_time: number;
+  /** The grant created when the code is redeemed; set in the same transaction. */
+  grant_id: string | null;
+  created_at: number;
+  expires_at: number;
+  consumed_at: number | null;
+}
+
+/** A grant is the family of tokens issued from one authorization code. */
+export interface GrantRow {
+  id: string;
+  user_id: string;
+  client_id: string;
+  scope: string;
+  auth_time: number;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface RefreshTokenRow {
+  /** SHA-256 of the token. */
+  token_hash: string;
+  grant_id: string;
+  client_id: string;
+  user_id: string;
+  scope: string;
+  auth_time: number;
+  created_at: number;
+  expires_at: number;
+  /** Set when the token is rotated away; a second presentation then revokes the family. */
+  consumed_at: number | null;
+}
+
+export interface SigningKeyRow {
+  kid: string;
+  alg: string;
+  public_jwk: string;
+  /** Private JWK, encrypted with AES-256-GCM under a key derived from TESSERA_SECRET. */
+  private_jwk_enc: string;
+  created_at: number;
+  /** 'active' keys sign; 'retired' keys are still published for verification. */
+  status: 'active' | 'retired';
+}
+
+export interface Database {
+  clients: ClientRow;
+  users: UserRow;
+  sessions: SessionRow;
+  consents: ConsentRow;
+  authorization_codes: AuthorizationCodeRow;
+  grants: GrantRow;
+  refresh_tokens: RefreshTokenRow;
+  signing_keys: SigningKeyRow;
+}
