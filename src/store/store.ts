@@ -110,6 +110,8 @@ export interface Store {
   /** Marks every active key of `alg` other than `exceptKid` retired. */
   retireSigningKeys(alg: string, exceptKid: string): Promise<void>;
 
+  /** Runs pending migrations (src/store/migrations); returns the names applied. */
+  migrate(): Promise<string[]>;
   /** Readiness probe: a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

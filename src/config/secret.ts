@@ -1,0 +1,23 @@
+// TESSERA_SECRET resolution. Production requires it (config validation enforces that); development
+// generates one on first use and keeps it in the data folder so keys and cookies survive restarts.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Config } from './index.ts';
+
+export async function resolveSecret(config: Config): Promise<string> {
+  if (config.secret) return config.secret;
+  const file = join(config.dataDir, 'secret');
+  try {
+    const existing = (await readFile(file, 'utf8')).trim();
+    if (existing.length >= 32) return existing;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  await mkdir(config.dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+  });
+  return (await readFile(file, 'utf8')).trim();
+}
