@@ -26,6 +26,8 @@ export const configSchema = z.object({
   TESSERA_SIGNING_ALG: z.enum(['RS256', 'ES256']).default('RS256'),
   /** TESSERA_ACCESS_TOKEN_TTL: access token lifetime in seconds (`expires_in`). */
   TESSERA_ACCESS_TOKEN_TTL: seconds(86_400),
+  /** TESSERA_ACCESS_TOKEN_AUDIENCE: the `aud` of access tokens (RFC 9068 §3); defaults to the issuer. */
+  TESSERA_ACCESS_TOKEN_AUDIENCE: z.string().min(1).optional(),
   /** TESSERA_ID_TOKEN_TTL: ID token lifetime in seconds. */
   TESSERA_ID_TOKEN_TTL: seconds(3_600),
   /** TESSERA_CODE_TTL: authorization code lifetime in seconds. */
@@ -53,6 +55,7 @@ export interface Config {
   readonly secret: string | undefined;
   readonly signingAlg: 'RS256' | 'ES256';
   readonly accessTokenTtl: number;
+  readonly accessTokenAudience: string;
   readonly idTokenTtl: number;
   readonly codeTtl: number;
   readonly refreshTokenTtl: number;
@@ -67,7 +70,6 @@ export const OIDC_SCOPES: ReadonlyArray<readonly [string, string]> = [
   ['openid', 'Sign you in with your account'],
   ['profile', 'Your name and username'],
   ['email', 'Your email address'],
-  ['offline_access', 'Stay signed in to this application'],
 ];
 
 export class ConfigError extends Error {
@@ -122,6 +124,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     secret: e.TESSERA_SECRET,
     signingAlg: e.TESSERA_SIGNING_ALG,
     accessTokenTtl: e.TESSERA_ACCESS_TOKEN_TTL,
+    accessTokenAudience: e.TESSERA_ACCESS_TOKEN_AUDIENCE ?? issuer,
     idTokenTtl: e.TESSERA_ID_TOKEN_TTL,
     codeTtl: e.TESSERA_CODE_TTL,
     refreshTokenTtl: e.TESSERA_REFRESH_TOKEN_TTL,

@@ -1,0 +1,68 @@
+// buildApp(deps) returns the Fastify instance; tests use it via inject or listen on port 0.
+import cookie from '@fastify/cookie';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from './config/index.ts';
+import { BrowserState } from './http/browser.ts';
+import type { RouteContext } from './http/context.ts';
+import { registerErrorHandling } from './http/plugins/errors.ts';
+import { authorizeRoutes } from './http/routes/authorize.ts';
+import { interactionRoutes } from './http/routes/interaction.ts';
+import { metadataRoutes } from './http/routes/metadata.ts';
+import { tokenRoutes } from './http/routes/token.ts';
+import { userinfoRoutes } from './http/routes/userinfo.ts';
+import { InteractionSealer } from './oauth/interaction.ts';
+import type { Store } from './store/store.ts';
+import type { KeyStore } from './tokens/keystore.ts';
+import type { DemoCredentials } from './demo.ts';
+import { demoRoutes } from './http/routes/demo.ts';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  keys: KeyStore;
+  /** The resolved TESSERA_SECRET. */
+  secret: string;
+  /** Epoch seconds; tests inject a clock. */
+  now?: () => number;
+  logger?: boolean;
+  /** Demo credentials (development): enables the /demo/callback page that exchanges the code. */
+  demo?: DemoCredentials | undefined;
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger === false ? false : {
+      level: deps.config.logLevel,
+      // Never log credentials: the query of /oauth2/authorize is fine, but headers and bodies are not logged.
+      redact: ['req.headers.authorization', 'req.headers.cookie'],
+    },
+    bodyLimit: 64 * 1024,
+    trustProxy: deps.config.env === 'production',
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, new URLSearchParams(body as string));
+  });
+  await app.register(cookie);
+  registerErrorHandling(app);
+
+  const ctx: RouteContext = {
+    config: deps.config,
+    store: deps.store,
+    keys: deps.keys,
+    sealer: new InteractionSealer(deps.secret),
+    browser: new BrowserState({
+      secret: deps.secret,
+      secure: deps.config.issuer.startsWith('https:'),
+      store: deps.store,
+      sessionTtl: deps.config.sessionTtl,
+    }),
+    now: deps.now ?? (() => Math.floor(Date.now() / 1000)),
+  };
+  authorizeRoutes(app, ctx);
+  interactionRoutes(app, ctx);
+  tokenRoutes(app, ctx);
+  userinfoRoutes(app, ctx);
+  metadataRoutes(app, ctx);
+  if (deps.demo) demoRoutes(app, ctx, deps.demo);
+  return app;
+}

@@ -1,0 +1,100 @@
+// Development convenience: on the first start of an empty database, a demo user and two demo clients
+// (confidential and public), with their credentials kept in <data dir>/demo.json and printed.
+import { createHash } from 'node:crypto';
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createClient, createUser } from './cli/operations.ts';
+import type { Config } from './config/index.ts';
+import type { Store } from './store/store.ts';
+import { randomToken } from './tokens/opaque.ts';
+import { hashPassword } from './tokens/passwords.ts';
+
+export interface DemoCredentials {
+  username: string;
+  password: string;
+  confidential: { clientId: string; clientSecret: string };
+  public: { clientId: string; codeVerifier: string };
+}
+
+export const DEMO_SCOPE = 'openid profile email apps webhooks';
+
+export function demoCallbackUri(config: Pick<Config, 'issuer'>): string {
+  return `${config.issuer}/demo/callback`;
+}
+
+function demoFile(config: Pick<Config, 'dataDir'>): string {
+  return join(config.dataDir, 'demo.json');
+}
+
+/** Seeds the demo data when the database has no users; returns the credentials, or undefined. */
+export async function seedDemo(store: Store, config: Config): Promise<DemoCredentials | undefined> {
+  if ((await store.countUsers()) > 0) return undefined;
+  const password = randomToken(12);
+  await createUser(store, config, {
+    username: 'demo',
+    email: 'demo@example.com',
+    name: 'Demo User',
+    givenName: 'Demo',
+    familyName: 'User',
+    passwordHash: await hashPassword(password),
+  });
+  const redirectUris = [demoCallbackUri(config)];
+  const confidential = await createClient(store, config, {
+    name: 'Demo confidential client',
+    redirectUris,
+    scopes: DEMO_SCOPE.split(' '),
+    public: false,
+  });
+  const pub = await createClient(store, config, {
+    name: 'Demo public client',
+    redirectUris,
+    scopes: DEMO_SCOPE.split(' '),
+    public: true,
+  });
+  const credentials: DemoCredentials = {
+    username: 'demo',
+    password,
+    confidential: { clientId: confidential.client.clientId, clientSecret: confidential.clientSecret! },
+    public: { clientId: pub.client.clientId, codeVerifier: randomToken() },
+  };
+  await mkdir(config.dataDir, { recursive: true });
+  await writeFile(demoFile(config), `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  return credentials;
+}
+
+export async function readDemoCredentials(config: Pick<Config, 'dataDir'>): Promise<DemoCredentials | undefined> {
+  try {
+    return JSON.parse(await readFile(demoFile(config), 'utf8')) as DemoCredentials;
+  } catch {
+    return undefined;
+  }
+}
+
+export function demoAuthorizationUrls(config: Config, demo: DemoCredentials): { confidential: string; public: string } {
+  const base = `${config.issuer}/oauth2/authorize`;
+  const common = { response_type: 'code', redirect_uri: demoCallbackUri(config), scope: DEMO_SCOPE };
+  const confidential = new URLSearchParams({ ...common, state: 'confidential', client_id: demo.confidential.clientId });
+  const challenge = createHash('sha256').update(demo.public.codeVerifier).digest('base64url');
+  const pub = new URLSearchParams({
+    ...common,
+    state: 'public',
+    client_id: demo.public.clientId,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
+  return { confidential: `${base}?${confidential}`, public: `${base}?${pub}` };
+}
+
+/** The token request a client would send for `code`, as a curl command. */
+export function demoTokenCommands(config: Config, demo: DemoCredentials, code: string): { confidential: string; public: string } {
+  const token = `${config.issuer}/oauth2/token`;
+  const redirect = demoCallbackUri(config);
+  return {
+    confidential:
+      `curl -s -u '${demo.confidential.clientId}:${demo.confidential.clientSecret}' ${token} ` +
+      `-d grant_type=authorization_code -d 'code=${code}' --data-urlencode 'redirect_uri=${redirect}'`,
+    public:
+      `curl -s ${token} -d grant_type=authorization_code -d 'client_id=${demo.public.clientId}' ` +
+      `-d 'code=${code}' -d 'code_verifier=${demo.public.codeVerifier}' --data-urlencode 'redirect_uri=${redirect}'`,
+  };
+}

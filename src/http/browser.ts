@@ -1,0 +1,64 @@
+// Browser state: the login session cookie and the CSRF cookie (double-submit, HMAC-bound).
+import { createHmac, hkdfSync } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { BrowserSession } from '../oauth/authorize.ts';
+import type { Store } from '../store/store.ts';
+import { hashToken, randomToken, safeEqual } from '../tokens/opaque.ts';
+
+export const SESSION_COOKIE = 'tessera_session';
+export const CSRF_COOKIE = 'tessera_csrf';
+
+export class BrowserState {
+  readonly #csrfKey: Buffer;
+  readonly #secure: boolean;
+  readonly #store: Store;
+  readonly #sessionTtl: number;
+
+  constructor(opts: { secret: string; secure: boolean; store: Store; sessionTtl: number }) {
+    this.#csrfKey = Buffer.from(hkdfSync('sha256', opts.secret, 'tessera', 'tessera csrf v1', 32));
+    this.#secure = opts.secure;
+    this.#store = opts.store;
+    this.#sessionTtl = opts.sessionTtl;
+  }
+
+  #cookieOptions(maxAge?: number) {
+    return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: this.#secure, ...(maxAge ? { maxAge } : {}) };
+  }
+
+  async session(request: FastifyRequest, now: number): Promise<BrowserSession | undefined> {
+    const value = request.cookies[SESSION_COOKIE];
+    if (!value) return undefined;
+    const row = await this.#store.getSession(hashToken(value), now);
+    return row ? { id: row.id, userId: row.user_id, authTime: row.auth_time } : undefined;
+  }
+
+  /** A fresh session on every login (no fixation); the previous one of this browser ends. */
+  async startSession(request: FastifyRequest, reply: FastifyReply, userId: string, now: number): Promise<BrowserSession> {
+    const previous = request.cookies[SESSION_COOKIE];
+    if (previous) await this.#store.deleteSession(hashToken(previous));
+    const value = randomToken();
+    const id = hashToken(value);
+    await this.#store.createSession({ id, user_id: userId, auth_time: now, created_at: now, expires_at: now + this.#sessionTtl });
+    reply.setCookie(SESSION_COOKIE, value, this.#cookieOptions(this.#sessionTtl));
+    return { id, userId, authTime: now };
+  }
+
+  /** The CSRF token for a form, setting the CSRF cookie when the browser has none. */
+  csrfToken(request: FastifyRequest, reply: FastifyReply): string {
+    let value = request.cookies[CSRF_COOKIE];
+    if (!value) {
+      value = randomToken();
+      reply.setCookie(CSRF_COOKIE, value, this.#cookieOptions());
+    }
+    return this.#mac(value);
+  }
+
+  checkCsrf(request: FastifyRequest, submitted: string | undefined): boolean {
+    const value = request.cookies[CSRF_COOKIE];
+    return value !== undefined && submitted !== undefined && safeEqual(this.#mac(value), submitted);
+  }
+
+  #mac(value: string): string {
+    return createHmac('sha256', this.#csrfKey).update(value).digest('base64url');
+  }
+}

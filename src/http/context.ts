@@ -1,0 +1,16 @@
+// What the routes share, built once in buildApp.
+import type { Config } from '../config/index.ts';
+import type { InteractionSealer } from '../oauth/interaction.ts';
+import type { Store } from '../store/store.ts';
+import type { KeyStore } from '../tokens/keystore.ts';
+import type { BrowserState } from './browser.ts';
+
+export interface RouteContext {
+  config: Config;
+  store: Store;
+  keys: KeyStore;
+  sealer: InteractionSealer;
+  browser: BrowserState;
+  /** Epoch seconds; injectable so tests can move time without sleeping. */
+  now: () => number;
+}

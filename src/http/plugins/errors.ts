@@ -1,0 +1,57 @@
+// The single place that turns errors into responses: RFC 6749 §5.2 JSON for the API routes,
+// RFC 6750 §3 WWW-Authenticate for bearer-token routes, an HTML page for the browser routes.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OAuthError } from '../../errors/index.ts';
+import { errorPage } from '../../ui/pages.ts';
+import { sendHtml } from './html.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Errors of this route render an HTML page instead of JSON. */
+    html?: boolean;
+    /** Errors of this route are bearer-token errors (RFC 6750 §3). */
+    bearer?: boolean;
+  }
+}
+
+function quoted(value: string): string {
+  return value.replace(/["\\]/g, '');
+}
+
+function toOAuthError(err: FastifyError | Error): OAuthError {
+  if (err instanceof OAuthError) return err;
+  const status = (err as FastifyError).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    // Fastify's own client errors: unsupported media type, body too large, malformed body.
+    return new OAuthError('invalid_request', err.message, status === 415 || status === 413 ? status : 400);
+  }
+  return new OAuthError('server_error', 'the server encountered an unexpected condition', 500);
+}
+
+export function errorHandler(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
+  const oauthError = toOAuthError(err);
+  if (oauthError.status >= 500) request.log.error({ err }, 'request failed');
+  else request.log.info({ error: oauthError.error, description: oauthError.message }, 'request rejected');
+
+  if (request.routeOptions.config?.html) {
+    sendHtml(reply.code(oauthError.status), errorPage({ title: 'Something went wrong', error: oauthError.error, description: oauthError.message }));
+    return;
+  }
+  reply.code(oauthError.status).header('cache-control', 'no-store').header('pragma', 'no-cache');
+  if (request.routeOptions.config?.bearer) {
+    reply.header(
+      'www-authenticate',
+      `Bearer realm="tessera", error="${oauthError.error}", error_description="${quoted(oauthError.message)}"`,
+    );
+  } else if (oauthError.error === 'invalid_client') {
+    reply.header('www-authenticate', 'Basic realm="tessera"');
+  }
+  void reply.send({ error: oauthError.error, error_description: oauthError.message });
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).header('cache-control', 'no-store').send({ error: 'not_found', error_description: `no route for ${request.method} ${request.url.split('?')[0]}` });
+  });
+}

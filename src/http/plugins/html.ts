@@ -1,0 +1,17 @@
+// Headers for every server-rendered page.
+import type { FastifyReply } from 'fastify';
+
+// No form-action: Chromium applies it to the redirect after a form post, which must reach the
+// client's redirect URI on another origin.
+export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export function sendHtml(reply: FastifyReply, body: string): FastifyReply {
+  return reply
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', PAGE_CSP)
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-store')
+    .send(body);
+}

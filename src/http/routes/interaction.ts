@@ -1,0 +1,122 @@
+// The login and consent pages. Each POST answers 303 (the page again, the next step, or the client).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { completeConsent, continueAuthorization, scopesNeedingConsent } from '../../oauth/authorize.ts';
+import type { Interaction } from '../../oauth/interaction.ts';
+import { dummyPasswordHash, verifyPassword } from '../../tokens/passwords.ts';
+import { consentPage, errorPage, loginPage } from '../../ui/pages.ts';
+import type { RouteContext } from '../context.ts';
+import { sendHtml } from '../plugins/html.ts';
+import { sendOutcome } from './authorize.ts';
+
+const LOGIN_FAILED = 'Incorrect username or password.';
+
+function formValue(request: FastifyRequest, name: string): string | undefined {
+  return request.body instanceof URLSearchParams ? (request.body.get(name) ?? undefined) : undefined;
+}
+
+function queryValue(request: FastifyRequest, name: string): string | undefined {
+  const value = (request.query as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer };
+
+  function expired(reply: FastifyReply): FastifyReply {
+    return sendHtml(reply.code(400), errorPage({
+      title: 'This sign-in request has expired',
+      error: 'invalid_request',
+      description: 'Go back to the application and start again.',
+    }));
+  }
+
+  function forbidden(reply: FastifyReply): FastifyReply {
+    return sendHtml(reply.code(403), errorPage({
+      title: 'The form could not be verified',
+      error: 'invalid_request',
+      description: 'The form was not submitted from this site or has expired. Go back and try again.',
+    }));
+  }
+
+  async function openInteraction(sealed: string | undefined): Promise<{ interaction: Interaction; clientName: string } | undefined> {
+    const interaction = sealed ? ctx.sealer.open(sealed, ctx.now()) : undefined;
+    if (!interaction) return undefined;
+    const client = await ctx.store.getClient(interaction.request.clientId);
+    return client ? { interaction, clientName: client.name } : undefined;
+  }
+
+  app.get('/login', { config: { html: true } }, async (request, reply) => {
+    const sealed = queryValue(request, 'interaction');
+    const opened = await openInteraction(sealed);
+    if (!opened || !sealed) return expired(reply);
+    const failed = queryValue(request, 'error') === 'login_failed';
+    return sendHtml(reply, loginPage({
+      interaction: sealed,
+      csrfToken: ctx.browser.csrfToken(request, reply),
+      clientName: opened.clientName,
+      ...(failed ? { error: LOGIN_FAILED } : {}),
+    }));
+  });
+
+  app.post('/login', { config: { html: true } }, async (request, reply) => {
+    const sealed = formValue(request, 'interaction');
+    const opened = await openInteraction(sealed);
+    if (!opened || !sealed) return expired(reply);
+    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return forbidden(reply);
+    const username = formValue(request, 'username') ?? '';
+    const password = formValue(request, 'password') ?? '';
+    const user = username ? await ctx.store.getUserByUsername(username) : undefined;
+    // Spend the same time whether or not the username exists.
+    const hash = user?.passwordHash ?? (await dummyPasswordHash());
+    const valid = (await verifyPassword(password, hash)) && user !== undefined && user.passwordHash !== null && !user.disabled;
+    if (!valid) {
+      request.log.info({ event: 'login_failed' }, 'login failed');
+      return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}&error=login_failed`, 303);
+    }
+    const now = ctx.now();
+    const session = await ctx.browser.startSession(request, reply, user.id, now);
+    const client = await ctx.store.getClient(opened.interaction.request.clientId);
+    if (!client) return expired(reply);
+    return sendOutcome(reply, await continueAuthorization(deps, client, opened.interaction, session, now), 303);
+  });
+
+  app.get('/consent', { config: { html: true } }, async (request, reply) => {
+    const sealed = queryValue(request, 'interaction');
+    const opened = await openInteraction(sealed);
+    if (!opened || !sealed) return expired(reply);
+    const now = ctx.now();
+    const session = await ctx.browser.session(request, now);
+    const user = session ? await ctx.store.getUserById(session.userId) : undefined;
+    if (!session || !user || user.disabled || session.authTime < opened.interaction.minAuthTime) {
+      return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}`, 302);
+    }
+    const scopes = await scopesNeedingConsent(ctx.store, session.userId, opened.interaction.request);
+    return sendHtml(reply, consentPage({
+      interaction: sealed,
+      csrfToken: ctx.browser.csrfToken(request, reply),
+      clientName: opened.clientName,
+      username: user.username,
+      scopes: (scopes.length > 0 ? scopes : opened.interaction.request.scopes).map((name) => ({
+        name,
+        description: ctx.config.scopes.get(name) ?? name,
+      })),
+    }));
+  });
+
+  app.post('/consent', { config: { html: true } }, async (request, reply) => {
+    const sealed = formValue(request, 'interaction');
+    const opened = await openInteraction(sealed);
+    if (!opened || !sealed) return expired(reply);
+    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return forbidden(reply);
+    const now = ctx.now();
+    const session = await ctx.browser.session(request, now);
+    if (!session || session.authTime < opened.interaction.minAuthTime) {
+      return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}`, 303);
+    }
+    const decision = formValue(request, 'decision');
+    if (decision !== 'allow' && decision !== 'deny') {
+      return sendHtml(reply.code(400), errorPage({ title: 'Invalid answer', error: 'invalid_request', description: 'decision must be allow or deny' }));
+    }
+    return sendOutcome(reply, await completeConsent(deps, opened.interaction, session, decision === 'allow', now), 303);
+  });
+}

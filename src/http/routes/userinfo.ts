@@ -1,0 +1,25 @@
+// GET and POST /oauth2/userinfo (OIDC Core §5.3) with a Bearer token (RFC 6750 §2.1, §2.2).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { InvalidRequest, InvalidToken } from '../../errors/index.ts';
+import { userinfo } from '../../oidc/userinfo.ts';
+import type { RouteContext } from '../context.ts';
+
+function bearerToken(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  const fromBody = request.body instanceof URLSearchParams ? request.body.get('access_token') : null;
+  if (header !== undefined && fromBody !== null) throw new InvalidRequest('the access token must be sent in only one way');
+  if (header !== undefined) {
+    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+    if (!match) throw new InvalidToken('the Authorization header must carry a Bearer token');
+    return match[1]!;
+  }
+  if (fromBody) return fromBody;
+  throw new InvalidToken('an access token is required');
+}
+
+export function userinfoRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const handler = async (request: FastifyRequest) => userinfo(ctx, bearerToken(request), ctx.now());
+  const options = { config: { bearer: true } };
+  app.get('/oauth2/userinfo', options, async (request, reply) => reply.header('cache-control', 'no-store').send(await handler(request)));
+  app.post('/oauth2/userinfo', options, async (request, reply) => reply.header('cache-control', 'no-store').send(await handler(request)));
+}

@@ -1,0 +1,64 @@
+// Client authentication at the token endpoint (RFC 6749 §2.3): client_secret_basic,
+// client_secret_post, or none (public clients, which prove possession with PKCE instead).
+import { InvalidClient, InvalidRequest } from '../../errors/index.ts';
+import type { Client, Store } from '../../store/store.ts';
+import { hashToken, safeEqual } from '../../tokens/opaque.ts';
+import { type Params, single } from '../params.ts';
+
+/** RFC 6749 §2.3.1: the id and secret are form-urlencoded before they are joined and Base64-encoded. */
+function formDecode(value: string): string {
+  return decodeURIComponent(value.replace(/\+/g, ' '));
+}
+
+export function parseBasicCredentials(header: string): { clientId: string; clientSecret: string } {
+  const match = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
+  if (!match) throw new InvalidClient('malformed HTTP Basic credentials');
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon === -1) throw new InvalidClient('malformed HTTP Basic credentials');
+  try {
+    return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+  } catch {
+    throw new InvalidClient('malformed HTTP Basic credentials');
+  }
+}
+
+export async function authenticateClient(store: Store, authorization: string | undefined, body: Params): Promise<Client> {
+  const bodyClientId = single(body, 'client_id');
+  const bodySecret = single(body, 'client_secret');
+  let clientId: string;
+  let secret: string | undefined;
+  let method: Client['tokenEndpointAuthMethod'];
+  if (authorization !== undefined && /^Basic /i.test(authorization)) {
+    // RFC 6749 §2.3: "The client MUST NOT use more than one authentication method in each request."
+    if (bodySecret !== undefined) throw new InvalidRequest('client authentication must use only one method');
+    const credentials = parseBasicCredentials(authorization);
+    if (bodyClientId !== undefined && bodyClientId !== credentials.clientId) {
+      throw new InvalidRequest('client_id in the body does not match the authenticated client');
+    }
+    ({ clientId, clientSecret: secret } = credentials);
+    method = 'client_secret_basic';
+  } else if (bodySecret !== undefined) {
+    if (bodyClientId === undefined) throw new InvalidClient('client_secret was sent without client_id');
+    clientId = bodyClientId;
+    secret = bodySecret;
+    method = 'client_secret_post';
+  } else if (bodyClientId !== undefined) {
+    clientId = bodyClientId;
+    method = 'none';
+  } else {
+    throw new InvalidClient('client authentication is required');
+  }
+
+  const client = await store.getClient(clientId);
+  if (!client) throw new InvalidClient('client authentication failed');
+  if (client.tokenEndpointAuthMethod !== method) {
+    throw new InvalidClient(`the client must authenticate with ${client.tokenEndpointAuthMethod}`);
+  }
+  if (method !== 'none') {
+    if (!client.secretHash || !safeEqual(hashToken(secret!), client.secretHash)) {
+      throw new InvalidClient('client authentication failed');
+    }
+  }
+  return client;
+}

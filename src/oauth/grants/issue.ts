@@ -1,0 +1,57 @@
+// Signing the tokens of a token response. Called only after the grant's writes are committed, so a
+// client is never handed a token the database does not know.
+import { claimsForScopes } from '../../oidc/claims.ts';
+import type { Client, User } from '../../store/store.ts';
+import type { SigningAlg } from '../../tokens/keystore.ts';
+import { signAccessToken, signIdToken } from '../../tokens/jwt.ts';
+import type { GrantContext, TokenResponse } from './types.ts';
+
+export interface IssueInput {
+  client: Client;
+  user: User;
+  scopes: string[];
+  grantId: string;
+  authTime: number;
+  nonce: string | null;
+  refreshToken: string;
+}
+
+export async function signTokens(ctx: GrantContext, input: IssueInput): Promise<TokenResponse> {
+  const { config, keys, now } = ctx;
+  const alg = (input.client.idTokenSignedResponseAlg ?? config.signingAlg) as SigningAlg;
+  const scope = input.scopes.join(' ');
+  const accessToken = await signAccessToken(keys, {
+    issuer: config.issuer,
+    audience: config.accessTokenAudience,
+    subject: input.user.id,
+    clientId: input.client.clientId,
+    scope,
+    grantId: input.grantId,
+    authTime: input.authTime,
+    now,
+    ttl: config.accessTokenTtl,
+    alg,
+  });
+  const response: TokenResponse = {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: config.accessTokenTtl,
+    refresh_token: input.refreshToken,
+    scope,
+  };
+  if (input.scopes.includes('openid')) {
+    response.id_token = await signIdToken(keys, {
+      issuer: config.issuer,
+      subject: input.user.id,
+      clientId: input.client.clientId,
+      authTime: input.authTime,
+      nonce: input.nonce,
+      accessToken,
+      claims: claimsForScopes(input.user, input.scopes),
+      now,
+      ttl: config.idTokenTtl,
+      alg,
+    });
+  }
+  return response;
+}

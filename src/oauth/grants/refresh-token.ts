@@ -1,0 +1,54 @@
+// RFC 6749 §6 with rotation (OAuth 2.0 Security BCP §4.14.2): every use returns a new refresh token;
+// presenting a rotated one revokes the whole family.
+import { InvalidGrant, InvalidRequest, InvalidScope } from '../../errors/index.ts';
+import type { Client } from '../../store/store.ts';
+import { hashToken, randomToken } from '../../tokens/opaque.ts';
+import { type Params, single } from '../params.ts';
+import { parseScope } from '../scopes.ts';
+import { signTokens } from './issue.ts';
+import type { GrantContext, GrantHandler, TokenResponse } from './types.ts';
+
+export const refreshTokenGrant: GrantHandler = {
+  grantType: 'refresh_token',
+  async handle(ctx: GrantContext, client: Client, body: Params): Promise<TokenResponse> {
+    const { store, now } = ctx;
+    const presented = single(body, 'refresh_token');
+    if (!presented) throw new InvalidRequest('refresh_token is required');
+    const tokenHash = hashToken(presented);
+    const row = await store.getRefreshToken(tokenHash);
+    if (!row || row.client_id !== client.clientId) throw new InvalidGrant('the refresh token is invalid');
+    if (row.consumed_at !== null) {
+      await store.revokeGrant(row.grant_id, now);
+      throw new InvalidGrant('the refresh token has already been used');
+    }
+    if (row.expires_at <= now) throw new InvalidGrant('the refresh token has expired');
+    const grant = await store.getGrant(row.grant_id);
+    if (!grant || grant.revoked_at !== null) throw new InvalidGrant('the refresh token has been revoked');
+
+    const granted = row.scope.split(' ').filter((s) => s !== '');
+    let scopes = granted;
+    const scopeParam = single(body, 'scope');
+    if (scopeParam !== undefined) {
+      // RFC 6749 §6: the scope may be narrowed, never widened.
+      scopes = parseScope(scopeParam);
+      const widened = scopes.filter((s) => !granted.includes(s));
+      if (widened.length > 0) throw new InvalidScope(`scope exceeds the original grant: ${widened.join(' ')}`);
+    }
+
+    const user = await store.getUserById(row.user_id);
+    if (!user || user.disabled) throw new InvalidGrant('the user is no longer active');
+
+    const next = randomToken();
+    const won = await store.rotateRefreshToken({
+      tokenHash,
+      now,
+      next: { ...row, token_hash: hashToken(next), created_at: now, expires_at: now + ctx.config.refreshTokenTtl, consumed_at: null },
+    });
+    if (!won) {
+      await store.revokeGrant(row.grant_id, now);
+      throw new InvalidGrant('the refresh token has already been used');
+    }
+    // OIDC Core §12.2: the refreshed ID token keeps sub and auth_time and carries no nonce.
+    return signTokens(ctx, { client, user, scopes, grantId: row.grant_id, authTime: row.auth_time, nonce: null, refreshToken: next });
+  },
+};

@@ -1,0 +1,31 @@
+import type { Config } from '../../config/index.ts';
+import type { Client, Store } from '../../store/store.ts';
+import type { KeyStore } from '../../tokens/keystore.ts';
+import type { Params } from '../params.ts';
+
+export type TokenConfig = Pick<
+  Config,
+  'issuer' | 'accessTokenTtl' | 'accessTokenAudience' | 'idTokenTtl' | 'refreshTokenTtl' | 'signingAlg'
+>;
+
+export interface GrantContext {
+  config: TokenConfig;
+  store: Store;
+  keys: KeyStore;
+  now: number;
+}
+
+/** RFC 6749 §5.1 and OIDC Core §3.1.3.3. */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+  id_token?: string;
+}
+
+export interface GrantHandler {
+  readonly grantType: string;
+  handle(ctx: GrantContext, client: Client, body: Params): Promise<TokenResponse>;
+}

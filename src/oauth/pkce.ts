@@ -1,0 +1,16 @@
+// Proof Key for Code Exchange (RFC 7636), S256 only.
+import { createHash } from 'node:crypto';
+import { safeEqual } from '../tokens/opaque.ts';
+
+/** RFC 7636 §4.1/§4.2: 43–128 characters of [A-Z] / [a-z] / [0-9] / "-" / "." / "_" / "~". */
+const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
+
+export function isWellFormedPkceValue(value: string): boolean {
+  return PKCE_VALUE.test(value);
+}
+
+/** RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))) == code_challenge. */
+export function verifyS256(codeVerifier: string, codeChallenge: string): boolean {
+  const computed = createHash('sha256').update(codeVerifier, 'ascii').digest('base64url');
+  return safeEqual(computed, codeChallenge);
+}

@@ -1,0 +1,24 @@
+// Scope strings (RFC 6749 §3.3): space-delimited, case-sensitive tokens.
+import { InvalidScope } from '../errors/index.ts';
+
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+export function parseScope(value: string): string[] {
+  const scopes = value.split(' ').filter((s) => s !== '');
+  for (const scope of scopes) {
+    if (!SCOPE_TOKEN.test(scope)) throw new InvalidScope(`"${scope}" is not a valid scope token`);
+  }
+  return [...new Set(scopes)];
+}
+
+/** Every requested scope must be one the client is registered for. */
+export function checkAllowedScopes(requested: readonly string[], allowed: readonly string[]): void {
+  const notAllowed = requested.filter((s) => !allowed.includes(s));
+  if (notAllowed.length > 0) {
+    throw new InvalidScope(`scope not allowed for this client: ${notAllowed.join(' ')}`);
+  }
+}
+
+export function formatScope(scopes: readonly string[]): string {
+  return scopes.join(' ');
+}

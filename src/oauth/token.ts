@@ -1,0 +1,25 @@
+// The token endpoint (RFC 6749 §3.2): authenticate the client, then hand over to the grant.
+import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../errors/index.ts';
+import { authenticateClient } from './client-auth/index.ts';
+import { authorizationCodeGrant } from './grants/authorization-code.ts';
+import { refreshTokenGrant } from './grants/refresh-token.ts';
+import type { GrantContext, GrantHandler, TokenResponse } from './grants/types.ts';
+import { type Params, rejectDuplicates, single } from './params.ts';
+
+const GRANTS: ReadonlyMap<string, GrantHandler> = new Map(
+  [authorizationCodeGrant, refreshTokenGrant].map((grant) => [grant.grantType, grant]),
+);
+export const SUPPORTED_GRANT_TYPES = [...GRANTS.keys()];
+
+export async function tokenEndpoint(ctx: GrantContext, authorization: string | undefined, body: Params): Promise<TokenResponse> {
+  rejectDuplicates(body);
+  const client = await authenticateClient(ctx.store, authorization, body);
+  const grantType = single(body, 'grant_type');
+  if (!grantType) throw new InvalidRequest('grant_type is required');
+  const grant = GRANTS.get(grantType);
+  if (!grant) throw new UnsupportedGrantType(`grant_type "${grantType}" is not supported`);
+  if (!client.grantTypes.includes(grantType)) {
+    throw new UnauthorizedClient(`the client is not allowed to use the ${grantType} grant`);
+  }
+  return grant.handle(ctx, client, body);
+}

@@ -1,0 +1,31 @@
+// OIDC Discovery 1.0 §3 and RFC 8414 §2: the same metadata at both well-known addresses.
+import type { Config } from '../config/index.ts';
+import { SUPPORTED_GRANT_TYPES } from '../oauth/token.ts';
+import { SIGNING_ALGS } from '../tokens/keystore.ts';
+import { SUPPORTED_CLAIMS } from './claims.ts';
+
+export function discoveryMetadata(config: Pick<Config, 'issuer' | 'scopes'>): Record<string, unknown> {
+  const base = config.issuer;
+  return {
+    issuer: base,
+    authorization_endpoint: `${base}/oauth2/authorize`,
+    token_endpoint: `${base}/oauth2/token`,
+    userinfo_endpoint: `${base}/oauth2/userinfo`,
+    jwks_uri: `${base}/oauth2/jwks`,
+    scopes_supported: [...config.scopes.keys()],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: SUPPORTED_GRANT_TYPES,
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: SIGNING_ALGS,
+    userinfo_signing_alg_values_supported: [],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    code_challenge_methods_supported: ['S256'],
+    claims_supported: SUPPORTED_CLAIMS,
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+    authorization_response_iss_parameter_supported: true,
+  };
+}
