@@ -5,6 +5,7 @@ import type { Config } from './config/index.ts';
 import { BrowserState } from './http/browser.ts';
 import type { RouteContext } from './http/context.ts';
 import { registerErrorHandling } from './http/plugins/errors.ts';
+import { registerMetrics } from './http/plugins/metrics.ts';
 import { authorizeRoutes } from './http/routes/authorize.ts';
 import { interactionRoutes } from './http/routes/interaction.ts';
 import { metadataRoutes } from './http/routes/metadata.ts';
@@ -44,6 +45,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(cookie);
   registerErrorHandling(app);
+  registerMetrics(app);
 
   const ctx: RouteContext = {
     config: deps.config,

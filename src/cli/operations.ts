@@ -1,0 +1,111 @@
+// Operations shared by the CLI and the development demo seeding: plain functions over the store.
+import type { Config } from '../config/index.ts';
+import type { Client, Store, TokenEndpointAuthMethod, User } from '../store/store.ts';
+import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface CreateClientInput {
+  name: string;
+  redirectUris: string[];
+  postLogoutRedirectUris?: string[];
+  scopes: string[];
+  public: boolean;
+  firstParty?: boolean;
+  authMethod?: Exclude<TokenEndpointAuthMethod, 'none'>;
+  alg?: 'RS256' | 'ES256';
+}
+
+/** RFC 6749 §3.1.2: an absolute URI without a fragment. */
+function checkRedirectUri(uri: string, option: string): void {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new UsageError(`${option}: "${uri}" is not an absolute URI`);
+  }
+  if (uri.includes('#')) throw new UsageError(`${option}: "${uri}" must not contain a fragment`);
+  if (url.protocol === 'javascript:' || url.protocol === 'data:') throw new UsageError(`${option}: "${uri}" has a forbidden scheme`);
+}
+
+export async function createClient(
+  store: Store,
+  config: Pick<Config, 'scopes'>,
+  input: CreateClientInput,
+  now = Math.floor(Date.now() / 1000),
+): Promise<{ client: Client; clientSecret: string | null }> {
+  if (input.name.trim() === '') throw new UsageError('--name must not be empty');
+  if (input.redirectUris.length === 0) throw new UsageError('at least one --redirect-uri is required');
+  for (const uri of input.redirectUris) checkRedirectUri(uri, '--redirect-uri');
+  for (const uri of input.postLogoutRedirectUris ?? []) checkRedirectUri(uri, '--post-logout-redirect-uri');
+  if (input.scopes.length === 0) throw new UsageError('--scope must name at least one scope');
+  const unknown = input.scopes.filter((s) => !config.scopes.has(s));
+  if (unknown.length > 0) throw new UsageError(`unknown scope: ${unknown.join(' ')} (known: ${[...config.scopes.keys()].join(' ')})`);
+  if (input.public && input.authMethod) throw new UsageError('--auth-method does not apply to a --public client');
+
+  const clientSecret = input.public ? null : randomToken();
+  const client: Client = {
+    clientId: newId(),
+    secretHash: clientSecret === null ? null : hashToken(clientSecret),
+    name: input.name.trim(),
+    redirectUris: [...new Set(input.redirectUris)],
+    postLogoutRedirectUris: [...new Set(input.postLogoutRedirectUris ?? [])],
+    scopes: [...new Set(input.scopes)],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    tokenEndpointAuthMethod: input.public ? 'none' : (input.authMethod ?? 'client_secret_basic'),
+    firstParty: input.firstParty ?? false,
+    idTokenSignedResponseAlg: input.alg ?? null,
+    createdAt: now,
+  };
+  await store.createClient(client);
+  return { client, clientSecret };
+}
+
+export async function rotateClientSecret(store: Store, clientId: string): Promise<string> {
+  const client = await store.getClient(clientId);
+  if (!client) throw new UsageError(`no client ${clientId}`);
+  if (client.tokenEndpointAuthMethod === 'none') throw new UsageError(`client ${clientId} is public and has no secret`);
+  const secret = randomToken();
+  await store.setClientSecretHash(clientId, hashToken(secret));
+  return secret;
+}
+
+export interface CreateUserInput {
+  username: string;
+  email: string;
+  name?: string | undefined;
+  givenName?: string | undefined;
+  familyName?: string | undefined;
+  emailVerified?: boolean;
+  passwordHash?: string | null;
+}
+
+export async function createUser(
+  store: Store,
+  _config: unknown,
+  input: CreateUserInput,
+  now = Math.floor(Date.now() / 1000),
+): Promise<User> {
+  if (!/^[A-Za-z0-9._@+-]{1,64}$/.test(input.username)) {
+    throw new UsageError('--username: 1 to 64 characters of letters, digits and . _ @ + -');
+  }
+  if (!/^[^\s@]+@[^\s@]+$/.test(input.email)) throw new UsageError(`--email: "${input.email}" is not an email address`);
+  if (await store.getUserByUsername(input.username)) throw new UsageError(`a user named ${input.username} exists already`);
+  const user: User = {
+    id: newId(),
+    username: input.username,
+    email: input.email,
+    emailVerified: input.emailVerified ?? true,
+    name: input.name ?? null,
+    givenName: input.givenName ?? null,
+    familyName: input.familyName ?? null,
+    passwordHash: input.passwordHash ?? null,
+    disabled: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await store.createUser(user);
+  return user;
+}

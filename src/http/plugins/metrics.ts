@@ -1,0 +1,29 @@
+// GET /metrics: Prometheus exposition of request counts and latencies per route, plus process metrics.
+import type { FastifyInstance } from 'fastify';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export function registerMetrics(app: FastifyInstance): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'tessera_' });
+  const requests = new Counter({
+    name: 'tessera_http_requests_total',
+    help: 'HTTP requests by route, method and status code',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'tessera_http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames: ['route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, never the raw URL: queries carry codes and states.
+    const route = request.routeOptions.url ?? 'unmatched';
+    requests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    duration.observe({ route }, reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', async (_, reply) => reply.header('content-type', registry.contentType).send(await registry.metrics()));
+  return registry;
+}

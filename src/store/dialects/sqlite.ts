@@ -1,0 +1,46 @@
+// A small Kysely dialect over Node's built-in node:sqlite: Kysely's SqliteDialect driven through an
+// adapter that gives DatabaseSync the better-sqlite3-shaped interface Kysely expects.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+
+function adapt(statement: StatementSync): SqliteStatement {
+  const reader = statement.columns().length > 0;
+  return {
+    reader,
+    all: (parameters) => statement.all(...(parameters as SQLInputValue[])),
+    run: (parameters) => statement.run(...(parameters as SQLInputValue[])),
+    iterate: (parameters) => statement.iterate(...(parameters as SQLInputValue[])),
+  };
+}
+
+/** Opens `path` (or ':memory:') with durable WAL settings. */
+export function openSqlite(path: string): DatabaseSync {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path);
+  // WAL lets readers run beside the writer; synchronous=FULL makes every commit durable before the
+  // response that depends on it is sent.
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = FULL');
+  db.exec('PRAGMA busy_timeout = 5000');
+  db.exec('PRAGMA foreign_keys = ON');
+  return db;
+}
+
+export function sqliteDialect(db: DatabaseSync): SqliteDialect {
+  // Prepared once per SQL text: Kysely compiles the same statements again and again.
+  const statements = new Map<string, SqliteStatement>();
+  const database: SqliteDatabase = {
+    close: () => db.close(),
+    prepare(sql) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = adapt(db.prepare(sql));
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+  return new SqliteDialect({ database });
+}

@@ -1,0 +1,244 @@
+// The one Store implementation, over Kysely, for SQLite and PostgreSQL alike.
+import { Kysely, Migrator, sql, type Transaction } from 'kysely';
+import type { Client, Store, User } from './store.ts';
+import type { ClientRow, Database, RefreshTokenRow, UserRow } from './types.ts';
+import { migrations } from './migrations/index.ts';
+
+function toClient(row: ClientRow): Client {
+  return {
+    clientId: row.client_id,
+    secretHash: row.secret_hash,
+    name: row.name,
+    redirectUris: JSON.parse(row.redirect_uris) as string[],
+    postLogoutRedirectUris: JSON.parse(row.post_logout_redirect_uris) as string[],
+    scopes: row.scope.split(' ').filter((s) => s !== ''),
+    grantTypes: JSON.parse(row.grant_types) as string[],
+    tokenEndpointAuthMethod: row.token_endpoint_auth_method,
+    firstParty: row.first_party === 1,
+    idTokenSignedResponseAlg: row.id_token_signed_response_alg,
+    createdAt: row.created_at,
+  };
+}
+
+function fromClient(client: Client): ClientRow {
+  return {
+    client_id: client.clientId,
+    secret_hash: client.secretHash,
+    name: client.name,
+    redirect_uris: JSON.stringify(client.redirectUris),
+    post_logout_redirect_uris: JSON.stringify(client.postLogoutRedirectUris),
+    scope: client.scopes.join(' '),
+    grant_types: JSON.stringify(client.grantTypes),
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    first_party: client.firstParty ? 1 : 0,
+    id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+    created_at: client.createdAt,
+  };
+}
+
+function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    username: row.username,
+    email: row.email,
+    emailVerified: row.email_verified === 1,
+    name: row.name,
+    givenName: row.given_name,
+    familyName: row.family_name,
+    passwordHash: row.password_hash,
+    disabled: row.disabled === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function fromUser(user: User): UserRow {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    email_verified: user.emailVerified ? 1 : 0,
+    name: user.name,
+    given_name: user.givenName,
+    family_name: user.familyName,
+    password_hash: user.passwordHash,
+    disabled: user.disabled ? 1 : 0,
+    created_at: user.createdAt,
+    updated_at: user.updatedAt,
+  };
+}
+
+/** The conditional write both single-use credentials rely on: exactly one caller sees true. */
+async function consumeOnce(
+  trx: Transaction<Database>,
+  table: 'authorization_codes' | 'refresh_tokens',
+  key: 'code_hash' | 'token_hash',
+  value: string,
+  now: number,
+  extra: { grant_id?: string } = {},
+): Promise<boolean> {
+  const result = await trx
+    .updateTable(table)
+    .set({ consumed_at: now, ...extra })
+    .where(key as never, '=', value as never)
+    .where('consumed_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+export class KyselyStore implements Store {
+  readonly dialect: 'sqlite' | 'postgres';
+  readonly db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>, dialect: 'sqlite' | 'postgres') {
+    this.db = db;
+    this.dialect = dialect;
+  }
+
+  async migrate(): Promise<string[]> {
+    const migrator = new Migrator({
+      db: this.db,
+      provider: { getMigrations: async () => migrations },
+      migrationTableName: 'tessera_migrations',
+      migrationLockTableName: 'tessera_migrations_lock',
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) throw error;
+    const failed = results?.find((r) => r.status === 'Error');
+    if (failed) throw new Error(`migration ${failed.migrationName} failed`);
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  }
+
+  // clients
+  async createClient(client: Client): Promise<void> {
+    await this.db.insertInto('clients').values(fromClient(client)).execute();
+  }
+  async getClient(clientId: string): Promise<Client | undefined> {
+    const row = await this.db.selectFrom('clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+    return row ? toClient(row) : undefined;
+  }
+  async listClients(): Promise<Client[]> {
+    const rows = await this.db.selectFrom('clients').selectAll().orderBy('created_at').orderBy('client_id').execute();
+    return rows.map(toClient);
+  }
+  async deleteClient(clientId: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('clients').where('client_id', '=', clientId).executeTakeFirst();
+    return result.numDeletedRows === 1n;
+  }
+  async setClientSecretHash(clientId: string, secretHash: string): Promise<boolean> {
+    const result = await this.db.updateTable('clients').set({ secret_hash: secretHash }).where('client_id', '=', clientId).executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+
+  // users
+  async createUser(user: User): Promise<void> {
+    await this.db.insertInto('users').values(fromUser(user)).execute();
+  }
+  async getUserById(id: string): Promise<User | undefined> {
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toUser(row) : undefined;
+  }
+  async getUserByUsername(username: string): Promise<User | undefined> {
+    const row = await this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+    return row ? toUser(row) : undefined;
+  }
+  async listUsers(): Promise<User[]> {
+    const rows = await this.db.selectFrom('users').selectAll().orderBy('username').execute();
+    return rows.map(toUser);
+  }
+  async setUserPassword(id: string, passwordHash: string, now: number): Promise<boolean> {
+    const result = await this.db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+  async setUserDisabled(id: string, disabled: boolean, now: number): Promise<boolean> {
+    const result = await this.db.updateTable('users').set({ disabled: disabled ? 1 : 0, updated_at: now }).where('id', '=', id).executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+  async countUsers(): Promise<number> {
+    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  // sessions
+  async createSession(session: Parameters<Store['createSession']>[0]): Promise<void> {
+    await this.db.insertInto('sessions').values(session).execute();
+  }
+  async getSession(id: string, now: number) {
+    return this.db.selectFrom('sessions').selectAll().where('id', '=', id).where('expires_at', '>', now).executeTakeFirst();
+  }
+  async deleteSession(id: string): Promise<void> {
+    await this.db.deleteFrom('sessions').where('id', '=', id).execute();
+  }
+
+  // consent
+  async getConsentedScopes(userId: string, clientId: string): Promise<string[]> {
+    const row = await this.db.selectFrom('consents').select('scope').where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
+    return row ? row.scope.split(' ').filter((s) => s !== '') : [];
+  }
+  async saveConsent(userId: string, clientId: string, scopes: string[], now: number): Promise<void> {
+    const scope = scopes.join(' ');
+    await this.db
+      .insertInto('consents')
+      .values({ user_id: userId, client_id: clientId, scope, updated_at: now })
+      .onConflict((oc) => oc.columns(['user_id', 'client_id']).doUpdateSet({ scope, updated_at: now }))
+      .execute();
+  }
+
+  // authorization codes
+  async createAuthorizationCode(code: Parameters<Store['createAuthorizationCode']>[0]): Promise<void> {
+    await this.db.insertInto('authorization_codes').values(code).execute();
+  }
+  async getAuthorizationCode(codeHash: string) {
+    return this.db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+  }
+  async redeemAuthorizationCode(input: Parameters<Store['redeemAuthorizationCode']>[0]): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const won = await consumeOnce(trx, 'authorization_codes', 'code_hash', input.codeHash, input.now, { grant_id: input.grant.id });
+      if (!won) return false;
+      await trx.insertInto('grants').values(input.grant).execute();
+      if (input.refreshToken) await trx.insertInto('refresh_tokens').values(input.refreshToken).execute();
+      return true;
+    });
+  }
+
+  // grants
+  async getGrant(id: string) {
+    return this.db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+  async revokeGrant(id: string, now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('grants').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+      await trx.updateTable('refresh_tokens').set({ consumed_at: now }).where('grant_id', '=', id).where('consumed_at', 'is', null).execute();
+    });
+  }
+
+  // refresh tokens
+  async getRefreshToken(tokenHash: string) {
+    return this.db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  }
+  async rotateRefreshToken(input: { tokenHash: string; now: number; next: RefreshTokenRow }): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await consumeOnce(trx, 'refresh_tokens', 'token_hash', input.tokenHash, input.now))) return false;
+      await trx.insertInto('refresh_tokens').values(input.next).execute();
+      return true;
+    });
+  }
+
+  // signing keys
+  async listSigningKeys() {
+    return this.db.selectFrom('signing_keys').selectAll().orderBy('created_at').orderBy('kid').execute();
+  }
+  async insertSigningKey(key: Parameters<Store['insertSigningKey']>[0]): Promise<void> {
+    await this.db.insertInto('signing_keys').values(key).execute();
+  }
+  async retireSigningKeys(alg: string, exceptKid: string): Promise<void> {
+    await this.db.updateTable('signing_keys').set({ status: 'retired' }).where('alg', '=', alg).where('kid', '!=', exceptKid).where('status', '=', 'active').execute();
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}

@@ -1,0 +1,66 @@
+// The sign-in, consent and error pages: complete documents, escaped by default, usable without
+// JavaScript, every input labelled.
+import { html, type SafeHtml } from './html.ts';
+
+function layout(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>
+<link rel="stylesheet" href="/assets/tessera.css">
+</head>
+<body>
+<main class="card">
+${body}
+</main>
+</body>
+</html>
+`.value;
+}
+
+export function loginPage(input: { interaction: string; csrfToken: string; clientName: string; error?: string; username?: string }): string {
+  return layout('Sign in', html`<h1>Sign in</h1>
+<p>Sign in to continue to <strong>${input.clientName}</strong>.</p>
+${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
+<form method="post" action="/login">
+<input type="hidden" name="interaction" value="${input.interaction}">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<label for="username">Username</label>
+<input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus value="${input.username ?? ''}">
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>`);
+}
+
+export function consentPage(input: {
+  interaction: string;
+  csrfToken: string;
+  clientName: string;
+  username: string;
+  scopes: Array<{ name: string; description: string }>;
+}): string {
+  return layout(`Allow ${input.clientName}?`, html`<h1>Allow <strong>${input.clientName}</strong> access?</h1>
+<p class="muted">Signed in as ${input.username}.</p>
+<p>${input.clientName} asks to:</p>
+<ul class="scopes">
+${input.scopes.map((scope) => html`<li>${scope.description} <code>${scope.name}</code></li>\n`)}
+</ul>
+<form method="post" action="/consent">
+<input type="hidden" name="interaction" value="${input.interaction}">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<div class="actions">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</div>
+</form>`);
+}
+
+export function errorPage(input: { title: string; error: string; description: string }): string {
+  return layout(input.title, html`<h1>${input.title}</h1>
+<p class="alert" role="alert"><code>${input.error}</code>: ${input.description}</p>
+<p class="muted">If you followed a link from an application, go back to it and try again.</p>`);
+}
