@@ -26,8 +26,14 @@ export async function start(env: Record<string, string | undefined> = process.en
   const demo = config.demo ? (seeded ?? (await readDemoCredentials(config))) : undefined;
 
   const app = await buildApp({ config, store, keys, secret, demo });
+  // Keys rotated by `tessera keys rotate` (or another instance) are picked up within a minute.
+  const keyReload = setInterval(() => {
+    keys.reload().catch((err: unknown) => app.log.error({ err }, 'reloading signing keys failed'));
+  }, 60_000);
+  keyReload.unref();
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
+    clearInterval(keyReload);
     await app.close();
     await store.close();
     process.exit(0);

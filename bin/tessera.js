@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// The installed `tessera` command: runs the TypeScript CLI on this Node.js (24+, type stripping).
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const cli = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+const result = spawnSync(process.execPath, [cli, ...process.argv.slice(2)], { stdio: 'inherit' });
+process.exitCode = result.status ?? 1;

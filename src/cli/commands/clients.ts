@@ -1,0 +1,102 @@
+import type { Config } from '../../config/index.ts';
+import type { Client, Store } from '../../store/store.ts';
+import { createClient, rotateClientSecret, UsageError } from '../operations.ts';
+import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';
+
+function describe(client: Client): Record<string, unknown> {
+  return {
+    client_id: client.clientId,
+    client_name: client.name,
+    redirect_uris: client.redirectUris,
+    post_logout_redirect_uris: client.postLogoutRedirectUris,
+    scope: client.scopes.join(' '),
+    grant_types: client.grantTypes,
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    first_party: client.firstParty,
+    id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+    created_at: formatTime(client.createdAt),
+  };
+}
+
+function printClient(io: Io, client: Client): void {
+  for (const [key, value] of Object.entries(describe(client))) {
+    io.out(`${key.padEnd(30)} ${Array.isArray(value) ? value.join(' ') : String(value)}`);
+  }
+}
+
+export async function clientsCommand(store: Store, config: Config, args: string[], io: Io): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'create': {
+      const { values } = parse(rest, {
+        name: { type: 'string' },
+        'redirect-uri': { type: 'string', multiple: true },
+        'post-logout-redirect-uri': { type: 'string', multiple: true },
+        scope: { type: 'string' },
+        public: { type: 'boolean' },
+        'first-party': { type: 'boolean' },
+        'auth-method': { type: 'string' },
+        alg: { type: 'string' },
+        json: { type: 'boolean' },
+      });
+      const authMethod = values['auth-method'];
+      if (authMethod !== undefined && authMethod !== 'client_secret_basic' && authMethod !== 'client_secret_post') {
+        throw new UsageError('--auth-method must be client_secret_basic or client_secret_post');
+      }
+      const alg = values.alg;
+      if (alg !== undefined && alg !== 'RS256' && alg !== 'ES256') throw new UsageError('--alg must be RS256 or ES256');
+      const { client, clientSecret } = await createClient(store, config, {
+        name: requireOption(values.name, '--name'),
+        redirectUris: values['redirect-uri'] ?? [],
+        postLogoutRedirectUris: values['post-logout-redirect-uri'] ?? [],
+        scopes: requireOption(values.scope, '--scope').split(' ').filter((s) => s !== ''),
+        public: values.public ?? false,
+        firstParty: values['first-party'] ?? false,
+        ...(authMethod ? { authMethod } : {}),
+        ...(alg ? { alg } : {}),
+      });
+      if (values.json) {
+        io.out(JSON.stringify({ ...describe(client), ...(clientSecret ? { client_secret: clientSecret } : {}) }, null, 2));
+      } else {
+        printClient(io, client);
+        if (clientSecret) io.out(`${'client_secret'.padEnd(30)} ${clientSecret}\n\nStore the client secret now: it is shown only once.`);
+      }
+      return 0;
+    }
+    case 'list': {
+      const { values } = parse(rest, { json: { type: 'boolean' } });
+      const clients = await store.listClients();
+      if (values.json) io.out(JSON.stringify(clients.map(describe), null, 2));
+      else if (clients.length === 0) io.out('no clients');
+      else for (const c of clients) io.out(`${c.clientId}  ${c.tokenEndpointAuthMethod.padEnd(19)}  ${c.name}`);
+      return 0;
+    }
+    case 'show': {
+      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
+      const id = requirePositional(positionals, 'the client id');
+      const client = await store.getClient(id);
+      if (!client) throw new NotFound(`no client ${id}`);
+      if (values.json) io.out(JSON.stringify(describe(client), null, 2));
+      else printClient(io, client);
+      return 0;
+    }
+    case 'delete': {
+      const { positionals } = parse(rest, {}, 1);
+      const id = requirePositional(positionals, 'the client id');
+      if (!(await store.deleteClient(id))) throw new NotFound(`no client ${id}`);
+      io.out(`deleted client ${id}`);
+      return 0;
+    }
+    case 'rotate-secret': {
+      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
+      const id = requirePositional(positionals, 'the client id');
+      if (!(await store.getClient(id))) throw new NotFound(`no client ${id}`);
+      const secret = await rotateClientSecret(store, id);
+      if (values.json) io.out(JSON.stringify({ client_id: id, client_secret: secret }, null, 2));
+      else io.out(`client_secret ${secret}\n\nThe old secret no longer works. Store the new one now: it is shown only once.`);
+      return 0;
+    }
+    default:
+      throw new UsageError(sub ? `unknown clients command "${sub}"` : 'clients needs a command: create, list, show, delete, rotate-secret');
+  }
+}

@@ -1,0 +1,59 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Config } from '../../config/index.ts';
+import { openStore } from '../../store/index.ts';
+import type { Store } from '../../store/store.ts';
+import { UsageError } from '../operations.ts';
+
+export interface Io {
+  env: Record<string, string | undefined>;
+  out(line: string): void;
+  err(line: string): void;
+  stdin(): Promise<string>;
+}
+
+export class NotFound extends UsageError {
+  readonly notFound = true;
+}
+
+export async function withStore(
+  config: Config,
+  action: (store: Store) => Promise<number>,
+  onMigrated?: (applied: string[]) => void,
+): Promise<number> {
+  const store = await openStore(config.databaseUrl);
+  try {
+    const applied = await store.migrate();
+    onMigrated?.(applied);
+    return await action(store);
+  } finally {
+    await store.close();
+  }
+}
+
+export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, positionals = 0) {
+  const parsed = parseArgs({ args, options, strict: true, allowPositionals: positionals > 0 });
+  if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
+  return parsed;
+}
+
+export function requirePositional(positionals: string[], what: string): string {
+  const value = positionals[0];
+  if (!value) throw new UsageError(`${what} is required`);
+  return value;
+}
+
+export function requireOption<V>(value: V | undefined, option: string): V {
+  if (value === undefined) throw new UsageError(`${option} is required`);
+  return value;
+}
+
+export function formatTime(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString();
+}
+
+/** The password from standard input, without its final newline. */
+export async function readPassword(io: Io): Promise<string> {
+  const password = (await io.stdin()).replace(/\r?\n$/, '');
+  if (password.length < 8) throw new UsageError('the password must have at least 8 characters');
+  return password;
+}

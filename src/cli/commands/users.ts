@@ -1,0 +1,77 @@
+import type { Config } from '../../config/index.ts';
+import type { Store, User } from '../../store/store.ts';
+import { hashPassword } from '../../tokens/passwords.ts';
+import { createUser, UsageError } from '../operations.ts';
+import { formatTime, type Io, NotFound, parse, readPassword, requireOption, requirePositional } from './common.ts';
+
+function describe(user: User): Record<string, unknown> {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    name: user.name,
+    disabled: user.disabled,
+    has_password: user.passwordHash !== null,
+    created_at: formatTime(user.createdAt),
+  };
+}
+
+async function findUser(store: Store, username: string): Promise<User> {
+  const user = await store.getUserByUsername(username);
+  if (!user) throw new NotFound(`no user ${username}`);
+  return user;
+}
+
+export async function usersCommand(store: Store, config: Config, args: string[], io: Io): Promise<number> {
+  const [sub, ...rest] = args;
+  const now = Math.floor(Date.now() / 1000);
+  switch (sub) {
+    case 'create': {
+      const { values } = parse(rest, {
+        username: { type: 'string' },
+        email: { type: 'string' },
+        name: { type: 'string' },
+        'given-name': { type: 'string' },
+        'family-name': { type: 'string' },
+        'password-stdin': { type: 'boolean' },
+      });
+      const passwordHash = values['password-stdin'] ? await hashPassword(await readPassword(io)) : null;
+      const user = await createUser(store, config, {
+        username: requireOption(values.username, '--username'),
+        email: requireOption(values.email, '--email'),
+        name: values.name,
+        givenName: values['given-name'],
+        familyName: values['family-name'],
+        passwordHash,
+      });
+      io.out(`created user ${user.username} (${user.id})`);
+      if (!passwordHash) io.out('The user has no password and cannot sign in until one is set with "users set-password".');
+      return 0;
+    }
+    case 'list': {
+      const { values } = parse(rest, { json: { type: 'boolean' } });
+      const users = await store.listUsers();
+      if (values.json) io.out(JSON.stringify(users.map(describe), null, 2));
+      else if (users.length === 0) io.out('no users');
+      else for (const u of users) io.out(`${u.id}  ${u.username.padEnd(20)}  ${u.email}${u.disabled ? '  (disabled)' : ''}`);
+      return 0;
+    }
+    case 'set-password': {
+      const { values, positionals } = parse(rest, { 'password-stdin': { type: 'boolean' } }, 1);
+      const user = await findUser(store, requirePositional(positionals, 'the username'));
+      if (!values['password-stdin']) throw new UsageError('set-password reads the password from standard input: add --password-stdin');
+      await store.setUserPassword(user.id, await hashPassword(await readPassword(io)), now);
+      io.out(`password set for ${user.username}`);
+      return 0;
+    }
+    case 'disable': {
+      const { positionals } = parse(rest, {}, 1);
+      const user = await findUser(store, requirePositional(positionals, 'the username'));
+      await store.setUserDisabled(user.id, true, now);
+      io.out(`disabled ${user.username}`);
+      return 0;
+    }
+    default:
+      throw new UsageError(sub ? `unknown users command "${sub}"` : 'users needs a command: create, list, set-password, disable');
+  }
+}

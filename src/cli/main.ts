@@ -1,0 +1,88 @@
+// The tessera command: tessera <clients|users|keys|migrate|serve> …
+// Reads the same environment variables as the server (DATABASE_URL, TESSERA_SECRET, …).
+import { pathToFileURL } from 'node:url';
+import { ConfigError, loadConfig } from '../config/index.ts';
+import { UsageError } from './operations.ts';
+import { clientsCommand } from './commands/clients.ts';
+import { keysCommand } from './commands/keys.ts';
+import { usersCommand } from './commands/users.ts';
+import { NotFound, withStore, type Io } from './commands/common.ts';
+
+export const USAGE = `Usage: tessera <command> [options]
+
+  clients create --name NAME --redirect-uri URI [--redirect-uri URI …] --scope "openid profile …"
+                 [--post-logout-redirect-uri URI …] [--public] [--first-party]
+                 [--auth-method client_secret_basic|client_secret_post] [--alg RS256|ES256] [--json]
+  clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--json]
+  users create --username U --email E [--name N] [--given-name G] [--family-name F] [--password-stdin]
+  users list [--json] | set-password USERNAME --password-stdin | disable USERNAME
+  keys list [--json] | rotate [--alg RS256|ES256]
+  migrate        apply pending database migrations
+  serve          start the server (same as npm start)
+
+Configuration comes from the environment: DATABASE_URL, TESSERA_SECRET, TESSERA_DATA_DIR, …`;
+
+/** Runs one command; returns the exit code (0 ok, 1 failure, 2 wrong arguments). */
+export async function run(argv: string[], io: Io): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    io.out(USAGE);
+    return command ? 0 : 2;
+  }
+  try {
+    const config = loadConfig(io.env);
+    switch (command) {
+      case 'clients':
+        return await withStore(config, (store) => clientsCommand(store, config, rest, io));
+      case 'users':
+        return await withStore(config, (store) => usersCommand(store, config, rest, io));
+      case 'keys':
+        return await withStore(config, (store) => keysCommand(store, config, rest, io));
+      case 'migrate': {
+        if (rest.length > 0) throw new UsageError(`migrate takes no arguments`);
+        return await withStore(config, async () => 0, (applied) => {
+          io.out(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
+        });
+      }
+      case 'serve': {
+        if (rest.length > 0) throw new UsageError(`serve takes no arguments`);
+        const { start } = await import('../main.ts');
+        await start(io.env);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (err) {
+    if (err instanceof NotFound) {
+      io.err(`tessera: ${err.message}`);
+      return 1;
+    }
+    const code = (err as { code?: unknown }).code;
+    if (err instanceof UsageError || err instanceof ConfigError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
+      io.err(`tessera: ${(err as Error).message}`);
+      io.err('Run "tessera --help" for usage.');
+      return 2;
+    }
+    io.err(`tessera: ${(err as Error).message}`);
+    return 1;
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const io: Io = {
+    env: process.env,
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+    stdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+  };
+  const args = process.argv.slice(2);
+  run(args, io).then((code) => {
+    // `serve` keeps running; everything else exits with its code.
+    if (args[0] !== 'serve') process.exitCode = code;
+  });
+}
