@@ -1,0 +1,119 @@
+// Starts Tessera on 127.0.0.1 and a free port, with a throwaway database, a user and test clients.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { createClient, createUser } from '../../src/cli/operations.ts';
+import { type Config, loadConfig } from '../../src/config/index.ts';
+import { openStore } from '../../src/store/index.ts';
+import type { Store } from '../../src/store/store.ts';
+import { KeyStore } from '../../src/tokens/keystore.ts';
+import { hashPassword } from '../../src/tokens/passwords.ts';
+
+export const PASSWORD = 'correct horse battery staple';
+export const ALL_SCOPES = ['openid', 'profile', 'email', 'apps', 'webhooks'];
+
+export interface TestClient {
+  id: string;
+  secret: string | null;
+  redirectUri: string;
+}
+
+export interface TestServer {
+  issuer: string;
+  config: Config;
+  store: Store;
+  keys: KeyStore;
+  app: FastifyInstance;
+  clock: { offset: number };
+  user: { id: string; username: string; password: string };
+  clients: {
+    confidential: TestClient;
+    public: TestClient;
+    firstParty: TestClient;
+    es256: TestClient;
+    post: TestClient;
+    narrow: TestClient;
+  };
+  close(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export async function startServer(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
+  const dir = await mkdtemp(join(tmpdir(), 'tessera-test-'));
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const secret = randomBytes(32).toString('base64url');
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    TESSERA_ISSUER: issuer,
+    DATABASE_URL: opts.databaseUrl ?? `sqlite:${join(dir, 'tessera.db')}`,
+    TESSERA_DATA_DIR: dir,
+    TESSERA_SECRET: secret,
+    LOG_LEVEL: 'silent',
+    ...opts.env,
+  });
+  const store = await openStore(config.databaseUrl);
+  await store.migrate();
+  const keys = await KeyStore.open(store, secret);
+  const user = await createUser(store, config, {
+    username: 'alice',
+    email: 'alice@example.com',
+    name: 'Alice Liddell',
+    givenName: 'Alice',
+    familyName: 'Liddell',
+    passwordHash: await hashPassword(PASSWORD),
+  });
+  const make = async (name: string, options: { public?: boolean; firstParty?: boolean; alg?: 'ES256'; authMethod?: 'client_secret_post'; scopes?: string[] } = {}) => {
+    const redirectUri = `http://127.0.0.1:${port}/cb/${name}`;
+    const { client, clientSecret } = await createClient(store, config, {
+      name: `Test ${name}`,
+      redirectUris: [redirectUri],
+      scopes: options.scopes ?? ALL_SCOPES,
+      public: options.public ?? false,
+      ...(options.firstParty ? { firstParty: true } : {}),
+      ...(options.alg ? { alg: options.alg } : {}),
+      ...(options.authMethod ? { authMethod: options.authMethod } : {}),
+    });
+    return { id: client.clientId, secret: clientSecret, redirectUri };
+  };
+  const clients = {
+    confidential: await make('confidential'),
+    public: await make('public', { public: true }),
+    firstParty: await make('first-party', { firstParty: true }),
+    es256: await make('es256', { alg: 'ES256' }),
+    post: await make('post', { authMethod: 'client_secret_post' }),
+    narrow: await make('narrow', { scopes: ['openid', 'profile'] }),
+  };
+  const clock = { offset: 0 };
+  const app = await buildApp({ config, store, keys, secret, logger: false, now: () => Math.floor(Date.now() / 1000) + clock.offset });
+  await app.listen({ port, host: '127.0.0.1' });
+  return {
+    issuer,
+    config,
+    store,
+    keys,
+    app,
+    clock,
+    user: { id: user.id, username: 'alice', password: PASSWORD },
+    clients,
+    async close() {
+      await app.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
