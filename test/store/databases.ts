@@ -1,0 +1,46 @@
+// Throwaway databases for tests: a temporary SQLite file, and a PostgreSQL database created for the
+// test and dropped afterwards. PostgreSQL tests skip when the server is unreachable, except under
+// CI=true, where they must run.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function withSqliteDatabase(): Promise<TestDatabase> {
+  const dir = await mkdtemp(join(tmpdir(), 'tessera-store-'));
+  return { url: `sqlite:${join(dir, 'store.db')}`, drop: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A fresh PostgreSQL database, or undefined (with a reason printed) when none can be had outside CI. */
+export async function withPostgresDatabase(): Promise<TestDatabase | undefined> {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  try {
+    await admin.connect();
+  } catch (err) {
+    if (process.env.CI === 'true') throw new Error(`PostgreSQL is required under CI: ${(err as Error).message}`);
+    console.warn(`skipping PostgreSQL tests: ${(err as Error).message}`);
+    return undefined;
+  }
+  const name = `tessera_test_${randomBytes(6).toString('hex')}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    async drop() {
+      const client = new pg.Client({ connectionString: ADMIN_URL });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}

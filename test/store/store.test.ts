@@ -1,0 +1,197 @@
+// The Store contract, run against SQLite and PostgreSQL.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { openStore } from '../../src/store/index.ts';
+import type { Client, Store, User } from '../../src/store/store.ts';
+import type { GrantRow, RefreshTokenRow } from '../../src/store/types.ts';
+import { newId } from '../../src/tokens/opaque.ts';
+import { type TestDatabase, withPostgresDatabase, withSqliteDatabase } from './databases.ts';
+
+const NOW = 1_800_000_000;
+
+function client(overrides: Partial<Client> = {}): Client {
+  return {
+    clientId: newId(),
+    secretHash: 'ab'.repeat(32),
+    name: 'Client',
+    redirectUris: ['https://app.example/cb', 'https://app.example/cb2'],
+    postLogoutRedirectUris: [],
+    scopes: ['openid', 'apps'],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    tokenEndpointAuthMethod: 'client_secret_basic',
+    firstParty: false,
+    idTokenSignedResponseAlg: null,
+    createdAt: NOW,
+    ...overrides,
+  };
+}
+
+function user(overrides: Partial<User> = {}): User {
+  return {
+    id: newId(),
+    username: `user-${newId()}`,
+    email: 'u@example.com',
+    emailVerified: true,
+    name: 'U',
+    givenName: null,
+    familyName: null,
+    passwordHash: null,
+    disabled: false,
+    createdAt: NOW,
+    updatedAt: NOW,
+    ...overrides,
+  };
+}
+
+function grant(userId: string, clientId: string): GrantRow {
+  return { id: newId(), user_id: userId, client_id: clientId, scope: 'openid', auth_time: NOW, created_at: NOW, revoked_at: null };
+}
+
+function refreshToken(g: GrantRow, hash = newId()): RefreshTokenRow {
+  return { token_hash: hash, grant_id: g.id, client_id: g.client_id, user_id: g.user_id, scope: g.scope, auth_time: NOW, created_at: NOW, expires_at: NOW + 100, consumed_at: null };
+}
+
+async function code(store: Store, clientId: string, userId: string): Promise<string> {
+  const hash = newId();
+  await store.createAuthorizationCode({
+    code_hash: hash, client_id: clientId, user_id: userId, redirect_uri: 'https://app.example/cb', scope: 'openid apps',
+    code_challenge: 'c'.repeat(43), code_challenge_method: 'S256', nonce: 'n', auth_time: NOW, grant_id: null,
+    created_at: NOW, expires_at: NOW + 60, consumed_at: null,
+  });
+  return hash;
+}
+
+function contract(name: string, database: () => Promise<TestDatabase | undefined>): void {
+  describe(`Store contract: ${name}`, async () => {
+    const db = await database();
+    const skip = db ? false : `${name} unreachable`;
+    let store: Store;
+    before(async () => {
+      if (!db) return;
+      store = await openStore(db.url);
+      assert.deepEqual(await store.migrate(), ['001_initial']);
+    });
+    after(async () => {
+      await store?.close();
+      await db?.drop();
+    });
+
+    it('migrating again applies nothing', { skip }, async () => {
+      assert.deepEqual(await store.migrate(), []);
+      await store.ping();
+    });
+
+    it('clients: create, get, list, rotate secret, delete', { skip }, async () => {
+      const c = client({ firstParty: true, idTokenSignedResponseAlg: 'ES256' });
+      await store.createClient(c);
+      assert.deepEqual(await store.getClient(c.clientId), c);
+      assert.ok((await store.listClients()).some((x) => x.clientId === c.clientId));
+      assert.equal(await store.setClientSecretHash(c.clientId, 'cd'.repeat(32)), true);
+      assert.equal((await store.getClient(c.clientId))?.secretHash, 'cd'.repeat(32));
+      assert.equal(await store.setClientSecretHash('nope', 'x'), false);
+      assert.equal(await store.deleteClient(c.clientId), true);
+      assert.equal(await store.deleteClient(c.clientId), false);
+      assert.equal(await store.getClient(c.clientId), undefined);
+    });
+
+    it('users: create, find, password, disable, count; usernames are unique', { skip }, async () => {
+      const before = await store.countUsers();
+      const u = user();
+      await store.createUser(u);
+      assert.deepEqual(await store.getUserById(u.id), u);
+      assert.deepEqual(await store.getUserByUsername(u.username), u);
+      assert.equal(await store.countUsers(), before + 1);
+      await assert.rejects(store.createUser(user({ username: u.username })));
+      assert.equal(await store.setUserPassword(u.id, '$argon2id$x', NOW + 1), true);
+      assert.equal(await store.setUserDisabled(u.id, true, NOW + 2), true);
+      const changed = await store.getUserById(u.id);
+      assert.equal(changed?.passwordHash, '$argon2id$x');
+      assert.equal(changed?.disabled, true);
+      assert.equal(changed?.updatedAt, NOW + 2);
+      assert.equal(await store.setUserDisabled('nope', true, NOW), false);
+      assert.ok((await store.listUsers()).some((x) => x.id === u.id));
+    });
+
+    it('sessions: expired sessions are not returned; delete', { skip }, async () => {
+      const id = newId();
+      await store.createSession({ id, user_id: 'u', auth_time: NOW, created_at: NOW, expires_at: NOW + 10 });
+      assert.equal((await store.getSession(id, NOW + 9))?.auth_time, NOW);
+      assert.equal(await store.getSession(id, NOW + 10), undefined);
+      await store.deleteSession(id);
+      assert.equal(await store.getSession(id, NOW), undefined);
+    });
+
+    it('consent is an upsert per user and client', { skip }, async () => {
+      assert.deepEqual(await store.getConsentedScopes('u1', 'c1'), []);
+      await store.saveConsent('u1', 'c1', ['openid'], NOW);
+      await store.saveConsent('u1', 'c1', ['openid', 'apps'], NOW + 1);
+      assert.deepEqual(await store.getConsentedScopes('u1', 'c1'), ['openid', 'apps']);
+      assert.deepEqual(await store.getConsentedScopes('u1', 'c2'), []);
+    });
+
+    it('a code is redeemed once; the winner writes the grant and refresh token', { skip }, async () => {
+      const hash = await code(store, 'c1', 'u1');
+      const g = grant('u1', 'c1');
+      const rt = refreshToken(g);
+      assert.equal(await store.redeemAuthorizationCode({ codeHash: hash, now: NOW + 1, grant: g, refreshToken: rt }), true);
+      const row = await store.getAuthorizationCode(hash);
+      assert.equal(row?.consumed_at, NOW + 1);
+      assert.equal(row?.grant_id, g.id);
+      assert.deepEqual({ ...(await store.getGrant(g.id)) }, g);
+      assert.deepEqual({ ...(await store.getRefreshToken(rt.token_hash)) }, rt);
+      const g2 = grant('u1', 'c1');
+      assert.equal(await store.redeemAuthorizationCode({ codeHash: hash, now: NOW + 2, grant: g2, refreshToken: refreshToken(g2) }), false);
+      assert.equal(await store.getGrant(g2.id), undefined);
+    });
+
+    it('concurrent redemptions of one code: exactly one wins', { skip }, async () => {
+      const hash = await code(store, 'c1', 'u1');
+      const attempts = Array.from({ length: 10 }, () => {
+        const g = grant('u1', 'c1');
+        return { g, rt: refreshToken(g) };
+      });
+      const results = await Promise.all(attempts.map(({ g, rt }) => store.redeemAuthorizationCode({ codeHash: hash, now: NOW, grant: g, refreshToken: rt })));
+      assert.equal(results.filter(Boolean).length, 1);
+      const written = await Promise.all(attempts.map(({ g }) => store.getGrant(g.id)));
+      assert.equal(written.filter(Boolean).length, 1);
+      const winner = attempts[results.indexOf(true)]!;
+      assert.equal((await store.getAuthorizationCode(hash))?.grant_id, winner.g.id);
+    });
+
+    it('concurrent rotations of one refresh token: exactly one wins', { skip }, async () => {
+      const g = grant('u1', 'c1');
+      const first = refreshToken(g);
+      assert.equal(await store.redeemAuthorizationCode({ codeHash: await code(store, 'c1', 'u1'), now: NOW, grant: g, refreshToken: first }), true);
+      const nexts = Array.from({ length: 10 }, () => refreshToken(g));
+      const results = await Promise.all(nexts.map((next) => store.rotateRefreshToken({ tokenHash: first.token_hash, now: NOW + 1, next })));
+      assert.equal(results.filter(Boolean).length, 1);
+      const stored = await Promise.all(nexts.map((n) => store.getRefreshToken(n.token_hash)));
+      assert.equal(stored.filter(Boolean).length, 1);
+      assert.equal((await store.getRefreshToken(first.token_hash))?.consumed_at, NOW + 1);
+    });
+
+    it('revoking a grant consumes its refresh tokens and is idempotent', { skip }, async () => {
+      const g = grant('u1', 'c1');
+      const rt = refreshToken(g);
+      await store.redeemAuthorizationCode({ codeHash: await code(store, 'c1', 'u1'), now: NOW, grant: g, refreshToken: rt });
+      await store.revokeGrant(g.id, NOW + 5);
+      await store.revokeGrant(g.id, NOW + 6);
+      assert.equal((await store.getGrant(g.id))?.revoked_at, NOW + 5);
+      assert.equal((await store.getRefreshToken(rt.token_hash))?.consumed_at, NOW + 5);
+      assert.equal(await store.rotateRefreshToken({ tokenHash: rt.token_hash, now: NOW + 7, next: refreshToken(g) }), false);
+    });
+
+    it('signing keys: insert, list, retire all but one', { skip }, async () => {
+      const key = (kid: string, created: number) => ({ kid, alg: 'ES256', public_jwk: '{}', private_jwk_enc: 'x', created_at: created, status: 'active' as const });
+      await store.insertSigningKey(key('k1', NOW));
+      await store.insertSigningKey(key('k2', NOW + 1));
+      await store.retireSigningKeys('ES256', 'k2');
+      const keys = await store.listSigningKeys();
+      assert.equal(keys.find((k) => k.kid === 'k1')?.status, 'retired');
+      assert.equal(keys.find((k) => k.kid === 'k2')?.status, 'active');
+    });
+  });
+}
+
+contract('SQLite', withSqliteDatabase);
+contract('PostgreSQL', withPostgresDatabase);
