@@ -179,11 +179,15 @@ export async function authorize(
   let minAuthTime = 0;
   if (request.prompts.includes('login')) minAuthTime = now;
   else if (request.maxAge !== null) minAuthTime = now - request.maxAge;
-  const interaction: Interaction = { request, minAuthTime, exp: now + INTERACTION_TTL };
+  const forceLogin = request.prompts.includes('login');
+  const interaction: Interaction = { request, forceLogin, minAuthTime, exp: now + INTERACTION_TTL };
   return continueAuthorization(deps, trusted.client, interaction, session, now);
 }
 
-/** Login, then consent, then the code: resumed after each page the user submits. */
+/**
+ * Login, then consent, then the code: resumed after each page the user submits. After a login the
+ * caller passes the interaction with `forceLogin: false`.
+ */
 export async function continueAuthorization(
   deps: AuthorizeDeps,
   client: Client,
@@ -194,7 +198,7 @@ export async function continueAuthorization(
   const { request } = interaction;
   const fail = (err: OAuthError) => errorRedirect(deps.config.issuer, request.redirectUri, request.state, err);
   const user = session ? await deps.store.getUserById(session.userId) : undefined;
-  const loggedIn = session !== undefined && user !== undefined && !user.disabled && session.authTime >= interaction.minAuthTime;
+  const loggedIn = !interaction.forceLogin && session !== undefined && user !== undefined && !user.disabled && session.authTime >= interaction.minAuthTime;
   if (!loggedIn) {
     if (request.prompts.includes('none')) return fail(new LoginRequired('the user must log in'));
     return { kind: 'login', interaction: deps.sealer.seal(interaction) };

@@ -18,7 +18,9 @@ export interface AuthorizationRequest {
 
 export interface Interaction {
   request: AuthorizationRequest;
-  /** The session must have authenticated at or after this time (prompt=login, max_age). */
+  /** prompt=login: the user must sign in during this request, whatever the session. */
+  forceLogin: boolean;
+  /** The session must have authenticated at or after this time (max_age, and prompt=login). */
   minAuthTime: number;
   /** Expiry, epoch seconds. */
   exp: number;

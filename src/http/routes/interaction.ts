@@ -77,7 +77,9 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const session = await ctx.browser.startSession(request, reply, user.id, now);
     const client = await ctx.store.getClient(opened.interaction.request.clientId);
     if (!client) return expired(reply);
-    return sendOutcome(reply, await continueAuthorization(deps, client, opened.interaction, session, now), 303);
+    // The login asked for (prompt=login included) has now happened.
+    const interaction = { ...opened.interaction, forceLogin: false };
+    return sendOutcome(reply, await continueAuthorization(deps, client, interaction, session, now), 303);
   });
 
   app.get('/consent', { config: { html: true } }, async (request, reply) => {
