@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
+import { InvalidScope } from '../../src/errors/index.ts';
+import { InteractionSealer } from '../../src/oauth/interaction.ts';
+import { isWellFormedPkceValue, verifyS256 } from '../../src/oauth/pkce.ts';
+import { parseScope } from '../../src/oauth/scopes.ts';
+import { parseBasicCredentials } from '../../src/oauth/client-auth/index.ts';
+import { openPrivateJwk, sealPrivateJwk } from '../../src/tokens/keystore.ts';
+import { hashPassword, verifyPassword } from '../../src/tokens/passwords.ts';
+
+describe('PKCE (RFC 7636)', () => {
+  it('verifies the RFC 7636 appendix B example', () => {
+    assert.equal(verifyS256('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'), true);
+    assert.equal(verifyS256('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXl', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'), false);
+  });
+  it('accepts 43–128 unreserved characters only', () => {
+    assert.equal(isWellFormedPkceValue('a'.repeat(43)), true);
+    assert.equal(isWellFormedPkceValue('a'.repeat(128)), true);
+    assert.equal(isWellFormedPkceValue('a'.repeat(42)), false);
+    assert.equal(isWellFormedPkceValue('a'.repeat(129)), false);
+    assert.equal(isWellFormedPkceValue(`${'a'.repeat(42)}+`), false);
+    assert.equal(isWellFormedPkceValue(createHash('sha256').update('x').digest('base64url')), true);
+  });
+});
+
+describe('scopes and credentials', () => {
+  it('parses space-delimited scope tokens, dropping duplicates', () => {
+    assert.deepEqual(parseScope('openid  profile openid'), ['openid', 'profile']);
+    assert.throws(() => parseScope('open"id'), InvalidScope);
+  });
+  it('decodes form-urlencoded Basic credentials (RFC 6749 §2.3.1)', () => {
+    const header = `Basic ${Buffer.from('my%3Aclient:p%40ss+word').toString('base64')}`;
+    assert.deepEqual(parseBasicCredentials(header), { clientId: 'my:client', clientSecret: 'p@ss word' });
+  });
+});
+
+describe('sealed values', () => {
+  it('an interaction round-trips, and tampering or expiry is detected', () => {
+    const sealer = new InteractionSealer('s'.repeat(32));
+    const interaction = { request: { clientId: 'c', redirectUri: 'https://a/cb', scopes: ['openid'], state: null, nonce: null, codeChallenge: null, codeChallengeMethod: null, prompts: [], maxAge: null }, forceLogin: false, minAuthTime: 0, exp: 100 };
+    const sealed = sealer.seal(interaction);
+    assert.deepEqual(sealer.open(sealed, 99), interaction);
+    assert.equal(sealer.open(sealed, 100), undefined);
+    assert.equal(sealer.open(`${sealed.slice(0, -2)}xx`, 99), undefined);
+    assert.equal(new InteractionSealer('t'.repeat(32)).open(sealed, 99), undefined);
+  });
+  it('private keys are encrypted under TESSERA_SECRET', () => {
+    const sealed = sealPrivateJwk({ kty: 'EC', d: 'secret' }, 'a'.repeat(32));
+    assert.doesNotMatch(sealed, /secret/);
+    assert.deepEqual(openPrivateJwk(sealed, 'a'.repeat(32)), { kty: 'EC', d: 'secret' });
+    assert.throws(() => openPrivateJwk(sealed, 'b'.repeat(32)), /TESSERA_SECRET/);
+  });
+  it('passwords are argon2id', async () => {
+    const hash = await hashPassword('hunter22');
+    assert.match(hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    assert.equal(await verifyPassword('hunter22', hash), true);
+    assert.equal(await verifyPassword('hunter23', hash), false);
+    assert.equal(await verifyPassword('x', 'not a hash'), false);
+  });
+});
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.issuer, 'http://localhost:3000');
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.databaseUrl, 'sqlite:./data/tessera.db');
+    assert.equal(config.accessTokenTtl, 86400);
+    assert.equal(config.codeTtl, 60);
+    assert.equal(config.signingAlg, 'RS256');
+    assert.equal(config.demo, true);
+    assert.deepEqual([...config.scopes.keys()], ['openid', 'profile', 'email', 'apps', 'webhooks']);
+    assert.ok(Object.isFrozen(config));
+  });
+  it('production requires https and a secret, and has no demo data', () => {
+    assert.throws(() => loadConfig({ NODE_ENV: 'production' }), ConfigError);
+    assert.throws(() => loadConfig({ NODE_ENV: 'production', TESSERA_ISSUER: 'https://auth.example.com' }), /TESSERA_SECRET/);
+    const config = loadConfig({ NODE_ENV: 'production', TESSERA_ISSUER: 'https://auth.example.com/', TESSERA_SECRET: 'x'.repeat(32) });
+    assert.equal(config.issuer, 'https://auth.example.com');
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.demo, false);
+  });
+  it('rejects invalid values with every problem named', () => {
+    assert.throws(() => loadConfig({ PORT: 'abc', TESSERA_CODE_TTL: '-1' }), /PORT[\s\S]*TESSERA_CODE_TTL/);
+    assert.throws(() => loadConfig({ TESSERA_API_SCOPES: 'bad"scope=x' }), /not a valid scope token/);
+    assert.throws(() => loadConfig({ TESSERA_ISSUER: 'http://x.example/?a=b' }), /query/);
+  });
+  it('PORT defaults to the issuer port', () => {
+    assert.equal(loadConfig({ TESSERA_ISSUER: 'http://localhost:4444' }).port, 4444);
+  });
+});

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { html } from '../../src/ui/html.ts';
+import { consentPage, errorPage, loginPage } from '../../src/ui/pages.ts';
+
+describe('pages', () => {
+  it('escapes every interpolated value', () => {
+    const page = loginPage({ interaction: '"><x>', csrfToken: 't', clientName: '<script>alert(1)</script>' });
+    assert.doesNotMatch(page, /<script>/);
+    assert.match(page, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+    assert.match(page, /value="&quot;&gt;&lt;x&gt;"/);
+    assert.equal(String(html`${"'&"}`), '&#39;&amp;');
+  });
+
+  it('the login form has labelled inputs, hidden fields, and an alert only on error', () => {
+    const page = loginPage({ interaction: 'i', csrfToken: 'c', clientName: 'App' });
+    for (const id of ['username', 'password']) assert.match(page, new RegExp(`<label for="${id}">[\\s\\S]*id="${id}"`));
+    assert.match(page, /name="interaction" value="i"/);
+    assert.match(page, /name="csrf" value="c"/);
+    assert.match(page, /<form method="post" action="\/login">/);
+    assert.doesNotMatch(page, /role="alert"/);
+    assert.match(loginPage({ interaction: 'i', csrfToken: 'c', clientName: 'App', error: 'Nope' }), /role="alert">Nope</);
+  });
+
+  it('the consent page names the client and describes each scope', () => {
+    const page = consentPage({
+      interaction: 'i', csrfToken: 'c', clientName: 'Acme <Tools>', username: 'alice',
+      scopes: [{ name: 'apps', description: 'Manage your apps' }, { name: 'email', description: 'Your email address' }],
+    });
+    assert.match(page, /Acme &lt;Tools&gt;/);
+    assert.match(page, /Manage your apps <code>apps<\/code>/);
+    assert.match(page, /Your email address <code>email<\/code>/);
+    assert.match(page, /name="decision" value="allow"/);
+    assert.match(page, /name="decision" value="deny"/);
+  });
+
+  it('the error page shows the code and description', () => {
+    const page = errorPage({ title: 'Oops', error: 'invalid_client', description: 'the client is <unknown>' });
+    assert.match(page, /<code>invalid_client<\/code>: the client is &lt;unknown&gt;/);
+  });
+});
