@@ -25,7 +25,8 @@ describe('real browser (headless Chromium)', { skip: !available && `${CHROMIUM} 
     server = await startServer();
     // The client application: a tiny server that records the redirect.
     clientApp = createServer((req, res) => {
-      received.push(new URL(req.url!, redirectUri));
+      const url = new URL(req.url!, redirectUri);
+      if (url.pathname === '/callback') received.push(url);
       res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Client</title><p>Signed in.</p>');
     });
     await new Promise<void>((resolve) => clientApp.listen(0, '127.0.0.1', resolve));

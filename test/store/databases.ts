@@ -39,8 +39,21 @@ export async function withPostgresDatabase(): Promise<TestDatabase | undefined> 
     async drop() {
       const client = new pg.Client({ connectionString: ADMIN_URL });
       await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
+      try {
+        // Without FORCE: the pools closed just before may still be saying goodbye; wait for them
+        // rather than terminate them (a terminated client reports an error asynchronously).
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await client.query(`DROP DATABASE IF EXISTS ${name}`);
+            return;
+          } catch (err) {
+            if ((err as { code?: string }).code !== '55006' || attempt >= 50) throw err;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        }
+      } finally {
+        await client.end();
+      }
     },
   };
 }
