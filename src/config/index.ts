@@ -34,6 +34,12 @@ export const configSchema = z.object({
   TESSERA_CODE_TTL: seconds(60),
   /** TESSERA_REFRESH_TOKEN_TTL: refresh token lifetime in seconds (30 days). */
   TESSERA_REFRESH_TOKEN_TTL: seconds(2_592_000),
+  /** TESSERA_REFRESH_TOKEN_ABSOLUTE_TTL: no token of a refresh family outlives its grant by more (90 days). */
+  TESSERA_REFRESH_TOKEN_ABSOLUTE_TTL: seconds(7_776_000),
+  /** TESSERA_REFRESH_TOKEN_REUSE_INTERVAL: seconds a rotated refresh token may still be used (concurrent refreshes) without revoking its family. */
+  TESSERA_REFRESH_TOKEN_REUSE_INTERVAL: z.coerce.number().int().min(0).default(0),
+  /** TESSERA_HOUSEKEEPING_INTERVAL: seconds between removals of expired codes, sessions, tokens and revocation records. */
+  TESSERA_HOUSEKEEPING_INTERVAL: seconds(60),
   /** TESSERA_SESSION_TTL: login session lifetime in seconds. */
   TESSERA_SESSION_TTL: seconds(86_400),
   /** TESSERA_API_SCOPES: `name=description;…` API scopes offered besides openid, profile, email. */
@@ -59,6 +65,9 @@ export interface Config {
   readonly idTokenTtl: number;
   readonly codeTtl: number;
   readonly refreshTokenTtl: number;
+  readonly refreshTokenAbsoluteTtl: number;
+  readonly refreshTokenReuseInterval: number;
+  readonly housekeepingInterval: number;
   readonly sessionTtl: number;
   /** Every scope Tessera knows, with its consent-page description. */
   readonly scopes: ReadonlyMap<string, string>;
@@ -128,6 +137,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     idTokenTtl: e.TESSERA_ID_TOKEN_TTL,
     codeTtl: e.TESSERA_CODE_TTL,
     refreshTokenTtl: e.TESSERA_REFRESH_TOKEN_TTL,
+    refreshTokenAbsoluteTtl: e.TESSERA_REFRESH_TOKEN_ABSOLUTE_TTL,
+    refreshTokenReuseInterval: e.TESSERA_REFRESH_TOKEN_REUSE_INTERVAL,
+    housekeepingInterval: e.TESSERA_HOUSEKEEPING_INTERVAL,
     sessionTtl: e.TESSERA_SESSION_TTL,
     scopes,
     demo: e.TESSERA_DEMO ? e.TESSERA_DEMO === 'true' : e.NODE_ENV === 'development',

@@ -43,6 +43,13 @@ export class BrowserState {
     return { id, userId, authTime: now };
   }
 
+  /** Ends this browser's session (logout). */
+  async endSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const value = request.cookies[SESSION_COOKIE];
+    if (value) await this.#store.deleteSession(hashToken(value));
+    reply.clearCookie(SESSION_COOKIE, this.#cookieOptions());
+  }
+
   /** The CSRF token for a form, setting the CSRF cookie when the browser has none. */
   csrfToken(request: FastifyRequest, reply: FastifyReply): string {
     let value = request.cookies[CSRF_COOKIE];

@@ -212,6 +212,47 @@ export class KyselyStore implements Store {
     });
   }
 
+  async listActiveGrants(userId: string, now: number) {
+    return this.db
+      .selectFrom('grants')
+      .innerJoin('clients', 'clients.client_id', 'grants.client_id')
+      .selectAll('grants')
+      .select('clients.name as client_name')
+      .where('grants.user_id', '=', userId)
+      .where('grants.revoked_at', 'is', null)
+      .where((eb) =>
+        eb.exists(
+          eb.selectFrom('refresh_tokens')
+            .select('refresh_tokens.token_hash')
+            .whereRef('refresh_tokens.grant_id', '=', 'grants.id')
+            .where('refresh_tokens.consumed_at', 'is', null)
+            .where('refresh_tokens.expires_at', '>', now),
+        ),
+      )
+      .orderBy('grants.created_at', 'desc')
+      .execute();
+  }
+  async withdrawClient(userId: string, clientId: string, now: number): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const grants = await trx.selectFrom('grants').select('id').where('user_id', '=', userId).where('client_id', '=', clientId).where('revoked_at', 'is', null).execute();
+      const ids = grants.map((g) => g.id);
+      if (ids.length > 0) {
+        await trx.updateTable('grants').set({ revoked_at: now }).where('id', 'in', ids).execute();
+        await trx.updateTable('refresh_tokens').set({ consumed_at: now }).where('grant_id', 'in', ids).where('consumed_at', 'is', null).execute();
+      }
+      await trx.deleteFrom('consents').where('user_id', '=', userId).where('client_id', '=', clientId).execute();
+      return ids.length;
+    });
+  }
+
+  // revoked access tokens
+  async revokeAccessToken(jti: string, expiresAt: number): Promise<void> {
+    await this.db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt }).onConflict((oc) => oc.column('jti').doNothing()).execute();
+  }
+  async isAccessTokenRevoked(jti: string): Promise<boolean> {
+    return (await this.db.selectFrom('revoked_access_tokens').select('jti').where('jti', '=', jti).executeTakeFirst()) !== undefined;
+  }
+
   // refresh tokens
   async getRefreshToken(tokenHash: string) {
     return this.db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
@@ -222,6 +263,46 @@ export class KyselyStore implements Store {
       await trx.insertInto('refresh_tokens').values(input.next).execute();
       return true;
     });
+  }
+
+  async addRefreshToken(next: RefreshTokenRow): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const grant = await trx.selectFrom('grants').select('revoked_at').where('id', '=', next.grant_id).executeTakeFirst();
+      if (!grant || grant.revoked_at !== null) return false;
+      await trx.insertInto('refresh_tokens').values(next).execute();
+      return true;
+    });
+  }
+
+  async purgeExpired(input: { now: number; codeGrace: number; accessTokenTtl: number }): Promise<Record<string, number>> {
+    const { now } = input;
+    const count = (result: { numDeletedRows: bigint }) => Number(result.numDeletedRows);
+    const codes = await this.db.deleteFrom('authorization_codes').where('expires_at', '<', now - input.codeGrace).executeTakeFirst();
+    const sessions = await this.db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
+    const refreshTokens = await this.db.deleteFrom('refresh_tokens').where('expires_at', '<=', now).executeTakeFirst();
+    const revoked = await this.db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now).executeTakeFirst();
+    // A grant goes once no access token of it can still be alive: revoked, or without refresh tokens,
+    // for longer than an access token lives.
+    const horizon = now - input.accessTokenTtl;
+    const grants = await this.db
+      .deleteFrom('grants')
+      .where((eb) =>
+        eb.or([
+          eb('revoked_at', '<', horizon),
+          eb.and([
+            eb('created_at', '<', horizon),
+            eb.not(eb.exists(eb.selectFrom('refresh_tokens').select('refresh_tokens.token_hash').whereRef('refresh_tokens.grant_id', '=', 'grants.id'))),
+          ]),
+        ]),
+      )
+      .executeTakeFirst();
+    return {
+      authorization_codes: count(codes),
+      sessions: count(sessions),
+      refresh_tokens: count(refreshTokens),
+      revoked_access_tokens: count(revoked),
+      grants: count(grants),
+    };
   }
 
   // signing keys

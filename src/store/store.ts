@@ -96,6 +96,15 @@ export interface Store {
   /** Marks the grant revoked and every refresh token of it consumed. Idempotent. */
   revokeGrant(id: string, now: number): Promise<void>;
 
+  /** The user's live grants (not revoked, with a refresh token not yet expired), newest first. */
+  listActiveGrants(userId: string, now: number): Promise<Array<GrantRow & { client_name: string }>>;
+  /** Revokes every grant of the user for the client and forgets the consent; returns how many grants. */
+  withdrawClient(userId: string, clientId: string, now: number): Promise<number>;
+
+  // revoked access tokens (RFC 7009): kept until the token would have expired
+  revokeAccessToken(jti: string, expiresAt: number): Promise<void>;
+  isAccessTokenRevoked(jti: string): Promise<boolean>;
+
   // refresh tokens (token_hash = SHA-256 of the token)
   getRefreshToken(tokenHash: string): Promise<RefreshTokenRow | undefined>;
   /**
@@ -103,6 +112,11 @@ export interface Store {
    * NULL`) and only if it won insert `next`. Returns false when the token was already rotated.
    */
   rotateRefreshToken(input: { tokenHash: string; now: number; next: RefreshTokenRow }): Promise<boolean>;
+  /** Inserts a refresh token into a live grant (reuse within the reuse interval); false if revoked. */
+  addRefreshToken(next: RefreshTokenRow): Promise<boolean>;
+
+  /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
+  purgeExpired(input: { now: number; codeGrace: number; accessTokenTtl: number }): Promise<Record<string, number>>;
 
   // signing keys
   listSigningKeys(): Promise<SigningKeyRow[]>;

@@ -106,7 +106,14 @@ export interface SigningKeyRow {
   status: 'active' | 'retired';
 }
 
+/** An access token (JWT) revoked before its expiry, kept until it would have expired (RFC 7009). */
+export interface RevokedAccessTokenRow {
+  jti: string;
+  expires_at: number;
+}
+
 export interface Database {
+  revoked_access_tokens: RevokedAccessTokenRow;
   clients: ClientRow;
   users: UserRow;
   sessions: SessionRow;

@@ -6,6 +6,8 @@ main.card{background:#fff;border-radius:12px;box-shadow:0 2px 12px rgba(0,0,0,.0
 main.card.wide{max-width:52rem}
 h1{font-size:1.35rem;margin:0 0 1rem}
 h2{font-size:1.05rem;margin:1.5rem 0 .5rem}
+h3{font-size:1rem;margin:0}
+section.grant{border-top:1px solid #e6e9ef;padding:1rem 0}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}
 input[type=text],input[type=password]{width:100%;padding:.6rem .75rem;border:1px solid #c4c9d4;border-radius:8px;font:inherit}
 input:focus,button:focus{outline:3px solid #8fb3ff;outline-offset:1px}

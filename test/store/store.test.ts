@@ -69,7 +69,7 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
     before(async () => {
       if (!db) return;
       store = await openStore(db.url);
-      assert.deepEqual(await store.migrate(), ['001_initial']);
+      assert.deepEqual(await store.migrate(), ['001_initial', '002_revocation']);
     });
     after(async () => {
       await store?.close();

@@ -2,21 +2,29 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { completeConsent, continueAuthorization, scopesNeedingConsent } from '../../oauth/authorize.ts';
 import type { Interaction } from '../../oauth/interaction.ts';
-import { dummyPasswordHash, verifyPassword } from '../../tokens/passwords.ts';
+import { authenticateUser } from '../../oauth/login.ts';
 import { consentPage, errorPage, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
 import { sendOutcome } from './authorize.ts';
 
-const LOGIN_FAILED = 'Incorrect username or password.';
+export const LOGIN_FAILED = 'Incorrect username or password.';
 
-function formValue(request: FastifyRequest, name: string): string | undefined {
+export function formValue(request: FastifyRequest, name: string): string | undefined {
   return request.body instanceof URLSearchParams ? (request.body.get(name) ?? undefined) : undefined;
 }
 
-function queryValue(request: FastifyRequest, name: string): string | undefined {
+export function queryValue(request: FastifyRequest, name: string): string | undefined {
   const value = (request.query as Record<string, unknown>)[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+export function csrfFailedPage(reply: FastifyReply): FastifyReply {
+  return sendHtml(reply.code(403), errorPage({
+    title: 'The form could not be verified',
+    error: 'invalid_request',
+    description: 'The form was not submitted from this site or has expired. Go back and try again.',
+  }));
 }
 
 export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -27,14 +35,6 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
       title: 'This sign-in request has expired',
       error: 'invalid_request',
       description: 'Go back to the application and start again.',
-    }));
-  }
-
-  function forbidden(reply: FastifyReply): FastifyReply {
-    return sendHtml(reply.code(403), errorPage({
-      title: 'The form could not be verified',
-      error: 'invalid_request',
-      description: 'The form was not submitted from this site or has expired. Go back and try again.',
     }));
   }
 
@@ -62,14 +62,9 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const sealed = formValue(request, 'interaction');
     const opened = await openInteraction(sealed);
     if (!opened || !sealed) return expired(reply);
-    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return forbidden(reply);
-    const username = formValue(request, 'username') ?? '';
-    const password = formValue(request, 'password') ?? '';
-    const user = username ? await ctx.store.getUserByUsername(username) : undefined;
-    // Spend the same time whether or not the username exists.
-    const hash = user?.passwordHash ?? (await dummyPasswordHash());
-    const valid = (await verifyPassword(password, hash)) && user !== undefined && user.passwordHash !== null && !user.disabled;
-    if (!valid) {
+    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
+    const user = await authenticateUser(ctx.store, formValue(request, 'username') ?? '', formValue(request, 'password') ?? '');
+    if (!user) {
       request.log.info({ event: 'login_failed' }, 'login failed');
       return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}&error=login_failed`, 303);
     }
@@ -109,7 +104,7 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const sealed = formValue(request, 'interaction');
     const opened = await openInteraction(sealed);
     if (!opened || !sealed) return expired(reply);
-    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return forbidden(reply);
+    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     const now = ctx.now();
     const session = await ctx.browser.session(request, now);
     if (!session || session.authTime < opened.interaction.minAuthTime) {

@@ -51,7 +51,7 @@ export const authorizationCodeGrant: GrantHandler = {
         scope: row.scope,
         auth_time: row.auth_time,
         created_at: now,
-        expires_at: now + ctx.config.refreshTokenTtl,
+        expires_at: now + Math.min(ctx.config.refreshTokenTtl, ctx.config.refreshTokenAbsoluteTtl),
         consumed_at: null,
       },
     });

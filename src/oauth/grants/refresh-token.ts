@@ -17,13 +17,18 @@ export const refreshTokenGrant: GrantHandler = {
     const tokenHash = hashToken(presented);
     const row = await store.getRefreshToken(tokenHash);
     if (!row || row.client_id !== client.clientId) throw new InvalidGrant('the refresh token is invalid');
-    if (row.consumed_at !== null) {
+    const grant = await store.getGrant(row.grant_id);
+    if (!grant || grant.revoked_at !== null) throw new InvalidGrant('the refresh token has been revoked');
+    // A rotated token presented again is a replay — unless it comes within the reuse interval, which
+    // lets a client's concurrent refreshes all succeed.
+    const reuse = row.consumed_at !== null && ctx.config.refreshTokenReuseInterval > 0 && now - row.consumed_at <= ctx.config.refreshTokenReuseInterval;
+    if (row.consumed_at !== null && !reuse) {
       await store.revokeGrant(row.grant_id, now);
       throw new InvalidGrant('the refresh token has already been used');
     }
     if (row.expires_at <= now) throw new InvalidGrant('the refresh token has expired');
-    const grant = await store.getGrant(row.grant_id);
-    if (!grant || grant.revoked_at !== null) throw new InvalidGrant('the refresh token has been revoked');
+    const familyEnd = grant.created_at + ctx.config.refreshTokenAbsoluteTtl;
+    if (familyEnd <= now) throw new InvalidGrant('the refresh token has expired');
 
     const granted = row.scope.split(' ').filter((s) => s !== '');
     let scopes = granted;
@@ -39,11 +44,12 @@ export const refreshTokenGrant: GrantHandler = {
     if (!user || user.disabled) throw new InvalidGrant('the user is no longer active');
 
     const next = randomToken();
-    const won = await store.rotateRefreshToken({
-      tokenHash,
-      now,
-      next: { ...row, token_hash: hashToken(next), created_at: now, expires_at: now + ctx.config.refreshTokenTtl, consumed_at: null },
-    });
+    const nextRow = { ...row, token_hash: hashToken(next), created_at: now, expires_at: Math.min(now + ctx.config.refreshTokenTtl, familyEnd), consumed_at: null };
+    let won = reuse ? await store.addRefreshToken(nextRow) : await store.rotateRefreshToken({ tokenHash, now, next: nextRow });
+    if (!won && !reuse && ctx.config.refreshTokenReuseInterval > 0) {
+      // A concurrent refresh rotated it an instant ago: that is the case the reuse interval is for.
+      won = await store.addRefreshToken(nextRow);
+    }
     if (!won) {
       await store.revokeGrant(row.grant_id, now);
       throw new InvalidGrant('the refresh token has already been used');

@@ -5,7 +5,14 @@ import type { Params } from '../params.ts';
 
 export type TokenConfig = Pick<
   Config,
-  'issuer' | 'accessTokenTtl' | 'accessTokenAudience' | 'idTokenTtl' | 'refreshTokenTtl' | 'signingAlg'
+  | 'issuer'
+  | 'accessTokenTtl'
+  | 'accessTokenAudience'
+  | 'idTokenTtl'
+  | 'refreshTokenTtl'
+  | 'refreshTokenAbsoluteTtl'
+  | 'refreshTokenReuseInterval'
+  | 'signingAlg'
 >;
 
 export interface GrantContext {

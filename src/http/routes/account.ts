@@ -1,0 +1,64 @@
+// The user's account page: the applications they have granted access to, each with a button to
+// withdraw it (revoking every refresh token of those grants and their access tokens).
+import type { FastifyInstance } from 'fastify';
+import { authenticateUser } from '../../oauth/login.ts';
+import { accountPage, type AccountGrant, loginPage } from '../../ui/pages.ts';
+import type { RouteContext } from '../context.ts';
+import { sendHtml } from '../plugins/html.ts';
+import { csrfFailedPage, formValue, LOGIN_FAILED, queryValue } from './interaction.ts';
+
+export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  app.get('/account', { config: { html: true } }, async (request, reply) => {
+    const now = ctx.now();
+    const session = await ctx.browser.session(request, now);
+    const user = session ? await ctx.store.getUserById(session.userId) : undefined;
+    if (!session || !user || user.disabled) return reply.redirect('/account/login', 302);
+    const byClient = new Map<string, AccountGrant & { scopeSet: Set<string>; createdAt: number }>();
+    for (const grant of await ctx.store.listActiveGrants(user.id, now)) {
+      let entry = byClient.get(grant.client_id);
+      if (!entry) {
+        entry = { clientId: grant.client_id, clientName: grant.client_name, scopes: [], since: '', scopeSet: new Set(), createdAt: grant.created_at };
+        byClient.set(grant.client_id, entry);
+      }
+      for (const scope of grant.scope.split(' ')) entry.scopeSet.add(scope);
+      entry.createdAt = Math.min(entry.createdAt, grant.created_at);
+    }
+    const applications = [...byClient.values()].map((entry) => ({
+      clientId: entry.clientId,
+      clientName: entry.clientName,
+      since: new Date(entry.createdAt * 1000).toISOString().slice(0, 10),
+      scopes: [...entry.scopeSet].map((name) => ({ name, description: ctx.config.scopes.get(name) ?? name })),
+    }));
+    return sendHtml(reply, accountPage({ username: user.username, csrfToken: ctx.browser.csrfToken(request, reply), applications }));
+  });
+
+  app.post('/account/withdraw', { config: { html: true } }, async (request, reply) => {
+    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
+    const now = ctx.now();
+    const session = await ctx.browser.session(request, now);
+    if (!session) return reply.redirect('/account/login', 303);
+    const clientId = formValue(request, 'client_id');
+    if (clientId) {
+      const count = await ctx.store.withdrawClient(session.userId, clientId, now);
+      request.log.info({ event: 'grant_withdrawn', clientId, grants: count }, 'access withdrawn');
+    }
+    return reply.redirect('/account', 303);
+  });
+
+  app.get('/account/login', { config: { html: true } }, async (request, reply) =>
+    sendHtml(reply, loginPage({
+      interaction: '',
+      csrfToken: ctx.browser.csrfToken(request, reply),
+      clientName: 'your account',
+      action: '/account/login',
+      ...(queryValue(request, 'error') === 'login_failed' ? { error: LOGIN_FAILED } : {}),
+    })));
+
+  app.post('/account/login', { config: { html: true } }, async (request, reply) => {
+    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
+    const user = await authenticateUser(ctx.store, formValue(request, 'username') ?? '', formValue(request, 'password') ?? '');
+    if (!user) return reply.redirect('/account/login?error=login_failed', 303);
+    await ctx.browser.startSession(request, reply, user.id, ctx.now());
+    return reply.redirect('/account', 303);
+  });
+}

@@ -1,0 +1,56 @@
+// GET and POST /oauth2/logout (RP-Initiated Logout), the CSRF-protected confirmation, and the
+// signed-out page.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OAuthError } from '../../errors/index.ts';
+import { paramsFrom } from '../../oauth/params.ts';
+import { afterLogout, LogoutSealer, validateLogout } from '../../oidc/logout.ts';
+import { errorPage, logoutConfirmPage, signedOutPage } from '../../ui/pages.ts';
+import type { RouteContext } from '../context.ts';
+import { sendHtml } from '../plugins/html.ts';
+import { csrfFailedPage, formValue } from './interaction.ts';
+
+export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: string): void {
+  const sealer = new LogoutSealer(secret);
+
+  async function start(request: FastifyRequest, reply: FastifyReply, params: URLSearchParams): Promise<FastifyReply> {
+    const now = ctx.now();
+    let logout;
+    try {
+      logout = await validateLogout(ctx, paramsFrom(params), now);
+    } catch (err) {
+      if (!(err instanceof OAuthError)) throw err;
+      return sendHtml(reply.code(400), errorPage({ title: 'Invalid sign-out request', error: err.error, description: err.message }));
+    }
+    const session = await ctx.browser.session(request, now);
+    const user = session ? await ctx.store.getUserById(session.userId) : undefined;
+    if (!session || !user) {
+      // Nobody to sign out: go where the client asked (§3) or show the signed-out page.
+      return reply.header('cache-control', 'no-store').redirect(afterLogout(logout), 303);
+    }
+    return sendHtml(reply, logoutConfirmPage({
+      logout: sealer.seal(logout),
+      csrfToken: ctx.browser.csrfToken(request, reply),
+      clientName: logout.clientName,
+      username: user.username,
+    }));
+  }
+
+  app.get('/oauth2/logout', { config: { html: true } }, async (request, reply) => {
+    const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+    return start(request, reply, new URLSearchParams(query));
+  });
+  app.post('/oauth2/logout', { config: { html: true } }, async (request, reply) =>
+    start(request, reply, request.body instanceof URLSearchParams ? request.body : new URLSearchParams()));
+
+  app.post('/logout', { config: { html: true } }, async (request, reply) => {
+    const logout = sealer.open(formValue(request, 'logout') ?? '', ctx.now());
+    if (!logout) {
+      return sendHtml(reply.code(400), errorPage({ title: 'This sign-out request has expired', error: 'invalid_request', description: 'Go back and start again.' }));
+    }
+    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
+    await ctx.browser.endSession(request, reply);
+    return reply.header('cache-control', 'no-store').redirect(afterLogout(logout), 303);
+  });
+
+  app.get('/logout/done', { config: { html: true } }, async (_request, reply) => sendHtml(reply, signedOutPage()));
+}

@@ -1,0 +1,50 @@
+// Token introspection (RFC 7662). Any confidential client may introspect access tokens — resource
+// servers register as clients to do so — but a refresh token only by the client it was issued to.
+// Whatever is not active answers {"active": false} and nothing else (§2.2).
+import { InvalidClient, InvalidRequest } from '../errors/index.ts';
+import { authenticateClient } from './client-auth/index.ts';
+import { type Params, rejectDuplicates, single } from './params.ts';
+import { activeAccessToken, looksLikeJwt, refreshTokenState, type TokenStatusDeps } from './token-status.ts';
+
+export type IntrospectionResponse = { active: false } | ({ active: true } & Record<string, unknown>);
+
+export async function introspect(deps: TokenStatusDeps, authorization: string | undefined, body: Params, now: number): Promise<IntrospectionResponse> {
+  rejectDuplicates(body);
+  const client = await authenticateClient(deps.store, authorization, body);
+  if (client.tokenEndpointAuthMethod === 'none') throw new InvalidClient('introspection requires client authentication');
+  const token = single(body, 'token');
+  if (!token) throw new InvalidRequest('token is required');
+
+  if (looksLikeJwt(token)) {
+    try {
+      const { claims } = await activeAccessToken(deps, token, now);
+      return {
+        active: true,
+        scope: claims.scope,
+        client_id: claims.client_id,
+        sub: claims.sub,
+        exp: claims.exp,
+        iat: claims.iat,
+        iss: deps.config.issuer,
+        aud: deps.config.accessTokenAudience,
+        jti: claims.jti,
+        token_type: 'Bearer',
+      };
+    } catch {
+      return { active: false };
+    }
+  }
+  const state = await refreshTokenState(deps, token, now);
+  if (!state || !state.active || state.row.client_id !== client.clientId) return { active: false };
+  return {
+    active: true,
+    scope: state.row.scope,
+    client_id: state.row.client_id,
+    sub: state.row.user_id,
+    exp: state.row.expires_at,
+    iat: state.row.created_at,
+    iss: deps.config.issuer,
+    aud: state.row.client_id,
+    token_type: 'refresh_token',
+  };
+}

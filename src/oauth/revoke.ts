@@ -1,0 +1,30 @@
+// Token revocation (RFC 7009). The client authenticates as at the token endpoint. Revoking a refresh
+// token revokes its family and the access tokens of the same grant; revoking an access token makes it
+// inactive until it expires. Unknown, expired or already revoked tokens answer 200 (§2.2).
+import { InvalidRequest, UnauthorizedClient } from '../errors/index.ts';
+import { authenticateClient } from './client-auth/index.ts';
+import { type Params, rejectDuplicates, single } from './params.ts';
+import { activeAccessToken, looksLikeJwt, refreshTokenState, type TokenStatusDeps } from './token-status.ts';
+
+export async function revoke(deps: TokenStatusDeps, authorization: string | undefined, body: Params, now: number): Promise<void> {
+  rejectDuplicates(body);
+  const client = await authenticateClient(deps.store, authorization, body);
+  const token = single(body, 'token');
+  if (!token) throw new InvalidRequest('token is required');
+  // token_type_hint is a hint only (§2.1): the token's own shape tells access from refresh tokens.
+  if (looksLikeJwt(token)) {
+    let claims;
+    try {
+      ({ claims } = await activeAccessToken(deps, token, now));
+    } catch {
+      return;
+    }
+    if (claims.client_id !== client.clientId) throw new UnauthorizedClient('the token was issued to another client');
+    await deps.store.revokeAccessToken(claims.jti, claims.exp);
+    return;
+  }
+  const state = await refreshTokenState(deps, token, now);
+  if (!state) return;
+  if (state.row.client_id !== client.clientId) throw new UnauthorizedClient('the token was issued to another client');
+  await deps.store.revokeGrant(state.row.grant_id, now);
+}

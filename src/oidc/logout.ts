@@ -1,0 +1,86 @@
+// OpenID Connect RP-Initiated Logout 1.0 §2-3: validate the request, ask the user to confirm, end the
+// session, return to a registered post_logout_redirect_uri with `state` or show a signed-out page.
+import { compactVerify, decodeProtectedHeader } from 'jose';
+import type { Config } from '../config/index.ts';
+import { InvalidRequest } from '../errors/index.ts';
+import { redirectWith } from '../oauth/authorize.ts';
+import { type Params, rejectDuplicates, single } from '../oauth/params.ts';
+import type { Client, Store } from '../store/store.ts';
+import type { KeyStore } from '../tokens/keystore.ts';
+import { Sealer } from '../tokens/sealed.ts';
+
+export interface LogoutRequest {
+  clientId: string | null;
+  clientName: string | null;
+  postLogoutRedirectUri: string | null;
+  state: string | null;
+  exp: number;
+}
+
+export class LogoutSealer extends Sealer<LogoutRequest> {
+  constructor(secret: string) {
+    super(secret, 'tessera logout v1');
+  }
+}
+
+const LOGOUT_TTL = 10 * 60;
+
+/**
+ * The audience of an ID token we issued. Expiry is not checked: RP-Initiated Logout §2 lets an
+ * expired ID token serve as the hint.
+ */
+async function idTokenHintAudience(keys: KeyStore, issuer: string, idToken: string): Promise<string> {
+  try {
+    const { kid } = decodeProtectedHeader(idToken);
+    const key = kid ? keys.verificationKey(kid) : undefined;
+    if (!key) throw new Error('unknown key');
+    const { payload } = await compactVerify(idToken, key, { algorithms: ['RS256', 'ES256'] });
+    const claims = JSON.parse(new TextDecoder().decode(payload)) as { iss?: unknown; aud?: unknown };
+    if (claims.iss !== issuer) throw new Error('other issuer');
+    const aud = Array.isArray(claims.aud) && claims.aud.length === 1 ? claims.aud[0] : claims.aud;
+    if (typeof aud !== 'string') throw new Error('no single audience');
+    return aud;
+  } catch {
+    throw new InvalidRequest('id_token_hint is not an ID token issued by this server');
+  }
+}
+
+export async function validateLogout(
+  deps: { config: Pick<Config, 'issuer'>; store: Store; keys: KeyStore },
+  params: Params,
+  now: number,
+): Promise<LogoutRequest> {
+  rejectDuplicates(params);
+  const hint = single(params, 'id_token_hint');
+  let clientId = single(params, 'client_id') ?? null;
+  if (hint) {
+    const audience = await idTokenHintAudience(deps.keys, deps.config.issuer, hint);
+    if (clientId !== null && clientId !== audience) throw new InvalidRequest('client_id does not match the id_token_hint');
+    clientId = audience;
+  }
+  let client: Client | undefined;
+  if (clientId !== null) {
+    client = await deps.store.getClient(clientId);
+    if (!client) throw new InvalidRequest('the client is unknown');
+  }
+  const postLogoutRedirectUri = single(params, 'post_logout_redirect_uri') ?? null;
+  if (postLogoutRedirectUri !== null) {
+    if (!client) throw new InvalidRequest('post_logout_redirect_uri needs client_id or id_token_hint');
+    if (!client.postLogoutRedirectUris.includes(postLogoutRedirectUri)) {
+      throw new InvalidRequest('post_logout_redirect_uri is not registered for this client');
+    }
+  }
+  return {
+    clientId,
+    clientName: client?.name ?? null,
+    postLogoutRedirectUri,
+    state: single(params, 'state') ?? null,
+    exp: now + LOGOUT_TTL,
+  };
+}
+
+/** Where the user goes once signed out: the client's URI with `state`, or Tessera's page. */
+export function afterLogout(request: LogoutRequest): string {
+  if (request.postLogoutRedirectUri === null) return '/logout/done';
+  return redirectWith(request.postLogoutRedirectUri, { state: request.state });
+}
