@@ -4,6 +4,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config/index.ts';
 import { resolveSecret } from './config/secret.ts';
 import { demoAuthorizationUrls, readDemoCredentials, seedDemo } from './demo.ts';
+import { startHousekeeping } from './store/housekeeping.ts';
 import { openStore } from './store/index.ts';
 import { KeyStore } from './tokens/keystore.ts';
 
@@ -31,9 +32,11 @@ export async function start(env: Record<string, string | undefined> = process.en
     keys.reload().catch((err: unknown) => app.log.error({ err }, 'reloading signing keys failed'));
   }, 60_000);
   keyReload.unref();
+  const housekeeping = startHousekeeping(store, config, app.log);
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
     clearInterval(keyReload);
+    housekeeping.stop();
     await app.close();
     await store.close();
     process.exit(0);

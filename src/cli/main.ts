@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig } from '../config/index.ts';
 import { UsageError } from './operations.ts';
 import { clientsCommand } from './commands/clients.ts';
+import { grantsCommand } from './commands/grants.ts';
 import { keysCommand } from './commands/keys.ts';
 import { usersCommand } from './commands/users.ts';
 import { NotFound, withStore, type Io } from './commands/common.ts';
@@ -16,6 +17,8 @@ export const USAGE = `Usage: tessera <command> [options]
   clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--json]
   users create --username U --email E [--name N] [--given-name G] [--family-name F] [--password-stdin]
   users list [--json] | set-password USERNAME --password-stdin | disable USERNAME
+  grants list --user USERNAME [--json]
+  grants revoke GRANT_ID | revoke --user USERNAME --client CLIENT_ID
   keys list [--json] | rotate [--alg RS256|ES256]
   migrate        apply pending database migrations
   serve          start the server (same as npm start)
@@ -36,6 +39,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return await withStore(config, (store) => clientsCommand(store, config, rest, io));
       case 'users':
         return await withStore(config, (store) => usersCommand(store, config, rest, io));
+      case 'grants':
+        return await withStore(config, (store) => grantsCommand(store, config, rest, io));
       case 'keys':
         return await withStore(config, (store) => keysCommand(store, config, rest, io));
       case 'migrate': {

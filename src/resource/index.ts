@@ -46,6 +46,8 @@ export interface VerifierOptions {
   introspection?: { clientId: string; clientSecret: string; endpoint?: string };
   /** Allowed clock skew, seconds. */
   clockTolerance?: number;
+  /** Least time between two JWKS fetches, ms (a token with an unknown kid triggers one); default 30 s. */
+  jwksCooldown?: number;
 }
 
 export type Verifier = (authorization: string | undefined, required?: { scopes?: string[] }) => Promise<AccessToken>;
@@ -60,7 +62,9 @@ function bearer(authorization: string | undefined): string {
 export function createVerifier(options: VerifierOptions): Verifier {
   const issuer = options.issuer.replace(/\/+$/, '');
   // jose caches the key set and refetches it when a token names an unknown kid (with a cooldown).
-  const jwks = createRemoteJWKSet(new URL(options.jwksUri ?? `${issuer}/oauth2/jwks`));
+  const jwks = createRemoteJWKSet(new URL(options.jwksUri ?? `${issuer}/oauth2/jwks`), {
+    cooldownDuration: options.jwksCooldown ?? 30_000,
+  });
   return async (authorization, required = {}) => {
     const token = bearer(authorization);
     let payload: JWTPayload;

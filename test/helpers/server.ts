@@ -20,6 +20,7 @@ export interface TestClient {
   id: string;
   secret: string | null;
   redirectUri: string;
+  postLogoutRedirectUri: string;
 }
 
 export interface TestServer {
@@ -82,13 +83,14 @@ export async function startServer(opts: { databaseUrl?: string; env?: Record<str
     const { client, clientSecret } = await createClient(store, config, {
       name: `Test ${name}`,
       redirectUris: [redirectUri],
+      postLogoutRedirectUris: [`${redirectUri}/logged-out`],
       scopes: options.scopes ?? ALL_SCOPES,
       public: options.public ?? false,
       ...(options.firstParty ? { firstParty: true } : {}),
       ...(options.alg ? { alg: options.alg } : {}),
       ...(options.authMethod ? { authMethod: options.authMethod } : {}),
     });
-    return { id: client.clientId, secret: clientSecret, redirectUri };
+    return { id: client.clientId, secret: clientSecret, redirectUri, postLogoutRedirectUri: `${redirectUri}/logged-out` };
   };
   const clients = {
     confidential: await make('confidential'),

@@ -1,0 +1,48 @@
+import type { Config } from '../../config/index.ts';
+import type { Store } from '../../store/store.ts';
+import { UsageError } from '../operations.ts';
+import { formatTime, type Io, NotFound, parse, requireOption } from './common.ts';
+
+export async function grantsCommand(store: Store, _config: Config, args: string[], io: Io): Promise<number> {
+  const [sub, ...rest] = args;
+  const now = Math.floor(Date.now() / 1000);
+  switch (sub) {
+    case 'list': {
+      const { values } = parse(rest, { user: { type: 'string' }, json: { type: 'boolean' } });
+      const username = requireOption(values.user, '--user');
+      const user = await store.getUserByUsername(username);
+      if (!user) throw new NotFound(`no user ${username}`);
+      const grants = await store.listActiveGrants(user.id, now);
+      if (values.json) {
+        io.out(JSON.stringify(grants.map((g) => ({ grant_id: g.id, client_id: g.client_id, client_name: g.client_name, scope: g.scope, created_at: formatTime(g.created_at) })), null, 2));
+      } else if (grants.length === 0) {
+        io.out(`${username} has granted no application access`);
+      } else {
+        for (const g of grants) io.out(`${g.id}  ${g.client_id}  ${g.client_name.padEnd(24)}  ${g.scope}  ${formatTime(g.created_at)}`);
+      }
+      return 0;
+    }
+    case 'revoke': {
+      const { values, positionals } = parse(rest, { user: { type: 'string' }, client: { type: 'string' } }, 1);
+      const grantId = positionals[0];
+      if (grantId) {
+        if (values.user || values.client) throw new UsageError('give either a GRANT_ID or --user with --client');
+        const grant = await store.getGrant(grantId);
+        if (!grant) throw new NotFound(`no grant ${grantId}`);
+        await store.revokeGrant(grantId, now);
+        io.out(`revoked grant ${grantId}: its refresh tokens no longer work and its access tokens are inactive`);
+        return 0;
+      }
+      const username = requireOption(values.user, '--user (or a GRANT_ID)');
+      const clientId = requireOption(values.client, '--client');
+      const user = await store.getUserByUsername(username);
+      if (!user) throw new NotFound(`no user ${username}`);
+      if (!(await store.getClient(clientId))) throw new NotFound(`no client ${clientId}`);
+      const count = await store.withdrawClient(user.id, clientId, now);
+      io.out(`revoked ${count} grant(s) of ${username} for client ${clientId}, and forgot the consent`);
+      return 0;
+    }
+    default:
+      throw new UsageError(sub ? `unknown grants command "${sub}"` : 'grants needs a command: list, revoke');
+  }
+}
