@@ -76,6 +76,39 @@ describe('tessera CLI', () => {
     assert.equal(duplicate.code, 2);
   });
 
+  it('grants: list for a user, revoke by user and client, revoke by id', async () => {
+    const { openStore } = await import('../../src/store/index.ts');
+    const created = JSON.parse((await tessera(['clients', 'create', '--name', 'Granted app', '--redirect-uri', 'https://g.example/cb', '--scope', 'openid apps', '--json'])).stdout);
+    assert.equal((await tessera(['users', 'create', '--username', 'gina', '--email', 'gina@example.com'])).code, 0);
+    const store = await openStore(`sqlite:${join(dir, 't.db')}`);
+    const user = (await store.getUserByUsername('gina'))!;
+    const now = Math.floor(Date.now() / 1000);
+    for (const id of ['grant-1', 'grant-2']) {
+      await store.createAuthorizationCode({ code_hash: `code-${id}`, client_id: created.client_id, user_id: user.id, redirect_uri: 'https://g.example/cb', scope: 'openid apps', code_challenge: null, code_challenge_method: null, nonce: null, auth_time: now, grant_id: null, created_at: now, expires_at: now + 60, consumed_at: null });
+      await store.redeemAuthorizationCode({
+        codeHash: `code-${id}`, now,
+        grant: { id, user_id: user.id, client_id: created.client_id, scope: 'openid apps', auth_time: now, created_at: now, revoked_at: null },
+        refreshToken: { token_hash: `rt-${id}`, grant_id: id, client_id: created.client_id, user_id: user.id, scope: 'openid apps', auth_time: now, created_at: now, expires_at: now + 3600, consumed_at: null },
+      });
+    }
+    const listed = JSON.parse((await tessera(['grants', 'list', '--user', 'gina', '--json'])).stdout) as Array<{ grant_id: string; client_name: string }>;
+    assert.deepEqual(listed.map((g) => g.grant_id).sort(), ['grant-1', 'grant-2']);
+    assert.equal(listed[0]!.client_name, 'Granted app');
+
+    const byId = await tessera(['grants', 'revoke', 'grant-1']);
+    assert.equal(byId.code, 0, byId.stderr);
+    assert.notEqual((await store.getGrant('grant-1'))!.revoked_at, null);
+    const byClient = await tessera(['grants', 'revoke', '--user', 'gina', '--client', created.client_id]);
+    assert.match(byClient.stdout, /revoked 1 grant/);
+    assert.notEqual((await store.getGrant('grant-2'))!.revoked_at, null);
+    assert.match((await tessera(['grants', 'list', '--user', 'gina'])).stdout, /no application/);
+    await store.close();
+
+    assert.equal((await tessera(['grants', 'revoke', 'no-such-grant'])).code, 1);
+    assert.equal((await tessera(['grants', 'list'])).code, 2);
+    assert.equal((await tessera(['grants', 'list', '--user', 'nobody'])).code, 1);
+  });
+
   it('keys: rotate and list', async () => {
     const rotated = await tessera(['keys', 'rotate', '--alg', 'ES256']);
     assert.equal(rotated.code, 0, rotated.stderr);
