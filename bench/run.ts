@@ -1,0 +1,199 @@
+// npm run bench: Tessera against node-oidc-provider on loopback, identical workloads, one after the
+// other in one run. Options (environment):
+//   BENCH_SECONDS (10)  BENCH_WARMUP (3)  BENCH_USERS (16)  BENCH_ALGS (ES256,RS256)
+//   BENCH_SERVERS (tessera,peer,tessera-pg)  BENCH_WORKLOADS (returning,refresh,userinfo,first-time)
+//   BENCH_SEED_USERS / BENCH_SEED_REFRESH_TOKENS (0): pre-fill Tessera's database for the scale test
+//   BENCH_JSON: write the results to this file as well
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../test/helpers/server.ts';
+import { withPostgresDatabase } from '../test/store/databases.ts';
+import { drive, Http, type Measurement, type Target, VirtualUser } from './load.ts';
+import { seedTessera } from './seed.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const USERS = Number(process.env.BENCH_USERS ?? 16);
+const ALGS = (process.env.BENCH_ALGS ?? 'ES256,RS256').split(',') as Array<'RS256' | 'ES256'>;
+const SERVERS = (process.env.BENCH_SERVERS ?? 'tessera,peer,tessera-pg').split(',');
+const WORKLOADS = (process.env.BENCH_WORKLOADS ?? 'returning,refresh,userinfo,first-time').split(',');
+const API_SCOPE = 'openid profile email apps webhooks';
+
+interface Running {
+  target: Target;
+  child: ChildProcess;
+  stop(): Promise<void>;
+  users: Array<{ username: string; password: string }>;
+}
+
+/** Peak resident set size of a process while `work` runs, sampled from /proc. */
+async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakRssMiB: number }> {
+  let peak = 0;
+  const sample = () => {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      peak = Math.max(peak, kib);
+    } catch {
+      /* the process ended */
+    }
+  };
+  sample();
+  const timer = setInterval(sample, 200);
+  try {
+    const result = await work();
+    sample();
+    return { result, peakRssMiB: Math.round(peak / 1024) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function waitForLine(child: ChildProcess, pattern: RegExp, what: string): Promise<void> {
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      if (pattern.test(output)) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+    child.once('exit', (code) => reject(new Error(`${what} exited (${code}):\n${output}`)));
+  });
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await Promise.race([new Promise((resolve) => child.once('exit', resolve)), sleep(5000).then(() => child.kill('SIGKILL'))]);
+  };
+}
+
+async function startTessera(alg: 'RS256' | 'ES256', databaseUrl: string, dir: string): Promise<Running> {
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const secret = randomBytes(32).toString('base64url');
+  const redirectUri = 'http://127.0.0.1:9/callback';
+  const seeded = await seedTessera({ databaseUrl, issuer, secret, redirectUri, users: USERS, extraUsers: Number(process.env.BENCH_SEED_USERS ?? 0), extraRefreshTokens: Number(process.env.BENCH_SEED_REFRESH_TOKENS ?? 0) });
+  // BENCH_PROFILE=dir writes a CPU profile of the Tessera process there (node --cpu-prof).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
+  const child = spawn(process.execPath, [...profile, 'src/main.ts'], {
+    env: {
+      PATH: process.env.PATH, NODE_ENV: 'development', TESSERA_DEMO: 'false', LOG_LEVEL: 'warn',
+      TESSERA_ISSUER: issuer, DATABASE_URL: databaseUrl, TESSERA_SECRET: secret, TESSERA_DATA_DIR: dir, TESSERA_SIGNING_ALG: alg,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await waitForLine(child, /Tessera is listening/, 'Tessera');
+  return { target: { name: 'tessera', origin: issuer, clientId: seeded.clientId, clientSecret: seeded.clientSecret, redirectUri }, child, stop: stopper(child), users: seeded.users };
+}
+
+async function startPeer(alg: 'RS256' | 'ES256'): Promise<Running> {
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const target = { name: 'peer', origin: issuer, clientId: 'bench-client', clientSecret: randomBytes(32).toString('base64url'), redirectUri: 'http://127.0.0.1:9/callback' };
+  const child = spawn(process.execPath, ['bench/peer.ts'], {
+    env: { PATH: process.env.PATH, NODE_ENV: 'production', PEER_ISSUER: issuer, PEER_PORT: String(port), PEER_ALG: alg, PEER_CLIENT_ID: target.clientId, PEER_CLIENT_SECRET: target.clientSecret, PEER_REDIRECT_URI: target.redirectUri },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await waitForLine(child, /ready/, 'node-oidc-provider');
+  const users = Array.from({ length: USERS }, (_, i) => ({ username: `user-${i}`, password: 'any password' }));
+  return { target, child, stop: stopper(child), users };
+}
+
+interface Row extends Measurement {
+  server: string;
+  alg: string;
+  workload: string;
+  peakRssMiB: number;
+}
+
+const ITERATIONS: Record<string, (user: VirtualUser) => Promise<void>> = {
+  returning: async (user) => {
+    const { code, verifier } = await user.authorize(API_SCOPE);
+    await user.exchange(code, verifier);
+  },
+  refresh: (user) => user.refresh(),
+  userinfo: (user) => user.userinfo(),
+  'first-time': async (user) => {
+    user.cookies.clear();
+    const { code, verifier } = await user.authorize(API_SCOPE, 'login consent');
+    await user.exchange(code, verifier);
+  },
+};
+
+async function measure(running: Running, alg: string, label: string): Promise<Row[]> {
+  const http = new Http(running.target.origin, USERS);
+  const users = running.users.map((credentials) => new VirtualUser(http, running.target, credentials));
+  // Every user signs in and consents once: the session and consent the returning-user flow reuses.
+  await Promise.all(users.map(async (user) => {
+    const { code, verifier } = await user.authorize(API_SCOPE);
+    await user.exchange(code, verifier);
+  }));
+  const rows: Row[] = [];
+  for (const workload of WORKLOADS) {
+    const iteration = ITERATIONS[workload]!;
+    if (workload === 'userinfo') {
+      // The peer's userinfo takes only its own (non-JWT) tokens: ask for OIDC scopes only.
+      await Promise.all(users.map(async (user) => {
+        const { code, verifier } = await user.authorize('openid profile email');
+        await user.exchange(code, verifier);
+      }));
+    }
+    await drive(users, WARMUP, iteration);
+    const { result, peakRssMiB } = await withPeakRss(running.child.pid!, () => drive(users, SECONDS, iteration));
+    rows.push({ server: label, alg, workload, peakRssMiB, ...result });
+    console.log(`${label.padEnd(11)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  peak RSS ${peakRssMiB} MiB${result.firstError ? `  (${result.firstError})` : ''}`);
+  }
+  await http.close();
+  return rows;
+}
+
+const rows: Row[] = [];
+const dir = await mkdtemp(join(tmpdir(), 'tessera-bench-'));
+try {
+  for (const alg of ALGS) {
+    for (const server of SERVERS) {
+      let running: Running;
+      let drop: (() => Promise<void>) | undefined;
+      if (server === 'peer') running = await startPeer(alg);
+      else if (server === 'tessera') running = await startTessera(alg, `sqlite:${join(dir, `tessera-${alg}-${Date.now()}.db`)}`, dir);
+      else {
+        const database = await withPostgresDatabase();
+        if (!database) {
+          console.log('tessera-pg skipped: PostgreSQL unreachable');
+          continue;
+        }
+        drop = database.drop;
+        running = await startTessera(alg, database.url, dir);
+      }
+      try {
+        rows.push(...(await measure(running, alg, server)));
+      } finally {
+        await running.stop();
+        await drop?.();
+      }
+    }
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
+
+console.log('\nTessera / node-oidc-provider');
+for (const alg of ALGS) {
+  for (const workload of WORKLOADS) {
+    const peer = rows.find((r) => r.server === 'peer' && r.alg === alg && r.workload === workload);
+    for (const server of ['tessera', 'tessera-pg']) {
+      const ours = rows.find((r) => r.server === server && r.alg === alg && r.workload === workload);
+      if (!peer || !ours) continue;
+      console.log(`${server.padEnd(11)} ${alg}  ${workload.padEnd(10)}  throughput ×${(ours.perSecond / peer.perSecond).toFixed(2)}  p99 ×${(ours.p99 / peer.p99).toFixed(2)}`);
+    }
+  }
+}
+if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(rows, null, 2)}\n`);

@@ -1,0 +1,78 @@
+// Prepares Tessera's database for a benchmark: the client, the virtual users, and optionally a large
+// population (users and live refresh tokens) for the scale test.
+import { sql } from 'kysely';
+import { createClient, createUser } from '../src/cli/operations.ts';
+import { loadConfig } from '../src/config/index.ts';
+import type { KyselyStore } from '../src/store/kysely-store.ts';
+import type { GrantRow, RefreshTokenRow } from '../src/store/types.ts';
+import { openStore } from '../src/store/index.ts';
+import { KeyStore } from '../src/tokens/keystore.ts';
+import { hashToken, newId } from '../src/tokens/opaque.ts';
+import { hashPassword } from '../src/tokens/passwords.ts';
+
+export async function seedTessera(input: {
+  databaseUrl: string;
+  issuer: string;
+  secret: string;
+  redirectUri: string;
+  users: number;
+  extraUsers: number;
+  extraRefreshTokens: number;
+}): Promise<{ clientId: string; clientSecret: string; users: Array<{ username: string; password: string }> }> {
+  const config = loadConfig({ TESSERA_ISSUER: input.issuer, DATABASE_URL: input.databaseUrl, TESSERA_SECRET: input.secret });
+  const store = await openStore(input.databaseUrl);
+  try {
+    await store.migrate();
+    await KeyStore.open(store, input.secret);
+    const { client, clientSecret } = await createClient(store, config, {
+      name: 'Benchmark client',
+      redirectUris: [input.redirectUri],
+      scopes: ['openid', 'profile', 'email', 'apps', 'webhooks'],
+      public: false,
+    });
+    const password = 'benchmark password';
+    const passwordHash = await hashPassword(password);
+    const users = [];
+    for (let i = 0; i < input.users; i++) {
+      await createUser(store, config, { username: `user-${i}`, email: `user-${i}@example.com`, name: `User ${i}`, passwordHash });
+      users.push({ username: `user-${i}`, password });
+    }
+    await fill(store as KyselyStore, client.clientId, passwordHash, input.extraUsers, input.extraRefreshTokens);
+    return { clientId: client.clientId, clientSecret: clientSecret!, users };
+  } finally {
+    await store.close();
+  }
+}
+
+/** Bulk rows in batches: users, and one grant per refresh token spread over them. */
+async function fill(store: KyselyStore, clientId: string, passwordHash: string, userCount: number, tokenCount: number): Promise<void> {
+  if (userCount === 0 && tokenCount === 0) return;
+  const db = store.db;
+  const now = Math.floor(Date.now() / 1000);
+  const userIds: string[] = [];
+  const BATCH = 500;
+  for (let start = 0; start < userCount; start += BATCH) {
+    const rows = [];
+    for (let i = start; i < Math.min(userCount, start + BATCH); i++) {
+      const id = newId();
+      userIds.push(id);
+      rows.push({ id, username: `seed-${i}`, email: `seed-${i}@example.com`, email_verified: 1, name: `Seed ${i}`, given_name: null, family_name: null, password_hash: passwordHash, disabled: 0, created_at: now, updated_at: now });
+    }
+    await db.insertInto('users').values(rows).execute();
+  }
+  for (let start = 0; start < tokenCount; start += BATCH) {
+    const grants: GrantRow[] = [];
+    const tokens: RefreshTokenRow[] = [];
+    for (let i = start; i < Math.min(tokenCount, start + BATCH); i++) {
+      const grantId = newId();
+      const userId = userIds[i % Math.max(1, userIds.length)] ?? 'nobody';
+      grants.push({ id: grantId, user_id: userId, client_id: clientId, scope: 'openid apps', auth_time: now, created_at: now, revoked_at: null });
+      tokens.push({ token_hash: hashToken(newId()), grant_id: grantId, client_id: clientId, user_id: userId, scope: 'openid apps', auth_time: now, created_at: now, expires_at: now + 2_592_000, consumed_at: null });
+    }
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('grants').values(grants).execute();
+      await trx.insertInto('refresh_tokens').values(tokens).execute();
+    });
+  }
+  if (store.dialect === 'postgres') await sql`analyze`.execute(db);
+}
