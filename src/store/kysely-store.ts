@@ -1,7 +1,8 @@
 // The one Store implementation, over Kysely, for SQLite and PostgreSQL alike.
-import { Kysely, Migrator, sql, type Transaction } from 'kysely';
+import { type Kysely, Migrator, sql } from 'kysely';
 import type { Client, Store, User } from './store.ts';
 import type { ClientRow, Database, RefreshTokenRow, UserRow } from './types.ts';
+import { GroupCommit } from './group-commit.ts';
 import { migrations } from './migrations/index.ts';
 
 function toClient(row: ClientRow): Client {
@@ -70,7 +71,7 @@ function fromUser(user: User): UserRow {
 
 /** The conditional write both single-use credentials rely on: exactly one caller sees true. */
 async function consumeOnce(
-  trx: Transaction<Database>,
+  trx: Kysely<Database>,
   table: 'authorization_codes' | 'refresh_tokens',
   key: 'code_hash' | 'token_hash',
   value: string,
@@ -90,9 +91,21 @@ export class KyselyStore implements Store {
   readonly dialect: 'sqlite' | 'postgres';
   readonly db: Kysely<Database>;
 
+  readonly #group: GroupCommit | undefined;
+
   constructor(db: Kysely<Database>, dialect: 'sqlite' | 'postgres') {
     this.db = db;
     this.dialect = dialect;
+    this.#group = dialect === 'sqlite' ? new GroupCommit(db) : undefined;
+  }
+
+  /**
+   * Every write goes through here: on SQLite into the next group commit; on PostgreSQL in a
+   * transaction of its own when it has several statements, else as the single statement it is.
+   */
+  #write<T>(op: (db: Kysely<Database>) => Promise<T>, statements: 'one' | 'several' = 'one'): Promise<T> {
+    if (this.#group) return this.#group.run(op);
+    return statements === 'several' ? this.db.transaction().execute(op) : op(this.db);
   }
 
   async migrate(): Promise<string[]> {
@@ -111,7 +124,7 @@ export class KyselyStore implements Store {
 
   // clients
   async createClient(client: Client): Promise<void> {
-    await this.db.insertInto('clients').values(fromClient(client)).execute();
+    await this.#write((db) => db.insertInto('clients').values(fromClient(client)).execute());
   }
   async getClient(clientId: string): Promise<Client | undefined> {
     const row = await this.db.selectFrom('clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
@@ -122,17 +135,17 @@ export class KyselyStore implements Store {
     return rows.map(toClient);
   }
   async deleteClient(clientId: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('clients').where('client_id', '=', clientId).executeTakeFirst();
+    const result = await this.#write((db) => db.deleteFrom('clients').where('client_id', '=', clientId).executeTakeFirst());
     return result.numDeletedRows === 1n;
   }
   async setClientSecretHash(clientId: string, secretHash: string): Promise<boolean> {
-    const result = await this.db.updateTable('clients').set({ secret_hash: secretHash }).where('client_id', '=', clientId).executeTakeFirst();
+    const result = await this.#write((db) => db.updateTable('clients').set({ secret_hash: secretHash }).where('client_id', '=', clientId).executeTakeFirst());
     return result.numUpdatedRows === 1n;
   }
 
   // users
   async createUser(user: User): Promise<void> {
-    await this.db.insertInto('users').values(fromUser(user)).execute();
+    await this.#write((db) => db.insertInto('users').values(fromUser(user)).execute());
   }
   async getUserById(id: string): Promise<User | undefined> {
     const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
@@ -147,11 +160,11 @@ export class KyselyStore implements Store {
     return rows.map(toUser);
   }
   async setUserPassword(id: string, passwordHash: string, now: number): Promise<boolean> {
-    const result = await this.db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).executeTakeFirst();
+    const result = await this.#write((db) => db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).executeTakeFirst());
     return result.numUpdatedRows === 1n;
   }
   async setUserDisabled(id: string, disabled: boolean, now: number): Promise<boolean> {
-    const result = await this.db.updateTable('users').set({ disabled: disabled ? 1 : 0, updated_at: now }).where('id', '=', id).executeTakeFirst();
+    const result = await this.#write((db) => db.updateTable('users').set({ disabled: disabled ? 1 : 0, updated_at: now }).where('id', '=', id).executeTakeFirst());
     return result.numUpdatedRows === 1n;
   }
   async countUsers(): Promise<number> {
@@ -161,13 +174,13 @@ export class KyselyStore implements Store {
 
   // sessions
   async createSession(session: Parameters<Store['createSession']>[0]): Promise<void> {
-    await this.db.insertInto('sessions').values(session).execute();
+    await this.#write((db) => db.insertInto('sessions').values(session).execute());
   }
   async getSession(id: string, now: number) {
     return this.db.selectFrom('sessions').selectAll().where('id', '=', id).where('expires_at', '>', now).executeTakeFirst();
   }
   async deleteSession(id: string): Promise<void> {
-    await this.db.deleteFrom('sessions').where('id', '=', id).execute();
+    await this.#write((db) => db.deleteFrom('sessions').where('id', '=', id).execute());
   }
 
   // consent
@@ -177,28 +190,28 @@ export class KyselyStore implements Store {
   }
   async saveConsent(userId: string, clientId: string, scopes: string[], now: number): Promise<void> {
     const scope = scopes.join(' ');
-    await this.db
+    await this.#write((db) => db
       .insertInto('consents')
       .values({ user_id: userId, client_id: clientId, scope, updated_at: now })
       .onConflict((oc) => oc.columns(['user_id', 'client_id']).doUpdateSet({ scope, updated_at: now }))
-      .execute();
+      .execute());
   }
 
   // authorization codes
   async createAuthorizationCode(code: Parameters<Store['createAuthorizationCode']>[0]): Promise<void> {
-    await this.db.insertInto('authorization_codes').values(code).execute();
+    await this.#write((db) => db.insertInto('authorization_codes').values(code).execute());
   }
   async getAuthorizationCode(codeHash: string) {
     return this.db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
   }
   async redeemAuthorizationCode(input: Parameters<Store['redeemAuthorizationCode']>[0]): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.#write(async (trx) => {
       const won = await consumeOnce(trx, 'authorization_codes', 'code_hash', input.codeHash, input.now, { grant_id: input.grant.id });
       if (!won) return false;
       await trx.insertInto('grants').values(input.grant).execute();
       if (input.refreshToken) await trx.insertInto('refresh_tokens').values(input.refreshToken).execute();
       return true;
-    });
+    }, 'several');
   }
 
   // grants
@@ -206,10 +219,10 @@ export class KyselyStore implements Store {
     return this.db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst();
   }
   async revokeGrant(id: string, now: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.#write(async (trx) => {
       await trx.updateTable('grants').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
       await trx.updateTable('refresh_tokens').set({ consumed_at: now }).where('grant_id', '=', id).where('consumed_at', 'is', null).execute();
-    });
+    }, 'several');
   }
 
   async listActiveGrants(userId: string, now: number) {
@@ -233,7 +246,7 @@ export class KyselyStore implements Store {
       .execute();
   }
   async withdrawClient(userId: string, clientId: string, now: number): Promise<number> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.#write(async (trx) => {
       const grants = await trx.selectFrom('grants').select('id').where('user_id', '=', userId).where('client_id', '=', clientId).where('revoked_at', 'is', null).execute();
       const ids = grants.map((g) => g.id);
       if (ids.length > 0) {
@@ -242,12 +255,12 @@ export class KyselyStore implements Store {
       }
       await trx.deleteFrom('consents').where('user_id', '=', userId).where('client_id', '=', clientId).execute();
       return ids.length;
-    });
+    }, 'several');
   }
 
   // revoked access tokens
   async revokeAccessToken(jti: string, expiresAt: number): Promise<void> {
-    await this.db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt }).onConflict((oc) => oc.column('jti').doNothing()).execute();
+    await this.#write((db) => db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt }).onConflict((oc) => oc.column('jti').doNothing()).execute());
   }
   async isAccessTokenRevoked(jti: string): Promise<boolean> {
     return (await this.db.selectFrom('revoked_access_tokens').select('jti').where('jti', '=', jti).executeTakeFirst()) !== undefined;
@@ -258,33 +271,33 @@ export class KyselyStore implements Store {
     return this.db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
   }
   async rotateRefreshToken(input: { tokenHash: string; now: number; next: RefreshTokenRow }): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.#write(async (trx) => {
       if (!(await consumeOnce(trx, 'refresh_tokens', 'token_hash', input.tokenHash, input.now))) return false;
       await trx.insertInto('refresh_tokens').values(input.next).execute();
       return true;
-    });
+    }, 'several');
   }
 
   async addRefreshToken(next: RefreshTokenRow): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.#write(async (trx) => {
       const grant = await trx.selectFrom('grants').select('revoked_at').where('id', '=', next.grant_id).executeTakeFirst();
       if (!grant || grant.revoked_at !== null) return false;
       await trx.insertInto('refresh_tokens').values(next).execute();
       return true;
-    });
+    }, 'several');
   }
 
   async purgeExpired(input: { now: number; codeGrace: number; accessTokenTtl: number }): Promise<Record<string, number>> {
     const { now } = input;
     const count = (result: { numDeletedRows: bigint }) => Number(result.numDeletedRows);
-    const codes = await this.db.deleteFrom('authorization_codes').where('expires_at', '<', now - input.codeGrace).executeTakeFirst();
-    const sessions = await this.db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
-    const refreshTokens = await this.db.deleteFrom('refresh_tokens').where('expires_at', '<=', now).executeTakeFirst();
-    const revoked = await this.db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now).executeTakeFirst();
+    const codes = await this.#write((db) => db.deleteFrom('authorization_codes').where('expires_at', '<', now - input.codeGrace).executeTakeFirst());
+    const sessions = await this.#write((db) => db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst());
+    const refreshTokens = await this.#write((db) => db.deleteFrom('refresh_tokens').where('expires_at', '<=', now).executeTakeFirst());
+    const revoked = await this.#write((db) => db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now).executeTakeFirst());
     // A grant goes once no access token of it can still be alive: revoked, or without refresh tokens,
     // for longer than an access token lives.
     const horizon = now - input.accessTokenTtl;
-    const grants = await this.db
+    const grants = await this.#write((db) => db
       .deleteFrom('grants')
       .where((eb) =>
         eb.or([
@@ -295,7 +308,7 @@ export class KyselyStore implements Store {
           ]),
         ]),
       )
-      .executeTakeFirst();
+      .executeTakeFirst());
     return {
       authorization_codes: count(codes),
       sessions: count(sessions),
@@ -310,10 +323,10 @@ export class KyselyStore implements Store {
     return this.db.selectFrom('signing_keys').selectAll().orderBy('created_at').orderBy('kid').execute();
   }
   async insertSigningKey(key: Parameters<Store['insertSigningKey']>[0]): Promise<void> {
-    await this.db.insertInto('signing_keys').values(key).execute();
+    await this.#write((db) => db.insertInto('signing_keys').values(key).execute());
   }
   async retireSigningKeys(alg: string, exceptKid: string): Promise<void> {
-    await this.db.updateTable('signing_keys').set({ status: 'retired' }).where('alg', '=', alg).where('kid', '!=', exceptKid).where('status', '=', 'active').execute();
+    await this.#write((db) => db.updateTable('signing_keys').set({ status: 'retired' }).where('alg', '=', alg).where('kid', '!=', exceptKid).where('status', '=', 'active').execute());
   }
 
   async ping(): Promise<void> {

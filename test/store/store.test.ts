@@ -112,6 +112,19 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.ok((await store.listUsers()).some((x) => x.id === u.id));
     });
 
+    it('a failing write leaves the writes committed beside it intact', { skip }, async () => {
+      const existing = user();
+      await store.createUser(existing);
+      const fresh = [user(), user()];
+      const results = await Promise.allSettled([
+        store.createUser(fresh[0]!),
+        store.createUser(user({ username: existing.username })),
+        store.createUser(fresh[1]!),
+      ]);
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+      for (const u of fresh) assert.equal((await store.getUserById(u.id))?.id, u.id);
+    });
+
     it('sessions: expired sessions are not returned; delete', { skip }, async () => {
       const id = newId();
       await store.createSession({ id, user_id: 'u', auth_time: NOW, created_at: NOW, expires_at: NOW + 10 });
