@@ -1,8 +1,8 @@
 // JWT access tokens (RFC 9068) and ID tokens (OIDC Core §2), signed with the key store's keys.
-import { createHash } from 'node:crypto';
-import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
+import { createHash, sign } from 'node:crypto';
+import { decodeProtectedHeader, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import { InvalidToken } from '../errors/index.ts';
-import type { KeyStore, SigningAlg } from './keystore.ts';
+import type { KeyStore, SigningAlg, SigningKey } from './keystore.ts';
 import { newId } from './opaque.ts';
 
 export interface AccessTokenInput {
@@ -18,23 +18,33 @@ export interface AccessTokenInput {
   alg: SigningAlg;
 }
 
+/**
+ * A compact JWS (RFC 7515 §7.1) signed with node:crypto: RS256 is RSASSA-PKCS1-v1_5 with SHA-256,
+ * ES256 is ECDSA P-256 with SHA-256 and the signature as R || S (RFC 7518 §3.4).
+ */
+export function signJws(key: SigningKey, typ: string, payload: JWTPayload): string {
+  const header = Buffer.from(JSON.stringify({ alg: key.alg, typ, kid: key.kid })).toString('base64url');
+  const input = `${header}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
+  const signature = key.alg === 'ES256'
+    ? sign('sha256', Buffer.from(input), { key: key.privateKey, dsaEncoding: 'ieee-p1363' })
+    : sign('sha256', Buffer.from(input), key.privateKey);
+  return `${input}.${signature.toString('base64url')}`;
+}
+
 export async function signAccessToken(keys: KeyStore, input: AccessTokenInput): Promise<string> {
-  const key = keys.signingKey(input.alg);
-  return new SignJWT({
+  return signJws(keys.signingKey(input.alg), 'at+jwt', {
+    iss: input.issuer,
+    sub: input.subject,
+    aud: input.audience,
     client_id: input.clientId,
     scope: input.scope,
     auth_time: input.authTime,
     // Lets userinfo, revocation and introspection find the token's family without storing each token.
     grant_id: input.grantId,
-  })
-    .setProtectedHeader({ alg: key.alg, typ: 'at+jwt', kid: key.kid })
-    .setIssuer(input.issuer)
-    .setSubject(input.subject)
-    .setAudience(input.audience)
-    .setIssuedAt(input.now)
-    .setExpirationTime(input.now + input.ttl)
-    .setJti(newId())
-    .sign(key.privateKey);
+    iat: input.now,
+    exp: input.now + input.ttl,
+    jti: newId(),
+  });
 }
 
 /** OIDC Core §3.1.3.6: left half of the SHA-256 of the access token (RS256 and ES256 both use SHA-256). */
@@ -57,9 +67,13 @@ export interface IdTokenInput {
 }
 
 export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<string> {
-  const key = keys.signingKey(input.alg);
   const payload: JWTPayload = {
     ...input.claims,
+    iss: input.issuer,
+    sub: input.subject,
+    aud: input.clientId,
+    iat: input.now,
+    exp: input.now + input.ttl,
     auth_time: input.authTime,
     at_hash: atHash(input.accessToken),
     // OIDC Core §2: azp when the ID token has a single audience that is the client is optional;
@@ -67,14 +81,7 @@ export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<
     azp: input.clientId,
   };
   if (input.nonce !== null) payload.nonce = input.nonce;
-  return new SignJWT(payload)
-    .setProtectedHeader({ alg: key.alg, typ: 'JWT', kid: key.kid })
-    .setIssuer(input.issuer)
-    .setSubject(input.subject)
-    .setAudience(input.clientId)
-    .setIssuedAt(input.now)
-    .setExpirationTime(input.now + input.ttl)
-    .sign(key.privateKey);
+  return signJws(keys.signingKey(input.alg), 'JWT', payload);
 }
 
 export interface AccessTokenClaims {

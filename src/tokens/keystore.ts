@@ -1,6 +1,6 @@
 // Signing keys: generated on first start, kept in the database with the private half encrypted
 // (AES-256-GCM under a key derived from TESSERA_SECRET), published as a JWKS (RFC 7517).
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createPrivateKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Store } from '../store/store.ts';
 import type { SigningKeyRow } from '../store/types.ts';
@@ -11,7 +11,8 @@ export const SIGNING_ALGS: readonly SigningAlg[] = ['RS256', 'ES256'];
 export interface SigningKey {
   kid: string;
   alg: SigningAlg;
-  privateKey: CryptoKey;
+  /** A node:crypto key: signing with it is synchronous and cheaper than a WebCrypto job. */
+  privateKey: KeyObject;
   publicKey: CryptoKey;
 }
 
@@ -92,7 +93,7 @@ export class KeyStore {
       verifying.set(row.kid, publicKey);
       keys.push(publicJwk);
       if (row.status === 'active' && !signing.has(alg)) {
-        const privateKey = (await importJWK(openPrivateJwk(row.private_jwk_enc, this.#secret), alg)) as CryptoKey;
+        const privateKey = createPrivateKey({ key: openPrivateJwk(row.private_jwk_enc, this.#secret) as never, format: 'jwk' });
         signing.set(alg, { kid: row.kid, alg, privateKey, publicKey });
       }
     }
