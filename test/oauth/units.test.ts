@@ -93,3 +93,17 @@ describe('configuration', () => {
     assert.equal(loadConfig({ TESSERA_ISSUER: 'http://localhost:4444' }).port, 4444);
   });
 });
+
+describe('opaque tokens', () => {
+  it('are 256-bit, base64url, and never repeat across pool refills', async () => {
+    const { randomToken, newId } = await import('../../src/tokens/opaque.ts');
+    const seen = new Set<string>();
+    for (let i = 0; i < 1000; i++) {
+      const token = randomToken();
+      assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+      assert.equal(seen.has(token), false);
+      seen.add(token);
+      assert.match(newId(), /^[A-Za-z0-9_-]{22}$/);
+    }
+  });
+});
