@@ -32,23 +32,26 @@ interface Running {
 }
 
 /** Peak resident set size of a process while `work` runs, sampled from /proc. */
-async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakRssMiB: number }> {
+async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakRssMiB: number; startRssMiB: number; endRssMiB: number }> {
   let peak = 0;
+  let last = 0;
   const sample = () => {
     try {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      peak = Math.max(peak, kib);
+      last = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      peak = Math.max(peak, last);
     } catch {
       /* the process ended */
     }
   };
   sample();
+  const start = last;
   const timer = setInterval(sample, 200);
   try {
     const result = await work();
     sample();
-    return { result, peakRssMiB: Math.round(peak / 1024) };
+    const mib = (kib: number) => Math.round(kib / 1024);
+    return { result, peakRssMiB: mib(peak), startRssMiB: mib(start), endRssMiB: mib(last) };
   } finally {
     clearInterval(timer);
   }
@@ -112,6 +115,8 @@ interface Row extends Measurement {
   alg: string;
   workload: string;
   peakRssMiB: number;
+  startRssMiB: number;
+  endRssMiB: number;
 }
 
 const ITERATIONS: Record<string, (user: VirtualUser) => Promise<void>> = {
@@ -147,9 +152,9 @@ async function measure(running: Running, alg: string, label: string): Promise<Ro
       }));
     }
     await drive(users, WARMUP, iteration);
-    const { result, peakRssMiB } = await withPeakRss(running.child.pid!, () => drive(users, SECONDS, iteration));
-    rows.push({ server: label, alg, workload, peakRssMiB, ...result });
-    console.log(`${label.padEnd(11)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  peak RSS ${peakRssMiB} MiB${result.firstError ? `  (${result.firstError})` : ''}`);
+    const { result, peakRssMiB, startRssMiB, endRssMiB } = await withPeakRss(running.child.pid!, () => drive(users, SECONDS, iteration));
+    rows.push({ server: label, alg, workload, peakRssMiB, startRssMiB, endRssMiB, ...result });
+    console.log(`${label.padEnd(11)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  RSS ${startRssMiB}→${endRssMiB} MiB (peak ${peakRssMiB})${result.firstError ? `  (${result.firstError})` : ''}`);
   }
   await http.close();
   return rows;
