@@ -1,8 +1,9 @@
 // npm run bench: Tessera against node-oidc-provider on loopback, identical workloads, one after the
 // other in one run. Options (environment):
 //   BENCH_SECONDS (10)  BENCH_WARMUP (3)  BENCH_USERS (16)  BENCH_ALGS (ES256,RS256)
-//   BENCH_SERVERS (tessera,peer,tessera-pg)  BENCH_WORKLOADS (returning,refresh,userinfo,first-time)
-//   BENCH_SEED_USERS / BENCH_SEED_REFRESH_TOKENS (0): pre-fill Tessera's database for the scale test
+//   BENCH_SERVERS (tessera,peer,tessera-pg; also tessera-full: SQLite pre-filled for the scale test)
+//   BENCH_WORKLOADS (returning,refresh,userinfo,first-time)
+//   BENCH_SEED_USERS (100000) / BENCH_SEED_REFRESH_TOKENS (1000000): what tessera-full is filled with
 //   BENCH_JSON: write the results to this file as well
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -78,12 +79,12 @@ function stopper(child: ChildProcess): () => Promise<void> {
   };
 }
 
-async function startTessera(alg: 'RS256' | 'ES256', databaseUrl: string, dir: string): Promise<Running> {
+async function startTessera(alg: 'RS256' | 'ES256', databaseUrl: string, dir: string, fill = { users: 0, refreshTokens: 0 }): Promise<Running> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const secret = randomBytes(32).toString('base64url');
   const redirectUri = 'http://127.0.0.1:9/callback';
-  const seeded = await seedTessera({ databaseUrl, issuer, secret, redirectUri, users: USERS, extraUsers: Number(process.env.BENCH_SEED_USERS ?? 0), extraRefreshTokens: Number(process.env.BENCH_SEED_REFRESH_TOKENS ?? 0) });
+  const seeded = await seedTessera({ databaseUrl, issuer, secret, redirectUri, users: USERS, extraUsers: fill.users, extraRefreshTokens: fill.refreshTokens });
   // BENCH_PROFILE=dir writes a CPU profile of the Tessera process there (node --cpu-prof).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
   const child = spawn(process.execPath, [...profile, 'src/main.ts'], {
@@ -154,7 +155,7 @@ async function measure(running: Running, alg: string, label: string): Promise<Ro
     await drive(users, WARMUP, iteration);
     const { result, peakRssMiB, startRssMiB, endRssMiB } = await withPeakRss(running.child.pid!, () => drive(users, SECONDS, iteration));
     rows.push({ server: label, alg, workload, peakRssMiB, startRssMiB, endRssMiB, ...result });
-    console.log(`${label.padEnd(11)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  RSS ${startRssMiB}→${endRssMiB} MiB (peak ${peakRssMiB})${result.firstError ? `  (${result.firstError})` : ''}`);
+    console.log(`${label.padEnd(12)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  RSS ${startRssMiB}→${endRssMiB} MiB (peak ${peakRssMiB})${result.firstError ? `  (${result.firstError})` : ''}`);
   }
   await http.close();
   return rows;
@@ -169,6 +170,12 @@ try {
       let drop: (() => Promise<void>) | undefined;
       if (server === 'peer') running = await startPeer(alg);
       else if (server === 'tessera') running = await startTessera(alg, `sqlite:${join(dir, `tessera-${alg}-${Date.now()}.db`)}`, dir);
+      else if (server === 'tessera-full') {
+        const fill = { users: Number(process.env.BENCH_SEED_USERS ?? 100_000), refreshTokens: Number(process.env.BENCH_SEED_REFRESH_TOKENS ?? 1_000_000) };
+        const started = Date.now();
+        running = await startTessera(alg, `sqlite:${join(dir, `tessera-full-${alg}-${Date.now()}.db`)}`, dir, fill);
+        console.log(`tessera-full: ${fill.users} users and ${fill.refreshTokens} live refresh tokens written in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      }
       else {
         const database = await withPostgresDatabase();
         if (!database) {
@@ -190,14 +197,16 @@ try {
   await rm(dir, { recursive: true, force: true });
 }
 
-console.log('\nTessera / node-oidc-provider');
+console.log('\nTessera / node-oidc-provider (tessera-full: / tessera on an empty database)');
 for (const alg of ALGS) {
   for (const workload of WORKLOADS) {
     const peer = rows.find((r) => r.server === 'peer' && r.alg === alg && r.workload === workload);
-    for (const server of ['tessera', 'tessera-pg']) {
+    const empty = rows.find((r) => r.server === 'tessera' && r.alg === alg && r.workload === workload);
+    for (const server of ['tessera', 'tessera-pg', 'tessera-full']) {
       const ours = rows.find((r) => r.server === server && r.alg === alg && r.workload === workload);
-      if (!peer || !ours) continue;
-      console.log(`${server.padEnd(11)} ${alg}  ${workload.padEnd(10)}  throughput ×${(ours.perSecond / peer.perSecond).toFixed(2)}  p99 ×${(ours.p99 / peer.p99).toFixed(2)}`);
+      const base = server === 'tessera-full' ? empty : peer;
+      if (!base || !ours) continue;
+      console.log(`${server.padEnd(12)} ${alg}  ${workload.padEnd(10)}  throughput ×${(ours.perSecond / base.perSecond).toFixed(2)}  p99 ×${(ours.p99 / base.p99).toFixed(2)}`);
     }
   }
 }

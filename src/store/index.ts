@@ -6,20 +6,32 @@ import { postgresDialect, postgresPool } from './dialects/postgres.ts';
 import { KyselyStore } from './kysely-store.ts';
 import type { Store } from './store.ts';
 import type { Database } from './types.ts';
+import { openWorkerStore } from './worker-store.ts';
 
 export type { Store } from './store.ts';
 
-export async function openStore(databaseUrl: string): Promise<Store> {
+/**
+ * `thread: 'worker'` (what the server uses) writes to SQLite from a worker thread of its own and
+ * reads on the calling thread (./worker-store.ts); `'current'` does both on the calling thread,
+ * which suits short-lived commands. PostgreSQL is asynchronous already and ignores the option, and
+ * so does `sqlite::memory:` (a second connection would see another database).
+ */
+export async function openStore(databaseUrl: string, options: { thread?: 'worker' | 'current' } = {}): Promise<Store> {
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
     if (path === '') throw new Error('DATABASE_URL: sqlite: needs a path, e.g. sqlite:./data/tessera.db');
-    const db = openSqlite(path === ':memory:' ? path : resolve(path));
-    return new KyselyStore(new Kysely<Database>({ dialect: sqliteDialect(db) }), 'sqlite');
+    const file = path === ':memory:' ? path : resolve(path);
+    const local = new KyselyStore(new Kysely<Database>({ dialect: sqliteDialect(openSqlite(file)) }), 'sqlite');
+    if (options.thread === 'worker' && file !== ':memory:') {
+      const store = openWorkerStore(`sqlite:${file}`, local);
+      // Opening fails here, not on the first request, when the file cannot be opened.
+      await store.ping();
+      return store;
+    }
+    return local;
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    const pool = postgresPool(databaseUrl);
-    const store = new KyselyStore(new Kysely<Database>({ dialect: postgresDialect(pool) }), 'postgres');
-    return store;
+    return new KyselyStore(new Kysely<Database>({ dialect: postgresDialect(postgresPool(databaseUrl)) }), 'postgres');
   }
   throw new Error('DATABASE_URL: expected sqlite:<path> or postgres://…');
 }

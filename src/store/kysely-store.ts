@@ -2,11 +2,9 @@
 import { type Kysely, Migrator, sql } from 'kysely';
 import type { Client, Store, User } from './store.ts';
 import type { ClientRow, Database, RefreshTokenRow, UserRow } from './types.ts';
+import { ClientCache } from './client-cache.ts';
 import { GroupCommit } from './group-commit.ts';
 import { migrations } from './migrations/index.ts';
-
-const CLIENT_CACHE_TTL = 5_000;
-const CLIENT_CACHE_MAX = 10_000;
 
 function toClient(row: ClientRow): Client {
   return {
@@ -95,12 +93,7 @@ export class KyselyStore implements Store {
   readonly db: Kysely<Database>;
 
   readonly #group: GroupCommit | undefined;
-  /**
-   * Clients are read on every authorization and token request and change rarely: they are kept for
-   * CLIENT_CACHE_TTL ms. This instance's own changes apply at once; another instance's (or the
-   * CLI's) within that time.
-   */
-  readonly #clients = new Map<string, { client: Client | undefined; until: number }>();
+  readonly #clients = new ClientCache();
 
   constructor(db: Kysely<Database>, dialect: 'sqlite' | 'postgres') {
     this.db = db;
@@ -131,40 +124,32 @@ export class KyselyStore implements Store {
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   }
 
-  /** Forgets cached clients (after changes made behind the store's back). */
   clearCaches(): void {
     this.#clients.clear();
   }
 
   // clients
   async createClient(client: Client): Promise<void> {
-    this.#clients.delete(client.clientId);
+    this.#clients.forget(client.clientId);
     await this.#write((db) => db.insertInto('clients').values(fromClient(client)).execute());
   }
-  async getClient(clientId: string): Promise<Client | undefined> {
-    const cached = this.#clients.get(clientId);
-    const now = Date.now();
-    if (cached && cached.until > now) return cached.client;
-    const row = await this.db.selectFrom('clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
-    const client = row ? toClient(row) : undefined;
-    // Unknown ids are not cached: a flood of made-up ids must not grow the map.
-    if (client) {
-      if (this.#clients.size >= CLIENT_CACHE_MAX) this.#clients.clear();
-      this.#clients.set(clientId, { client, until: now + CLIENT_CACHE_TTL });
-    }
-    return client;
+  getClient(clientId: string): Promise<Client | undefined> {
+    return this.#clients.get(clientId, async (id) => {
+      const row = await this.db.selectFrom('clients').selectAll().where('client_id', '=', id).executeTakeFirst();
+      return row ? toClient(row) : undefined;
+    });
   }
   async listClients(): Promise<Client[]> {
     const rows = await this.db.selectFrom('clients').selectAll().orderBy('created_at').orderBy('client_id').execute();
     return rows.map(toClient);
   }
   async deleteClient(clientId: string): Promise<boolean> {
-    this.#clients.delete(clientId);
+    this.#clients.forget(clientId);
     const result = await this.#write((db) => db.deleteFrom('clients').where('client_id', '=', clientId).executeTakeFirst());
     return result.numDeletedRows === 1n;
   }
   async setClientSecretHash(clientId: string, secretHash: string): Promise<boolean> {
-    this.#clients.delete(clientId);
+    this.#clients.forget(clientId);
     const result = await this.#write((db) => db.updateTable('clients').set({ secret_hash: secretHash }).where('client_id', '=', clientId).executeTakeFirst());
     return result.numUpdatedRows === 1n;
   }

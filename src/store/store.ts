@@ -124,6 +124,9 @@ export interface Store {
   /** Marks every active key of `alg` other than `exceptKid` retired. */
   retireSigningKeys(alg: string, exceptKid: string): Promise<void>;
 
+  /** Forgets cached data (clients), after changes made behind this store's back. */
+  clearCaches(): void;
+
   /** Runs pending migrations (src/store/migrations); returns the names applied. */
   migrate(): Promise<string[]>;
   /** Readiness probe: a trivial query. */

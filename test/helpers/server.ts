@@ -5,11 +5,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import { createClient, createUser } from '../../src/cli/operations.ts';
 import { type Config, loadConfig } from '../../src/config/index.ts';
 import { openStore } from '../../src/store/index.ts';
+import type { KyselyStore } from '../../src/store/kysely-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import type { Database } from '../../src/store/types.ts';
 import { KeyStore } from '../../src/tokens/keystore.ts';
 import { hashPassword } from '../../src/tokens/passwords.ts';
 
@@ -30,6 +33,8 @@ export interface TestServer {
   keys: KeyStore;
   app: FastifyInstance;
   clock: { offset: number };
+  /** A second connection to the server's database, for looking behind the Store (opened on first use). */
+  db(): Promise<Kysely<Database>>;
   user: { id: string; username: string; password: string };
   clients: {
     confidential: TestClient;
@@ -67,7 +72,7 @@ export async function startServer(opts: { databaseUrl?: string; env?: Record<str
     LOG_LEVEL: 'silent',
     ...opts.env,
   });
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, { thread: 'worker' });
   await store.migrate();
   const keys = await KeyStore.open(store, secret);
   const user = await createUser(store, config, {
@@ -103,6 +108,7 @@ export async function startServer(opts: { databaseUrl?: string; env?: Record<str
   const clock = { offset: 0 };
   const app = await buildApp({ config, store, keys, secret, logger: false, now: () => Math.floor(Date.now() / 1000) + clock.offset });
   await app.listen({ port, host: '127.0.0.1' });
+  let direct: Promise<KyselyStore> | undefined;
   return {
     issuer,
     config,
@@ -112,9 +118,14 @@ export async function startServer(opts: { databaseUrl?: string; env?: Record<str
     clock,
     user: { id: user.id, username: 'alice', password: PASSWORD },
     clients,
+    async db() {
+      direct ??= openStore(config.databaseUrl) as Promise<KyselyStore>;
+      return (await direct).db;
+    },
     async close() {
       await app.close();
       await store.close();
+      await (await direct)?.close();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -2,7 +2,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import type { KyselyStore } from '../../src/store/kysely-store.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { exchange, getCode } from '../helpers/tokens.ts';
@@ -19,7 +18,7 @@ describe('secrets at rest', () => {
     const issued = await getCode(server, server.clients.confidential, { browser });
     const tokens = (await (await exchange(server, issued)).json()) as { refresh_token: string };
     const session = browser.cookies.get('tessera_session')!;
-    const db = (server.store as KyselyStore).db;
+    const db = await server.db();
     const tables = ['clients', 'users', 'sessions', 'consents', 'authorization_codes', 'grants', 'refresh_tokens', 'signing_keys'];
     let dump = '';
     for (const table of tables) dump += JSON.stringify((await sql`select * from ${sql.table(table)}`.execute(db)).rows);

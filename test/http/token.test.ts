@@ -96,15 +96,15 @@ describe('POST /oauth2/token', () => {
       await expectError(await tokenRequest(server, { grant_type: 'password', username: 'a', password: 'b' }, auth()), 400, 'unsupported_grant_type');
     });
     it('a grant the client is not registered for → unauthorized_client', async () => {
-      const store = server.store as unknown as import('../../src/store/kysely-store.ts').KyselyStore;
-      await store.db.updateTable('clients').set({ grant_types: '["authorization_code"]' }).where('client_id', '=', server.clients.post.id).execute();
-      store.clearCaches();
+      const db = await server.db();
+      await db.updateTable('clients').set({ grant_types: '["authorization_code"]' }).where('client_id', '=', server.clients.post.id).execute();
+      server.store.clearCaches();
       try {
         const c = server.clients.post;
         await expectError(await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: 'x', client_id: c.id, client_secret: c.secret! }), 400, 'unauthorized_client');
       } finally {
-        await store.db.updateTable('clients').set({ grant_types: '["authorization_code","refresh_token"]' }).where('client_id', '=', server.clients.post.id).execute();
-        store.clearCaches();
+        await db.updateTable('clients').set({ grant_types: '["authorization_code","refresh_token"]' }).where('client_id', '=', server.clients.post.id).execute();
+        server.store.clearCaches();
       }
     });
     it('a repeated parameter → invalid_request', async () => {

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { purgeOnce, startHousekeeping } from '../../src/store/housekeeping.ts';
-import type { KyselyStore } from '../../src/store/kysely-store.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { basic, exchange, getCode, tokenRequest } from '../helpers/tokens.ts';
@@ -20,7 +19,7 @@ describe('housekeeping', () => {
   after(() => server.close());
 
   async function counts(): Promise<Record<string, number>> {
-    const db = (server.store as KyselyStore).db;
+    const db = await server.db();
     const result: Record<string, number> = {};
     for (const table of TABLES) {
       const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(db);

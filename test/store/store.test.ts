@@ -61,14 +61,14 @@ async function code(store: Store, clientId: string, userId: string): Promise<str
   return hash;
 }
 
-function contract(name: string, database: () => Promise<TestDatabase | undefined>): void {
+function contract(name: string, database: () => Promise<TestDatabase | undefined>, thread: 'worker' | 'current' = 'current'): void {
   describe(`Store contract: ${name}`, async () => {
     const db = await database();
     const skip = db ? false : `${name} unreachable`;
     let store: Store;
     before(async () => {
       if (!db) return;
-      store = await openStore(db.url);
+      store = await openStore(db.url, { thread });
       assert.deepEqual(await store.migrate(), ['001_initial', '002_revocation']);
     });
     after(async () => {
@@ -207,4 +207,5 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
 }
 
 contract('SQLite', withSqliteDatabase);
+contract('SQLite on a worker thread', withSqliteDatabase, 'worker');
 contract('PostgreSQL', withPostgresDatabase);
