@@ -32,8 +32,15 @@ interface Running {
   users: Array<{ username: string; password: string }>;
 }
 
-/** Peak resident set size of a process while `work` runs, sampled from /proc. */
-async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakRssMiB: number; startRssMiB: number; endRssMiB: number }> {
+/** CPU time (user + system, all threads) a process has used so far, in ms, from /proc. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  // utime and stime are fields 14 and 15 of stat(5), counted in clock ticks (100 per second here).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Peak resident set size of a process while `work` runs, sampled from /proc, and the CPU it used. */
+async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakRssMiB: number; startRssMiB: number; endRssMiB: number; cpuMs: number }> {
   let peak = 0;
   let last = 0;
   const sample = () => {
@@ -47,12 +54,13 @@ async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ re
   };
   sample();
   const start = last;
+  const cpuStart = cpuMs(pid);
   const timer = setInterval(sample, 200);
   try {
     const result = await work();
     sample();
     const mib = (kib: number) => Math.round(kib / 1024);
-    return { result, peakRssMiB: mib(peak), startRssMiB: mib(start), endRssMiB: mib(last) };
+    return { result, peakRssMiB: mib(peak), startRssMiB: mib(start), endRssMiB: mib(last), cpuMs: cpuMs(pid) - cpuStart };
   } finally {
     clearInterval(timer);
   }
@@ -118,6 +126,8 @@ interface Row extends Measurement {
   peakRssMiB: number;
   startRssMiB: number;
   endRssMiB: number;
+  /** The server's CPU time (all threads) per completed iteration, in µs. */
+  cpuPerIterationUs: number;
 }
 
 const ITERATIONS: Record<string, (user: VirtualUser) => Promise<void>> = {
@@ -153,9 +163,10 @@ async function measure(running: Running, alg: string, label: string): Promise<Ro
       }));
     }
     await drive(users, WARMUP, iteration);
-    const { result, peakRssMiB, startRssMiB, endRssMiB } = await withPeakRss(running.child.pid!, () => drive(users, SECONDS, iteration));
-    rows.push({ server: label, alg, workload, peakRssMiB, startRssMiB, endRssMiB, ...result });
-    console.log(`${label.padEnd(12)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  RSS ${startRssMiB}→${endRssMiB} MiB (peak ${peakRssMiB})${result.firstError ? `  (${result.firstError})` : ''}`);
+    const { result, peakRssMiB, startRssMiB, endRssMiB, cpuMs } = await withPeakRss(running.child.pid!, () => drive(users, SECONDS, iteration));
+    const cpuPerIterationUs = Math.round((cpuMs * 1000) / Math.max(1, result.completed));
+    rows.push({ server: label, alg, workload, peakRssMiB, startRssMiB, endRssMiB, cpuPerIterationUs, ...result });
+    console.log(`${label.padEnd(12)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  CPU ${cpuPerIterationUs} µs/iteration  RSS ${startRssMiB}→${endRssMiB} MiB (peak ${peakRssMiB})${result.firstError ? `  (${result.firstError})` : ''}`);
   }
   await http.close();
   return rows;
@@ -206,7 +217,7 @@ for (const alg of ALGS) {
       const ours = rows.find((r) => r.server === server && r.alg === alg && r.workload === workload);
       const base = server === 'tessera-full' ? empty : peer;
       if (!base || !ours) continue;
-      console.log(`${server.padEnd(12)} ${alg}  ${workload.padEnd(10)}  throughput ×${(ours.perSecond / base.perSecond).toFixed(2)}  p99 ×${(ours.p99 / base.p99).toFixed(2)}`);
+      console.log(`${server.padEnd(12)} ${alg}  ${workload.padEnd(10)}  throughput ×${(ours.perSecond / base.perSecond).toFixed(2)}  p99 ×${(ours.p99 / base.p99).toFixed(2)}  CPU per iteration ×${(ours.cpuPerIterationUs / base.cpuPerIterationUs).toFixed(2)}`);
     }
   }
 }

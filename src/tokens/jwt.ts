@@ -24,13 +24,25 @@ export interface AccessTokenInput {
  * libuv's thread pool, beside the event loop (bench/RESULTS.md: +28 % flows/s with RS256).
  */
 export async function signJws(key: SigningKey, typ: string, payload: JWTPayload): Promise<string> {
-  const header = Buffer.from(JSON.stringify({ alg: key.alg, typ, kid: key.kid })).toString('base64url');
-  const input = Buffer.from(`${header}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`);
+  const input = `${encodedHeader(key, typ)}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
   const options = key.alg === 'ES256' ? { key: key.privateKey, dsaEncoding: 'ieee-p1363' as const } : key.privateKey;
   const signature = await new Promise<Buffer>((resolve, reject) => {
-    sign('sha256', input, options, (err, result) => (err ? reject(err) : resolve(result)));
+    sign('sha256', Buffer.from(input), options, (err, result) => (err ? reject(err) : resolve(result)));
   });
-  return `${input.toString()}.${signature.toString('base64url')}`;
+  return `${input}.${signature.toString('base64url')}`;
+}
+
+/** The protected header's encoding is the same for every token of a key and type. */
+const headers = new Map<string, string>();
+function encodedHeader(key: SigningKey, typ: string): string {
+  const id = `${key.kid}\n${typ}`;
+  let header = headers.get(id);
+  if (header === undefined) {
+    header = Buffer.from(JSON.stringify({ alg: key.alg, typ, kid: key.kid })).toString('base64url');
+    if (headers.size > 100) headers.clear();
+    headers.set(id, header);
+  }
+  return header;
 }
 
 export async function signAccessToken(keys: KeyStore, input: AccessTokenInput): Promise<string> {

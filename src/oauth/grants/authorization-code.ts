@@ -39,6 +39,9 @@ export const authorizationCodeGrant: GrantHandler = {
     const scopes = row.scope.split(' ').filter((s) => s !== '');
     const grantId = newId();
     const refreshToken = randomToken();
+    // The tokens are signed while the grant's writes commit, and handed out only once they have.
+    const signing = signTokens(ctx, { client, user, scopes, grantId, authTime: row.auth_time, nonce: row.nonce, refreshToken });
+    signing.catch(() => {});
     const won = await store.redeemAuthorizationCode({
       codeHash,
       now,
@@ -61,7 +64,7 @@ export const authorizationCodeGrant: GrantHandler = {
       if (redeemed?.grant_id) await store.revokeGrant(redeemed.grant_id, now);
       throw new InvalidGrant('the authorization code has already been used');
     }
-    return signTokens(ctx, { client, user, scopes, grantId, authTime: row.auth_time, nonce: row.nonce, refreshToken });
+    return signing;
   },
 };
 

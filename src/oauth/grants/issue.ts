@@ -1,5 +1,5 @@
-// Signing the tokens of a token response. Called only after the grant's writes are committed, so a
-// client is never handed a token the database does not know.
+// Signing the tokens of a token response. The grants sign while their writes commit and return the
+// tokens only after the commit, so a client is never handed a token the database does not know.
 import { claimsForScopes } from '../../oidc/claims.ts';
 import type { Client, User } from '../../store/store.ts';
 import type { SigningAlg } from '../../tokens/keystore.ts';

@@ -45,6 +45,10 @@ export const refreshTokenGrant: GrantHandler = {
 
     const next = randomToken();
     const nextRow = { ...row, token_hash: hashToken(next), created_at: now, expires_at: Math.min(now + ctx.config.refreshTokenTtl, familyEnd), consumed_at: null };
+    // OIDC Core §12.2: the refreshed ID token keeps sub and auth_time and carries no nonce. The
+    // tokens are signed while the rotation commits, and handed out only once it has.
+    const signing = signTokens(ctx, { client, user, scopes, grantId: row.grant_id, authTime: row.auth_time, nonce: null, refreshToken: next });
+    signing.catch(() => {});
     let won = reuse ? await store.addRefreshToken(nextRow) : await store.rotateRefreshToken({ tokenHash, now, next: nextRow });
     if (!won && !reuse && ctx.config.refreshTokenReuseInterval > 0) {
       // A concurrent refresh rotated it an instant ago: that is the case the reuse interval is for.
@@ -54,7 +58,6 @@ export const refreshTokenGrant: GrantHandler = {
       await store.revokeGrant(row.grant_id, now);
       throw new InvalidGrant('the refresh token has already been used');
     }
-    // OIDC Core §12.2: the refreshed ID token keeps sub and auth_time and carries no nonce.
-    return signTokens(ctx, { client, user, scopes, grantId: row.grant_id, authTime: row.auth_time, nonce: null, refreshToken: next });
+    return signing;
   },
 };
