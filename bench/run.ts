@@ -5,6 +5,7 @@
 //   BENCH_WORKLOADS (returning,refresh,userinfo,first-time)
 //   BENCH_SEED_USERS (100000) / BENCH_SEED_REFRESH_TOKENS (1000000): what tessera-full is filled with
 //   BENCH_JSON: write the results to this file as well
+//   BENCH_RSS_EVERY (0): print the server's RSS every so many seconds (the 5-minute memory test)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ const USERS = Number(process.env.BENCH_USERS ?? 16);
 const ALGS = (process.env.BENCH_ALGS ?? 'ES256,RS256').split(',') as Array<'RS256' | 'ES256'>;
 const SERVERS = (process.env.BENCH_SERVERS ?? 'tessera,peer,tessera-pg').split(',');
 const WORKLOADS = (process.env.BENCH_WORKLOADS ?? 'returning,refresh,userinfo,first-time').split(',');
+const RSS_EVERY = Number(process.env.BENCH_RSS_EVERY ?? 0);
 const API_SCOPE = 'openid profile email apps webhooks';
 
 interface Running {
@@ -55,7 +57,17 @@ async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ re
   sample();
   const start = last;
   const cpuStart = cpuMs(pid);
-  const timer = setInterval(sample, 200);
+  const began = Date.now();
+  let reported = 0;
+  const timer = setInterval(() => {
+    sample();
+    // BENCH_RSS_EVERY=s prints the RSS every s seconds: the memory test's trace.
+    const seconds = Math.floor((Date.now() - began) / 1000);
+    if (RSS_EVERY > 0 && seconds >= reported + RSS_EVERY) {
+      reported = seconds - (seconds % RSS_EVERY);
+      console.log(`  ${String(reported).padStart(4)} s  RSS ${Math.round(last / 1024)} MiB`);
+    }
+  }, 200);
   try {
     const result = await work();
     sample();

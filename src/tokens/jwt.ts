@@ -108,12 +108,31 @@ export interface AccessTokenClaims {
   exp: number;
 }
 
+/**
+ * Access tokens already verified, per key store: a client presents the same token again and again
+ * until it expires, and checking the signature each time (an ECDSA or RSA verification) is the
+ * largest cost of a userinfo or introspection request. An entry is used only while its key is still
+ * published and the token has not expired; revocation is checked by the callers every time.
+ */
+const VERIFIED_MAX = 10_000;
+const verifiedTokens = new WeakMap<KeyStore, Map<string, { claims: AccessTokenClaims; kid: string; issuer: string; audience: string }>>();
+
 /** Verifies one of our own access tokens; any failure is RFC 6750 `invalid_token`. */
 export async function verifyAccessToken(
   keys: KeyStore,
   token: string,
   expected: { issuer: string; audience: string; now: number },
 ): Promise<AccessTokenClaims> {
+  let verified = verifiedTokens.get(keys);
+  if (!verified) verifiedTokens.set(keys, (verified = new Map()));
+  const hit = verified.get(token);
+  if (hit && hit.issuer === expected.issuer && hit.audience === expected.audience && keys.verificationKey(hit.kid)) {
+    if (hit.claims.exp <= expected.now) {
+      verified.delete(token);
+      throw new InvalidToken('the access token has expired');
+    }
+    return hit.claims;
+  }
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;
@@ -121,7 +140,8 @@ export async function verifyAccessToken(
     throw new InvalidToken('the access token is malformed');
   }
   const key = kid ? keys.verificationKey(kid) : undefined;
-  if (!key) throw new InvalidToken('the access token is not signed by a known key');
+  if (!kid || !key) throw new InvalidToken('the access token is not signed by a known key');
+  let claims: AccessTokenClaims;
   try {
     const { payload } = await jwtVerify(token, key, {
       issuer: expected.issuer,
@@ -131,9 +151,13 @@ export async function verifyAccessToken(
       currentDate: new Date(expected.now * 1000),
       requiredClaims: ['sub', 'exp', 'iat', 'jti', 'client_id', 'scope'],
     });
-    return payload as unknown as AccessTokenClaims;
+    claims = payload as unknown as AccessTokenClaims;
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) throw new InvalidToken('the access token has expired');
     throw new InvalidToken('the access token is invalid');
   }
+  // The oldest entry makes room: a flood of valid tokens cannot grow the map past VERIFIED_MAX.
+  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+  verified.set(token, { claims, kid, issuer: expected.issuer, audience: expected.audience });
+  return claims;
 }

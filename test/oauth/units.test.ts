@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
-import { InvalidScope } from '../../src/errors/index.ts';
+import { InvalidScope, InvalidToken } from '../../src/errors/index.ts';
 import { InteractionSealer } from '../../src/oauth/interaction.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../../src/oauth/pkce.ts';
 import { parseScope } from '../../src/oauth/scopes.ts';
@@ -104,6 +104,34 @@ describe('opaque tokens', () => {
       assert.equal(seen.has(token), false);
       seen.add(token);
       assert.match(newId(), /^[A-Za-z0-9_-]{22}$/);
+    }
+  });
+});
+
+describe('access-token verification', () => {
+  it('a token verified once is still checked for issuer, audience and expiry on every use', async () => {
+    const { openStore } = await import('../../src/store/index.ts');
+    const { KeyStore } = await import('../../src/tokens/keystore.ts');
+    const { signAccessToken, verifyAccessToken } = await import('../../src/tokens/jwt.ts');
+    const store = await openStore('sqlite::memory:');
+    try {
+      await store.migrate();
+      const keys = await KeyStore.open(store, 'a-secret-of-thirty-two-characters!!');
+      const now = Math.floor(Date.now() / 1000);
+      const issuer = 'https://as.example';
+      const token = await signAccessToken(keys, { issuer, audience: issuer, subject: 'u', clientId: 'c', scope: 'openid', grantId: 'g', authTime: now, now, ttl: 60, alg: 'ES256' });
+      const expected = { issuer, audience: issuer, now };
+      assert.equal((await verifyAccessToken(keys, token, expected)).sub, 'u');
+      assert.equal((await verifyAccessToken(keys, token, expected)).sub, 'u');
+      await assert.rejects(verifyAccessToken(keys, token, { ...expected, issuer: 'https://other.example' }), InvalidToken);
+      await assert.rejects(verifyAccessToken(keys, token, { ...expected, audience: 'https://api.example' }), InvalidToken);
+      await assert.rejects(verifyAccessToken(keys, token, { ...expected, now: now + 60 }), /expired/);
+      assert.equal((await verifyAccessToken(keys, token, expected)).sub, 'u');
+      const [header, payload, signature] = token.split('.');
+      const tampered = `${header}.${payload}.${signature!.slice(0, -4)}AAAA`;
+      await assert.rejects(verifyAccessToken(keys, tampered, expected), InvalidToken);
+    } finally {
+      await store.close();
     }
   });
 });
