@@ -88,6 +88,14 @@ async function consumeOnce(
   return result.numUpdatedRows === 1n;
 }
 
+/** PostgreSQL: inserts `row` once for each row of the CTE `from` (none when the update lost). */
+function insertRefreshTokenFrom(from: string, row: RefreshTokenRow) {
+  return sql`insert into refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, created_at, expires_at, consumed_at)
+    select ${row.token_hash}::text, ${row.grant_id}::text, ${row.client_id}::text, ${row.user_id}::text, ${row.scope}::text,
+      ${row.auth_time}::bigint, ${row.created_at}::bigint, ${row.expires_at}::bigint, ${row.consumed_at}::bigint
+    from ${sql.table(from)} returning 1`;
+}
+
 export class KyselyStore implements Store {
   readonly dialect: 'sqlite' | 'postgres';
   readonly db: Kysely<Database>;
@@ -216,13 +224,28 @@ export class KyselyStore implements Store {
     return this.db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
   }
   async redeemAuthorizationCode(input: Parameters<Store['redeemAuthorizationCode']>[0]): Promise<boolean> {
+    if (this.dialect === 'postgres') {
+      // One statement, one round trip: the conditional UPDATE and the inserts that depend on it.
+      const { grant: g, refreshToken: r } = input;
+      const { rows } = await sql<{ won: number }>`
+        with consumed as (
+          update authorization_codes set consumed_at = ${input.now}::bigint, grant_id = ${g.id}::text
+          where code_hash = ${input.codeHash}::text and consumed_at is null returning 1
+        ), grant_row as (
+          insert into grants (id, user_id, client_id, scope, auth_time, created_at, revoked_at)
+          select ${g.id}::text, ${g.user_id}::text, ${g.client_id}::text, ${g.scope}::text, ${g.auth_time}::bigint, ${g.created_at}::bigint, ${g.revoked_at}::bigint
+          from consumed returning 1
+        )${r ? sql`, token_row as (${insertRefreshTokenFrom('consumed', r)})` : sql``}
+        select count(*)::int as won from consumed`.execute(this.db);
+      return rows[0]!.won === 1;
+    }
     return this.#write(async (trx) => {
       const won = await consumeOnce(trx, 'authorization_codes', 'code_hash', input.codeHash, input.now, { grant_id: input.grant.id });
       if (!won) return false;
       await trx.insertInto('grants').values(input.grant).execute();
       if (input.refreshToken) await trx.insertInto('refresh_tokens').values(input.refreshToken).execute();
       return true;
-    }, 'several');
+    });
   }
 
   // grants
@@ -282,11 +305,20 @@ export class KyselyStore implements Store {
     return this.db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
   }
   async rotateRefreshToken(input: { tokenHash: string; now: number; next: RefreshTokenRow }): Promise<boolean> {
+    if (this.dialect === 'postgres') {
+      const { rows } = await sql<{ won: number }>`
+        with consumed as (
+          update refresh_tokens set consumed_at = ${input.now}::bigint
+          where token_hash = ${input.tokenHash}::text and consumed_at is null returning 1
+        ), token_row as (${insertRefreshTokenFrom('consumed', input.next)})
+        select count(*)::int as won from consumed`.execute(this.db);
+      return rows[0]!.won === 1;
+    }
     return this.#write(async (trx) => {
       if (!(await consumeOnce(trx, 'refresh_tokens', 'token_hash', input.tokenHash, input.now))) return false;
       await trx.insertInto('refresh_tokens').values(input.next).execute();
       return true;
-    }, 'several');
+    });
   }
 
   async addRefreshToken(next: RefreshTokenRow): Promise<boolean> {
