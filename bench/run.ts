@@ -156,63 +156,83 @@ const ITERATIONS: Record<string, (user: VirtualUser) => Promise<void>> = {
   },
 };
 
-async function measure(running: Running, alg: string, label: string): Promise<Row[]> {
-  const http = new Http(running.target.origin, USERS);
-  const users = running.users.map((credentials) => new VirtualUser(http, running.target, credentials));
-  // Every user signs in and consents once: the session and consent the returning-user flow reuses.
-  await Promise.all(users.map(async (user) => {
-    const { code, verifier } = await user.authorize(API_SCOPE);
-    await user.exchange(code, verifier);
-  }));
-  const rows: Row[] = [];
-  for (const workload of WORKLOADS) {
-    const iteration = ITERATIONS[workload]!;
-    if (workload === 'userinfo') {
-      // The peer's userinfo takes only its own (non-JWT) tokens: ask for OIDC scopes only.
-      await Promise.all(users.map(async (user) => {
-        const { code, verifier } = await user.authorize('openid profile email');
-        await user.exchange(code, verifier);
-      }));
-    }
-    await drive(users, WARMUP, iteration);
-    const { result, peakRssMiB, startRssMiB, endRssMiB, cpuMs } = await withPeakRss(running.child.pid!, () => drive(users, SECONDS, iteration));
-    const cpuPerIterationUs = Math.round((cpuMs * 1000) / Math.max(1, result.completed));
-    rows.push({ server: label, alg, workload, peakRssMiB, startRssMiB, endRssMiB, cpuPerIterationUs, ...result });
-    console.log(`${label.padEnd(12)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  CPU ${cpuPerIterationUs} µs/iteration  RSS ${startRssMiB}→${endRssMiB} MiB (peak ${peakRssMiB})${result.firstError ? `  (${result.firstError})` : ''}`);
-  }
-  await http.close();
-  return rows;
+interface Contender {
+  label: string;
+  running: Running;
+  http: Http;
+  users: VirtualUser[];
+  drop?: () => Promise<void>;
 }
 
+/** Every user signs in and consents once: the session and consent the returning-user flow reuses. */
+async function signInAll(contender: Contender, scope: string): Promise<void> {
+  await Promise.all(contender.users.map(async (user) => {
+    const { code, verifier } = await user.authorize(scope);
+    await user.exchange(code, verifier);
+  }));
+}
+
+async function measure(contender: Contender, alg: string, workload: string): Promise<Row> {
+  const { label, running, users } = contender;
+  const iteration = ITERATIONS[workload]!;
+  // The peer's userinfo takes only its own (non-JWT) tokens: ask for OIDC scopes only.
+  if (workload === 'userinfo') await signInAll(contender, 'openid profile email');
+  await drive(users, WARMUP, iteration);
+  const { result, peakRssMiB, startRssMiB, endRssMiB, cpuMs } = await withPeakRss(running.child.pid!, () => drive(users, SECONDS, iteration));
+  const cpuPerIterationUs = Math.round((cpuMs * 1000) / Math.max(1, result.completed));
+  console.log(`${label.padEnd(12)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  CPU ${cpuPerIterationUs} µs/iteration  RSS ${startRssMiB}→${endRssMiB} MiB (peak ${peakRssMiB})${result.firstError ? `  (${result.firstError})` : ''}`);
+  return { server: label, alg, workload, peakRssMiB, startRssMiB, endRssMiB, cpuPerIterationUs, ...result };
+}
+
+async function start(server: string, alg: 'RS256' | 'ES256', dir: string): Promise<Contender | undefined> {
+  let running: Running;
+  let drop: (() => Promise<void>) | undefined;
+  if (server === 'peer') running = await startPeer(alg);
+  else if (server === 'tessera') running = await startTessera(alg, `sqlite:${join(dir, `tessera-${alg}-${Date.now()}.db`)}`, dir);
+  else if (server === 'tessera-full') {
+    const fill = { users: Number(process.env.BENCH_SEED_USERS ?? 100_000), refreshTokens: Number(process.env.BENCH_SEED_REFRESH_TOKENS ?? 1_000_000) };
+    const started = Date.now();
+    running = await startTessera(alg, `sqlite:${join(dir, `tessera-full-${alg}-${Date.now()}.db`)}`, dir, fill);
+    console.log(`tessera-full: ${fill.users} users and ${fill.refreshTokens} live refresh tokens written in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } else if (server === 'tessera-pg') {
+    const database = await withPostgresDatabase();
+    if (!database) {
+      console.log('tessera-pg skipped: PostgreSQL unreachable');
+      return undefined;
+    }
+    drop = database.drop;
+    running = await startTessera(alg, database.url, dir);
+  } else {
+    throw new Error(`BENCH_SERVERS: unknown server ${server}`);
+  }
+  const http = new Http(running.target.origin, USERS);
+  const users = running.users.map((credentials) => new VirtualUser(http, running.target, credentials));
+  const contender: Contender = { label: server, running, http, users, ...(drop ? { drop } : {}) };
+  await signInAll(contender, API_SCOPE);
+  return contender;
+}
+
+// Per algorithm, every server is started first; then each workload runs against each server in
+// turn. Measurements of one workload are minutes apart at most, which keeps their ratios steady on
+// a machine whose speed drifts.
 const rows: Row[] = [];
 const dir = await mkdtemp(join(tmpdir(), 'tessera-bench-'));
 try {
   for (const alg of ALGS) {
-    for (const server of SERVERS) {
-      let running: Running;
-      let drop: (() => Promise<void>) | undefined;
-      if (server === 'peer') running = await startPeer(alg);
-      else if (server === 'tessera') running = await startTessera(alg, `sqlite:${join(dir, `tessera-${alg}-${Date.now()}.db`)}`, dir);
-      else if (server === 'tessera-full') {
-        const fill = { users: Number(process.env.BENCH_SEED_USERS ?? 100_000), refreshTokens: Number(process.env.BENCH_SEED_REFRESH_TOKENS ?? 1_000_000) };
-        const started = Date.now();
-        running = await startTessera(alg, `sqlite:${join(dir, `tessera-full-${alg}-${Date.now()}.db`)}`, dir, fill);
-        console.log(`tessera-full: ${fill.users} users and ${fill.refreshTokens} live refresh tokens written in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    const contenders: Contender[] = [];
+    try {
+      for (const server of SERVERS) {
+        const contender = await start(server, alg, dir);
+        if (contender) contenders.push(contender);
       }
-      else {
-        const database = await withPostgresDatabase();
-        if (!database) {
-          console.log('tessera-pg skipped: PostgreSQL unreachable');
-          continue;
-        }
-        drop = database.drop;
-        running = await startTessera(alg, database.url, dir);
+      for (const workload of WORKLOADS) {
+        for (const contender of contenders) rows.push(await measure(contender, alg, workload));
       }
-      try {
-        rows.push(...(await measure(running, alg, server)));
-      } finally {
-        await running.stop();
-        await drop?.();
+    } finally {
+      for (const contender of contenders) {
+        await contender.http.close();
+        await contender.running.stop();
+        await contender.drop?.();
       }
     }
   }

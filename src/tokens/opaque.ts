@@ -38,3 +38,12 @@ export function safeEqual(a: string, b: string): boolean {
 export function newId(): string {
   return random(16).toString('base64url');
 }
+
+/**
+ * An identifier that sorts by creation time: 48 bits of milliseconds in hex, then 96 random bits.
+ * New rows' keys then land together at the end of their B-tree index instead of on a random page
+ * each, which keeps the pages a commit writes few when a table holds millions of rows.
+ */
+export function newSortableId(now = Date.now()): string {
+  return `${now.toString(16).padStart(12, '0')}${random(12).toString('base64url')}`;
+}

@@ -106,6 +106,14 @@ describe('opaque tokens', () => {
       assert.match(newId(), /^[A-Za-z0-9_-]{22}$/);
     }
   });
+  it('sortable ids order by creation time and stay unique within a millisecond', async () => {
+    const { newSortableId } = await import('../../src/tokens/opaque.ts');
+    const t = Date.UTC(2026, 10, 22);
+    const ids = [newSortableId(t - 1), newSortableId(t), newSortableId(t), newSortableId(t + 1), newSortableId(2 ** 47)];
+    for (const id of ids) assert.match(id, /^[0-9a-f]{12}[A-Za-z0-9_-]{16}$/);
+    assert.notEqual(ids[1], ids[2]);
+    assert.ok(ids[0]! < ids[1]! && ids[0]! < ids[2]! && ids[1]! < ids[3]! && ids[2]! < ids[3]! && ids[3]! < ids[4]!);
+  });
 });
 
 describe('access-token verification', () => {

@@ -1,7 +1,7 @@
 // RFC 6749 §4.1.3 and RFC 7636 §4.6: exchanging an authorization code.
 import { InvalidGrant, InvalidRequest } from '../../errors/index.ts';
 import type { Client } from '../../store/store.ts';
-import { hashToken, newId, randomToken } from '../../tokens/opaque.ts';
+import { hashToken, newSortableId, randomToken } from '../../tokens/opaque.ts';
 import { type Params, single } from '../params.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../pkce.ts';
 import { signTokens } from './issue.ts';
@@ -37,7 +37,7 @@ export const authorizationCodeGrant: GrantHandler = {
     if (!user || user.disabled) throw new InvalidGrant('the user is no longer active');
 
     const scopes = row.scope.split(' ').filter((s) => s !== '');
-    const grantId = newId();
+    const grantId = newSortableId();
     const refreshToken = randomToken();
     // The tokens are signed while the grant's writes commit, and handed out only once they have.
     const signing = signTokens(ctx, { client, user, scopes, grantId, authTime: row.auth_time, nonce: row.nonce, refreshToken });
