@@ -7,7 +7,7 @@ import type { KyselyStore } from '../src/store/kysely-store.ts';
 import type { GrantRow, RefreshTokenRow } from '../src/store/types.ts';
 import { openStore } from '../src/store/index.ts';
 import { KeyStore } from '../src/tokens/keystore.ts';
-import { hashToken, newId, newSortableId } from '../src/tokens/opaque.ts';
+import { newId, newRefreshToken, newSortableId, refreshTokenKey } from '../src/tokens/opaque.ts';
 import { hashPassword } from '../src/tokens/passwords.ts';
 
 export async function seedTessera(input: {
@@ -68,7 +68,7 @@ async function fill(store: KyselyStore, clientId: string, passwordHash: string, 
       const grantId = newSortableId((now - tokenCount + i) * 1000);
       const userId = userIds[i % Math.max(1, userIds.length)] ?? 'nobody';
       grants.push({ id: grantId, user_id: userId, client_id: clientId, scope: 'openid apps', auth_time: now, created_at: now, revoked_at: null });
-      tokens.push({ token_hash: hashToken(newId()), grant_id: grantId, client_id: clientId, user_id: userId, scope: 'openid apps', auth_time: now, created_at: now, expires_at: now + 2_592_000, consumed_at: null });
+      tokens.push({ token_hash: refreshTokenKey(newRefreshToken((now - tokenCount + i) * 1000)), grant_id: grantId, client_id: clientId, user_id: userId, scope: 'openid apps', auth_time: now, created_at: now, expires_at: now + 2_592_000, consumed_at: null });
     }
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('grants').values(grants).execute();

@@ -8,7 +8,7 @@ import type { Store, User } from '../store/store.ts';
 import type { GrantRow, RefreshTokenRow } from '../store/types.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
 import { type AccessTokenClaims, verifyAccessToken } from '../tokens/jwt.ts';
-import { hashToken } from '../tokens/opaque.ts';
+import { refreshTokenKey } from '../tokens/opaque.ts';
 
 export interface TokenStatusDeps {
   config: Pick<Config, 'issuer' | 'accessTokenAudience' | 'refreshTokenAbsoluteTtl'>;
@@ -42,7 +42,7 @@ export interface RefreshTokenState {
 
 /** The stored refresh token and whether it is active, or undefined when unknown. */
 export async function refreshTokenState(deps: TokenStatusDeps, token: string, now: number): Promise<RefreshTokenState | undefined> {
-  const row = await deps.store.getRefreshToken(hashToken(token));
+  const row = await deps.store.getRefreshToken(refreshTokenKey(token));
   if (!row) return undefined;
   const [grant, user] = await Promise.all([deps.store.getGrant(row.grant_id), deps.store.getUserById(row.user_id)]);
   const active =

@@ -105,7 +105,7 @@ export interface Store {
   revokeAccessToken(jti: string, expiresAt: number): Promise<void>;
   isAccessTokenRevoked(jti: string): Promise<boolean>;
 
-  // refresh tokens (token_hash = SHA-256 of the token)
+  // refresh tokens (token_hash = refreshTokenKey(token): the token's time prefix and its SHA-256)
   getRefreshToken(tokenHash: string): Promise<RefreshTokenRow | undefined>;
   /**
    * In one transaction: mark `tokenHash` consumed with a conditional write (`… WHERE consumed_at IS

@@ -39,11 +39,34 @@ export function newId(): string {
   return random(16).toString('base64url');
 }
 
+/** 48 bits of milliseconds in hex: a prefix under which newer values sort after older ones. */
+function timePrefix(now: number): string {
+  return now.toString(16).padStart(12, '0');
+}
+
 /**
  * An identifier that sorts by creation time: 48 bits of milliseconds in hex, then 96 random bits.
  * New rows' keys then land together at the end of their B-tree index instead of on a random page
  * each, which keeps the pages a commit writes few when a table holds millions of rows.
  */
 export function newSortableId(now = Date.now()): string {
-  return `${now.toString(16).padStart(12, '0')}${random(12).toString('base64url')}`;
+  return `${timePrefix(now)}${random(12).toString('base64url')}`;
+}
+
+/**
+ * A refresh token: its creation time (12 hex digits) and 256 random bits, 55 characters. The time
+ * tells nothing that `iat` does not, and it lets the stored key (refreshTokenKey) sort by time.
+ */
+export function newRefreshToken(now = Date.now()): string {
+  return `${timePrefix(now)}${randomToken()}`;
+}
+
+/**
+ * The stored key of a refresh token: its time prefix, then the SHA-256 of the whole token. Keys of
+ * new tokens land together at the end of the primary key, as for newSortableId; the hash alone
+ * would put every new token on a random page of an index that holds them all. Tokens without the
+ * prefix (43 characters, issued before it existed) are keyed by the hash alone.
+ */
+export function refreshTokenKey(token: string): string {
+  return token.length === 55 && /^[0-9a-f]{12}/.test(token) ? `${token.slice(0, 12)}${hashToken(token)}` : hashToken(token);
 }

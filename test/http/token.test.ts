@@ -282,6 +282,18 @@ describe('POST /oauth2/token', () => {
       assert.equal(responses.filter((r) => r.status === 200).length, 1);
     });
 
+    it('a refresh token issued before the time prefix existed (stored under its hash alone) still rotates', async () => {
+      const tokens = await tokensFor();
+      const { hashToken, randomToken, refreshTokenKey } = await import('../../src/tokens/opaque.ts');
+      const legacy = randomToken();
+      const db = await server.db();
+      await db.updateTable('refresh_tokens').set({ token_hash: hashToken(legacy) }).where('token_hash', '=', refreshTokenKey(tokens.refresh_token)).execute();
+      await expectError(await refresh(tokens.refresh_token), 400, 'invalid_grant');
+      const rotated = (await (await refresh(legacy)).json()) as { refresh_token: string };
+      assert.match(rotated.refresh_token, /^[0-9a-f]{12}[A-Za-z0-9_-]{43}$/);
+      assert.equal((await refresh(rotated.refresh_token)).status, 200);
+    });
+
     it('public clients refresh with their client_id', async () => {
       const c = server.clients.public;
       const issued = await getCode(server, c);

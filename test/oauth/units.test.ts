@@ -114,6 +114,22 @@ describe('opaque tokens', () => {
     assert.notEqual(ids[1], ids[2]);
     assert.ok(ids[0]! < ids[1]! && ids[0]! < ids[2]! && ids[1]! < ids[3]! && ids[2]! < ids[3]! && ids[3]! < ids[4]!);
   });
+  it('refresh tokens: 256 random bits behind a time prefix; stored keys sort by time and never hold the token', async () => {
+    const { newRefreshToken, refreshTokenKey, hashToken, randomToken } = await import('../../src/tokens/opaque.ts');
+    const t = Date.UTC(2026, 10, 22);
+    const [a, b, c] = [newRefreshToken(t), newRefreshToken(t), newRefreshToken(t + 1)];
+    for (const token of [a, b, c]) assert.match(token, /^[0-9a-f]{12}[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(a, b);
+    const key = refreshTokenKey(a);
+    assert.equal(key, `${a.slice(0, 12)}${hashToken(a)}`);
+    assert.equal(key.includes(a.slice(12)), false);
+    assert.ok(refreshTokenKey(a) < refreshTokenKey(c) && refreshTokenKey(b) < refreshTokenKey(c));
+    // A token from before the prefix existed is keyed by its hash alone, as it was stored.
+    const old = randomToken();
+    assert.equal(refreshTokenKey(old), hashToken(old));
+    // Anything else presented is hashed whole: a different token never maps to a stored key.
+    assert.notEqual(refreshTokenKey(`${a.slice(0, 54)}x`), key);
+  });
 });
 
 describe('access-token verification', () => {

@@ -1,7 +1,7 @@
 // RFC 6749 §4.1.3 and RFC 7636 §4.6: exchanging an authorization code.
 import { InvalidGrant, InvalidRequest } from '../../errors/index.ts';
 import type { Client } from '../../store/store.ts';
-import { hashToken, newSortableId, randomToken } from '../../tokens/opaque.ts';
+import { hashToken, newRefreshToken, newSortableId, refreshTokenKey } from '../../tokens/opaque.ts';
 import { type Params, single } from '../params.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../pkce.ts';
 import { signTokens } from './issue.ts';
@@ -38,7 +38,7 @@ export const authorizationCodeGrant: GrantHandler = {
 
     const scopes = row.scope.split(' ').filter((s) => s !== '');
     const grantId = newSortableId();
-    const refreshToken = randomToken();
+    const refreshToken = newRefreshToken();
     // The tokens are signed while the grant's writes commit, and handed out only once they have.
     const signing = signTokens(ctx, { client, user, scopes, grantId, authTime: row.auth_time, nonce: row.nonce, refreshToken });
     signing.catch(() => {});
@@ -47,7 +47,7 @@ export const authorizationCodeGrant: GrantHandler = {
       now,
       grant: { id: grantId, user_id: user.id, client_id: client.clientId, scope: row.scope, auth_time: row.auth_time, created_at: now, revoked_at: null },
       refreshToken: {
-        token_hash: hashToken(refreshToken),
+        token_hash: refreshTokenKey(refreshToken),
         grant_id: grantId,
         client_id: client.clientId,
         user_id: user.id,

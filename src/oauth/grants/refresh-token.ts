@@ -2,7 +2,7 @@
 // presenting a rotated one revokes the whole family.
 import { InvalidGrant, InvalidRequest, InvalidScope } from '../../errors/index.ts';
 import type { Client } from '../../store/store.ts';
-import { hashToken, randomToken } from '../../tokens/opaque.ts';
+import { newRefreshToken, refreshTokenKey } from '../../tokens/opaque.ts';
 import { type Params, single } from '../params.ts';
 import { parseScope } from '../scopes.ts';
 import { signTokens } from './issue.ts';
@@ -14,7 +14,7 @@ export const refreshTokenGrant: GrantHandler = {
     const { store, now } = ctx;
     const presented = single(body, 'refresh_token');
     if (!presented) throw new InvalidRequest('refresh_token is required');
-    const tokenHash = hashToken(presented);
+    const tokenHash = refreshTokenKey(presented);
     const row = await store.getRefreshToken(tokenHash);
     if (!row || row.client_id !== client.clientId) throw new InvalidGrant('the refresh token is invalid');
     const grant = await store.getGrant(row.grant_id);
@@ -43,8 +43,8 @@ export const refreshTokenGrant: GrantHandler = {
     const user = await store.getUserById(row.user_id);
     if (!user || user.disabled) throw new InvalidGrant('the user is no longer active');
 
-    const next = randomToken();
-    const nextRow = { ...row, token_hash: hashToken(next), created_at: now, expires_at: Math.min(now + ctx.config.refreshTokenTtl, familyEnd), consumed_at: null };
+    const next = newRefreshToken();
+    const nextRow = { ...row, token_hash: refreshTokenKey(next), created_at: now, expires_at: Math.min(now + ctx.config.refreshTokenTtl, familyEnd), consumed_at: null };
     // OIDC Core §12.2: the refreshed ID token keeps sub and auth_time and carries no nonce. The
     // tokens are signed while the rotation commits, and handed out only once it has.
     const signing = signTokens(ctx, { client, user, scopes, grantId: row.grant_id, authTime: row.auth_time, nonce: null, refreshToken: next });
