@@ -140,6 +140,8 @@ interface Row extends Measurement {
   endRssMiB: number;
   /** The server's CPU time (all threads) per completed iteration, in µs. */
   cpuPerIterationUs: number;
+  /** The load generator's own CPU time per completed iteration, in µs: it shares the machine. */
+  loadCpuPerIterationUs: number;
 }
 
 const ITERATIONS: Record<string, (user: VirtualUser) => Promise<void>> = {
@@ -178,10 +180,13 @@ async function measure(contender: Contender, alg: string, workload: string): Pro
   // The peer's userinfo takes only its own (non-JWT) tokens: ask for OIDC scopes only.
   if (workload === 'userinfo') await signInAll(contender, 'openid profile email');
   await drive(users, WARMUP, iteration);
+  const loadStart = process.cpuUsage();
   const { result, peakRssMiB, startRssMiB, endRssMiB, cpuMs } = await withPeakRss(running.child.pid!, () => drive(users, SECONDS, iteration));
+  const loadUsage = process.cpuUsage(loadStart);
   const cpuPerIterationUs = Math.round((cpuMs * 1000) / Math.max(1, result.completed));
-  console.log(`${label.padEnd(12)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  CPU ${cpuPerIterationUs} µs/iteration  RSS ${startRssMiB}→${endRssMiB} MiB (peak ${peakRssMiB})${result.firstError ? `  (${result.firstError})` : ''}`);
-  return { server: label, alg, workload, peakRssMiB, startRssMiB, endRssMiB, cpuPerIterationUs, ...result };
+  const loadCpuPerIterationUs = Math.round((loadUsage.user + loadUsage.system) / Math.max(1, result.completed));
+  console.log(`${label.padEnd(12)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  CPU ${cpuPerIterationUs} µs/iteration (load generator ${loadCpuPerIterationUs})  RSS ${startRssMiB}→${endRssMiB} MiB (peak ${peakRssMiB})${result.firstError ? `  (${result.firstError})` : ''}`);
+  return { server: label, alg, workload, peakRssMiB, startRssMiB, endRssMiB, cpuPerIterationUs, loadCpuPerIterationUs, ...result };
 }
 
 async function start(server: string, alg: 'RS256' | 'ES256', dir: string): Promise<Contender | undefined> {
