@@ -14,6 +14,7 @@ import { metadataRoutes } from './http/routes/metadata.ts';
 import { revocationRoutes } from './http/routes/revocation.ts';
 import { tokenRoutes } from './http/routes/token.ts';
 import { userinfoRoutes } from './http/routes/userinfo.ts';
+import { CodeSealer } from './oauth/codes.ts';
 import { InteractionSealer } from './oauth/interaction.ts';
 import type { Store } from './store/store.ts';
 import type { KeyStore } from './tokens/keystore.ts';
@@ -55,6 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     store: deps.store,
     keys: deps.keys,
     sealer: new InteractionSealer(deps.secret),
+    codes: new CodeSealer(deps.secret),
     browser: new BrowserState({
       secret: deps.secret,
       secure: deps.config.issuer.startsWith('https:'),

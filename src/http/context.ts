@@ -1,5 +1,6 @@
 // What the routes share, built once in buildApp.
 import type { Config } from '../config/index.ts';
+import type { CodeSealer } from '../oauth/codes.ts';
 import type { InteractionSealer } from '../oauth/interaction.ts';
 import type { Store } from '../store/store.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
@@ -10,6 +11,7 @@ export interface RouteContext {
   store: Store;
   keys: KeyStore;
   sealer: InteractionSealer;
+  codes: CodeSealer;
   browser: BrowserState;
   /** Epoch seconds; injectable so tests can move time without sleeping. */
   now: () => number;

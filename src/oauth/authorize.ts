@@ -15,7 +15,7 @@ import {
   UntrustedRedirectError,
 } from '../errors/index.ts';
 import type { Client, Store } from '../store/store.ts';
-import { hashToken, randomToken } from '../tokens/opaque.ts';
+import type { CodeSealer } from './codes.ts';
 import type { AuthorizationRequest, InteractionSealer, Interaction } from './interaction.ts';
 import { type Params, rejectDuplicates, single } from './params.ts';
 import { isWellFormedPkceValue } from './pkce.ts';
@@ -25,6 +25,7 @@ export interface AuthorizeDeps {
   config: Pick<Config, 'issuer' | 'codeTtl' | 'scopes'>;
   store: Store;
   sealer: InteractionSealer;
+  codes: CodeSealer;
 }
 
 /** The logged-in user of the browser, if any. */
@@ -235,23 +236,17 @@ export async function completeConsent(
   return issueCode(deps, request, session, now);
 }
 
-async function issueCode(deps: AuthorizeDeps, request: AuthorizationRequest, session: BrowserSession, now: number): Promise<AuthorizeOutcome> {
-  const code = randomToken();
-  await deps.store.createAuthorizationCode({
-    code_hash: hashToken(code),
-    client_id: request.clientId,
-    user_id: session.userId,
-    redirect_uri: request.redirectUri,
+function issueCode(deps: AuthorizeDeps, request: AuthorizationRequest, session: BrowserSession, now: number): AuthorizeOutcome {
+  const code = deps.codes.issue({
+    clientId: request.clientId,
+    userId: session.userId,
+    redirectUri: request.redirectUri,
     scope: request.scopes.join(' '),
-    code_challenge: request.codeChallenge,
-    code_challenge_method: request.codeChallengeMethod,
+    codeChallenge: request.codeChallenge,
+    codeChallengeMethod: request.codeChallengeMethod,
     nonce: request.nonce,
-    auth_time: session.authTime,
-    grant_id: null,
-    created_at: now,
-    expires_at: now + deps.config.codeTtl,
-    consumed_at: null,
-  });
+    authTime: session.authTime,
+  }, now, deps.config.codeTtl);
   return {
     kind: 'redirect',
     location: redirectWith(request.redirectUri, { code, state: request.state, iss: deps.config.issuer }),

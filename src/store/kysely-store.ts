@@ -216,21 +216,20 @@ export class KyselyStore implements Store {
       .execute());
   }
 
-  // authorization codes
-  async createAuthorizationCode(code: Parameters<Store['createAuthorizationCode']>[0]): Promise<void> {
-    await this.#write((db) => db.insertInto('authorization_codes').values(code).execute());
-  }
-  async getAuthorizationCode(codeHash: string) {
-    return this.db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+  // authorization codes: sealed, so only their redemption is stored
+  async getAuthorizationCode(codeId: string) {
+    return this.db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeId).executeTakeFirst();
   }
   async redeemAuthorizationCode(input: Parameters<Store['redeemAuthorizationCode']>[0]): Promise<boolean> {
+    const { code: c, grant: g, refreshToken: r } = input;
     if (this.dialect === 'postgres') {
-      // One statement, one round trip: the conditional UPDATE and the inserts that depend on it.
-      const { grant: g, refreshToken: r } = input;
+      // One statement, one round trip: the conditional insert and the inserts that depend on it.
       const { rows } = await sql<{ won: number }>`
         with consumed as (
-          update authorization_codes set consumed_at = ${input.now}::bigint, grant_id = ${g.id}::text
-          where code_hash = ${input.codeHash}::text and consumed_at is null returning 1
+          insert into authorization_codes (code_hash, client_id, user_id, redirect_uri, scope, code_challenge, code_challenge_method, nonce, auth_time, grant_id, created_at, expires_at, consumed_at)
+          values (${c.code_hash}::text, ${c.client_id}::text, ${c.user_id}::text, ${c.redirect_uri}::text, ${c.scope}::text, ${c.code_challenge}::text,
+            ${c.code_challenge_method}::text, ${c.nonce}::text, ${c.auth_time}::bigint, ${c.grant_id}::text, ${c.created_at}::bigint, ${c.expires_at}::bigint, ${c.consumed_at}::bigint)
+          on conflict (code_hash) do nothing returning 1
         ), grant_row as (
           insert into grants (id, user_id, client_id, scope, auth_time, created_at, revoked_at)
           select ${g.id}::text, ${g.user_id}::text, ${g.client_id}::text, ${g.scope}::text, ${g.auth_time}::bigint, ${g.created_at}::bigint, ${g.revoked_at}::bigint
@@ -240,10 +239,10 @@ export class KyselyStore implements Store {
       return rows[0]!.won === 1;
     }
     return this.#write(async (trx) => {
-      const won = await consumeOnce(trx, 'authorization_codes', 'code_hash', input.codeHash, input.now, { grant_id: input.grant.id });
-      if (!won) return false;
-      await trx.insertInto('grants').values(input.grant).execute();
-      if (input.refreshToken) await trx.insertInto('refresh_tokens').values(input.refreshToken).execute();
+      const inserted = await trx.insertInto('authorization_codes').values(c).onConflict((oc) => oc.column('code_hash').doNothing()).executeTakeFirst();
+      if (inserted.numInsertedOrUpdatedRows !== 1n) return false;
+      await trx.insertInto('grants').values(g).execute();
+      if (r) await trx.insertInto('refresh_tokens').values(r).execute();
       return true;
     });
   }

@@ -76,17 +76,16 @@ export interface Store {
   saveConsent(userId: string, clientId: string, scopes: string[], now: number): Promise<void>;
 
   // authorization codes
-  createAuthorizationCode(code: AuthorizationCodeRow): Promise<void>;
-  getAuthorizationCode(codeHash: string): Promise<AuthorizationCodeRow | undefined>;
+  // Codes are sealed (src/oauth/codes.ts); only their redemption is stored, under the code's id.
+  getAuthorizationCode(codeId: string): Promise<AuthorizationCodeRow | undefined>;
   /**
-   * In one transaction: mark the code consumed with a conditional write
-   * (`UPDATE … WHERE consumed_at IS NULL`), and only if that write won, insert the grant and the
-   * refresh token (when given). Returns false when another request consumed the code first;
-   * nothing is written then.
+   * In one transaction: record the code's redemption with a conditional write (`INSERT … ON
+   * CONFLICT DO NOTHING`), and only if that write won, insert the grant and the refresh token (when
+   * given). Returns false when the code was redeemed before, or by a concurrent request; nothing is
+   * written then.
    */
   redeemAuthorizationCode(input: {
-    codeHash: string;
-    now: number;
+    code: AuthorizationCodeRow;
     grant: GrantRow;
     refreshToken: RefreshTokenRow | null;
   }): Promise<boolean>;

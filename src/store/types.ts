@@ -52,8 +52,9 @@ export interface ConsentRow {
   updated_at: number;
 }
 
+/** A redeemed authorization code: the codes themselves are sealed and stored nowhere. */
 export interface AuthorizationCodeRow {
-  /** SHA-256 of the code. */
+  /** The code's identifier (a sealed code carries it; it is not the code). */
   code_hash: string;
   client_id: string;
   user_id: string;
@@ -63,7 +64,7 @@ export interface AuthorizationCodeRow {
   code_challenge_method: string | null;
   nonce: string | null;
   auth_time: number;
-  /** The grant created when the code is redeemed; set in the same transaction. */
+  /** The grant created when the code was redeemed, in the same transaction. */
   grant_id: string | null;
   created_at: number;
   expires_at: number;

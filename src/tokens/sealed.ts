@@ -1,6 +1,7 @@
 // Values that travel through the browser and come back unaltered: JSON, base64url, HMAC-SHA-256
-// under a key derived from TESSERA_SECRET for one purpose, with an expiry.
-import { createHmac, hkdfSync } from 'node:crypto';
+// under a key derived from TESSERA_SECRET for one purpose, with an expiry (Sealer), or encrypted as
+// well (SealedBox).
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, type KeyObject, randomFillSync } from 'node:crypto';
 import { safeEqual } from './opaque.ts';
 
 export class Sealer<T extends { exp: number }> {
@@ -32,3 +33,68 @@ export class Sealer<T extends { exp: number }> {
     return createHmac('sha256', this.#key).update(body).digest('base64url');
   }
 }
+
+/**
+ * Values that must also stay unread on their way through the browser: AES-256-GCM under a key of
+ * the hour, HMAC-SHA-256(purpose key, hour), with a random 96-bit IV. A key per hour keeps the number
+ * of values sealed under one key far below GCM's limit for random IVs (2^32) at any rate of issue,
+ * and the hour keys are derived once and kept. Format: base64url(hour ‖ IV ‖ ciphertext ‖ tag),
+ * the hour a 32-bit count since 1970. Values sealed more than MAX_AGE_HOURS ago no longer open.
+ */
+export class SealedBox<T> {
+  readonly #key: Buffer;
+  readonly #hourKeys = new Map<number, KeyObject>();
+  constructor(secret: string, purpose: string) {
+    this.#key = Buffer.from(hkdfSync('sha256', secret, 'tessera', purpose, 32));
+  }
+
+  seal(value: T, nowMs = Date.now()): string {
+    const hour = Math.floor(nowMs / HOUR_MS);
+    const head = Buffer.allocUnsafe(HEAD_BYTES);
+    head.writeUInt32BE(hour, 0);
+    randomFillSync(head, 4, IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.#hourKey(hour), head.subarray(4));
+    const body = cipher.update(JSON.stringify(value), 'utf8');
+    const final = cipher.final();
+    return Buffer.concat([head, body, final, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  /** The value, or undefined when tampered with, sealed under another secret or purpose, too old, or malformed. */
+  open(sealed: string, nowMs = Date.now()): T | undefined {
+    if (sealed.length > MAX_SEALED || !BASE64URL.test(sealed)) return undefined;
+    const raw = Buffer.from(sealed, 'base64url');
+    if (raw.length < HEAD_BYTES + TAG_BYTES + 2) return undefined;
+    const hour = raw.readUInt32BE(0);
+    const current = Math.floor(nowMs / HOUR_MS);
+    if (hour > current + 1 || hour < current - MAX_AGE_HOURS) return undefined;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.#hourKey(hour), raw.subarray(4, HEAD_BYTES), { authTagLength: TAG_BYTES });
+      decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
+      const plain = Buffer.concat([decipher.update(raw.subarray(HEAD_BYTES, raw.length - TAG_BYTES)), decipher.final()]);
+      return JSON.parse(plain.toString('utf8')) as T;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #hourKey(hour: number): KeyObject {
+    let key = this.#hourKeys.get(hour);
+    if (!key) {
+      const info = Buffer.alloc(4);
+      info.writeUInt32BE(hour, 0);
+      key = createSecretKey(createHmac('sha256', this.#key).update(info).digest());
+      // Only hours that can still open are kept: at most MAX_AGE_HOURS + 2 keys.
+      for (const known of this.#hourKeys.keys()) if (Math.abs(known - hour) > MAX_AGE_HOURS + 1) this.#hourKeys.delete(known);
+      this.#hourKeys.set(hour, key);
+    }
+    return key;
+  }
+}
+
+const HOUR_MS = 3_600_000;
+const MAX_AGE_HOURS = 24;
+const IV_BYTES = 12;
+const HEAD_BYTES = 4 + IV_BYTES;
+const TAG_BYTES = 16;
+const MAX_SEALED = 8192;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;

@@ -33,6 +33,8 @@ export interface TestServer {
   keys: KeyStore;
   app: FastifyInstance;
   clock: { offset: number };
+  /** The server's TESSERA_SECRET. */
+  secret: string;
   /** A second connection to the server's database, for looking behind the Store (opened on first use). */
   db(): Promise<Kysely<Database>>;
   user: { id: string; username: string; password: string };
@@ -116,6 +118,7 @@ export async function startServer(opts: { databaseUrl?: string; env?: Record<str
     keys,
     app,
     clock,
+    secret,
     user: { id: user.id, username: 'alice', password: PASSWORD },
     clients,
     async db() {

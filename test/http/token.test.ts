@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
+import { CodeSealer } from '../../src/oauth/codes.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { basic, exchange, getCode, tokenRequest } from '../helpers/tokens.ts';
 
@@ -184,6 +185,55 @@ describe('POST /oauth2/token', () => {
       const c = server.clients.confidential;
       await expectError(await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, basic(c.id, c.secret!)), 400, 'invalid_grant');
       assert.equal(await userinfoStatus(server, tokens.access_token), 401);
+    });
+
+    it('a code is sealed: issuing it stores nothing, redeeming it records its id once; it does not show whose it is', async () => {
+      const db = await server.db();
+      const count = async () => (await db.selectFrom('authorization_codes').select(db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+      const before = Number(await count());
+      const issued = await getCode(server, server.clients.confidential);
+      assert.equal(Number(await count()), before);
+      assert.doesNotMatch(Buffer.from(issued.code, 'base64url').toString('latin1'), new RegExp(server.user.id));
+      assert.equal((await exchange(server, issued)).status, 200);
+      assert.equal(Number(await count()), before + 1);
+      const id = new CodeSealer(server.secret).open(issued.code, Math.floor(Date.now() / 1000))!.id;
+      const row = await db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', id).executeTakeFirstOrThrow();
+      assert.equal(row.user_id, server.user.id);
+      assert.equal(typeof row.grant_id, 'string');
+      await expectError(await exchange(server, issued), 400, 'invalid_grant');
+      assert.equal(Number(await count()), before + 1);
+    });
+
+    it('a code sealed under another TESSERA_SECRET → invalid_grant; under this one, it is honoured', async () => {
+      const c = server.clients.confidential;
+      const fields = { clientId: c.id, userId: server.user.id, redirectUri: c.redirectUri, scope: 'openid', codeChallenge: null, codeChallengeMethod: null, nonce: null, authTime: server.clock.offset + Math.floor(Date.now() / 1000) };
+      const now = fields.authTime;
+      const forged = new CodeSealer('another secret of at least 32 chars!').issue(fields, now, 60);
+      const body = await expectError(await exchange(server, { code: forged, verifier: null, client: c }), 400, 'invalid_grant');
+      assert.equal(body.error_description, 'the authorization code is invalid');
+      const genuine = new CodeSealer(server.secret).issue(fields, now, 60);
+      assert.equal((await exchange(server, { code: genuine, verifier: null, client: c })).status, 200);
+    });
+
+    it('a redeemed code presented again by another client, or after it expired → "already used", and its tokens are revoked', async () => {
+      const c = server.clients.confidential;
+      for (const replay of [
+        (issued: Awaited<ReturnType<typeof getCode>>) => tokenRequest(server, { grant_type: 'authorization_code', code: issued.code, redirect_uri: issued.client.redirectUri }, basic(server.clients.es256.id, server.clients.es256.secret!)),
+        async (issued: Awaited<ReturnType<typeof getCode>>) => {
+          server.clock.offset += 61;
+          try {
+            return await exchange(server, issued);
+          } finally {
+            server.clock.offset -= 61;
+          }
+        },
+      ]) {
+        const issued = await getCode(server, c);
+        const tokens = (await (await exchange(server, issued)).json()) as { refresh_token: string };
+        const body = await expectError(await replay(issued), 400, 'invalid_grant');
+        assert.equal(body.error_description, 'the authorization code has already been used');
+        await expectError(await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, basic(c.id, c.secret!)), 400, 'invalid_grant');
+      }
     });
 
     it('concurrent exchanges of one code: exactly one succeeds', async () => {

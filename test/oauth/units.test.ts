@@ -3,12 +3,14 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { InvalidScope, InvalidToken } from '../../src/errors/index.ts';
+import { CodeSealer } from '../../src/oauth/codes.ts';
 import { InteractionSealer } from '../../src/oauth/interaction.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../../src/oauth/pkce.ts';
 import { parseScope } from '../../src/oauth/scopes.ts';
 import { parseBasicCredentials } from '../../src/oauth/client-auth/index.ts';
 import { openPrivateJwk, sealPrivateJwk } from '../../src/tokens/keystore.ts';
 import { hashPassword, verifyPassword } from '../../src/tokens/passwords.ts';
+import { SealedBox } from '../../src/tokens/sealed.ts';
 
 describe('PKCE (RFC 7636)', () => {
   it('verifies the RFC 7636 appendix B example', () => {
@@ -45,6 +47,38 @@ describe('sealed values', () => {
     assert.equal(sealer.open(sealed, 100), undefined);
     assert.equal(sealer.open(`${sealed.slice(0, -2)}xx`, 99), undefined);
     assert.equal(new InteractionSealer('t'.repeat(32)).open(sealed, 99), undefined);
+  });
+  it('an authorization code is encrypted: it round-trips, hides what it carries, and fails closed', () => {
+    const codes = new CodeSealer('s'.repeat(32));
+    const fields = { clientId: 'client-one', userId: 'user-number-one', redirectUri: 'https://a.example/cb', scope: 'openid apps', codeChallenge: 'c'.repeat(43), codeChallengeMethod: 'S256', nonce: 'nonce-one', authTime: 5 };
+    const code = codes.issue(fields, 10, 60);
+    const { id, ...rest } = codes.open(code, 10)!;
+    assert.deepEqual(rest, { ...fields, iat: 10, exp: 70 });
+    assert.match(id, /^[0-9a-f]{12}[A-Za-z0-9_-]{16}$/);
+    assert.notEqual(codes.open(codes.issue(fields, 10, 60), 10)!.id, id, 'every code has an id of its own');
+    assert.match(code, /^[A-Za-z0-9_-]+$/);
+    assert.doesNotMatch(Buffer.from(code, 'base64url').toString('latin1'), /user-number-one|client-one|nonce-one|a\.example/);
+    for (const at of [0, 20, 40, Math.floor(code.length / 2), code.length - 2]) {
+      const flipped = `${code.slice(0, at)}${code[at] === 'A' ? 'B' : 'A'}${code.slice(at + 1)}`;
+      assert.equal(codes.open(flipped, 10), undefined, `a change at ${at} is detected`);
+    }
+    assert.equal(new CodeSealer('t'.repeat(32)).open(code, 10), undefined, 'another secret');
+    assert.equal(new SealedBox('s'.repeat(32), 'another purpose').open(code, 10_000), undefined, 'another purpose');
+    for (const bad of ['', 'x', 'not base64url!', code.slice(0, 40), 'A'.repeat(9000), `${code}.x`]) assert.equal(codes.open(bad, 10), undefined);
+  });
+  it('a sealed box uses a key per hour: values open across the hour, and not after a day', () => {
+    const box = new SealedBox<{ n: number }>('s'.repeat(32), 'test');
+    const hour = 3_600_000;
+    const at = 1_000 * hour - 1;
+    const sealed = box.seal({ n: 1 }, at);
+    const next = box.seal({ n: 2 }, at + 2);
+    assert.notEqual(sealed.slice(0, 6), next.slice(0, 6), 'the two values name different hours');
+    assert.deepEqual(box.open(sealed, at + 2), { n: 1 });
+    assert.deepEqual(box.open(next, at), { n: 2 }, 'a clock a little behind still opens it');
+    assert.deepEqual(box.open(sealed, at + 24 * hour), { n: 1 });
+    assert.equal(box.open(sealed, at + 26 * hour), undefined);
+    assert.equal(box.open(sealed, at - 3 * hour), undefined, 'nor long before it was sealed');
+    assert.deepEqual(new SealedBox<{ n: number }>('s'.repeat(32), 'test').open(next, at), { n: 2 }, 'another instance with the secret opens it');
   });
   it('private keys are encrypted under TESSERA_SECRET', () => {
     const sealed = sealPrivateJwk({ kty: 'EC', d: 'secret' }, 'a'.repeat(32));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openStore } from '../../src/store/index.ts';
 import type { Client, Store, User } from '../../src/store/store.ts';
-import type { GrantRow, RefreshTokenRow } from '../../src/store/types.ts';
+import type { AuthorizationCodeRow, GrantRow, RefreshTokenRow } from '../../src/store/types.ts';
 import { newId } from '../../src/tokens/opaque.ts';
 import { type TestDatabase, withPostgresDatabase, withSqliteDatabase } from './databases.ts';
 
@@ -51,14 +51,13 @@ function refreshToken(g: GrantRow, hash = newId()): RefreshTokenRow {
   return { token_hash: hash, grant_id: g.id, client_id: g.client_id, user_id: g.user_id, scope: g.scope, auth_time: NOW, created_at: NOW, expires_at: NOW + 100, consumed_at: null };
 }
 
-async function code(store: Store, clientId: string, userId: string): Promise<string> {
-  const hash = newId();
-  await store.createAuthorizationCode({
-    code_hash: hash, client_id: clientId, user_id: userId, redirect_uri: 'https://app.example/cb', scope: 'openid apps',
-    code_challenge: 'c'.repeat(43), code_challenge_method: 'S256', nonce: 'n', auth_time: NOW, grant_id: null,
-    created_at: NOW, expires_at: NOW + 60, consumed_at: null,
-  });
-  return hash;
+/** The redemption record of a sealed code. */
+function code(g: GrantRow, now = NOW, id = newId()): AuthorizationCodeRow {
+  return {
+    code_hash: id, client_id: g.client_id, user_id: g.user_id, redirect_uri: 'https://app.example/cb', scope: 'openid apps',
+    code_challenge: 'c'.repeat(43), code_challenge_method: 'S256', nonce: 'n', auth_time: NOW, grant_id: g.id,
+    created_at: NOW, expires_at: NOW + 60, consumed_at: now,
+  };
 }
 
 function contract(name: string, database: () => Promise<TestDatabase | undefined>, thread: 'worker' | 'current' = 'current'): void {
@@ -143,38 +142,40 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
     });
 
     it('a code is redeemed once; the winner writes the grant and refresh token', { skip }, async () => {
-      const hash = await code(store, 'c1', 'u1');
       const g = grant('u1', 'c1');
       const rt = refreshToken(g);
-      assert.equal(await store.redeemAuthorizationCode({ codeHash: hash, now: NOW + 1, grant: g, refreshToken: rt }), true);
-      const row = await store.getAuthorizationCode(hash);
-      assert.equal(row?.consumed_at, NOW + 1);
-      assert.equal(row?.grant_id, g.id);
+      const first = code(g, NOW + 1);
+      assert.equal(await store.getAuthorizationCode(first.code_hash), undefined);
+      assert.equal(await store.redeemAuthorizationCode({ code: first, grant: g, refreshToken: rt }), true);
+      assert.deepEqual({ ...(await store.getAuthorizationCode(first.code_hash)) }, first);
       assert.deepEqual({ ...(await store.getGrant(g.id)) }, g);
       assert.deepEqual({ ...(await store.getRefreshToken(rt.token_hash)) }, rt);
       const g2 = grant('u1', 'c1');
-      assert.equal(await store.redeemAuthorizationCode({ codeHash: hash, now: NOW + 2, grant: g2, refreshToken: refreshToken(g2) }), false);
+      const rt2 = refreshToken(g2);
+      assert.equal(await store.redeemAuthorizationCode({ code: code(g2, NOW + 2, first.code_hash), grant: g2, refreshToken: rt2 }), false);
       assert.equal(await store.getGrant(g2.id), undefined);
+      assert.equal(await store.getRefreshToken(rt2.token_hash), undefined);
+      assert.deepEqual({ ...(await store.getAuthorizationCode(first.code_hash)) }, first);
     });
 
     it('concurrent redemptions of one code: exactly one wins', { skip }, async () => {
-      const hash = await code(store, 'c1', 'u1');
+      const id = newId();
       const attempts = Array.from({ length: 10 }, () => {
         const g = grant('u1', 'c1');
         return { g, rt: refreshToken(g) };
       });
-      const results = await Promise.all(attempts.map(({ g, rt }) => store.redeemAuthorizationCode({ codeHash: hash, now: NOW, grant: g, refreshToken: rt })));
+      const results = await Promise.all(attempts.map(({ g, rt }) => store.redeemAuthorizationCode({ code: code(g, NOW, id), grant: g, refreshToken: rt })));
       assert.equal(results.filter(Boolean).length, 1);
       const written = await Promise.all(attempts.map(({ g }) => store.getGrant(g.id)));
       assert.equal(written.filter(Boolean).length, 1);
       const winner = attempts[results.indexOf(true)]!;
-      assert.equal((await store.getAuthorizationCode(hash))?.grant_id, winner.g.id);
+      assert.equal((await store.getAuthorizationCode(id))?.grant_id, winner.g.id);
     });
 
     it('concurrent rotations of one refresh token: exactly one wins', { skip }, async () => {
       const g = grant('u1', 'c1');
       const first = refreshToken(g);
-      assert.equal(await store.redeemAuthorizationCode({ codeHash: await code(store, 'c1', 'u1'), now: NOW, grant: g, refreshToken: first }), true);
+      assert.equal(await store.redeemAuthorizationCode({ code: code(g), grant: g, refreshToken: first }), true);
       const nexts = Array.from({ length: 10 }, () => refreshToken(g));
       const results = await Promise.all(nexts.map((next) => store.rotateRefreshToken({ tokenHash: first.token_hash, now: NOW + 1, next })));
       assert.equal(results.filter(Boolean).length, 1);
@@ -186,7 +187,7 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
     it('revoking a grant consumes its refresh tokens and is idempotent', { skip }, async () => {
       const g = grant('u1', 'c1');
       const rt = refreshToken(g);
-      await store.redeemAuthorizationCode({ codeHash: await code(store, 'c1', 'u1'), now: NOW, grant: g, refreshToken: rt });
+      await store.redeemAuthorizationCode({ code: code(g), grant: g, refreshToken: rt });
       await store.revokeGrant(g.id, NOW + 5);
       await store.revokeGrant(g.id, NOW + 6);
       assert.equal((await store.getGrant(g.id))?.revoked_at, NOW + 5);

@@ -21,7 +21,7 @@ export function sendOutcome(reply: FastifyReply, outcome: AuthorizeOutcome, stat
 }
 
 export function authorizeRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer };
+  const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, codes: ctx.codes };
   app.get('/oauth2/authorize', { config: { html: true } }, async (request, reply) => {
     const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
     const now = ctx.now();

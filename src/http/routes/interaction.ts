@@ -28,7 +28,7 @@ export function csrfFailedPage(reply: FastifyReply): FastifyReply {
 }
 
 export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer };
+  const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, codes: ctx.codes };
 
   function expired(reply: FastifyReply): FastifyReply {
     return sendHtml(reply.code(400), errorPage({

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/index.ts';
 import type { Client, Store } from '../../store/store.ts';
 import type { KeyStore } from '../../tokens/keystore.ts';
+import type { CodeSealer } from '../codes.ts';
 import type { Params } from '../params.ts';
 
 export type TokenConfig = Pick<
@@ -19,6 +20,7 @@ export interface GrantContext {
   config: TokenConfig;
   store: Store;
   keys: KeyStore;
+  codes: CodeSealer;
   now: number;
 }
 

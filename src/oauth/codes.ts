@@ -1,0 +1,73 @@
+// Authorization codes (RFC 6749 §4.1.2) are sealed: the code itself carries what the authorization
+// request decided, encrypted and authenticated under TESSERA_SECRET (SealedBox), so issuing a code
+// writes nothing. Redeeming one records its identifier, once (Store.redeemAuthorizationCode): that
+// record is what makes a code single-use, and it is kept until housekeeping removes it after the
+// code has expired.
+import type { AuthorizationCodeRow } from '../store/types.ts';
+import { SealedBox } from '../tokens/sealed.ts';
+import { newSortableId } from '../tokens/opaque.ts';
+
+export interface AuthorizationCode {
+  /** Identifier, sortable by time: the key its redemption is recorded under. */
+  id: string;
+  clientId: string;
+  userId: string;
+  redirectUri: string;
+  scope: string;
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
+  nonce: string | null;
+  authTime: number;
+  /** Issued and expiry times, epoch seconds. */
+  iat: number;
+  exp: number;
+}
+
+// The sealed form uses one-letter names: the code travels in a URL.
+interface Sealed {
+  i: string; c: string; u: string; r: string; s: string; p: string | null; m: string | null; n: string | null; a: number; t: number; e: number;
+}
+
+export class CodeSealer {
+  readonly #box: SealedBox<Sealed>;
+  constructor(secret: string) {
+    this.#box = new SealedBox(secret, 'tessera authorization code v1');
+  }
+
+  /** A new code for `fields`, valid `ttl` seconds from `now`. */
+  issue(fields: Omit<AuthorizationCode, 'id' | 'iat' | 'exp'>, now: number, ttl: number): string {
+    return this.#box.seal({
+      i: newSortableId(), c: fields.clientId, u: fields.userId, r: fields.redirectUri, s: fields.scope,
+      p: fields.codeChallenge, m: fields.codeChallengeMethod, n: fields.nonce, a: fields.authTime, t: now, e: now + ttl,
+    }, now * 1000);
+  }
+
+  /** The code's contents, expired or not; undefined when it is not a code this server sealed. */
+  open(code: string, now: number): AuthorizationCode | undefined {
+    const v = this.#box.open(code, now * 1000);
+    if (!v || typeof v.i !== 'string' || typeof v.e !== 'number') return undefined;
+    return {
+      id: v.i, clientId: v.c, userId: v.u, redirectUri: v.r, scope: v.s,
+      codeChallenge: v.p, codeChallengeMethod: v.m, nonce: v.n, authTime: v.a, iat: v.t, exp: v.e,
+    };
+  }
+}
+
+/** The record of a redeemed code. */
+export function redeemedCodeRow(code: AuthorizationCode, grantId: string, now: number): AuthorizationCodeRow {
+  return {
+    code_hash: code.id,
+    client_id: code.clientId,
+    user_id: code.userId,
+    redirect_uri: code.redirectUri,
+    scope: code.scope,
+    code_challenge: code.codeChallenge,
+    code_challenge_method: code.codeChallengeMethod,
+    nonce: code.nonce,
+    auth_time: code.authTime,
+    grant_id: grantId,
+    created_at: code.iat,
+    expires_at: code.exp,
+    consumed_at: now,
+  };
+}
