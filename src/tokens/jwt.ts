@@ -20,16 +20,50 @@ export interface AccessTokenInput {
 
 /**
  * A compact JWS (RFC 7515 §7.1) signed with node:crypto: RS256 is RSASSA-PKCS1-v1_5 with SHA-256,
- * ES256 is ECDSA P-256 with SHA-256 and the signature as R || S (RFC 7518 §3.4). Signing runs on
- * libuv's thread pool, beside the event loop (bench/RESULTS.md: +28 % flows/s with RS256).
+ * ES256 is ECDSA P-256 with SHA-256 and the signature as R || S (RFC 7518 §3.4).
+ *
+ * An RS256 signature (≈ 240 µs of CPU) runs on libuv's thread pool, beside the event loop
+ * (bench/RESULTS.md: +28 % flows/s). An ES256 one is made on the spot: handed to the pool it costs
+ * ≈ 70 µs of CPU in all, most of it the hand-off, against ≈ 25 µs here. Node is asked for the DER
+ * form with the bare key and the R || S form is taken from it (ecdsaDerToJose): both the options
+ * object `{ key, dsaEncoding: 'ieee-p1363' }` and Node's own conversion cost as much again as the
+ * signature itself (bench/RESULTS.md, item 10).
  */
 export async function signJws(key: SigningKey, typ: string, payload: JWTPayload): Promise<string> {
   const input = `${encodedHeader(key, typ)}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-  const options = key.alg === 'ES256' ? { key: key.privateKey, dsaEncoding: 'ieee-p1363' as const } : key.privateKey;
-  const signature = await new Promise<Buffer>((resolve, reject) => {
-    sign('sha256', Buffer.from(input), options, (err, result) => (err ? reject(err) : resolve(result)));
-  });
+  const data = Buffer.from(input);
+  const signature = key.alg === 'ES256'
+    ? ecdsaDerToJose(sign('sha256', data, key.privateKey), 32)
+    : await new Promise<Buffer>((resolve, reject) => {
+      sign('sha256', data, key.privateKey, (err, result) => (err ? reject(err) : resolve(result)));
+    });
   return `${input}.${signature.toString('base64url')}`;
+}
+
+/**
+ * An ECDSA-Sig-Value (SEQUENCE of two INTEGERs, DER, as OpenSSL makes it) as the fixed-width R || S
+ * of RFC 7518 §3.4, each half `size` bytes: a leading zero octet is dropped, a short value padded.
+ */
+export function ecdsaDerToJose(der: Buffer, size: number): Buffer {
+  const out = Buffer.alloc(size * 2);
+  if (der[0] !== 0x30 || der[1] !== der.length - 2 || der[1] >= 0x80) throw new Error('not a DER ECDSA signature');
+  let at = 2;
+  for (let half = 0; half < 2; half++) {
+    if (der[at] !== 0x02) throw new Error('not a DER ECDSA signature');
+    let length = der[at + 1];
+    let start = at + 2;
+    const next = start + length;
+    if (next > der.length) throw new Error('not a DER ECDSA signature');
+    while (length > size && der[start] === 0) {
+      start++;
+      length--;
+    }
+    if (length > size) throw new Error('ECDSA signature value too long');
+    der.copy(out, half * size + size - length, start, start + length);
+    at = next;
+  }
+  if (at !== der.length) throw new Error('not a DER ECDSA signature');
+  return out;
 }
 
 /** The protected header's encoding is the same for every token of a key and type. */

@@ -193,3 +193,42 @@ describe('access-token verification', () => {
     }
   });
 });
+
+describe('JWS signatures', () => {
+  it('ES256 signatures are R || S, 64 bytes, also when R or S is shorter than 32 bytes', async () => {
+    const { generateKeyPairSync, sign, verify } = await import('node:crypto');
+    const { ecdsaDerToJose } = await import('../../src/tokens/jwt.ts');
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    let short = 0;
+    let padded = 0;
+    // About 1 in 128 signatures has a half below 2^248 and about 1 in 2 a half with a sign octet.
+    for (let i = 0; short < 2 || padded < 2; i++) {
+      assert.ok(i < 20_000, 'no short halves in 20,000 signatures');
+      const data = Buffer.from(`message ${i}`);
+      const der = sign('sha256', data, privateKey);
+      const r = der[3]!;
+      const s = der[4 + r + 1]!;
+      if (r < 32 || s < 32) short++;
+      if (r > 32 || s > 32) padded++;
+      const jose = ecdsaDerToJose(der, 32);
+      assert.equal(jose.length, 64);
+      assert.ok(verify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, jose), `signature ${i}`);
+    }
+  });
+
+  it('what is not a DER ECDSA signature is refused', async () => {
+    const { ecdsaDerToJose } = await import('../../src/tokens/jwt.ts');
+    const valid = Buffer.from([0x30, 0x06, 0x02, 0x01, 0x05, 0x02, 0x01, 0x07]);
+    const jose = ecdsaDerToJose(valid, 32);
+    assert.equal(jose[31], 5);
+    assert.equal(jose[63], 7);
+    assert.equal(jose.subarray(0, 31).every((b) => b === 0), true);
+    for (const bad of [
+      [0x31, 0x06, 0x02, 0x01, 0x05, 0x02, 0x01, 0x07], // not a SEQUENCE
+      [0x30, 0x07, 0x02, 0x01, 0x05, 0x02, 0x01, 0x07], // wrong length
+      [0x30, 0x06, 0x03, 0x01, 0x05, 0x02, 0x01, 0x07], // not an INTEGER
+      [0x30, 0x06, 0x02, 0x01, 0x05, 0x02, 0x05, 0x07], // runs past the end
+      [0x30, 0x25, 0x02, 0x21, 0x01, ...new Array(32).fill(1), 0x02, 0x00], // a half of 33 significant bytes
+    ]) assert.throws(() => ecdsaDerToJose(Buffer.from(bad), 32), /ECDSA/);
+  });
+});
