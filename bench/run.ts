@@ -91,6 +91,20 @@ async function waitForLine(child: ChildProcess, pattern: RegExp, what: string): 
   });
 }
 
+// Servers must not outlive the benchmark, however it ends (an error, Ctrl-C, a closed pipe).
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => process.exit(130));
+
+function spawnServer(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
 function stopper(child: ChildProcess): () => Promise<void> {
   return async () => {
     if (child.exitCode !== null) return;
@@ -107,12 +121,9 @@ async function startTessera(alg: 'RS256' | 'ES256', databaseUrl: string, dir: st
   const seeded = await seedTessera({ databaseUrl, issuer, secret, redirectUri, users: USERS, extraUsers: fill.users, extraRefreshTokens: fill.refreshTokens });
   // BENCH_PROFILE=dir writes a CPU profile of the Tessera process there (node --cpu-prof).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
-  const child = spawn(process.execPath, [...profile, 'src/main.ts'], {
-    env: {
-      PATH: process.env.PATH, NODE_ENV: 'development', TESSERA_DEMO: 'false', LOG_LEVEL: 'warn',
-      TESSERA_ISSUER: issuer, DATABASE_URL: databaseUrl, TESSERA_SECRET: secret, TESSERA_DATA_DIR: dir, TESSERA_SIGNING_ALG: alg,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawnServer([...profile, 'src/main.ts'], {
+    PATH: process.env.PATH, NODE_ENV: 'development', TESSERA_DEMO: 'false', LOG_LEVEL: 'warn',
+    TESSERA_ISSUER: issuer, DATABASE_URL: databaseUrl, TESSERA_SECRET: secret, TESSERA_DATA_DIR: dir, TESSERA_SIGNING_ALG: alg,
   });
   await waitForLine(child, /Tessera is listening/, 'Tessera');
   return { target: { name: 'tessera', origin: issuer, clientId: seeded.clientId, clientSecret: seeded.clientSecret, redirectUri }, child, stop: stopper(child), users: seeded.users };
@@ -122,10 +133,7 @@ async function startPeer(alg: 'RS256' | 'ES256'): Promise<Running> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const target = { name: 'peer', origin: issuer, clientId: 'bench-client', clientSecret: randomBytes(32).toString('base64url'), redirectUri: 'http://127.0.0.1:9/callback' };
-  const child = spawn(process.execPath, ['bench/peer.ts'], {
-    env: { PATH: process.env.PATH, NODE_ENV: 'production', PEER_ISSUER: issuer, PEER_PORT: String(port), PEER_ALG: alg, PEER_CLIENT_ID: target.clientId, PEER_CLIENT_SECRET: target.clientSecret, PEER_REDIRECT_URI: target.redirectUri },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnServer(['bench/peer.ts'], { PATH: process.env.PATH, NODE_ENV: 'production', PEER_ISSUER: issuer, PEER_PORT: String(port), PEER_ALG: alg, PEER_CLIENT_ID: target.clientId, PEER_CLIENT_SECRET: target.clientSecret, PEER_REDIRECT_URI: target.redirectUri });
   await waitForLine(child, /ready/, 'node-oidc-provider');
   const users = Array.from({ length: USERS }, (_, i) => ({ username: `user-${i}`, password: 'any password' }));
   return { target, child, stop: stopper(child), users };
