@@ -3,7 +3,13 @@
 // transaction — each inside its own savepoint, keeping it atomic on its own — and one fsync; every
 // caller's promise resolves only after that commit, so a response never hands out what is not yet
 // durable.
-import { type Kysely, sql } from 'kysely';
+//
+// The batch holds Kysely's connection (nothing else runs on it meanwhile) and drives the
+// transaction and the savepoints with statements prepared once on the node:sqlite connection: built
+// and compiled through Kysely each time, those four statements per write cost more than the write
+// itself (bench/RESULTS.md, item 11).
+import type { Kysely } from 'kysely';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Database } from './types.ts';
 
 interface Pending {
@@ -14,11 +20,23 @@ interface Pending {
 
 export class GroupCommit {
   readonly #db: Kysely<Database>;
+  readonly #control: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', StatementSync>;
+  readonly #sqlite: DatabaseSync;
   #pending: Pending[] = [];
   #flushing = false;
 
-  constructor(db: Kysely<Database>) {
+  /** `sqlite` is the connection under `db`'s dialect. */
+  constructor(db: Kysely<Database>, sqlite: DatabaseSync) {
     this.#db = db;
+    this.#sqlite = sqlite;
+    this.#control = {
+      begin: sqlite.prepare('begin'),
+      commit: sqlite.prepare('commit'),
+      rollback: sqlite.prepare('rollback'),
+      savepoint: sqlite.prepare('savepoint tessera_op'),
+      release: sqlite.prepare('release tessera_op'),
+      rollbackTo: sqlite.prepare('rollback to tessera_op'),
+    };
   }
 
   run<T>(op: (db: Kysely<Database>) => Promise<T>): Promise<T> {
@@ -35,19 +53,27 @@ export class GroupCommit {
   async #flush(): Promise<void> {
     const batch = this.#pending;
     this.#pending = [];
+    const control = this.#control;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
-      await this.#db.transaction().execute(async (trx) => {
-        for (const item of batch) {
-          await sql`savepoint tessera_op`.execute(trx);
-          try {
-            outcomes.push({ ok: true, value: await item.op(trx) });
-            await sql`release tessera_op`.execute(trx);
-          } catch (error) {
-            await sql`rollback to tessera_op`.execute(trx);
-            await sql`release tessera_op`.execute(trx);
-            outcomes.push({ ok: false, error });
+      await this.#db.connection().execute(async (db) => {
+        control.begin.run();
+        try {
+          for (const item of batch) {
+            control.savepoint.run();
+            try {
+              outcomes.push({ ok: true, value: await item.op(db) });
+              control.release.run();
+            } catch (error) {
+              control.rollbackTo.run();
+              control.release.run();
+              outcomes.push({ ok: false, error });
+            }
           }
+          control.commit.run();
+        } catch (error) {
+          if (this.#sqlite.isTransaction) control.rollback.run();
+          throw error;
         }
       });
       batch.forEach((item, i) => {

@@ -21,7 +21,8 @@ export async function openStore(databaseUrl: string, options: { thread?: 'worker
     const path = databaseUrl.slice('sqlite:'.length);
     if (path === '') throw new Error('DATABASE_URL: sqlite: needs a path, e.g. sqlite:./data/tessera.db');
     const file = path === ':memory:' ? path : resolve(path);
-    const local = new KyselyStore(new Kysely<Database>({ dialect: sqliteDialect(openSqlite(file)) }), 'sqlite');
+    const sqlite = openSqlite(file);
+    const local = new KyselyStore(new Kysely<Database>({ dialect: sqliteDialect(sqlite) }), 'sqlite', sqlite);
     if (options.thread === 'worker' && file !== ':memory:') {
       const store = openWorkerStore(`sqlite:${file}`, local);
       // Opening fails here, not on the first request, when the file cannot be opened.

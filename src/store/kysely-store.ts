@@ -1,9 +1,11 @@
 // The one Store implementation, over Kysely, for SQLite and PostgreSQL alike.
 import { type Kysely, Migrator, sql } from 'kysely';
+import type { DatabaseSync } from 'node:sqlite';
 import type { Client, Store, User } from './store.ts';
 import type { ClientRow, Database, RefreshTokenRow, UserRow } from './types.ts';
 import { ClientCache } from './client-cache.ts';
 import { GroupCommit } from './group-commit.ts';
+import { SqliteWrites } from './sqlite-writes.ts';
 import { migrations } from './migrations/index.ts';
 
 function toClient(row: ClientRow): Client {
@@ -70,24 +72,6 @@ function fromUser(user: User): UserRow {
   };
 }
 
-/** The conditional write both single-use credentials rely on: exactly one caller sees true. */
-async function consumeOnce(
-  trx: Kysely<Database>,
-  table: 'authorization_codes' | 'refresh_tokens',
-  key: 'code_hash' | 'token_hash',
-  value: string,
-  now: number,
-  extra: { grant_id?: string } = {},
-): Promise<boolean> {
-  const result = await trx
-    .updateTable(table)
-    .set({ consumed_at: now, ...extra })
-    .where(key as never, '=', value as never)
-    .where('consumed_at', 'is', null)
-    .executeTakeFirst();
-  return result.numUpdatedRows === 1n;
-}
-
 /** PostgreSQL: inserts `row` once for each row of the CTE `from` (none when the update lost). */
 function insertRefreshTokenFrom(from: string, row: RefreshTokenRow) {
   return sql`insert into refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, created_at, expires_at, consumed_at)
@@ -101,12 +85,16 @@ export class KyselyStore implements Store {
   readonly db: Kysely<Database>;
 
   readonly #group: GroupCommit | undefined;
+  readonly #sqliteWrites: SqliteWrites | undefined;
   readonly #clients = new ClientCache();
 
-  constructor(db: Kysely<Database>, dialect: 'sqlite' | 'postgres') {
+  /** On SQLite, `sqlite` is the node:sqlite connection under `db`'s dialect. */
+  constructor(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', sqlite?: DatabaseSync) {
     this.db = db;
     this.dialect = dialect;
-    this.#group = dialect === 'sqlite' ? new GroupCommit(db) : undefined;
+    if (dialect === 'sqlite' && !sqlite) throw new Error('KyselyStore: SQLite needs its node:sqlite connection');
+    this.#group = sqlite ? new GroupCommit(db, sqlite) : undefined;
+    this.#sqliteWrites = sqlite ? new SqliteWrites(sqlite) : undefined;
   }
 
   /**
@@ -238,13 +226,8 @@ export class KyselyStore implements Store {
         select count(*)::int as won from consumed`.execute(this.db);
       return rows[0]!.won === 1;
     }
-    return this.#write(async (trx) => {
-      const inserted = await trx.insertInto('authorization_codes').values(c).onConflict((oc) => oc.column('code_hash').doNothing()).executeTakeFirst();
-      if (inserted.numInsertedOrUpdatedRows !== 1n) return false;
-      await trx.insertInto('grants').values(g).execute();
-      if (r) await trx.insertInto('refresh_tokens').values(r).execute();
-      return true;
-    });
+    const writes = this.#sqliteWrites!;
+    return this.#write(async () => writes.redeemAuthorizationCode(c, g, r));
   }
 
   // grants
@@ -313,11 +296,8 @@ export class KyselyStore implements Store {
         select count(*)::int as won from consumed`.execute(this.db);
       return rows[0]!.won === 1;
     }
-    return this.#write(async (trx) => {
-      if (!(await consumeOnce(trx, 'refresh_tokens', 'token_hash', input.tokenHash, input.now))) return false;
-      await trx.insertInto('refresh_tokens').values(input.next).execute();
-      return true;
-    });
+    const writes = this.#sqliteWrites!;
+    return this.#write(async () => writes.rotateRefreshToken(input.tokenHash, input.now, input.next));
   }
 
   async addRefreshToken(next: RefreshTokenRow): Promise<boolean> {

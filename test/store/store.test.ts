@@ -172,6 +172,27 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.equal((await store.getAuthorizationCode(id))?.grant_id, winner.g.id);
     });
 
+    it('a write that fails leaves no trace and does not undo the writes committed beside it', { skip }, async () => {
+      const taken = grant('u1', 'c1');
+      assert.equal(await store.redeemAuthorizationCode({ code: code(taken), grant: taken, refreshToken: null }), true);
+      const a = grant('u1', 'c1');
+      const b = grant('u1', 'c1');
+      // Its code record is written first, then its grant collides with an existing one.
+      const failing = code(taken);
+      const results = await Promise.allSettled([
+        store.redeemAuthorizationCode({ code: code(a), grant: a, refreshToken: refreshToken(a) }),
+        store.redeemAuthorizationCode({ code: failing, grant: taken, refreshToken: null }),
+        store.redeemAuthorizationCode({ code: code(b), grant: b, refreshToken: refreshToken(b) }),
+      ]);
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.equal(await store.getAuthorizationCode(failing.code_hash), undefined);
+      assert.ok(await store.getGrant(a.id));
+      assert.ok(await store.getGrant(b.id));
+      // The store still takes writes after the failure.
+      const c = grant('u1', 'c1');
+      assert.equal(await store.redeemAuthorizationCode({ code: code(c), grant: c, refreshToken: null }), true);
+    });
+
     it('concurrent rotations of one refresh token: exactly one wins', { skip }, async () => {
       const g = grant('u1', 'c1');
       const first = refreshToken(g);

@@ -1,0 +1,59 @@
+// The two writes of every token request on SQLite — redeeming a code and rotating a refresh token —
+// as statements prepared once on the writing connection. Through Kysely, building and compiling
+// their three or four statements cost more CPU than SQLite's work (bench/RESULTS.md, item 11);
+// PostgreSQL has its own one-statement forms in ./kysely-store.ts. They run inside the group
+// commit's savepoint (./group-commit.ts), which holds the connection.
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { AuthorizationCodeRow, GrantRow, RefreshTokenRow } from './types.ts';
+
+// The columns, checked against the row types: a column added to a row type must be added here.
+const CODE_COLUMNS = ['code_hash', 'client_id', 'user_id', 'redirect_uri', 'scope', 'code_challenge', 'code_challenge_method', 'nonce', 'auth_time', 'grant_id', 'created_at', 'expires_at', 'consumed_at'] as const satisfies ReadonlyArray<keyof AuthorizationCodeRow>;
+const GRANT_COLUMNS = ['id', 'user_id', 'client_id', 'scope', 'auth_time', 'created_at', 'revoked_at'] as const satisfies ReadonlyArray<keyof GrantRow>;
+const REFRESH_TOKEN_COLUMNS = ['token_hash', 'grant_id', 'client_id', 'user_id', 'scope', 'auth_time', 'created_at', 'expires_at', 'consumed_at'] as const satisfies ReadonlyArray<keyof RefreshTokenRow>;
+
+function insert(table: string, columns: readonly string[], suffix = ''): string {
+  return `insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `:${c}`).join(', ')})${suffix}`;
+}
+
+export class SqliteWrites {
+  readonly #db: DatabaseSync;
+  // Prepared on first use: the tables exist only once the store is migrated.
+  #statements: Record<'insertCode' | 'insertGrant' | 'insertRefreshToken' | 'consumeRefreshToken', StatementSync> | undefined;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  get #prepared() {
+    return (this.#statements ??= {
+      insertCode: this.#db.prepare(insert('authorization_codes', CODE_COLUMNS, ' on conflict (code_hash) do nothing')),
+      insertGrant: this.#db.prepare(insert('grants', GRANT_COLUMNS)),
+      insertRefreshToken: this.#db.prepare(insert('refresh_tokens', REFRESH_TOKEN_COLUMNS)),
+      consumeRefreshToken: this.#db.prepare('update refresh_tokens set consumed_at = :now where token_hash = :token_hash and consumed_at is null'),
+    });
+  }
+
+  /** Records the code's redemption and, only if it is the first, the grant and its refresh token. */
+  redeemAuthorizationCode(code: AuthorizationCodeRow, grant: GrantRow, refreshToken: RefreshTokenRow | null): boolean {
+    const s = this.#prepared;
+    if (s.insertCode.run(pick(code, CODE_COLUMNS)).changes !== 1) return false;
+    s.insertGrant.run(pick(grant, GRANT_COLUMNS));
+    if (refreshToken) s.insertRefreshToken.run(pick(refreshToken, REFRESH_TOKEN_COLUMNS));
+    return true;
+  }
+
+  /** Consumes the token `tokenHash` and, only if it was still unused, stores `next`. */
+  rotateRefreshToken(tokenHash: string, now: number, next: RefreshTokenRow): boolean {
+    const s = this.#prepared;
+    if (s.consumeRefreshToken.run({ now, token_hash: tokenHash }).changes !== 1) return false;
+    s.insertRefreshToken.run(pick(next, REFRESH_TOKEN_COLUMNS));
+    return true;
+  }
+}
+
+/** Exactly the named parameters of the statement (node:sqlite refuses unknown ones). */
+function pick<T extends object>(row: T, columns: ReadonlyArray<keyof T>): Record<string, string | number | null> {
+  const values: Record<string, string | number | null> = {};
+  for (const column of columns) values[column as string] = row[column] as string | number | null;
+  return values;
+}
