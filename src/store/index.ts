@@ -4,6 +4,7 @@ import { Kysely } from 'kysely';
 import { openSqlite, sqliteDialect } from './dialects/sqlite.ts';
 import { postgresDialect, postgresPool } from './dialects/postgres.ts';
 import { KyselyStore } from './kysely-store.ts';
+import { SqliteReaderStore } from './sqlite-reader.ts';
 import type { Store } from './store.ts';
 import type { Database } from './types.ts';
 import { openWorkerStore } from './worker-store.ts';
@@ -22,14 +23,13 @@ export async function openStore(databaseUrl: string, options: { thread?: 'worker
     if (path === '') throw new Error('DATABASE_URL: sqlite: needs a path, e.g. sqlite:./data/tessera.db');
     const file = path === ':memory:' ? path : resolve(path);
     const sqlite = openSqlite(file);
-    const local = new KyselyStore(new Kysely<Database>({ dialect: sqliteDialect(sqlite) }), 'sqlite', sqlite);
     if (options.thread === 'worker' && file !== ':memory:') {
-      const store = openWorkerStore(`sqlite:${file}`, local);
+      const store = openWorkerStore(`sqlite:${file}`, new SqliteReaderStore(sqlite));
       // Opening fails here, not on the first request, when the file cannot be opened.
       await store.ping();
       return store;
     }
-    return local;
+    return new KyselyStore(new Kysely<Database>({ dialect: sqliteDialect(sqlite) }), 'sqlite', sqlite);
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     return new KyselyStore(new Kysely<Database>({ dialect: postgresDialect(postgresPool(databaseUrl)) }), 'postgres');

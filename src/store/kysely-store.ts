@@ -40,7 +40,7 @@ function fromClient(client: Client): ClientRow {
   };
 }
 
-function toUser(row: UserRow): User {
+export function toUser(row: UserRow): User {
   return {
     id: row.id,
     username: row.username,

@@ -1,0 +1,60 @@
+// The event loop's connection to SQLite when a worker thread does the writing (./worker-store.ts):
+// it only reads, so the reads every request makes run as statements prepared once, not through
+// Kysely, whose building and compiling cost three times SQLite's own work for a lookup by key
+// (bench/RESULTS.md, item 11). Every other read is the KyselyStore's.
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { Kysely } from 'kysely';
+import { sqliteDialect } from './dialects/sqlite.ts';
+import { KyselyStore, toUser } from './kysely-store.ts';
+import type { User } from './store.ts';
+import type { AuthorizationCodeRow, Database, GrantRow, RefreshTokenRow, SessionRow, UserRow } from './types.ts';
+
+const QUERIES = {
+  user: 'select * from users where id = ?',
+  session: 'select * from sessions where id = ? and expires_at > ?',
+  consent: 'select scope from consents where user_id = ? and client_id = ?',
+  code: 'select * from authorization_codes where code_hash = ?',
+  grant: 'select * from grants where id = ?',
+  revoked: 'select 1 from revoked_access_tokens where jti = ?',
+  refreshToken: 'select * from refresh_tokens where token_hash = ?',
+};
+
+export class SqliteReaderStore extends KyselyStore {
+  readonly #sqlite: DatabaseSync;
+  // Prepared on first use: the writer migrates the database after this connection opens.
+  #statements: Record<keyof typeof QUERIES, StatementSync> | undefined;
+
+  constructor(sqlite: DatabaseSync) {
+    super(new Kysely<Database>({ dialect: sqliteDialect(sqlite) }), 'sqlite', sqlite);
+    this.#sqlite = sqlite;
+  }
+
+  #get<T>(query: keyof typeof QUERIES, ...args: Array<string | number>): T | undefined {
+    this.#statements ??= Object.fromEntries(Object.entries(QUERIES).map(([name, text]) => [name, this.#sqlite.prepare(text)])) as Record<keyof typeof QUERIES, StatementSync>;
+    return this.#statements[query].get(...args) as T | undefined;
+  }
+
+  override async getUserById(id: string): Promise<User | undefined> {
+    const row = this.#get<UserRow>('user', id);
+    return row ? toUser(row) : undefined;
+  }
+  override async getSession(id: string, now: number) {
+    return this.#get<SessionRow>('session', id, now);
+  }
+  override async getConsentedScopes(userId: string, clientId: string): Promise<string[]> {
+    const row = this.#get<{ scope: string }>('consent', userId, clientId);
+    return row ? row.scope.split(' ').filter((s) => s !== '') : [];
+  }
+  override async getAuthorizationCode(codeId: string) {
+    return this.#get<AuthorizationCodeRow>('code', codeId);
+  }
+  override async getGrant(id: string) {
+    return this.#get<GrantRow>('grant', id);
+  }
+  override async isAccessTokenRevoked(jti: string): Promise<boolean> {
+    return this.#get('revoked', jti) !== undefined;
+  }
+  override async getRefreshToken(tokenHash: string) {
+    return this.#get<RefreshTokenRow>('refreshToken', tokenHash);
+  }
+}
