@@ -1,0 +1,56 @@
+// PostgreSQL named statements (src/store/dialects/postgres.ts): prepared once per connection, and
+// still correct when the schema changes under a prepared statement.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { prepareStatements } from '../../src/store/dialects/postgres.ts';
+import { type TestDatabase, withPostgresDatabase } from './databases.ts';
+
+describe('PostgreSQL named statements', () => {
+  let db: TestDatabase | undefined;
+  let pool: pg.Pool;
+  before(async () => {
+    db = await withPostgresDatabase();
+    if (db) pool = new pg.Pool({ connectionString: db.url, max: 1 });
+  });
+  after(async () => {
+    if (db) {
+      await pool.end();
+      await db.drop();
+    }
+  });
+
+  it('a text is parsed once per connection, then only bound and executed', async (t) => {
+    if (!db) return t.skip('no PostgreSQL');
+    const client = prepareStatements(await pool.connect());
+    try {
+      await client.query('create table t (id int primary key, a text)');
+      await client.query('insert into t values ($1, $2)', [1, 'one']);
+      await client.query('insert into t values ($1, $2)', [2, 'two']);
+      const { rows } = await client.query('select * from t where id = $1', [2]);
+      assert.deepEqual(rows, [{ id: 2, a: 'two' }]);
+      const statements = await client.query<{ statement: string }>('select statement from pg_prepared_statements order by statement', []);
+      const texts = statements.rows.map((r) => r.statement);
+      assert.ok(texts.includes('insert into t values ($1, $2)'), texts.join('\n'));
+      assert.ok(texts.includes('select * from t where id = $1'), texts.join('\n'));
+      assert.equal(texts.filter((s) => s.startsWith('insert into t')).length, 1);
+    } finally {
+      client.release();
+    }
+  });
+
+  it('a statement prepared before the table changed is sent again unnamed', async (t) => {
+    if (!db) return t.skip('no PostgreSQL');
+    const client = prepareStatements(await pool.connect());
+    try {
+      assert.deepEqual((await client.query('select * from t where id = $1', [1])).rows, [{ id: 1, a: 'one' }]);
+      // What another instance's migration would do.
+      await client.query('alter table t add column b text', []);
+      await client.query('update t set b = $1 where id = $2', ['uno', 1]);
+      assert.deepEqual((await client.query('select * from t where id = $1', [1])).rows, [{ id: 1, a: 'one', b: 'uno' }]);
+      assert.deepEqual((await client.query('select * from t where id = $1', [2])).rows, [{ id: 2, a: 'two', b: null }]);
+    } finally {
+      client.release();
+    }
+  });
+});
