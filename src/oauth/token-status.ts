@@ -42,9 +42,9 @@ export interface RefreshTokenState {
 
 /** The stored refresh token and whether it is active, or undefined when unknown. */
 export async function refreshTokenState(deps: TokenStatusDeps, token: string, now: number): Promise<RefreshTokenState | undefined> {
-  const row = await deps.store.getRefreshToken(refreshTokenKey(token));
-  if (!row) return undefined;
-  const [grant, user] = await Promise.all([deps.store.getGrant(row.grant_id), deps.store.getUserById(row.user_id)]);
+  const family = await deps.store.getRefreshTokenFamily(refreshTokenKey(token));
+  if (!family) return undefined;
+  const { token: row, grant, user } = family;
   const active =
     row.consumed_at === null &&
     row.expires_at > now &&

@@ -6,6 +6,7 @@ import type { ClientRow, Database, RefreshTokenRow, UserRow } from './types.ts';
 import { ClientCache } from './client-cache.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SqliteWrites } from './sqlite-writes.ts';
+import { REFRESH_TOKEN_FAMILY_FROM, REFRESH_TOKEN_FAMILY_SELECT, toRefreshTokenFamily } from './family.ts';
 import { migrations } from './migrations/index.ts';
 
 function toClient(row: ClientRow): Client {
@@ -285,6 +286,10 @@ export class KyselyStore implements Store {
   // refresh tokens
   async getRefreshToken(tokenHash: string) {
     return this.db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  }
+  async getRefreshTokenFamily(tokenHash: string) {
+    const { rows } = await sql<Record<string, unknown>>`select ${sql.raw(REFRESH_TOKEN_FAMILY_SELECT)} from ${sql.raw(REFRESH_TOKEN_FAMILY_FROM)} where t.token_hash = ${tokenHash}`.execute(this.db);
+    return toRefreshTokenFamily(rows[0]);
   }
   async rotateRefreshToken(input: { tokenHash: string; now: number; next: RefreshTokenRow }): Promise<boolean> {
     if (this.dialect === 'postgres') {

@@ -5,6 +5,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Kysely } from 'kysely';
 import { sqliteDialect } from './dialects/sqlite.ts';
+import { REFRESH_TOKEN_FAMILY_FROM, REFRESH_TOKEN_FAMILY_SELECT, toRefreshTokenFamily } from './family.ts';
 import { KyselyStore, toUser } from './kysely-store.ts';
 import type { User } from './store.ts';
 import type { AuthorizationCodeRow, Database, GrantRow, RefreshTokenRow, SessionRow, UserRow } from './types.ts';
@@ -17,6 +18,7 @@ const QUERIES = {
   grant: 'select * from grants where id = ?',
   revoked: 'select 1 from revoked_access_tokens where jti = ?',
   refreshToken: 'select * from refresh_tokens where token_hash = ?',
+  refreshTokenFamily: `select ${REFRESH_TOKEN_FAMILY_SELECT} from ${REFRESH_TOKEN_FAMILY_FROM} where t.token_hash = ?`,
 };
 
 export class SqliteReaderStore extends KyselyStore {
@@ -56,5 +58,8 @@ export class SqliteReaderStore extends KyselyStore {
   }
   override async getRefreshToken(tokenHash: string) {
     return this.#get<RefreshTokenRow>('refreshToken', tokenHash);
+  }
+  override async getRefreshTokenFamily(tokenHash: string) {
+    return toRefreshTokenFamily(this.#get<Record<string, unknown>>('refreshTokenFamily', tokenHash));
   }
 }

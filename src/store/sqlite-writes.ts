@@ -4,12 +4,8 @@
 // PostgreSQL has its own one-statement forms in ./kysely-store.ts. They run inside the group
 // commit's savepoint (./group-commit.ts), which holds the connection.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { CODE_COLUMNS, GRANT_COLUMNS, REFRESH_TOKEN_COLUMNS } from './columns.ts';
 import type { AuthorizationCodeRow, GrantRow, RefreshTokenRow } from './types.ts';
-
-// The columns, checked against the row types: a column added to a row type must be added here.
-const CODE_COLUMNS = ['code_hash', 'client_id', 'user_id', 'redirect_uri', 'scope', 'code_challenge', 'code_challenge_method', 'nonce', 'auth_time', 'grant_id', 'created_at', 'expires_at', 'consumed_at'] as const satisfies ReadonlyArray<keyof AuthorizationCodeRow>;
-const GRANT_COLUMNS = ['id', 'user_id', 'client_id', 'scope', 'auth_time', 'created_at', 'revoked_at'] as const satisfies ReadonlyArray<keyof GrantRow>;
-const REFRESH_TOKEN_COLUMNS = ['token_hash', 'grant_id', 'client_id', 'user_id', 'scope', 'auth_time', 'created_at', 'expires_at', 'consumed_at'] as const satisfies ReadonlyArray<keyof RefreshTokenRow>;
 
 function insert(table: string, columns: readonly string[], suffix = ''): string {
   return `insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `:${c}`).join(', ')})${suffix}`;

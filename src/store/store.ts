@@ -7,6 +7,7 @@ import type {
   SessionRow,
   SigningKeyRow,
 } from './types.ts';
+import type { RefreshTokenFamily } from './family.ts';
 
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
@@ -106,6 +107,8 @@ export interface Store {
 
   // refresh tokens (token_hash = refreshTokenKey(token): the token's time prefix and its SHA-256)
   getRefreshToken(tokenHash: string): Promise<RefreshTokenRow | undefined>;
+  /** The token with its grant and its user, read together (a refresh request needs all three). */
+  getRefreshTokenFamily(tokenHash: string): Promise<RefreshTokenFamily | undefined>;
   /**
    * In one transaction: mark `tokenHash` consumed with a conditional write (`… WHERE consumed_at IS
    * NULL`) and only if it won insert `next`. Returns false when the token was already rotated.

@@ -193,6 +193,27 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.equal(await store.redeemAuthorizationCode({ code: code(c), grant: c, refreshToken: null }), true);
     });
 
+    it('a refresh token is read with its grant and its user', { skip }, async () => {
+      const u = user({ name: 'Family', givenName: 'F', disabled: true });
+      await store.createUser(u);
+      const g = grant(u.id, 'c1');
+      const rt = refreshToken(g);
+      await store.redeemAuthorizationCode({ code: code(g), grant: g, refreshToken: rt });
+      const family = await store.getRefreshTokenFamily(rt.token_hash);
+      assert.deepEqual({ ...family!.token }, rt);
+      assert.deepEqual({ ...family!.grant }, g);
+      assert.deepEqual(family!.user, u);
+      // A token whose grant and user are gone (housekeeping, a deleted user) still reads.
+      const orphan = refreshToken(grant('no-such-user', 'c1'));
+      const g2 = grant('u1', 'c1');
+      await store.redeemAuthorizationCode({ code: code(g2), grant: g2, refreshToken: orphan });
+      const alone = await store.getRefreshTokenFamily(orphan.token_hash);
+      assert.deepEqual({ ...alone!.token }, orphan);
+      assert.equal(alone!.grant, undefined);
+      assert.equal(alone!.user, undefined);
+      assert.equal(await store.getRefreshTokenFamily('unknown'), undefined);
+    });
+
     it('concurrent rotations of one refresh token: exactly one wins', { skip }, async () => {
       const g = grant('u1', 'c1');
       const first = refreshToken(g);

@@ -15,9 +15,11 @@ export const refreshTokenGrant: GrantHandler = {
     const presented = single(body, 'refresh_token');
     if (!presented) throw new InvalidRequest('refresh_token is required');
     const tokenHash = refreshTokenKey(presented);
-    const row = await store.getRefreshToken(tokenHash);
-    if (!row || row.client_id !== client.clientId) throw new InvalidGrant('the refresh token is invalid');
-    const grant = await store.getGrant(row.grant_id);
+    // The token, its grant and its user in one read.
+    const family = await store.getRefreshTokenFamily(tokenHash);
+    const row = family?.token;
+    if (!family || !row || row.client_id !== client.clientId) throw new InvalidGrant('the refresh token is invalid');
+    const { grant, user } = family;
     if (!grant || grant.revoked_at !== null) throw new InvalidGrant('the refresh token has been revoked');
     // A rotated token presented again is a replay — unless it comes within the reuse interval, which
     // lets a client's concurrent refreshes all succeed.
@@ -40,7 +42,6 @@ export const refreshTokenGrant: GrantHandler = {
       if (widened.length > 0) throw new InvalidScope(`scope exceeds the original grant: ${widened.join(' ')}`);
     }
 
-    const user = await store.getUserById(row.user_id);
     if (!user || user.disabled) throw new InvalidGrant('the user is no longer active');
 
     const next = newRefreshToken();
