@@ -28,8 +28,10 @@ export class BrowserState {
   async session(request: FastifyRequest, now: number): Promise<BrowserSession | undefined> {
     const value = request.cookies[SESSION_COOKIE];
     if (!value) return undefined;
-    const row = await this.#store.getSession(hashToken(value), now);
-    return row ? { id: row.id, userId: row.user_id, authTime: row.auth_time } : undefined;
+    const found = await this.#store.getSessionAndUser(hashToken(value), now);
+    if (!found) return undefined;
+    const { session, user } = found;
+    return { id: session.id, userId: session.user_id, authTime: session.auth_time, user };
   }
 
   /** A fresh session on every login (no fixation); the previous one of this browser ends. */

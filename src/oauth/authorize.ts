@@ -14,7 +14,7 @@ import {
   UnsupportedResponseType,
   UntrustedRedirectError,
 } from '../errors/index.ts';
-import type { Client, Store } from '../store/store.ts';
+import type { Client, Store, User } from '../store/store.ts';
 import type { CodeSealer } from './codes.ts';
 import type { AuthorizationRequest, InteractionSealer, Interaction } from './interaction.ts';
 import { type Params, rejectDuplicates, single } from './params.ts';
@@ -33,6 +33,14 @@ export interface BrowserSession {
   id: string;
   userId: string;
   authTime: number;
+  /** The user, when it was read with the session (undefined also when the user no longer exists). */
+  user?: User | undefined;
+}
+
+/** The session's user: the one read with it, or from the store. */
+export async function sessionUser(store: Store, session: BrowserSession | undefined): Promise<User | undefined> {
+  if (!session) return undefined;
+  return 'user' in session ? session.user : store.getUserById(session.userId);
 }
 
 export type AuthorizeOutcome =
@@ -198,7 +206,7 @@ export async function continueAuthorization(
 ): Promise<AuthorizeOutcome> {
   const { request } = interaction;
   const fail = (err: OAuthError) => errorRedirect(deps.config.issuer, request.redirectUri, request.state, err);
-  const user = session ? await deps.store.getUserById(session.userId) : undefined;
+  const user = await sessionUser(deps.store, session);
   const loggedIn = !interaction.forceLogin && session !== undefined && user !== undefined && !user.disabled && session.authTime >= interaction.minAuthTime;
   if (!loggedIn) {
     if (request.prompts.includes('none')) return fail(new LoginRequired('the user must log in'));

@@ -6,7 +6,7 @@ import type { ClientRow, Database, RefreshTokenRow, UserRow } from './types.ts';
 import { ClientCache } from './client-cache.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SqliteWrites } from './sqlite-writes.ts';
-import { REFRESH_TOKEN_FAMILY_FROM, REFRESH_TOKEN_FAMILY_SELECT, toRefreshTokenFamily } from './family.ts';
+import { REFRESH_TOKEN_FAMILY_FROM, REFRESH_TOKEN_FAMILY_SELECT, SESSION_AND_USER_FROM, SESSION_AND_USER_SELECT, toRefreshTokenFamily, toSessionAndUser } from './joins.ts';
 import { migrations } from './migrations/index.ts';
 
 function toClient(row: ClientRow): Client {
@@ -184,8 +184,9 @@ export class KyselyStore implements Store {
   async createSession(session: Parameters<Store['createSession']>[0]): Promise<void> {
     await this.#write((db) => db.insertInto('sessions').values(session).execute());
   }
-  async getSession(id: string, now: number) {
-    return this.db.selectFrom('sessions').selectAll().where('id', '=', id).where('expires_at', '>', now).executeTakeFirst();
+  async getSessionAndUser(id: string, now: number) {
+    const { rows } = await sql<Record<string, unknown>>`select ${sql.raw(SESSION_AND_USER_SELECT)} from ${sql.raw(SESSION_AND_USER_FROM)} where s.id = ${id} and s.expires_at > ${now}`.execute(this.db);
+    return toSessionAndUser(rows[0]);
   }
   async deleteSession(id: string): Promise<void> {
     await this.#write((db) => db.deleteFrom('sessions').where('id', '=', id).execute());

@@ -5,14 +5,14 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Kysely } from 'kysely';
 import { sqliteDialect } from './dialects/sqlite.ts';
-import { REFRESH_TOKEN_FAMILY_FROM, REFRESH_TOKEN_FAMILY_SELECT, toRefreshTokenFamily } from './family.ts';
+import { REFRESH_TOKEN_FAMILY_FROM, REFRESH_TOKEN_FAMILY_SELECT, SESSION_AND_USER_FROM, SESSION_AND_USER_SELECT, toRefreshTokenFamily, toSessionAndUser } from './joins.ts';
 import { KyselyStore, toUser } from './kysely-store.ts';
 import type { User } from './store.ts';
-import type { AuthorizationCodeRow, Database, GrantRow, RefreshTokenRow, SessionRow, UserRow } from './types.ts';
+import type { AuthorizationCodeRow, Database, GrantRow, RefreshTokenRow, UserRow } from './types.ts';
 
 const QUERIES = {
   user: 'select * from users where id = ?',
-  session: 'select * from sessions where id = ? and expires_at > ?',
+  sessionAndUser: `select ${SESSION_AND_USER_SELECT} from ${SESSION_AND_USER_FROM} where s.id = ? and s.expires_at > ?`,
   consent: 'select scope from consents where user_id = ? and client_id = ?',
   code: 'select * from authorization_codes where code_hash = ?',
   grant: 'select * from grants where id = ?',
@@ -40,9 +40,6 @@ export class SqliteReaderStore extends KyselyStore {
     const row = this.#get<UserRow>('user', id);
     return row ? toUser(row) : undefined;
   }
-  override async getSession(id: string, now: number) {
-    return this.#get<SessionRow>('session', id, now);
-  }
   override async getConsentedScopes(userId: string, clientId: string): Promise<string[]> {
     const row = this.#get<{ scope: string }>('consent', userId, clientId);
     return row ? row.scope.split(' ').filter((s) => s !== '') : [];
@@ -61,5 +58,8 @@ export class SqliteReaderStore extends KyselyStore {
   }
   override async getRefreshTokenFamily(tokenHash: string) {
     return toRefreshTokenFamily(this.#get<Record<string, unknown>>('refreshTokenFamily', tokenHash));
+  }
+  override async getSessionAndUser(id: string, now: number) {
+    return toSessionAndUser(this.#get<Record<string, unknown>>('sessionAndUser', id, now));
   }
 }

@@ -7,7 +7,7 @@ import type {
   SessionRow,
   SigningKeyRow,
 } from './types.ts';
-import type { RefreshTokenFamily } from './family.ts';
+import type { RefreshTokenFamily, SessionAndUser } from './joins.ts';
 
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
@@ -68,7 +68,8 @@ export interface Store {
   // sessions (id = SHA-256 of the cookie value)
   createSession(session: SessionRow): Promise<void>;
   /** An unexpired session, or undefined. */
-  getSession(id: string, now: number): Promise<SessionRow | undefined>;
+  /** The live session with its user (undefined when the user no longer exists), read together. */
+  getSessionAndUser(id: string, now: number): Promise<SessionAndUser | undefined>;
   deleteSession(id: string): Promise<void>;
 
   // consent, remembered per user and client

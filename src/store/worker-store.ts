@@ -13,7 +13,7 @@ type Method = { [K in keyof Store]: Store[K] extends (...args: never[]) => Promi
 const PLACE: Record<Exclude<Method, 'close'>, 'read' | 'write'> = {
   createClient: 'write', getClient: 'read', listClients: 'read', deleteClient: 'write', setClientSecretHash: 'write',
   createUser: 'write', getUserById: 'read', getUserByUsername: 'read', listUsers: 'read', setUserPassword: 'write', setUserDisabled: 'write', countUsers: 'read',
-  createSession: 'write', getSession: 'read', deleteSession: 'write',
+  createSession: 'write', getSessionAndUser: 'read', deleteSession: 'write',
   getConsentedScopes: 'read', saveConsent: 'write',
   getAuthorizationCode: 'read', redeemAuthorizationCode: 'write',
   getGrant: 'read', revokeGrant: 'write', listActiveGrants: 'read', withdrawClient: 'write',

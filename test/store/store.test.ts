@@ -124,13 +124,24 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       for (const u of fresh) assert.equal((await store.getUserById(u.id))?.id, u.id);
     });
 
-    it('sessions: expired sessions are not returned; delete', { skip }, async () => {
+    it('sessions: read with their user; expired sessions are not returned; delete', { skip }, async () => {
+      const u = user({ familyName: 'S' });
+      await store.createUser(u);
       const id = newId();
-      await store.createSession({ id, user_id: 'u', auth_time: NOW, created_at: NOW, expires_at: NOW + 10 });
-      assert.equal((await store.getSession(id, NOW + 9))?.auth_time, NOW);
-      assert.equal(await store.getSession(id, NOW + 10), undefined);
+      const session = { id, user_id: u.id, auth_time: NOW, created_at: NOW, expires_at: NOW + 10 };
+      await store.createSession(session);
+      const found = await store.getSessionAndUser(id, NOW + 9);
+      assert.deepEqual({ ...found!.session }, session);
+      assert.deepEqual(found!.user, u);
+      assert.equal(await store.getSessionAndUser(id, NOW + 10), undefined);
       await store.deleteSession(id);
-      assert.equal(await store.getSession(id, NOW), undefined);
+      assert.equal(await store.getSessionAndUser(id, NOW), undefined);
+      // The session of a user that no longer exists is found, without a user.
+      const orphan = newId();
+      await store.createSession({ id: orphan, user_id: 'no-such-user', auth_time: NOW, created_at: NOW, expires_at: NOW + 10 });
+      const alone = await store.getSessionAndUser(orphan, NOW);
+      assert.equal(alone!.session.user_id, 'no-such-user');
+      assert.equal(alone!.user, undefined);
     });
 
     it('consent is an upsert per user and client', { skip }, async () => {

@@ -1,6 +1,7 @@
 // The user's account page: the applications they have granted access to, each with a button to
 // withdraw it (revoking every refresh token of those grants and their access tokens).
 import type { FastifyInstance } from 'fastify';
+import { sessionUser } from '../../oauth/authorize.ts';
 import { authenticateUser } from '../../oauth/login.ts';
 import { accountPage, type AccountGrant, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
@@ -11,7 +12,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.get('/account', { config: { html: true } }, async (request, reply) => {
     const now = ctx.now();
     const session = await ctx.browser.session(request, now);
-    const user = session ? await ctx.store.getUserById(session.userId) : undefined;
+    const user = await sessionUser(ctx.store, session);
     if (!session || !user || user.disabled) return reply.redirect('/account/login', 302);
     const byClient = new Map<string, AccountGrant & { scopeSet: Set<string>; createdAt: number }>();
     for (const grant of await ctx.store.listActiveGrants(user.id, now)) {

@@ -1,6 +1,6 @@
 // The login and consent pages. Each POST answers 303 (the page again, the next step, or the client).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { completeConsent, continueAuthorization, scopesNeedingConsent } from '../../oauth/authorize.ts';
+import { completeConsent, continueAuthorization, scopesNeedingConsent, sessionUser } from '../../oauth/authorize.ts';
 import type { Interaction } from '../../oauth/interaction.ts';
 import { authenticateUser } from '../../oauth/login.ts';
 import { consentPage, errorPage, loginPage } from '../../ui/pages.ts';
@@ -83,7 +83,7 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     if (!opened || !sealed) return expired(reply);
     const now = ctx.now();
     const session = await ctx.browser.session(request, now);
-    const user = session ? await ctx.store.getUserById(session.userId) : undefined;
+    const user = await sessionUser(ctx.store, session);
     if (!session || !user || user.disabled || session.authTime < opened.interaction.minAuthTime) {
       return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}`, 302);
     }

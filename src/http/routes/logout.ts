@@ -2,6 +2,7 @@
 // signed-out page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../../errors/index.ts';
+import { sessionUser } from '../../oauth/authorize.ts';
 import { paramsFrom } from '../../oauth/params.ts';
 import { afterLogout, LogoutSealer, validateLogout } from '../../oidc/logout.ts';
 import { errorPage, logoutConfirmPage, signedOutPage } from '../../ui/pages.ts';
@@ -22,7 +23,7 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: st
       return sendHtml(reply.code(400), errorPage({ title: 'Invalid sign-out request', error: err.error, description: err.message }));
     }
     const session = await ctx.browser.session(request, now);
-    const user = session ? await ctx.store.getUserById(session.userId) : undefined;
+    const user = await sessionUser(ctx.store, session);
     if (!session || !user) {
       // Nobody to sign out: go where the client asked (§3) or show the signed-out page.
       return reply.header('cache-control', 'no-store').redirect(afterLogout(logout), 303);
