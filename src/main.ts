@@ -20,7 +20,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     throw err;
   }
   const secret = await resolveSecret(config);
-  const store = await openStore(config.databaseUrl, { thread: 'worker' });
+  const store = await openStore(config.databaseUrl, { thread: 'worker', pgPreparedStatements: config.pgPreparedStatements });
   await store.migrate();
   const keys = await KeyStore.open(store, secret);
   const seeded = config.demo ? await seedDemo(store, config) : undefined;

@@ -18,6 +18,8 @@ export const configSchema = z.object({
   HOST: z.string().min(1).optional(),
   /** DATABASE_URL: `sqlite:<path>` (default, WAL mode) or `postgres://…`. */
   DATABASE_URL: z.string().min(1).default('sqlite:./data/tessera.db'),
+  /** TESSERA_PG_PREPARED_STATEMENTS: name PostgreSQL statements so each is parsed once per connection; `false` behind a pooler that cannot keep them (PgBouncer in transaction mode before 1.21). */
+  TESSERA_PG_PREPARED_STATEMENTS: z.enum(['true', 'false']).default('true'),
   /** TESSERA_DATA_DIR: where development mode keeps its generated secret. */
   TESSERA_DATA_DIR: z.string().min(1).default('./data'),
   /** TESSERA_SECRET: encrypts private signing keys and signs cookies; ≥ 32 characters. */
@@ -57,6 +59,7 @@ export interface Config {
   readonly host: string;
   readonly databaseUrl: string;
   readonly dataDir: string;
+  readonly pgPreparedStatements: boolean;
   /** Undefined until resolved (main.ts generates one under dataDir in development). */
   readonly secret: string | undefined;
   readonly signingAlg: 'RS256' | 'ES256';
@@ -143,6 +146,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     sessionTtl: e.TESSERA_SESSION_TTL,
     scopes,
     demo: e.TESSERA_DEMO ? e.TESSERA_DEMO === 'true' : e.NODE_ENV === 'development',
+    pgPreparedStatements: e.TESSERA_PG_PREPARED_STATEMENTS === 'true',
     logLevel: e.LOG_LEVEL,
   });
 }

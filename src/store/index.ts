@@ -15,9 +15,10 @@ export type { Store } from './store.ts';
  * `thread: 'worker'` (what the server uses) writes to SQLite from a worker thread of its own and
  * reads on the calling thread (./worker-store.ts); `'current'` does both on the calling thread,
  * which suits short-lived commands. PostgreSQL is asynchronous already and ignores the option, and
- * so does `sqlite::memory:` (a second connection would see another database).
+ * so does `sqlite::memory:` (a second connection would see another database). `pgPreparedStatements`
+ * (default true) names PostgreSQL statements (./dialects/postgres.ts).
  */
-export async function openStore(databaseUrl: string, options: { thread?: 'worker' | 'current' } = {}): Promise<Store> {
+export async function openStore(databaseUrl: string, options: { thread?: 'worker' | 'current'; pgPreparedStatements?: boolean } = {}): Promise<Store> {
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
     if (path === '') throw new Error('DATABASE_URL: sqlite: needs a path, e.g. sqlite:./data/tessera.db');
@@ -32,7 +33,7 @@ export async function openStore(databaseUrl: string, options: { thread?: 'worker
     return new KyselyStore(new Kysely<Database>({ dialect: sqliteDialect(sqlite) }), 'sqlite', sqlite);
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    return new KyselyStore(new Kysely<Database>({ dialect: postgresDialect(postgresPool(databaseUrl)) }), 'postgres');
+    return new KyselyStore(new Kysely<Database>({ dialect: postgresDialect(postgresPool(databaseUrl), options.pgPreparedStatements ?? true) }), 'postgres');
   }
   throw new Error('DATABASE_URL: expected sqlite:<path> or postgres://…');
 }

@@ -3,7 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { sql } from 'kysely';
 import { prepareStatements } from '../../src/store/dialects/postgres.ts';
+import { openStore } from '../../src/store/index.ts';
+import type { KyselyStore } from '../../src/store/kysely-store.ts';
 import { type TestDatabase, withPostgresDatabase } from './databases.ts';
 
 describe('PostgreSQL named statements', () => {
@@ -51,6 +54,23 @@ describe('PostgreSQL named statements', () => {
       assert.deepEqual((await client.query('select * from t where id = $1', [2])).rows, [{ id: 2, a: 'two', b: null }]);
     } finally {
       client.release();
+    }
+  });
+
+  it('the store names its statements unless TESSERA_PG_PREPARED_STATEMENTS is false', async (t) => {
+    if (!db) return t.skip('no PostgreSQL');
+    for (const pgPreparedStatements of [true, false]) {
+      const store = (await openStore(db.url, { pgPreparedStatements })) as KyselyStore;
+      try {
+        await store.migrate();
+        await store.getUserById('nobody');
+        await store.getUserById('nobody');
+        // One connection at a time here: the pool hands the same idle client back.
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements where statement like '%from "users"%'`.execute(store.db);
+        assert.equal(rows[0]!.n > 0, pgPreparedStatements, `pgPreparedStatements: ${pgPreparedStatements}`);
+      } finally {
+        await store.close();
+      }
     }
   });
 });

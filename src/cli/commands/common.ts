@@ -20,7 +20,7 @@ export async function withStore(
   action: (store: Store) => Promise<number>,
   onMigrated?: (applied: string[]) => void,
 ): Promise<number> {
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, { pgPreparedStatements: config.pgPreparedStatements });
   try {
     const applied = await store.migrate();
     onMigrated?.(applied);

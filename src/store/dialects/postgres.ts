@@ -15,7 +15,8 @@ export function postgresPool(connectionString: string): pg.Pool {
   });
 }
 
-export function postgresDialect(pool: pg.Pool): PostgresDialect {
+export function postgresDialect(pool: pg.Pool, namedStatements = true): PostgresDialect {
+  if (!namedStatements) return new PostgresDialect({ pool });
   return new PostgresDialect({
     pool: {
       connect: async () => prepareStatements(await pool.connect()),
