@@ -25,13 +25,17 @@ export class BrowserState {
     return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: this.#secure, ...(maxAge ? { maxAge } : {}) };
   }
 
-  async session(request: FastifyRequest, now: number): Promise<BrowserSession | undefined> {
+  /** The browser's session with its user; with `clientId`, also what the user consented to for it. */
+  async session(request: FastifyRequest, now: number, clientId?: string): Promise<BrowserSession | undefined> {
     const value = request.cookies[SESSION_COOKIE];
     if (!value) return undefined;
-    const found = await this.#store.getSessionAndUser(hashToken(value), now);
+    const found = await this.#store.getSessionAndUser(hashToken(value), now, clientId);
     if (!found) return undefined;
-    const { session, user } = found;
-    return { id: session.id, userId: session.user_id, authTime: session.auth_time, user };
+    const { session, user, consentedScopes } = found;
+    return {
+      id: session.id, userId: session.user_id, authTime: session.auth_time, user,
+      ...(clientId !== undefined && consentedScopes ? { consented: { clientId, scopes: consentedScopes } } : {}),
+    };
   }
 
   /** A fresh session on every login (no fixation); the previous one of this browser ends. */

@@ -35,6 +35,8 @@ export interface BrowserSession {
   authTime: number;
   /** The user, when it was read with the session (undefined also when the user no longer exists). */
   user?: User | undefined;
+  /** The scopes consented to for a client, when they were read with the session. */
+  consented?: { clientId: string; scopes: string[] };
 }
 
 /** The session's user: the one read with it, or from the store. */
@@ -212,7 +214,7 @@ export async function continueAuthorization(
     if (request.prompts.includes('none')) return fail(new LoginRequired('the user must log in'));
     return { kind: 'login', interaction: deps.sealer.seal(interaction) };
   }
-  const missing = client.firstParty ? [] : await scopesNeedingConsent(deps.store, session.userId, request);
+  const missing = client.firstParty ? [] : await scopesNeedingConsent(deps.store, session, request);
   if (missing.length > 0) {
     if (request.prompts.includes('none')) return fail(new ConsentRequired('the user must consent'));
     return { kind: 'consent', interaction: deps.sealer.seal(interaction) };
@@ -221,9 +223,9 @@ export async function continueAuthorization(
 }
 
 /** Scopes still to be approved: the new ones, or all of them on prompt=consent. */
-export async function scopesNeedingConsent(store: Store, userId: string, request: AuthorizationRequest): Promise<string[]> {
+export async function scopesNeedingConsent(store: Store, session: BrowserSession, request: AuthorizationRequest): Promise<string[]> {
   if (request.prompts.includes('consent')) return request.scopes;
-  const granted = await store.getConsentedScopes(userId, request.clientId);
+  const granted = session.consented?.clientId === request.clientId ? session.consented.scopes : await store.getConsentedScopes(session.userId, request.clientId);
   return request.scopes.filter((s) => !granted.includes(s));
 }
 

@@ -1,6 +1,7 @@
 // Reads that go together, as one statement (a join) each: a refresh request needs the token, its
-// grant and its user; a page or an authorization request the session and its user. On PostgreSQL
-// every statement saved is a round trip.
+// grant and its user; a page the session and its user, and an authorization request also the
+// scopes the user has consented to for the client. On PostgreSQL every statement saved is a round
+// trip.
 import type { User } from './store.ts';
 import { toUser } from './kysely-store.ts';
 import { GRANT_COLUMNS, REFRESH_TOKEN_COLUMNS, SESSION_COLUMNS, USER_COLUMNS } from './columns.ts';
@@ -40,15 +41,21 @@ export function toRefreshTokenFamily(row: Record<string, unknown> | undefined): 
 export interface SessionAndUser {
   session: SessionRow;
   user: User | undefined;
+  /** The scopes consented to for the client asked about; undefined when none was. */
+  consentedScopes?: string[];
 }
 
 export const SESSION_AND_USER_SELECT = [...SESSION_COLUMNS.map((c) => `s.${c} as s_${c}`), ...USER_COLUMNS.map((c) => `u.${c} as u_${c}`)].join(', ');
 export const SESSION_AND_USER_FROM = 'sessions s left join users u on u.id = s.user_id';
+/** With the consent too: its one parameter, the client id, comes before the WHERE clause's. */
+export const SESSION_USER_AND_CONSENT_SELECT = `${SESSION_AND_USER_SELECT}, c.scope as c_scope`;
+export const SESSION_USER_AND_CONSENT_FROM = `${SESSION_AND_USER_FROM} left join consents c on c.user_id = s.user_id and c.client_id =`;
 
 export function toSessionAndUser(row: Record<string, unknown> | undefined): SessionAndUser | undefined {
   if (!row) return undefined;
   return {
     session: part<SessionRow>(row, 's_', SESSION_COLUMNS),
     user: row.u_id == null ? undefined : toUser(part<UserRow>(row, 'u_', USER_COLUMNS)),
+    ...('c_scope' in row ? { consentedScopes: typeof row.c_scope === 'string' ? row.c_scope.split(' ').filter((s) => s !== '') : [] } : {}),
   };
 }

@@ -6,7 +6,7 @@ import type { ClientRow, Database, RefreshTokenRow, UserRow } from './types.ts';
 import { ClientCache } from './client-cache.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SqliteWrites } from './sqlite-writes.ts';
-import { REFRESH_TOKEN_FAMILY_FROM, REFRESH_TOKEN_FAMILY_SELECT, SESSION_AND_USER_FROM, SESSION_AND_USER_SELECT, toRefreshTokenFamily, toSessionAndUser } from './joins.ts';
+import { REFRESH_TOKEN_FAMILY_FROM, REFRESH_TOKEN_FAMILY_SELECT, SESSION_AND_USER_FROM, SESSION_AND_USER_SELECT, SESSION_USER_AND_CONSENT_FROM, SESSION_USER_AND_CONSENT_SELECT, toRefreshTokenFamily, toSessionAndUser } from './joins.ts';
 import { migrations } from './migrations/index.ts';
 
 function toClient(row: ClientRow): Client {
@@ -184,8 +184,10 @@ export class KyselyStore implements Store {
   async createSession(session: Parameters<Store['createSession']>[0]): Promise<void> {
     await this.#write((db) => db.insertInto('sessions').values(session).execute());
   }
-  async getSessionAndUser(id: string, now: number) {
-    const { rows } = await sql<Record<string, unknown>>`select ${sql.raw(SESSION_AND_USER_SELECT)} from ${sql.raw(SESSION_AND_USER_FROM)} where s.id = ${id} and s.expires_at > ${now}`.execute(this.db);
+  async getSessionAndUser(id: string, now: number, clientId?: string) {
+    const { rows } = clientId === undefined
+      ? await sql<Record<string, unknown>>`select ${sql.raw(SESSION_AND_USER_SELECT)} from ${sql.raw(SESSION_AND_USER_FROM)} where s.id = ${id} and s.expires_at > ${now}`.execute(this.db)
+      : await sql<Record<string, unknown>>`select ${sql.raw(SESSION_USER_AND_CONSENT_SELECT)} from ${sql.raw(SESSION_USER_AND_CONSENT_FROM)} ${clientId} where s.id = ${id} and s.expires_at > ${now}`.execute(this.db);
     return toSessionAndUser(rows[0]);
   }
   async deleteSession(id: string): Promise<void> {

@@ -5,7 +5,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Kysely } from 'kysely';
 import { sqliteDialect } from './dialects/sqlite.ts';
-import { REFRESH_TOKEN_FAMILY_FROM, REFRESH_TOKEN_FAMILY_SELECT, SESSION_AND_USER_FROM, SESSION_AND_USER_SELECT, toRefreshTokenFamily, toSessionAndUser } from './joins.ts';
+import { REFRESH_TOKEN_FAMILY_FROM, REFRESH_TOKEN_FAMILY_SELECT, SESSION_AND_USER_FROM, SESSION_AND_USER_SELECT, SESSION_USER_AND_CONSENT_FROM, SESSION_USER_AND_CONSENT_SELECT, toRefreshTokenFamily, toSessionAndUser } from './joins.ts';
 import { KyselyStore, toUser } from './kysely-store.ts';
 import type { User } from './store.ts';
 import type { AuthorizationCodeRow, Database, GrantRow, RefreshTokenRow, UserRow } from './types.ts';
@@ -13,6 +13,7 @@ import type { AuthorizationCodeRow, Database, GrantRow, RefreshTokenRow, UserRow
 const QUERIES = {
   user: 'select * from users where id = ?',
   sessionAndUser: `select ${SESSION_AND_USER_SELECT} from ${SESSION_AND_USER_FROM} where s.id = ? and s.expires_at > ?`,
+  sessionUserAndConsent: `select ${SESSION_USER_AND_CONSENT_SELECT} from ${SESSION_USER_AND_CONSENT_FROM} ? where s.id = ? and s.expires_at > ?`,
   consent: 'select scope from consents where user_id = ? and client_id = ?',
   code: 'select * from authorization_codes where code_hash = ?',
   grant: 'select * from grants where id = ?',
@@ -59,7 +60,8 @@ export class SqliteReaderStore extends KyselyStore {
   override async getRefreshTokenFamily(tokenHash: string) {
     return toRefreshTokenFamily(this.#get<Record<string, unknown>>('refreshTokenFamily', tokenHash));
   }
-  override async getSessionAndUser(id: string, now: number) {
-    return toSessionAndUser(this.#get<Record<string, unknown>>('sessionAndUser', id, now));
+  override async getSessionAndUser(id: string, now: number, clientId?: string) {
+    const row = clientId === undefined ? this.#get<Record<string, unknown>>('sessionAndUser', id, now) : this.#get<Record<string, unknown>>('sessionUserAndConsent', clientId, id, now);
+    return toSessionAndUser(row);
   }
 }

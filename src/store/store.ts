@@ -68,8 +68,11 @@ export interface Store {
   // sessions (id = SHA-256 of the cookie value)
   createSession(session: SessionRow): Promise<void>;
   /** An unexpired session, or undefined. */
-  /** The live session with its user (undefined when the user no longer exists), read together. */
-  getSessionAndUser(id: string, now: number): Promise<SessionAndUser | undefined>;
+  /**
+   * The live session with its user (undefined when the user no longer exists), read together; with
+   * `clientId`, also the scopes the user has consented to for that client.
+   */
+  getSessionAndUser(id: string, now: number, clientId?: string): Promise<SessionAndUser | undefined>;
   deleteSession(id: string): Promise<void>;
 
   // consent, remembered per user and client

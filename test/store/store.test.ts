@@ -133,6 +133,14 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       const found = await store.getSessionAndUser(id, NOW + 9);
       assert.deepEqual({ ...found!.session }, session);
       assert.deepEqual(found!.user, u);
+      assert.equal(found!.consentedScopes, undefined);
+      // With a client: the scopes the user consented to for it, read in the same statement.
+      await store.saveConsent(u.id, 'c-consented', ['openid', 'apps'], NOW);
+      await store.saveConsent(u.id, 'c-other', ['email'], NOW);
+      assert.deepEqual((await store.getSessionAndUser(id, NOW + 9, 'c-consented'))?.consentedScopes, ['openid', 'apps']);
+      assert.deepEqual((await store.getSessionAndUser(id, NOW + 9, 'c-never'))?.consentedScopes, []);
+      assert.deepEqual((await store.getSessionAndUser(id, NOW + 9, 'c-never'))?.user, u);
+      assert.equal(await store.getSessionAndUser(id, NOW + 10, 'c-consented'), undefined);
       assert.equal(await store.getSessionAndUser(id, NOW + 10), undefined);
       await store.deleteSession(id);
       assert.equal(await store.getSessionAndUser(id, NOW), undefined);

@@ -1,7 +1,7 @@
 // GET and POST /oauth2/authorize.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { authorize, type AuthorizeOutcome } from '../../oauth/authorize.ts';
-import { paramsFrom } from '../../oauth/params.ts';
+import { paramsFrom, single } from '../../oauth/params.ts';
 import { errorPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
@@ -25,13 +25,16 @@ export function authorizeRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.get('/oauth2/authorize', { config: { html: true } }, async (request, reply) => {
     const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
     const now = ctx.now();
-    const outcome = await authorize(deps, paramsFrom(new URLSearchParams(query)), await ctx.browser.session(request, now), now);
+    const params = paramsFrom(new URLSearchParams(query));
+    // The consent for the client is read with the session; authorize() checks the client itself.
+    const outcome = await authorize(deps, params, await ctx.browser.session(request, now, single(params, 'client_id')), now);
     return sendOutcome(reply, outcome, 302);
   });
   app.post('/oauth2/authorize', { config: { html: true } }, async (request, reply) => {
     const now = ctx.now();
     const body = request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
-    const outcome = await authorize(deps, paramsFrom(body), await ctx.browser.session(request, now), now);
+    const params = paramsFrom(body);
+    const outcome = await authorize(deps, params, await ctx.browser.session(request, now, single(params, 'client_id')), now);
     return sendOutcome(reply, outcome, 303);
   });
 }

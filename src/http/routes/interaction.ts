@@ -87,7 +87,7 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     if (!session || !user || user.disabled || session.authTime < opened.interaction.minAuthTime) {
       return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}`, 302);
     }
-    const scopes = await scopesNeedingConsent(ctx.store, session.userId, opened.interaction.request);
+    const scopes = await scopesNeedingConsent(ctx.store, session, opened.interaction.request);
     return sendHtml(reply, consentPage({
       interaction: sealed,
       csrfToken: ctx.browser.csrfToken(request, reply),
