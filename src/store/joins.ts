@@ -15,13 +15,27 @@ export interface RefreshTokenFamily {
   user: User | undefined;
 }
 
-/** `select … from …`, every column prefixed by its table's letter: t_, g_, u_. */
-export const REFRESH_TOKEN_FAMILY_SELECT = [
-  ...REFRESH_TOKEN_COLUMNS.map((c) => `t.${c} as t_${c}`),
-  ...GRANT_COLUMNS.map((c) => `g.${c} as g_${c}`),
-  ...USER_COLUMNS.map((c) => `u.${c} as u_${c}`),
-].join(', ');
-export const REFRESH_TOKEN_FAMILY_FROM = 'refresh_tokens t left join grants g on g.id = t.grant_id left join users u on u.id = t.user_id';
+/** How a dialect writes the n-th parameter: `?n` on SQLite, `$n` on PostgreSQL. */
+export type Placeholder = (n: number) => string;
+export const sqliteParameter: Placeholder = (n) => `?${n}`;
+export const postgresParameter: Placeholder = (n) => `$${n}`;
+
+const prefixed = (table: string, columns: readonly string[]) => columns.map((c) => `${table}.${c} as ${table}_${c}`).join(', ');
+
+/** Parameter: the token's key. Every column is prefixed by its table's letter: t_, g_, u_. */
+export function refreshTokenFamilySql(p: Placeholder): string {
+  return `select ${prefixed('t', REFRESH_TOKEN_COLUMNS)}, ${prefixed('g', GRANT_COLUMNS)}, ${prefixed('u', USER_COLUMNS)}
+    from refresh_tokens t left join grants g on g.id = t.grant_id left join users u on u.id = t.user_id
+    where t.token_hash = ${p(1)}`;
+}
+
+/** Parameters: the session id, now, and (`withConsent`) the client whose consent is read too. */
+export function sessionAndUserSql(p: Placeholder, withConsent: boolean): string {
+  return `select ${prefixed('s', SESSION_COLUMNS)}, ${prefixed('u', USER_COLUMNS)}${withConsent ? ', c.scope as c_scope' : ''}
+    from sessions s left join users u on u.id = s.user_id
+    ${withConsent ? `left join consents c on c.user_id = s.user_id and c.client_id = ${p(3)}` : ''}
+    where s.id = ${p(1)} and s.expires_at > ${p(2)}`;
+}
 
 function part<T>(row: Record<string, unknown>, prefix: string, columns: readonly string[]): T {
   const out: Record<string, unknown> = {};
@@ -44,12 +58,6 @@ export interface SessionAndUser {
   /** The scopes consented to for the client asked about; undefined when none was. */
   consentedScopes?: string[];
 }
-
-export const SESSION_AND_USER_SELECT = [...SESSION_COLUMNS.map((c) => `s.${c} as s_${c}`), ...USER_COLUMNS.map((c) => `u.${c} as u_${c}`)].join(', ');
-export const SESSION_AND_USER_FROM = 'sessions s left join users u on u.id = s.user_id';
-/** With the consent too: its one parameter, the client id, comes before the WHERE clause's. */
-export const SESSION_USER_AND_CONSENT_SELECT = `${SESSION_AND_USER_SELECT}, c.scope as c_scope`;
-export const SESSION_USER_AND_CONSENT_FROM = `${SESSION_AND_USER_FROM} left join consents c on c.user_id = s.user_id and c.client_id =`;
 
 export function toSessionAndUser(row: Record<string, unknown> | undefined): SessionAndUser | undefined {
   if (!row) return undefined;

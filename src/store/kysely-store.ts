@@ -1,12 +1,12 @@
 // The one Store implementation, over Kysely, for SQLite and PostgreSQL alike.
-import { type Kysely, Migrator, sql } from 'kysely';
+import { CompiledQuery, type Kysely, Migrator, sql } from 'kysely';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Client, Store, User } from './store.ts';
 import type { ClientRow, Database, RefreshTokenRow, UserRow } from './types.ts';
 import { ClientCache } from './client-cache.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SqliteWrites } from './sqlite-writes.ts';
-import { REFRESH_TOKEN_FAMILY_FROM, REFRESH_TOKEN_FAMILY_SELECT, SESSION_AND_USER_FROM, SESSION_AND_USER_SELECT, SESSION_USER_AND_CONSENT_FROM, SESSION_USER_AND_CONSENT_SELECT, toRefreshTokenFamily, toSessionAndUser } from './joins.ts';
+import { type Placeholder, postgresParameter, refreshTokenFamilySql, sessionAndUserSql, sqliteParameter, toRefreshTokenFamily, toSessionAndUser } from './joins.ts';
 import { migrations } from './migrations/index.ts';
 
 function toClient(row: ClientRow): Client {
@@ -88,6 +88,7 @@ export class KyselyStore implements Store {
   readonly #group: GroupCommit | undefined;
   readonly #sqliteWrites: SqliteWrites | undefined;
   readonly #clients = new ClientCache();
+  readonly #joins: Record<'sessionAndUser' | 'sessionUserAndConsent' | 'refreshTokenFamily', string>;
 
   /** On SQLite, `sqlite` is the node:sqlite connection under `db`'s dialect. */
   constructor(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', sqlite?: DatabaseSync) {
@@ -96,6 +97,18 @@ export class KyselyStore implements Store {
     if (dialect === 'sqlite' && !sqlite) throw new Error('KyselyStore: SQLite needs its node:sqlite connection');
     this.#group = sqlite ? new GroupCommit(db, sqlite) : undefined;
     this.#sqliteWrites = sqlite ? new SqliteWrites(sqlite) : undefined;
+    const parameter: Placeholder = dialect === 'postgres' ? postgresParameter : sqliteParameter;
+    this.#joins = {
+      sessionAndUser: sessionAndUserSql(parameter, false),
+      sessionUserAndConsent: sessionAndUserSql(parameter, true),
+      refreshTokenFamily: refreshTokenFamilySql(parameter),
+    };
+  }
+
+  /** The first row of a statement written out by hand (./joins.ts). */
+  async #first(text: string, parameters: unknown[]): Promise<Record<string, unknown> | undefined> {
+    const { rows } = await this.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, parameters));
+    return rows[0];
   }
 
   /**
@@ -185,10 +198,8 @@ export class KyselyStore implements Store {
     await this.#write((db) => db.insertInto('sessions').values(session).execute());
   }
   async getSessionAndUser(id: string, now: number, clientId?: string) {
-    const { rows } = clientId === undefined
-      ? await sql<Record<string, unknown>>`select ${sql.raw(SESSION_AND_USER_SELECT)} from ${sql.raw(SESSION_AND_USER_FROM)} where s.id = ${id} and s.expires_at > ${now}`.execute(this.db)
-      : await sql<Record<string, unknown>>`select ${sql.raw(SESSION_USER_AND_CONSENT_SELECT)} from ${sql.raw(SESSION_USER_AND_CONSENT_FROM)} ${clientId} where s.id = ${id} and s.expires_at > ${now}`.execute(this.db);
-    return toSessionAndUser(rows[0]);
+    const withConsent = clientId !== undefined;
+    return toSessionAndUser(await this.#first(withConsent ? this.#joins.sessionUserAndConsent : this.#joins.sessionAndUser, withConsent ? [id, now, clientId] : [id, now]));
   }
   async deleteSession(id: string): Promise<void> {
     await this.#write((db) => db.deleteFrom('sessions').where('id', '=', id).execute());
@@ -287,12 +298,8 @@ export class KyselyStore implements Store {
   }
 
   // refresh tokens
-  async getRefreshToken(tokenHash: string) {
-    return this.db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
-  }
   async getRefreshTokenFamily(tokenHash: string) {
-    const { rows } = await sql<Record<string, unknown>>`select ${sql.raw(REFRESH_TOKEN_FAMILY_SELECT)} from ${sql.raw(REFRESH_TOKEN_FAMILY_FROM)} where t.token_hash = ${tokenHash}`.execute(this.db);
-    return toRefreshTokenFamily(rows[0]);
+    return toRefreshTokenFamily(await this.#first(this.#joins.refreshTokenFamily, [tokenHash]));
   }
   async rotateRefreshToken(input: { tokenHash: string; now: number; next: RefreshTokenRow }): Promise<boolean> {
     if (this.dialect === 'postgres') {

@@ -5,21 +5,19 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Kysely } from 'kysely';
 import { sqliteDialect } from './dialects/sqlite.ts';
-import { REFRESH_TOKEN_FAMILY_FROM, REFRESH_TOKEN_FAMILY_SELECT, SESSION_AND_USER_FROM, SESSION_AND_USER_SELECT, SESSION_USER_AND_CONSENT_FROM, SESSION_USER_AND_CONSENT_SELECT, toRefreshTokenFamily, toSessionAndUser } from './joins.ts';
+import { refreshTokenFamilySql, sessionAndUserSql, sqliteParameter, toRefreshTokenFamily, toSessionAndUser } from './joins.ts';
 import { KyselyStore, toUser } from './kysely-store.ts';
 import type { User } from './store.ts';
-import type { AuthorizationCodeRow, Database, GrantRow, RefreshTokenRow, UserRow } from './types.ts';
+import type { Database, GrantRow, UserRow } from './types.ts';
 
 const QUERIES = {
   user: 'select * from users where id = ?',
-  sessionAndUser: `select ${SESSION_AND_USER_SELECT} from ${SESSION_AND_USER_FROM} where s.id = ? and s.expires_at > ?`,
-  sessionUserAndConsent: `select ${SESSION_USER_AND_CONSENT_SELECT} from ${SESSION_USER_AND_CONSENT_FROM} ? where s.id = ? and s.expires_at > ?`,
+  sessionAndUser: sessionAndUserSql(sqliteParameter, false),
+  sessionUserAndConsent: sessionAndUserSql(sqliteParameter, true),
   consent: 'select scope from consents where user_id = ? and client_id = ?',
-  code: 'select * from authorization_codes where code_hash = ?',
   grant: 'select * from grants where id = ?',
   revoked: 'select 1 from revoked_access_tokens where jti = ?',
-  refreshToken: 'select * from refresh_tokens where token_hash = ?',
-  refreshTokenFamily: `select ${REFRESH_TOKEN_FAMILY_SELECT} from ${REFRESH_TOKEN_FAMILY_FROM} where t.token_hash = ?`,
+  refreshTokenFamily: refreshTokenFamilySql(sqliteParameter),
 };
 
 export class SqliteReaderStore extends KyselyStore {
@@ -45,23 +43,17 @@ export class SqliteReaderStore extends KyselyStore {
     const row = this.#get<{ scope: string }>('consent', userId, clientId);
     return row ? row.scope.split(' ').filter((s) => s !== '') : [];
   }
-  override async getAuthorizationCode(codeId: string) {
-    return this.#get<AuthorizationCodeRow>('code', codeId);
-  }
   override async getGrant(id: string) {
     return this.#get<GrantRow>('grant', id);
   }
   override async isAccessTokenRevoked(jti: string): Promise<boolean> {
     return this.#get('revoked', jti) !== undefined;
   }
-  override async getRefreshToken(tokenHash: string) {
-    return this.#get<RefreshTokenRow>('refreshToken', tokenHash);
-  }
   override async getRefreshTokenFamily(tokenHash: string) {
     return toRefreshTokenFamily(this.#get<Record<string, unknown>>('refreshTokenFamily', tokenHash));
   }
   override async getSessionAndUser(id: string, now: number, clientId?: string) {
-    const row = clientId === undefined ? this.#get<Record<string, unknown>>('sessionAndUser', id, now) : this.#get<Record<string, unknown>>('sessionUserAndConsent', clientId, id, now);
+    const row = clientId === undefined ? this.#get<Record<string, unknown>>('sessionAndUser', id, now) : this.#get<Record<string, unknown>>('sessionUserAndConsent', id, now, clientId);
     return toSessionAndUser(row);
   }
 }

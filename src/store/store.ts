@@ -110,7 +110,6 @@ export interface Store {
   isAccessTokenRevoked(jti: string): Promise<boolean>;
 
   // refresh tokens (token_hash = refreshTokenKey(token): the token's time prefix and its SHA-256)
-  getRefreshToken(tokenHash: string): Promise<RefreshTokenRow | undefined>;
   /** The token with its grant and its user, read together (a refresh request needs all three). */
   getRefreshTokenFamily(tokenHash: string): Promise<RefreshTokenFamily | undefined>;
   /**

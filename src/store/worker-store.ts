@@ -18,7 +18,7 @@ const PLACE: Record<Exclude<Method, 'close'>, 'read' | 'write'> = {
   getAuthorizationCode: 'read', redeemAuthorizationCode: 'write',
   getGrant: 'read', revokeGrant: 'write', listActiveGrants: 'read', withdrawClient: 'write',
   revokeAccessToken: 'write', isAccessTokenRevoked: 'read',
-  getRefreshToken: 'read', getRefreshTokenFamily: 'read', rotateRefreshToken: 'write', addRefreshToken: 'write',
+  getRefreshTokenFamily: 'read', rotateRefreshToken: 'write', addRefreshToken: 'write',
   purgeExpired: 'write', listSigningKeys: 'read', insertSigningKey: 'write', retireSigningKeys: 'write',
   migrate: 'write', ping: 'read',
 };

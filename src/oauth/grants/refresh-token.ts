@@ -17,9 +17,8 @@ export const refreshTokenGrant: GrantHandler = {
     const tokenHash = refreshTokenKey(presented);
     // The token, its grant and its user in one read.
     const family = await store.getRefreshTokenFamily(tokenHash);
-    const row = family?.token;
-    if (!family || !row || row.client_id !== client.clientId) throw new InvalidGrant('the refresh token is invalid');
-    const { grant, user } = family;
+    if (!family || family.token.client_id !== client.clientId) throw new InvalidGrant('the refresh token is invalid');
+    const { token: row, grant, user } = family;
     if (!grant || grant.revoked_at !== null) throw new InvalidGrant('the refresh token has been revoked');
     // A rotated token presented again is a replay — unless it comes within the reuse interval, which
     // lets a client's concurrent refreshes all succeed.
