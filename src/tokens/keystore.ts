@@ -1,9 +1,10 @@
 // Signing keys: generated on first start, kept in the database with the private half encrypted
 // (AES-256-GCM under a key derived from TESSERA_SECRET), published as a JWKS (RFC 7517).
-import { createCipheriv, createDecipheriv, createPrivateKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
+import { createPrivateKey, hkdfSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Store } from '../store/store.ts';
 import type { SigningKeyRow } from '../store/types.ts';
+import { gcmDecrypt, gcmEncrypt } from './sealed.ts';
 
 export type SigningAlg = 'RS256' | 'ES256';
 export const SIGNING_ALGS: readonly SigningAlg[] = ['RS256', 'ES256'];
@@ -21,22 +22,16 @@ function encryptionKey(secret: string): Buffer {
 }
 
 export function sealPrivateJwk(jwk: JWK, secret: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', encryptionKey(secret), iv);
-  const ciphertext = Buffer.concat([cipher.update(JSON.stringify(jwk), 'utf8'), cipher.final()]);
-  return [iv, ciphertext, cipher.getAuthTag()].map((b) => b.toString('base64url')).join('.');
+  const { iv, ciphertext, tag } = gcmEncrypt(encryptionKey(secret), JSON.stringify(jwk));
+  return [iv, ciphertext, tag].map((b) => b.toString('base64url')).join('.');
 }
 
 export function openPrivateJwk(sealed: string, secret: string): JWK {
   const [iv, ciphertext, tag] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
   if (!iv || !ciphertext || !tag) throw new Error('signing key: malformed encrypted private key');
-  const decipher = createDecipheriv('aes-256-gcm', encryptionKey(secret), iv);
-  decipher.setAuthTag(tag);
-  try {
-    return JSON.parse(Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8')) as JWK;
-  } catch {
-    throw new Error('signing key: cannot decrypt the private key; is TESSERA_SECRET the one it was created with?');
-  }
+  const plain = gcmDecrypt(encryptionKey(secret), iv, ciphertext, tag);
+  if (plain === undefined) throw new Error('signing key: cannot decrypt the private key; is TESSERA_SECRET the one it was created with?');
+  return JSON.parse(plain) as JWK;
 }
 
 async function generateKey(alg: SigningAlg, secret: string, now: number): Promise<SigningKeyRow> {

@@ -1,7 +1,7 @@
 // Values that travel through the browser and come back unaltered: JSON, base64url, HMAC-SHA-256
 // under a key derived from TESSERA_SECRET for one purpose, with an expiry (Sealer), or encrypted as
 // well (SealedBox).
-import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, type KeyObject, randomFillSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
 import { safeEqual } from './opaque.ts';
 
 export class Sealer<T extends { exp: number }> {
@@ -50,13 +50,10 @@ export class SealedBox<T> {
 
   seal(value: T, nowMs = Date.now()): string {
     const hour = Math.floor(nowMs / HOUR_MS);
-    const head = Buffer.allocUnsafe(HEAD_BYTES);
+    const head = Buffer.allocUnsafe(4);
     head.writeUInt32BE(hour, 0);
-    randomFillSync(head, 4, IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.#hourKey(hour), head.subarray(4));
-    const body = cipher.update(JSON.stringify(value), 'utf8');
-    const final = cipher.final();
-    return Buffer.concat([head, body, final, cipher.getAuthTag()]).toString('base64url');
+    const { iv, ciphertext, tag } = gcmEncrypt(this.#hourKey(hour), JSON.stringify(value));
+    return Buffer.concat([head, iv, ciphertext, tag]).toString('base64url');
   }
 
   /** The value, or undefined when tampered with, sealed under another secret or purpose, too old, or malformed. */
@@ -67,11 +64,9 @@ export class SealedBox<T> {
     const hour = raw.readUInt32BE(0);
     const current = Math.floor(nowMs / HOUR_MS);
     if (hour > current + 1 || hour < current - MAX_AGE_HOURS) return undefined;
+    const plain = gcmDecrypt(this.#hourKey(hour), raw.subarray(4, HEAD_BYTES), raw.subarray(HEAD_BYTES, raw.length - TAG_BYTES), raw.subarray(raw.length - TAG_BYTES));
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.#hourKey(hour), raw.subarray(4, HEAD_BYTES), { authTagLength: TAG_BYTES });
-      decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
-      const plain = Buffer.concat([decipher.update(raw.subarray(HEAD_BYTES, raw.length - TAG_BYTES)), decipher.final()]);
-      return JSON.parse(plain.toString('utf8')) as T;
+      return plain === undefined ? undefined : (JSON.parse(plain) as T);
     } catch {
       return undefined;
     }
@@ -88,6 +83,25 @@ export class SealedBox<T> {
       this.#hourKeys.set(hour, key);
     }
     return key;
+  }
+}
+
+/** AES-256-GCM with a random 96-bit IV: what SealedBox and the signing keys' storage encrypt with. */
+export function gcmEncrypt(key: KeyObject | Buffer, plaintext: string): { iv: Buffer; ciphertext: Buffer; tag: Buffer } {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return { iv, ciphertext, tag: cipher.getAuthTag() };
+}
+
+/** The plaintext, or undefined when the ciphertext was altered or sealed under another key. */
+export function gcmDecrypt(key: KeyObject | Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer): string | undefined {
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
   }
 }
 
