@@ -1,14 +1,13 @@
 // Authorization codes (RFC 6749 §4.1.2) are sealed: the code itself carries what the authorization
 // request decided, encrypted and authenticated under TESSERA_SECRET (SealedBox), so issuing a code
-// writes nothing. Redeeming one records its identifier, once (Store.redeemAuthorizationCode): that
-// record is what makes a code single-use, and it is kept until housekeeping removes it after the
-// code has expired.
-import type { AuthorizationCodeRow } from '../store/types.ts';
+// writes nothing. Redeeming one creates the grant under the code's identifier, once
+// (Store.redeemAuthorizationCode): that row is what makes a code single-use, and housekeeping keeps
+// it at least until the code has expired.
 import { SealedBox } from '../tokens/sealed.ts';
 import { newSortableId } from '../tokens/opaque.ts';
 
 export interface AuthorizationCode {
-  /** Identifier, sortable by time: the key its redemption is recorded under. */
+  /** Identifier, sortable by time and unguessable: the id of the grant its redemption creates. */
   id: string;
   clientId: string;
   userId: string;
@@ -51,23 +50,4 @@ export class CodeSealer {
       codeChallenge: v.p, codeChallengeMethod: v.m, nonce: v.n, authTime: v.a, iat: v.t, exp: v.e,
     };
   }
-}
-
-/** The record of a redeemed code. */
-export function redeemedCodeRow(code: AuthorizationCode, grantId: string, now: number): AuthorizationCodeRow {
-  return {
-    code_hash: code.id,
-    client_id: code.clientId,
-    user_id: code.userId,
-    redirect_uri: code.redirectUri,
-    scope: code.scope,
-    code_challenge: code.codeChallenge,
-    code_challenge_method: code.codeChallengeMethod,
-    nonce: code.nonce,
-    auth_time: code.authTime,
-    grant_id: grantId,
-    created_at: code.iat,
-    expires_at: code.exp,
-    consumed_at: now,
-  };
 }

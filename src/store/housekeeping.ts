@@ -1,20 +1,21 @@
-// Removes what can no longer be used, so the tables stay bounded under steady traffic: expired codes
-// (after a grace period in which a replay still revokes what the code issued), sessions, refresh
-// tokens and revocation records, and grants no live access token can point at. On N instances each
+// Removes what can no longer be used, so the tables stay bounded under steady traffic: sessions,
+// refresh tokens and revocation records that expired, and grants no live access token can point at
+// once their code has expired (after a grace period in which a replay still revokes what the code
+// issued). On N instances each
 // runs it; the deletes are idempotent.
 import type { Config } from '../config/index.ts';
 import type { Store } from './store.ts';
 
-/** How long an expired code is kept so that its replay is still recognised as one. */
+/** How long after a code expires its grant is kept, so that its replay is still recognised as one. */
 export const CODE_GRACE = 10 * 60;
 
-export async function purgeOnce(store: Store, config: Pick<Config, 'accessTokenTtl'>, now: number): Promise<Record<string, number>> {
-  return store.purgeExpired({ now, codeGrace: CODE_GRACE, accessTokenTtl: config.accessTokenTtl });
+export async function purgeOnce(store: Store, config: Pick<Config, 'accessTokenTtl' | 'codeTtl'>, now: number): Promise<Record<string, number>> {
+  return store.purgeExpired({ now, codeTtl: config.codeTtl, codeGrace: CODE_GRACE, accessTokenTtl: config.accessTokenTtl });
 }
 
 export function startHousekeeping(
   store: Store,
-  config: Pick<Config, 'accessTokenTtl' | 'housekeepingInterval'>,
+  config: Pick<Config, 'accessTokenTtl' | 'codeTtl' | 'housekeepingInterval'>,
   log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void },
   now: () => number = () => Math.floor(Date.now() / 1000),
 ): { stop(): void } {

@@ -219,30 +219,22 @@ export class KyselyStore implements Store {
       .execute());
   }
 
-  // authorization codes: sealed, so only their redemption is stored
-  async getAuthorizationCode(codeId: string) {
-    return this.db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeId).executeTakeFirst();
-  }
+  // authorization codes: sealed; the grant issued from one, under the code's id, records its redemption
   async redeemAuthorizationCode(input: Parameters<Store['redeemAuthorizationCode']>[0]): Promise<boolean> {
-    const { code: c, grant: g, refreshToken: r } = input;
+    const { grant: g, refreshToken: r } = input;
     if (this.dialect === 'postgres') {
-      // One statement, one round trip: the conditional insert and the inserts that depend on it.
+      // One statement, one round trip: the conditional insert and the insert that depends on it.
       const { rows } = await sql<{ won: number }>`
-        with consumed as (
-          insert into authorization_codes (code_hash, client_id, user_id, redirect_uri, scope, code_challenge, code_challenge_method, nonce, auth_time, grant_id, created_at, expires_at, consumed_at)
-          values (${c.code_hash}::text, ${c.client_id}::text, ${c.user_id}::text, ${c.redirect_uri}::text, ${c.scope}::text, ${c.code_challenge}::text,
-            ${c.code_challenge_method}::text, ${c.nonce}::text, ${c.auth_time}::bigint, ${c.grant_id}::text, ${c.created_at}::bigint, ${c.expires_at}::bigint, ${c.consumed_at}::bigint)
-          on conflict (code_hash) do nothing returning 1
-        ), grant_row as (
+        with grant_row as (
           insert into grants (id, user_id, client_id, scope, auth_time, created_at, revoked_at)
-          select ${g.id}::text, ${g.user_id}::text, ${g.client_id}::text, ${g.scope}::text, ${g.auth_time}::bigint, ${g.created_at}::bigint, ${g.revoked_at}::bigint
-          from consumed returning 1
-        )${r ? sql`, token_row as (${insertRefreshTokenFrom('consumed', r)})` : sql``}
-        select count(*)::int as won from consumed`.execute(this.db);
+          values (${g.id}::text, ${g.user_id}::text, ${g.client_id}::text, ${g.scope}::text, ${g.auth_time}::bigint, ${g.created_at}::bigint, ${g.revoked_at}::bigint)
+          on conflict (id) do nothing returning 1
+        )${r ? sql`, token_row as (${insertRefreshTokenFrom('grant_row', r)})` : sql``}
+        select count(*)::int as won from grant_row`.execute(this.db);
       return rows[0]!.won === 1;
     }
     const writes = this.#sqliteWrites!;
-    return this.#write(async () => writes.redeemAuthorizationCode(c, g, r));
+    return this.#write(async () => writes.redeemAuthorizationCode(g, r));
   }
 
   // grants
@@ -324,18 +316,22 @@ export class KyselyStore implements Store {
     }, 'several');
   }
 
-  async purgeExpired(input: { now: number; codeGrace: number; accessTokenTtl: number }): Promise<Record<string, number>> {
+  async purgeExpired(input: { now: number; codeTtl: number; codeGrace: number; accessTokenTtl: number }): Promise<Record<string, number>> {
     const { now } = input;
+    // Records of redeemed codes from before grants took the code's id: no longer written, emptied here.
     const count = (result: { numDeletedRows: bigint }) => Number(result.numDeletedRows);
     const codes = await this.#write((db) => db.deleteFrom('authorization_codes').where('expires_at', '<', now - input.codeGrace).executeTakeFirst());
     const sessions = await this.#write((db) => db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst());
     const refreshTokens = await this.#write((db) => db.deleteFrom('refresh_tokens').where('expires_at', '<=', now).executeTakeFirst());
     const revoked = await this.#write((db) => db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now).executeTakeFirst());
     // A grant goes once no access token of it can still be alive: revoked, or without refresh tokens,
-    // for longer than an access token lives.
+    // for longer than an access token lives. It is kept at least as long as its code (and the grace
+    // after it) too: its row is what refuses that code a second time.
     const horizon = now - input.accessTokenTtl;
+    const codeHorizon = now - input.codeTtl - input.codeGrace;
     const grants = await this.#write((db) => db
       .deleteFrom('grants')
+      .where('created_at', '<', codeHorizon)
       .where((eb) =>
         eb.or([
           eb('revoked_at', '<', horizon),

@@ -4,8 +4,8 @@
 // PostgreSQL has its own one-statement forms in ./kysely-store.ts. They run inside the group
 // commit's savepoint (./group-commit.ts), which holds the connection.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { CODE_COLUMNS, GRANT_COLUMNS, REFRESH_TOKEN_COLUMNS } from './columns.ts';
-import type { AuthorizationCodeRow, GrantRow, RefreshTokenRow } from './types.ts';
+import { GRANT_COLUMNS, REFRESH_TOKEN_COLUMNS } from './columns.ts';
+import type { GrantRow, RefreshTokenRow } from './types.ts';
 
 function insert(table: string, columns: readonly string[], suffix = ''): string {
   return `insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `:${c}`).join(', ')})${suffix}`;
@@ -14,7 +14,7 @@ function insert(table: string, columns: readonly string[], suffix = ''): string 
 export class SqliteWrites {
   readonly #db: DatabaseSync;
   // Prepared on first use: the tables exist only once the store is migrated.
-  #statements: Record<'insertCode' | 'insertGrant' | 'insertRefreshToken' | 'consumeRefreshToken', StatementSync> | undefined;
+  #statements: Record<'insertGrant' | 'insertRefreshToken' | 'consumeRefreshToken', StatementSync> | undefined;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -22,18 +22,16 @@ export class SqliteWrites {
 
   get #prepared() {
     return (this.#statements ??= {
-      insertCode: this.#db.prepare(insert('authorization_codes', CODE_COLUMNS, ' on conflict (code_hash) do nothing')),
-      insertGrant: this.#db.prepare(insert('grants', GRANT_COLUMNS)),
+      insertGrant: this.#db.prepare(insert('grants', GRANT_COLUMNS, ' on conflict (id) do nothing')),
       insertRefreshToken: this.#db.prepare(insert('refresh_tokens', REFRESH_TOKEN_COLUMNS)),
       consumeRefreshToken: this.#db.prepare('update refresh_tokens set consumed_at = :now where token_hash = :token_hash and consumed_at is null'),
     });
   }
 
-  /** Records the code's redemption and, only if it is the first, the grant and its refresh token. */
-  redeemAuthorizationCode(code: AuthorizationCodeRow, grant: GrantRow, refreshToken: RefreshTokenRow | null): boolean {
+  /** Inserts the grant (keyed on the code's id) and, only if it is the first, its refresh token. */
+  redeemAuthorizationCode(grant: GrantRow, refreshToken: RefreshTokenRow | null): boolean {
     const s = this.#prepared;
-    if (s.insertCode.run(pick(code, CODE_COLUMNS)).changes !== 1) return false;
-    s.insertGrant.run(pick(grant, GRANT_COLUMNS));
+    if (s.insertGrant.run(pick(grant, GRANT_COLUMNS)).changes !== 1) return false;
     if (refreshToken) s.insertRefreshToken.run(pick(refreshToken, REFRESH_TOKEN_COLUMNS));
     return true;
   }

@@ -1,7 +1,6 @@
 // The repository interface the domain code depends on. One Kysely implementation (./kysely-store.ts)
 // serves SQLite and PostgreSQL; the contract tests in test/store run against both.
 import type {
-  AuthorizationCodeRow,
   GrantRow,
   RefreshTokenRow,
   SessionRow,
@@ -81,16 +80,14 @@ export interface Store {
   saveConsent(userId: string, clientId: string, scopes: string[], now: number): Promise<void>;
 
   // authorization codes
-  // Codes are sealed (src/oauth/codes.ts); only their redemption is stored, under the code's id.
-  getAuthorizationCode(codeId: string): Promise<AuthorizationCodeRow | undefined>;
   /**
-   * In one transaction: record the code's redemption with a conditional write (`INSERT … ON
-   * CONFLICT DO NOTHING`), and only if that write won, insert the grant and the refresh token (when
-   * given). Returns false when the code was redeemed before, or by a concurrent request; nothing is
-   * written then.
+   * Codes are sealed (src/oauth/codes.ts) and the grant issued from one takes the code's id, so the
+   * grant's row is the record of the redemption. In one transaction: insert the grant with a
+   * conditional write (`INSERT … ON CONFLICT DO NOTHING`), and only if that write won, the refresh
+   * token (when given). Returns false when the code was redeemed before, or by a concurrent request;
+   * nothing is written then.
    */
   redeemAuthorizationCode(input: {
-    code: AuthorizationCodeRow;
     grant: GrantRow;
     refreshToken: RefreshTokenRow | null;
   }): Promise<boolean>;
@@ -121,7 +118,7 @@ export interface Store {
   addRefreshToken(next: RefreshTokenRow): Promise<boolean>;
 
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
-  purgeExpired(input: { now: number; codeGrace: number; accessTokenTtl: number }): Promise<Record<string, number>>;
+  purgeExpired(input: { now: number; codeTtl: number; codeGrace: number; accessTokenTtl: number }): Promise<Record<string, number>>;
 
   // signing keys
   listSigningKeys(): Promise<SigningKeyRow[]>;

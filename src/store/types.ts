@@ -52,7 +52,12 @@ export interface ConsentRow {
   updated_at: number;
 }
 
-/** A redeemed authorization code: the codes themselves are sealed and stored nowhere. */
+/**
+ * The record of a code redeemed by an earlier release. Codes are sealed and stored nowhere, and a
+ * redemption is now recorded by the grant, which takes the code's id; the table is no longer
+ * written, only emptied by housekeeping, so that instances of the earlier release keep working
+ * beside this one during a rolling upgrade. A later migration drops it.
+ */
 export interface AuthorizationCodeRow {
   /** The code's identifier (a sealed code carries it; it is not the code). */
   code_hash: string;
@@ -71,7 +76,7 @@ export interface AuthorizationCodeRow {
   consumed_at: number | null;
 }
 
-/** A grant is the family of tokens issued from one authorization code. */
+/** A grant is the family of tokens issued from one authorization code, under the code's id. */
 export interface GrantRow {
   id: string;
   user_id: string;

@@ -15,7 +15,7 @@ const PLACE: Record<Exclude<Method, 'close'>, 'read' | 'write'> = {
   createUser: 'write', getUserById: 'read', getUserByUsername: 'read', listUsers: 'read', setUserPassword: 'write', setUserDisabled: 'write', countUsers: 'read',
   createSession: 'write', getSessionAndUser: 'read', deleteSession: 'write',
   getConsentedScopes: 'read', saveConsent: 'write',
-  getAuthorizationCode: 'read', redeemAuthorizationCode: 'write',
+  redeemAuthorizationCode: 'write',
   getGrant: 'read', revokeGrant: 'write', listActiveGrants: 'read', withdrawClient: 'write',
   revokeAccessToken: 'write', isAccessTokenRevoked: 'read',
   getRefreshTokenFamily: 'read', rotateRefreshToken: 'write', addRefreshToken: 'write',

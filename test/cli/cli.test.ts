@@ -85,7 +85,6 @@ describe('tessera CLI', () => {
     const now = Math.floor(Date.now() / 1000);
     for (const id of ['grant-1', 'grant-2']) {
       await store.redeemAuthorizationCode({
-        code: { code_hash: `code-${id}`, client_id: created.client_id, user_id: user.id, redirect_uri: 'https://g.example/cb', scope: 'openid apps', code_challenge: null, code_challenge_method: null, nonce: null, auth_time: now, grant_id: id, created_at: now, expires_at: now + 60, consumed_at: now },
         grant: { id, user_id: user.id, client_id: created.client_id, scope: 'openid apps', auth_time: now, created_at: now, revoked_at: null },
         refreshToken: { token_hash: `rt-${id}`, grant_id: id, client_id: created.client_id, user_id: user.id, scope: 'openid apps', auth_time: now, created_at: now, expires_at: now + 3600, consumed_at: null },
       });

@@ -187,21 +187,24 @@ describe('POST /oauth2/token', () => {
       assert.equal(await userinfoStatus(server, tokens.access_token), 401);
     });
 
-    it('a code is sealed: issuing it stores nothing, redeeming it records its id once; it does not show whose it is', async () => {
+    it('a code is sealed: issuing it stores nothing, redeeming it creates the grant under its id once; it does not show whose it is', async () => {
       const db = await server.db();
-      const count = async () => (await db.selectFrom('authorization_codes').select(db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
-      const before = Number(await count());
+      const count = async (table: 'grants' | 'authorization_codes') => Number((await db.selectFrom(table).select(db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      const before = await count('grants');
       const issued = await getCode(server, server.clients.confidential);
-      assert.equal(Number(await count()), before);
+      assert.equal(await count('grants'), before);
       assert.doesNotMatch(Buffer.from(issued.code, 'base64url').toString('latin1'), new RegExp(server.user.id));
       assert.equal((await exchange(server, issued)).status, 200);
-      assert.equal(Number(await count()), before + 1);
+      assert.equal(await count('grants'), before + 1);
       const id = new CodeSealer(server.secret).open(issued.code, Math.floor(Date.now() / 1000))!.id;
-      const row = await db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', id).executeTakeFirstOrThrow();
+      const row = await db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
       assert.equal(row.user_id, server.user.id);
-      assert.equal(typeof row.grant_id, 'string');
+      assert.equal(row.revoked_at, null);
       await expectError(await exchange(server, issued), 400, 'invalid_grant');
-      assert.equal(Number(await count()), before + 1);
+      assert.equal(await count('grants'), before + 1);
+      assert.notEqual((await db.selectFrom('grants').select('revoked_at').where('id', '=', id).executeTakeFirstOrThrow()).revoked_at, null);
+      // The table of an earlier release's redemption records is no longer written.
+      assert.equal(await count('authorization_codes'), 0);
     });
 
     it('a code sealed under another TESSERA_SECRET → invalid_grant; under this one, it is honoured', async () => {

@@ -78,3 +78,28 @@ describe('housekeeping', () => {
     }
   });
 });
+
+describe('housekeeping and single-use codes', () => {
+  let server: TestServer;
+  // Access tokens that live less than a code: the grant must still outlive its code.
+  before(async () => {
+    server = await startServer({ env: { TESSERA_ACCESS_TOKEN_TTL: '10', TESSERA_CODE_TTL: '600' } });
+  });
+  after(() => server.close());
+
+  it('a redeemed code stays refused after housekeeping, while it has not expired', async () => {
+    const issued = await getCode(server, server.clients.confidential, { browser: new BrowserSim(server.issuer) });
+    assert.equal((await exchange(server, issued)).status, 200);
+    server.clock.offset += 30;
+    // The replay revokes the grant; the grant's row is what refuses the code.
+    assert.equal((await exchange(server, issued)).status, 400);
+    server.clock.offset += 30; // the grant was revoked longer ago than an access token lives
+    await purgeOnce(server.store, server.config, Math.floor(Date.now() / 1000) + server.clock.offset);
+    const body = (await (await exchange(server, issued)).json()) as { error?: string; error_description?: string };
+    assert.deepEqual(body, { error: 'invalid_grant', error_description: 'the authorization code has already been used' });
+    // Once the code and its grace have passed, the grant goes.
+    server.clock.offset += 600 + 600;
+    const deleted = await purgeOnce(server.store, server.config, Math.floor(Date.now() / 1000) + server.clock.offset);
+    assert.equal(deleted.grants, 1);
+  });
+});

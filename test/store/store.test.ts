@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openStore } from '../../src/store/index.ts';
 import type { Client, Store, User } from '../../src/store/store.ts';
-import type { AuthorizationCodeRow, GrantRow, RefreshTokenRow } from '../../src/store/types.ts';
+import type { GrantRow, RefreshTokenRow } from '../../src/store/types.ts';
 import { newId } from '../../src/tokens/opaque.ts';
 import { type TestDatabase, withPostgresDatabase, withSqliteDatabase } from './databases.ts';
 
@@ -54,15 +54,6 @@ function refreshToken(g: GrantRow, hash = newId()): RefreshTokenRow {
 /** A stored refresh token, read as the refresh grant reads it. */
 async function storedToken(store: Store, tokenHash: string): Promise<RefreshTokenRow | undefined> {
   return (await store.getRefreshTokenFamily(tokenHash))?.token;
-}
-
-/** The redemption record of a sealed code. */
-function code(g: GrantRow, now = NOW, id = newId()): AuthorizationCodeRow {
-  return {
-    code_hash: id, client_id: g.client_id, user_id: g.user_id, redirect_uri: 'https://app.example/cb', scope: 'openid apps',
-    code_challenge: 'c'.repeat(43), code_challenge_method: 'S256', nonce: 'n', auth_time: NOW, grant_id: g.id,
-    created_at: NOW, expires_at: NOW + 60, consumed_at: now,
-  };
 }
 
 function contract(name: string, database: () => Promise<TestDatabase | undefined>, thread: 'worker' | 'current' = 'current'): void {
@@ -165,56 +156,56 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.deepEqual(await store.getConsentedScopes('u1', 'c2'), []);
     });
 
-    it('a code is redeemed once; the winner writes the grant and refresh token', { skip }, async () => {
+    it('a code is redeemed once: the first grant under its id wins, with its refresh token', { skip }, async () => {
       const g = grant('u1', 'c1');
       const rt = refreshToken(g);
-      const first = code(g, NOW + 1);
-      assert.equal(await store.getAuthorizationCode(first.code_hash), undefined);
-      assert.equal(await store.redeemAuthorizationCode({ code: first, grant: g, refreshToken: rt }), true);
-      assert.deepEqual({ ...(await store.getAuthorizationCode(first.code_hash)) }, first);
+      assert.equal(await store.getGrant(g.id), undefined);
+      assert.equal(await store.redeemAuthorizationCode({ grant: g, refreshToken: rt }), true);
       assert.deepEqual({ ...(await store.getGrant(g.id)) }, g);
       assert.deepEqual({ ...(await storedToken(store, rt.token_hash)) }, rt);
-      const g2 = grant('u1', 'c1');
-      const rt2 = refreshToken(g2);
-      assert.equal(await store.redeemAuthorizationCode({ code: code(g2, NOW + 2, first.code_hash), grant: g2, refreshToken: rt2 }), false);
-      assert.equal(await store.getGrant(g2.id), undefined);
+      // A second redemption of the same code: same grant id, other contents.
+      const again: GrantRow = { ...grant('u2', 'c2'), id: g.id };
+      const rt2 = refreshToken(again);
+      assert.equal(await store.redeemAuthorizationCode({ grant: again, refreshToken: rt2 }), false);
+      assert.deepEqual({ ...(await store.getGrant(g.id)) }, g);
       assert.equal(await storedToken(store, rt2.token_hash), undefined);
-      assert.deepEqual({ ...(await store.getAuthorizationCode(first.code_hash)) }, first);
     });
 
     it('concurrent redemptions of one code: exactly one wins', { skip }, async () => {
       const id = newId();
-      const attempts = Array.from({ length: 10 }, () => {
-        const g = grant('u1', 'c1');
+      const attempts = Array.from({ length: 10 }, (_, i) => {
+        const g: GrantRow = { ...grant(`u${i}`, 'c1'), id };
         return { g, rt: refreshToken(g) };
       });
-      const results = await Promise.all(attempts.map(({ g, rt }) => store.redeemAuthorizationCode({ code: code(g, NOW, id), grant: g, refreshToken: rt })));
+      const results = await Promise.all(attempts.map(({ g, rt }) => store.redeemAuthorizationCode({ grant: g, refreshToken: rt })));
       assert.equal(results.filter(Boolean).length, 1);
-      const written = await Promise.all(attempts.map(({ g }) => store.getGrant(g.id)));
-      assert.equal(written.filter(Boolean).length, 1);
       const winner = attempts[results.indexOf(true)]!;
-      assert.equal((await store.getAuthorizationCode(id))?.grant_id, winner.g.id);
+      assert.equal((await store.getGrant(id))?.user_id, winner.g.user_id);
+      const tokens = await Promise.all(attempts.map(({ rt }) => storedToken(store, rt.token_hash)));
+      assert.deepEqual(tokens.map(Boolean), results);
     });
 
     it('a write that fails leaves no trace and does not undo the writes committed beside it', { skip }, async () => {
       const taken = grant('u1', 'c1');
-      assert.equal(await store.redeemAuthorizationCode({ code: code(taken), grant: taken, refreshToken: null }), true);
+      const takenToken = refreshToken(taken);
+      assert.equal(await store.redeemAuthorizationCode({ grant: taken, refreshToken: takenToken }), true);
       const a = grant('u1', 'c1');
       const b = grant('u1', 'c1');
-      // Its code record is written first, then its grant collides with an existing one.
-      const failing = code(taken);
+      // Its grant is written first, then its refresh token collides with an existing one.
+      const failing = grant('u1', 'c1');
       const results = await Promise.allSettled([
-        store.redeemAuthorizationCode({ code: code(a), grant: a, refreshToken: refreshToken(a) }),
-        store.redeemAuthorizationCode({ code: failing, grant: taken, refreshToken: null }),
-        store.redeemAuthorizationCode({ code: code(b), grant: b, refreshToken: refreshToken(b) }),
+        store.redeemAuthorizationCode({ grant: a, refreshToken: refreshToken(a) }),
+        store.redeemAuthorizationCode({ grant: failing, refreshToken: refreshToken(failing, takenToken.token_hash) }),
+        store.redeemAuthorizationCode({ grant: b, refreshToken: refreshToken(b) }),
       ]);
       assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
-      assert.equal(await store.getAuthorizationCode(failing.code_hash), undefined);
+      assert.equal(await store.getGrant(failing.id), undefined);
       assert.ok(await store.getGrant(a.id));
       assert.ok(await store.getGrant(b.id));
+      assert.deepEqual({ ...(await storedToken(store, takenToken.token_hash)) }, takenToken);
       // The store still takes writes after the failure.
       const c = grant('u1', 'c1');
-      assert.equal(await store.redeemAuthorizationCode({ code: code(c), grant: c, refreshToken: null }), true);
+      assert.equal(await store.redeemAuthorizationCode({ grant: c, refreshToken: null }), true);
     });
 
     it('a refresh token is read with its grant and its user', { skip }, async () => {
@@ -222,7 +213,7 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       await store.createUser(u);
       const g = grant(u.id, 'c1');
       const rt = refreshToken(g);
-      await store.redeemAuthorizationCode({ code: code(g), grant: g, refreshToken: rt });
+      await store.redeemAuthorizationCode({ grant: g, refreshToken: rt });
       const family = await store.getRefreshTokenFamily(rt.token_hash);
       assert.deepEqual({ ...family!.token }, rt);
       assert.deepEqual({ ...family!.grant }, g);
@@ -230,7 +221,7 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       // A token whose grant and user are gone (housekeeping, a deleted user) still reads.
       const orphan = refreshToken(grant('no-such-user', 'c1'));
       const g2 = grant('u1', 'c1');
-      await store.redeemAuthorizationCode({ code: code(g2), grant: g2, refreshToken: orphan });
+      await store.redeemAuthorizationCode({ grant: g2, refreshToken: orphan });
       const alone = await store.getRefreshTokenFamily(orphan.token_hash);
       assert.deepEqual({ ...alone!.token }, orphan);
       assert.equal(alone!.grant, undefined);
@@ -241,7 +232,7 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
     it('concurrent rotations of one refresh token: exactly one wins', { skip }, async () => {
       const g = grant('u1', 'c1');
       const first = refreshToken(g);
-      assert.equal(await store.redeemAuthorizationCode({ code: code(g), grant: g, refreshToken: first }), true);
+      assert.equal(await store.redeemAuthorizationCode({ grant: g, refreshToken: first }), true);
       const nexts = Array.from({ length: 10 }, () => refreshToken(g));
       const results = await Promise.all(nexts.map((next) => store.rotateRefreshToken({ tokenHash: first.token_hash, now: NOW + 1, next })));
       assert.equal(results.filter(Boolean).length, 1);
@@ -253,7 +244,7 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
     it('revoking a grant consumes its refresh tokens and is idempotent', { skip }, async () => {
       const g = grant('u1', 'c1');
       const rt = refreshToken(g);
-      await store.redeemAuthorizationCode({ code: code(g), grant: g, refreshToken: rt });
+      await store.redeemAuthorizationCode({ grant: g, refreshToken: rt });
       await store.revokeGrant(g.id, NOW + 5);
       await store.revokeGrant(g.id, NOW + 6);
       assert.equal((await store.getGrant(g.id))?.revoked_at, NOW + 5);

@@ -1,8 +1,8 @@
 // RFC 6749 §4.1.3 and RFC 7636 §4.6: exchanging an authorization code.
 import { InvalidGrant, InvalidRequest } from '../../errors/index.ts';
 import type { Client, Store } from '../../store/store.ts';
-import { newRefreshToken, newSortableId, refreshTokenKey } from '../../tokens/opaque.ts';
-import { type AuthorizationCode, redeemedCodeRow } from '../codes.ts';
+import { newRefreshToken, refreshTokenKey } from '../../tokens/opaque.ts';
+import type { AuthorizationCode } from '../codes.ts';
 import { type Params, single } from '../params.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../pkce.ts';
 import { signTokens } from './issue.ts';
@@ -36,13 +36,13 @@ export const authorizationCodeGrant: GrantHandler = {
     if (!user || user.disabled) return reject('the user is no longer active');
 
     const scopes = code.scope.split(' ').filter((s) => s !== '');
-    const grantId = newSortableId();
+    // The grant takes the code's id: inserting it once is what redeems the code.
+    const grantId = code.id;
     const refreshToken = newRefreshToken();
     // The tokens are signed while the grant's writes commit, and handed out only once they have.
     const signing = signTokens(ctx, { client, user, scopes, grantId, authTime: code.authTime, nonce: code.nonce, refreshToken });
     signing.catch(() => {});
     const won = await store.redeemAuthorizationCode({
-      code: redeemedCodeRow(code, grantId, now),
       grant: { id: grantId, user_id: user.id, client_id: client.clientId, scope: code.scope, auth_time: code.authTime, created_at: now, revoked_at: null },
       refreshToken: {
         token_hash: refreshTokenKey(refreshToken),
@@ -64,9 +64,8 @@ export const authorizationCodeGrant: GrantHandler = {
 
 /** Rejects the code; when it was redeemed before, also revokes the grant issued from it. */
 async function rejectCode(store: Store, code: AuthorizationCode, now: number, reason: string): Promise<never> {
-  const redeemed = await store.getAuthorizationCode(code.id);
-  if (redeemed) {
-    if (redeemed.grant_id) await store.revokeGrant(redeemed.grant_id, now);
+  if (await store.getGrant(code.id)) {
+    await store.revokeGrant(code.id, now);
     throw new InvalidGrant('the authorization code has already been used');
   }
   throw new InvalidGrant(reason);
