@@ -120,14 +120,14 @@ export class KyselyStore implements Store {
     return statements === 'several' ? this.db.transaction().execute(op) : op(this.db);
   }
 
-  async migrate(): Promise<string[]> {
+  async migrate(to?: string): Promise<string[]> {
     const migrator = new Migrator({
       db: this.db,
       provider: { getMigrations: async () => migrations },
       migrationTableName: 'tessera_migrations',
       migrationLockTableName: 'tessera_migrations_lock',
     });
-    const { error, results } = await migrator.migrateToLatest();
+    const { error, results } = to === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(to);
     if (error) throw error;
     const failed = results?.find((r) => r.status === 'Error');
     if (failed) throw new Error(`migration ${failed.migrationName} failed`);

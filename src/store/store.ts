@@ -129,8 +129,11 @@ export interface Store {
   /** Forgets cached data (clients), after changes made behind this store's back. */
   clearCaches(): void;
 
-  /** Runs pending migrations (src/store/migrations); returns the names applied. */
-  migrate(): Promise<string[]>;
+  /**
+   * Runs pending migrations (src/store/migrations), or migrates up or down to `to`; returns the
+   * names applied or undone.
+   */
+  migrate(to?: string): Promise<string[]>;
   /** Readiness probe: a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

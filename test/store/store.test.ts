@@ -64,7 +64,7 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
     before(async () => {
       if (!db) return;
       store = await openStore(db.url, { thread });
-      assert.deepEqual(await store.migrate(), ['001_initial', '002_revocation']);
+      assert.deepEqual(await store.migrate(), ['001_initial', '002_revocation', '003_write_path']);
     });
     after(async () => {
       await store?.close();
