@@ -2,6 +2,7 @@
 // Until the client and its redirect URI are trusted, errors are shown to the user; after that they
 // go back to the client as a redirect carrying `state` and `iss` (RFC 9207).
 import type { Config } from '../config/index.ts';
+import { claimsForScopes } from '../oidc/claims.ts';
 import {
   ConsentRequired,
   InvalidRequest,
@@ -219,7 +220,7 @@ export async function continueAuthorization(
     if (request.prompts.includes('none')) return fail(new ConsentRequired('the user must consent'));
     return { kind: 'consent', interaction: deps.sealer.seal(interaction) };
   }
-  return issueCode(deps, request, session, now);
+  return issueCode(deps, request, session, user, now);
 }
 
 /** Scopes still to be approved: the new ones, or all of them on prompt=consent. */
@@ -234,6 +235,7 @@ export async function completeConsent(
   deps: AuthorizeDeps,
   interaction: Interaction,
   session: BrowserSession,
+  user: User,
   allow: boolean,
   now: number,
 ): Promise<AuthorizeOutcome> {
@@ -243,10 +245,10 @@ export async function completeConsent(
   }
   const granted = await deps.store.getConsentedScopes(session.userId, request.clientId);
   await deps.store.saveConsent(session.userId, request.clientId, [...new Set([...granted, ...request.scopes])], now);
-  return issueCode(deps, request, session, now);
+  return issueCode(deps, request, session, user, now);
 }
 
-function issueCode(deps: AuthorizeDeps, request: AuthorizationRequest, session: BrowserSession, now: number): AuthorizeOutcome {
+function issueCode(deps: AuthorizeDeps, request: AuthorizationRequest, session: BrowserSession, user: User, now: number): AuthorizeOutcome {
   const code = deps.codes.issue({
     clientId: request.clientId,
     userId: session.userId,
@@ -256,6 +258,7 @@ function issueCode(deps: AuthorizeDeps, request: AuthorizationRequest, session: 
     codeChallengeMethod: request.codeChallengeMethod,
     nonce: request.nonce,
     authTime: session.authTime,
+    claims: claimsForScopes(user, request.scopes),
   }, now, deps.config.codeTtl);
   return {
     kind: 'redirect',

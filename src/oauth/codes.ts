@@ -1,8 +1,9 @@
 // Authorization codes (RFC 6749 §4.1.2) are sealed: the code itself carries what the authorization
-// request decided, encrypted and authenticated under TESSERA_SECRET (SealedBox), so issuing a code
-// writes nothing. Redeeming one creates the grant under the code's identifier, once
-// (Store.redeemAuthorizationCode): that row is what makes a code single-use, and housekeeping keeps
-// it at least until the code has expired.
+// request decided, and the user's claims for the ID token, encrypted and authenticated under
+// TESSERA_SECRET (SealedBox), so issuing a code writes nothing and redeeming it reads nothing.
+// Redeeming one creates the grant under the code's identifier, once, and only while the user is
+// still active (Store.redeemAuthorizationCode): that row is what makes a code single-use, and
+// housekeeping keeps it at least until the code has expired.
 import { SealedBox } from '../tokens/sealed.ts';
 import { newSortableId } from '../tokens/opaque.ts';
 
@@ -17,6 +18,11 @@ export interface AuthorizationCode {
   codeChallengeMethod: string | null;
   nonce: string | null;
   authTime: number;
+  /**
+   * The user's claims the code's scopes release (claimsForScopes), as they were when the code was
+   * issued: the ID token is made from them, so the token request reads no user.
+   */
+  claims: Record<string, unknown>;
   /** Issued and expiry times, epoch seconds. */
   iat: number;
   exp: number;
@@ -25,6 +31,8 @@ export interface AuthorizationCode {
 // The sealed form uses one-letter names: the code travels in a URL.
 interface Sealed {
   i: string; c: string; u: string; r: string; s: string; p: string | null; m: string | null; n: string | null; a: number; t: number; e: number;
+  /** The claims; left out when there are none. */
+  k?: Record<string, unknown>;
 }
 
 export class CodeSealer {
@@ -38,6 +46,7 @@ export class CodeSealer {
     return this.#box.seal({
       i: newSortableId(), c: fields.clientId, u: fields.userId, r: fields.redirectUri, s: fields.scope,
       p: fields.codeChallenge, m: fields.codeChallengeMethod, n: fields.nonce, a: fields.authTime, t: now, e: now + ttl,
+      ...(Object.keys(fields.claims).length > 0 ? { k: fields.claims } : {}),
     }, now * 1000);
   }
 
@@ -47,7 +56,7 @@ export class CodeSealer {
     if (!v || typeof v.i !== 'string' || typeof v.e !== 'number') return undefined;
     return {
       id: v.i, clientId: v.c, userId: v.u, redirectUri: v.r, scope: v.s,
-      codeChallenge: v.p, codeChallengeMethod: v.m, nonce: v.n, authTime: v.a, iat: v.t, exp: v.e,
+      codeChallenge: v.p, codeChallengeMethod: v.m, nonce: v.n, authTime: v.a, claims: v.k ?? {}, iat: v.t, exp: v.e,
     };
   }
 }

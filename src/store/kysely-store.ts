@@ -227,7 +227,8 @@ export class KyselyStore implements Store {
       const { rows } = await sql<{ won: number }>`
         with grant_row as (
           insert into grants (id, user_id, client_id, scope, auth_time, created_at, revoked_at)
-          values (${g.id}::text, ${g.user_id}::text, ${g.client_id}::text, ${g.scope}::text, ${g.auth_time}::bigint, ${g.created_at}::bigint, ${g.revoked_at}::bigint)
+          select ${g.id}::text, ${g.user_id}::text, ${g.client_id}::text, ${g.scope}::text, ${g.auth_time}::bigint, ${g.created_at}::bigint, ${g.revoked_at}::bigint
+          where exists (select 1 from users where id = ${g.user_id}::text and disabled = 0)
           on conflict (id) do nothing returning 1
         )${r ? sql`, token_row as (${insertRefreshTokenFrom('grant_row', r)})` : sql``}
         select count(*)::int as won from grant_row`.execute(this.db);

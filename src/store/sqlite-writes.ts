@@ -7,8 +7,8 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { GRANT_COLUMNS, REFRESH_TOKEN_COLUMNS } from './columns.ts';
 import type { GrantRow, RefreshTokenRow } from './types.ts';
 
-function insert(table: string, columns: readonly string[], suffix = ''): string {
-  return `insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `:${c}`).join(', ')})${suffix}`;
+function insert(table: string, columns: readonly string[]): string {
+  return `insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `:${c}`).join(', ')})`;
 }
 
 export class SqliteWrites {
@@ -22,13 +22,15 @@ export class SqliteWrites {
 
   get #prepared() {
     return (this.#statements ??= {
-      insertGrant: this.#db.prepare(insert('grants', GRANT_COLUMNS, ' on conflict (id) do nothing')),
+      // The WHERE also settles SQLite's parsing of ON CONFLICT after INSERT … SELECT.
+      insertGrant: this.#db.prepare(`insert into grants (${GRANT_COLUMNS.join(', ')}) select ${GRANT_COLUMNS.map((c) => `:${c}`).join(', ')}
+        where exists (select 1 from users where id = :user_id and disabled = 0) on conflict (id) do nothing`),
       insertRefreshToken: this.#db.prepare(insert('refresh_tokens', REFRESH_TOKEN_COLUMNS)),
       consumeRefreshToken: this.#db.prepare('update refresh_tokens set consumed_at = :now where token_hash = :token_hash and consumed_at is null'),
     });
   }
 
-  /** Inserts the grant (keyed on the code's id) and, only if it is the first, its refresh token. */
+  /** Inserts the grant (keyed on the code's id) and, only if it is the first and its user active, its refresh token. */
   redeemAuthorizationCode(grant: GrantRow, refreshToken: RefreshTokenRow | null): boolean {
     const s = this.#prepared;
     if (s.insertGrant.run(pick(grant, GRANT_COLUMNS)).changes !== 1) return false;

@@ -83,8 +83,9 @@ export interface Store {
   /**
    * Codes are sealed (src/oauth/codes.ts) and the grant issued from one takes the code's id, so the
    * grant's row is the record of the redemption. In one transaction: insert the grant with a
-   * conditional write (`INSERT … ON CONFLICT DO NOTHING`), and only if that write won, the refresh
-   * token (when given). Returns false when the code was redeemed before, or by a concurrent request;
+   * conditional write (`INSERT … ON CONFLICT DO NOTHING`, and only while the grant's user exists and
+   * is not disabled), and only if that write won, the refresh token (when given). Returns false when
+   * the code was redeemed before, or by a concurrent request, or the user is no longer active;
    * nothing is written then.
    */
   redeemAuthorizationCode(input: {

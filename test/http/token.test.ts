@@ -209,7 +209,7 @@ describe('POST /oauth2/token', () => {
 
     it('a code sealed under another TESSERA_SECRET → invalid_grant; under this one, it is honoured', async () => {
       const c = server.clients.confidential;
-      const fields = { clientId: c.id, userId: server.user.id, redirectUri: c.redirectUri, scope: 'openid', codeChallenge: null, codeChallengeMethod: null, nonce: null, authTime: server.clock.offset + Math.floor(Date.now() / 1000) };
+      const fields = { clientId: c.id, userId: server.user.id, redirectUri: c.redirectUri, scope: 'openid', codeChallenge: null, codeChallengeMethod: null, nonce: null, claims: {}, authTime: server.clock.offset + Math.floor(Date.now() / 1000) };
       const now = fields.authTime;
       const forged = new CodeSealer('another secret of at least 32 chars!').issue(fields, now, 60);
       const body = await expectError(await exchange(server, { code: forged, verifier: null, client: c }), 400, 'invalid_grant');
@@ -244,6 +244,35 @@ describe('POST /oauth2/token', () => {
       const responses = await Promise.all(Array.from({ length: 8 }, () => exchange(server, issued)));
       assert.equal(responses.filter((r) => r.status === 200).length, 1);
       assert.equal(responses.filter((r) => r.status === 400).length, 7);
+    });
+
+    it('a user disabled after the code was issued → invalid_grant, and the code is not used up', async () => {
+      const issued = await getCode(server, server.clients.confidential);
+      const id = new CodeSealer(server.secret).open(issued.code, Math.floor(Date.now() / 1000))!.id;
+      const now = Math.floor(Date.now() / 1000) + server.clock.offset;
+      await server.store.setUserDisabled(server.user.id, true, now);
+      try {
+        const body = await expectError(await exchange(server, issued), 400, 'invalid_grant');
+        assert.equal(body.error_description, 'the user is no longer active');
+        assert.equal(await server.store.getGrant(id), undefined);
+      } finally {
+        await server.store.setUserDisabled(server.user.id, false, now);
+      }
+      assert.equal((await exchange(server, issued)).status, 200);
+    });
+
+    it('the ID token carries the claims the scopes release, as the user was at the authorization request', async () => {
+      const issued = await getCode(server, server.clients.confidential, { scope: 'openid profile email' });
+      const now = Math.floor(Date.now() / 1000) + server.clock.offset;
+      const before = (await server.store.getUserById(server.user.id))!;
+      await server.store.setUserDisabled(server.user.id, false, now + 7); // changes updated_at only
+      const body = (await (await exchange(server, issued)).json()) as { id_token: string };
+      const claims = decodeJwt(body.id_token);
+      assert.equal(claims.email, 'alice@example.com');
+      assert.equal(claims.email_verified, true);
+      assert.equal(claims.preferred_username, 'alice');
+      assert.equal(claims.updated_at, before.updatedAt);
+      assert.notEqual((await server.store.getUserById(server.user.id))!.updatedAt, before.updatedAt);
     });
 
     it('the token response has exactly the RFC 6749 / OIDC fields; nonce and auth_time in the ID token', async () => {

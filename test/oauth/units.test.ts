@@ -50,14 +50,16 @@ describe('sealed values', () => {
   });
   it('an authorization code is encrypted: it round-trips, hides what it carries, and fails closed', () => {
     const codes = new CodeSealer('s'.repeat(32));
-    const fields = { clientId: 'client-one', userId: 'user-number-one', redirectUri: 'https://a.example/cb', scope: 'openid apps', codeChallenge: 'c'.repeat(43), codeChallengeMethod: 'S256', nonce: 'nonce-one', authTime: 5 };
+    const fields = { clientId: 'client-one', userId: 'user-number-one', redirectUri: 'https://a.example/cb', scope: 'openid apps', codeChallenge: 'c'.repeat(43), codeChallengeMethod: 'S256', nonce: 'nonce-one', authTime: 5, claims: { email: 'one@mail.example', email_verified: true } };
     const code = codes.issue(fields, 10, 60);
     const { id, ...rest } = codes.open(code, 10)!;
     assert.deepEqual(rest, { ...fields, iat: 10, exp: 70 });
     assert.match(id, /^[0-9a-f]{12}[A-Za-z0-9_-]{16}$/);
     assert.notEqual(codes.open(codes.issue(fields, 10, 60), 10)!.id, id, 'every code has an id of its own');
     assert.match(code, /^[A-Za-z0-9_-]+$/);
-    assert.doesNotMatch(Buffer.from(code, 'base64url').toString('latin1'), /user-number-one|client-one|nonce-one|a\.example/);
+    assert.doesNotMatch(Buffer.from(code, 'base64url').toString('latin1'), /user-number-one|client-one|nonce-one|a\.example|mail\.example/);
+    // Without claims the code carries none, and opens with none.
+    assert.deepEqual(codes.open(codes.issue({ ...fields, claims: {} }, 10, 60), 10)!.claims, {});
     for (const at of [0, 20, 40, Math.floor(code.length / 2), code.length - 2]) {
       const flipped = `${code.slice(0, at)}${code[at] === 'A' ? 'B' : 'A'}${code.slice(at + 1)}`;
       assert.equal(codes.open(flipped, 10), undefined, `a change at ${at} is detected`);

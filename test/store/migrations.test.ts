@@ -49,8 +49,12 @@ for (const [name, database] of [['SQLite', withSqliteDatabase], ['PostgreSQL', w
     }
 
     it('keeps every grant and refresh token, up and down again', { skip }, async () => {
+      const next = family(false);
       assert.deepEqual(await store.migrate('002_revocation'), ['001_initial', '002_revocation']);
       const families = [family(false), family(true), family(false)];
+      for (const f of [...families, next]) {
+        await store.createUser({ id: f.grant.user_id, username: f.grant.user_id, email: 'u@example.com', emailVerified: true, name: null, givenName: null, familyName: null, passwordHash: null, disabled: false, createdAt: NOW, updatedAt: NOW });
+      }
       for (const f of families) {
         assert.equal(await store.redeemAuthorizationCode({ grant: { ...f.grant, revoked_at: null }, refreshToken: { ...f.refreshToken, consumed_at: null } }), true);
         if (f.grant.revoked_at !== null) await store.revokeGrant(f.grant.id, f.grant.revoked_at);
@@ -63,7 +67,6 @@ for (const [name, database] of [['SQLite', withSqliteDatabase], ['PostgreSQL', w
       assert.deepEqual(await Promise.all(families.map(stored)), expected);
       assert.deepEqual(await schema(), { withoutRowid: store.dialect === 'sqlite', partialIndex: true });
       // The rebuilt tables take writes and enforce their keys as before.
-      const next = family(false);
       assert.equal(await store.redeemAuthorizationCode(next), true);
       assert.equal(await store.redeemAuthorizationCode({ ...next, refreshToken: null }), false);
       assert.deepEqual(await stored(next), { grant: next.grant, token: next.refreshToken });

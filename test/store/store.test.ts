@@ -65,6 +65,8 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       if (!db) return;
       store = await openStore(db.url, { thread });
       assert.deepEqual(await store.migrate(), ['001_initial', '002_revocation', '003_write_path']);
+      // The users the grants below belong to: a code is redeemed only for an active user.
+      for (let i = 0; i < 10; i++) await store.createUser(user({ id: `u${i}` }));
     });
     after(async () => {
       await store?.close();
@@ -171,6 +173,18 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.equal(await storedToken(store, rt2.token_hash), undefined);
     });
 
+    it('a code is not redeemed for a user who is disabled or gone', { skip }, async () => {
+      const disabled = user({ disabled: true });
+      await store.createUser(disabled);
+      for (const userId of [disabled.id, 'no-such-user']) {
+        const g = grant(userId, 'c1');
+        const rt = refreshToken(g);
+        assert.equal(await store.redeemAuthorizationCode({ grant: g, refreshToken: rt }), false);
+        assert.equal(await store.getGrant(g.id), undefined);
+        assert.equal(await storedToken(store, rt.token_hash), undefined);
+      }
+    });
+
     it('concurrent redemptions of one code: exactly one wins', { skip }, async () => {
       const id = newId();
       const attempts = Array.from({ length: 10 }, (_, i) => {
@@ -210,10 +224,11 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
 
     it('a refresh token is read with its grant and its user', { skip }, async () => {
       const u = user({ name: 'Family', givenName: 'F', disabled: true });
-      await store.createUser(u);
+      await store.createUser({ ...u, disabled: false });
       const g = grant(u.id, 'c1');
       const rt = refreshToken(g);
-      await store.redeemAuthorizationCode({ grant: g, refreshToken: rt });
+      assert.equal(await store.redeemAuthorizationCode({ grant: g, refreshToken: rt }), true);
+      await store.setUserDisabled(u.id, true, u.updatedAt);
       const family = await store.getRefreshTokenFamily(rt.token_hash);
       assert.deepEqual({ ...family!.token }, rt);
       assert.deepEqual({ ...family!.grant }, g);

@@ -107,13 +107,14 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     const now = ctx.now();
     const session = await ctx.browser.session(request, now);
-    if (!session || session.authTime < opened.interaction.minAuthTime) {
+    const user = await sessionUser(ctx.store, session);
+    if (!session || !user || user.disabled || session.authTime < opened.interaction.minAuthTime) {
       return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}`, 303);
     }
     const decision = formValue(request, 'decision');
     if (decision !== 'allow' && decision !== 'deny') {
       return sendHtml(reply.code(400), errorPage({ title: 'Invalid answer', error: 'invalid_request', description: 'decision must be allow or deny' }));
     }
-    return sendOutcome(reply, await completeConsent(deps, opened.interaction, session, decision === 'allow', now), 303);
+    return sendOutcome(reply, await completeConsent(deps, opened.interaction, session, user, decision === 'allow', now), 303);
   });
 }

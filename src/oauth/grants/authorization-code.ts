@@ -32,23 +32,22 @@ export const authorizationCodeGrant: GrantHandler = {
     const pkceError = checkPkce(code.codeChallenge, codeVerifier);
     if (pkceError) return reject(pkceError);
 
-    const user = await store.getUserById(code.userId);
-    if (!user || user.disabled) return reject('the user is no longer active');
-
     const scopes = code.scope.split(' ').filter((s) => s !== '');
     // The grant takes the code's id: inserting it once is what redeems the code.
     const grantId = code.id;
     const refreshToken = newRefreshToken();
     // The tokens are signed while the grant's writes commit, and handed out only once they have.
-    const signing = signTokens(ctx, { client, user, scopes, grantId, authTime: code.authTime, nonce: code.nonce, refreshToken });
+    // The user is not read: the code carries the claims, and the grant is written only if the user
+    // is still active.
+    const signing = signTokens(ctx, { client, subject: code.userId, claims: code.claims, scopes, grantId, authTime: code.authTime, nonce: code.nonce, refreshToken });
     signing.catch(() => {});
     const won = await store.redeemAuthorizationCode({
-      grant: { id: grantId, user_id: user.id, client_id: client.clientId, scope: code.scope, auth_time: code.authTime, created_at: now, revoked_at: null },
+      grant: { id: grantId, user_id: code.userId, client_id: client.clientId, scope: code.scope, auth_time: code.authTime, created_at: now, revoked_at: null },
       refreshToken: {
         token_hash: refreshTokenKey(refreshToken),
         grant_id: grantId,
         client_id: client.clientId,
-        user_id: user.id,
+        user_id: code.userId,
         scope: code.scope,
         auth_time: code.authTime,
         created_at: now,
@@ -56,8 +55,9 @@ export const authorizationCodeGrant: GrantHandler = {
         consumed_at: null,
       },
     });
-    // Lost: the code was redeemed before (or by a concurrent request); this is a second use.
-    if (!won) return rejectCode(store, code, now, 'the authorization code has already been used');
+    // Lost: the code was redeemed before (or by a concurrent request), a second use; or the user is
+    // no longer active.
+    if (!won) return rejectCode(store, code, now, 'the user is no longer active');
     return signing;
   },
 };

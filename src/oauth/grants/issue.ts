@@ -1,14 +1,16 @@
 // Signing the tokens of a token response. The grants sign while their writes commit and return the
 // tokens only after the commit, so a client is never handed a token the database does not know.
-import { claimsForScopes } from '../../oidc/claims.ts';
-import type { Client, User } from '../../store/store.ts';
+import type { Client } from '../../store/store.ts';
 import type { SigningAlg } from '../../tokens/keystore.ts';
 import { signAccessToken, signIdToken } from '../../tokens/jwt.ts';
 import type { GrantContext, TokenResponse } from './types.ts';
 
 export interface IssueInput {
   client: Client;
-  user: User;
+  /** The user's id. */
+  subject: string;
+  /** The user's claims the scopes release (claimsForScopes), for the ID token. */
+  claims: Record<string, unknown>;
   scopes: string[];
   grantId: string;
   authTime: number;
@@ -23,7 +25,7 @@ export async function signTokens(ctx: GrantContext, input: IssueInput): Promise<
   const accessToken = await signAccessToken(keys, {
     issuer: config.issuer,
     audience: config.accessTokenAudience,
-    subject: input.user.id,
+    subject: input.subject,
     clientId: input.client.clientId,
     scope,
     grantId: input.grantId,
@@ -42,12 +44,12 @@ export async function signTokens(ctx: GrantContext, input: IssueInput): Promise<
   if (input.scopes.includes('openid')) {
     response.id_token = await signIdToken(keys, {
       issuer: config.issuer,
-      subject: input.user.id,
+      subject: input.subject,
       clientId: input.client.clientId,
       authTime: input.authTime,
       nonce: input.nonce,
       accessToken,
-      claims: claimsForScopes(input.user, input.scopes),
+      claims: input.claims,
       now,
       ttl: config.idTokenTtl,
       alg,

@@ -1,6 +1,7 @@
 // RFC 6749 §6 with rotation (OAuth 2.0 Security BCP §4.14.2): every use returns a new refresh token;
 // presenting a rotated one revokes the whole family.
 import { InvalidGrant, InvalidRequest, InvalidScope } from '../../errors/index.ts';
+import { claimsForScopes } from '../../oidc/claims.ts';
 import type { Client } from '../../store/store.ts';
 import { newRefreshToken, refreshTokenKey } from '../../tokens/opaque.ts';
 import { type Params, single } from '../params.ts';
@@ -47,7 +48,7 @@ export const refreshTokenGrant: GrantHandler = {
     const nextRow = { ...row, token_hash: refreshTokenKey(next), created_at: now, expires_at: Math.min(now + ctx.config.refreshTokenTtl, familyEnd), consumed_at: null };
     // OIDC Core §12.2: the refreshed ID token keeps sub and auth_time and carries no nonce. The
     // tokens are signed while the rotation commits, and handed out only once it has.
-    const signing = signTokens(ctx, { client, user, scopes, grantId: row.grant_id, authTime: row.auth_time, nonce: null, refreshToken: next });
+    const signing = signTokens(ctx, { client, subject: user.id, claims: claimsForScopes(user, scopes), scopes, grantId: row.grant_id, authTime: row.auth_time, nonce: null, refreshToken: next });
     signing.catch(() => {});
     let won = reuse ? await store.addRefreshToken(nextRow) : await store.rotateRefreshToken({ tokenHash, now, next: nextRow });
     if (!won && !reuse && ctx.config.refreshTokenReuseInterval > 0) {
