@@ -1,8 +1,8 @@
 // Values that travel through the browser and come back unaltered: JSON, base64url, HMAC-SHA-256
 // under a key derived from TESSERA_SECRET for one purpose, with an expiry (Sealer), or encrypted as
 // well (SealedBox).
-import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
-import { safeEqual } from './opaque.ts';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
+import { random, safeEqual } from './opaque.ts';
 
 export class Sealer<T extends { exp: number }> {
   readonly #key: Buffer;
@@ -88,7 +88,7 @@ export class SealedBox<T> {
 
 /** AES-256-GCM with a random 96-bit IV: what SealedBox and the signing keys' storage encrypt with. */
 export function gcmEncrypt(key: KeyObject | Buffer, plaintext: string): { iv: Buffer; ciphertext: Buffer; tag: Buffer } {
-  const iv = randomBytes(IV_BYTES);
+  const iv = random(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return { iv, ciphertext, tag: cipher.getAuthTag() };

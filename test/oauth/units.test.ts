@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { InvalidScope, InvalidToken } from '../../src/errors/index.ts';
+import { redirectWith } from '../../src/oauth/authorize.ts';
 import { CodeSealer } from '../../src/oauth/codes.ts';
 import { InteractionSealer } from '../../src/oauth/interaction.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../../src/oauth/pkce.ts';
@@ -94,6 +95,26 @@ describe('sealed values', () => {
     assert.equal(await verifyPassword('hunter22', hash), true);
     assert.equal(await verifyPassword('hunter23', hash), false);
     assert.equal(await verifyPassword('x', 'not a hash'), false);
+  });
+});
+
+describe('redirects to the client', () => {
+  it('adds the parameters to the query as URLSearchParams would, keeping the registered query as it is', () => {
+    const reference = (uri: string, params: Record<string, string | null>) => {
+      const url = new URL(uri);
+      for (const [key, value] of Object.entries(params)) if (value !== null) url.searchParams.append(key, value);
+      return url.href;
+    };
+    let every = '';
+    for (let i = 0; i < 256; i++) every += String.fromCharCode(i);
+    every += '\u00e9\u4e2d\ud83d\ude00 +&=#?/';
+    for (const uri of ['https://a.example/cb', 'https://a.example/cb?x=1', 'https://a.example/cb?', 'https://a.example/cb?x=1&', 'com.example.app:/oauth']) {
+      for (const value of ['abc', every, "a b!'()~*-._", '']) {
+        const params = { code: value, state: value === '' ? null : value, iss: 'http://127.0.0.1:3000/a b' };
+        assert.equal(redirectWith(uri, params), reference(uri, params), `${uri} ${JSON.stringify(value)}`);
+      }
+    }
+    assert.equal(redirectWith('https://a.example/cb?q=a%20b', { code: 'c' }), 'https://a.example/cb?q=a%20b&code=c');
   });
 });
 
