@@ -29,6 +29,28 @@ export function refreshTokenFamilySql(p: Placeholder): string {
     where t.token_hash = ${p(1)}`;
 }
 
+/**
+ * PostgreSQL only (data-modifying CTEs): Store.rotateValidRefreshToken's statement. Parameters: now,
+ * the token's key, the client, the absolute lifetime, the successor's key, the lifetime. Returns
+ * the consumed token (t_) and its user (u_), or no row.
+ */
+export function rotateValidRefreshTokenSql(p: Placeholder): string {
+  const now = `${p(1)}::bigint`;
+  return `with t as (
+      update refresh_tokens set consumed_at = ${now}
+      where token_hash = ${p(2)}::text and consumed_at is null and client_id = ${p(3)}::text and expires_at > ${now}
+        and exists (select 1 from grants g where g.id = refresh_tokens.grant_id and g.revoked_at is null and g.created_at > ${now} - ${p(4)}::bigint)
+        and exists (select 1 from users u where u.id = refresh_tokens.user_id and u.disabled = 0)
+      returning *
+    ), successor as (
+      insert into refresh_tokens (${REFRESH_TOKEN_COLUMNS.join(', ')})
+      select ${p(5)}::text, t.grant_id, t.client_id, t.user_id, t.scope, t.auth_time, ${now}, least(${now} + ${p(6)}::bigint, g.created_at + ${p(4)}::bigint), null
+      from t join grants g on g.id = t.grant_id
+      returning 1
+    )
+    select ${prefixed('t', REFRESH_TOKEN_COLUMNS)}, ${prefixed('u', USER_COLUMNS)} from t join users u on u.id = t.user_id`;
+}
+
 /** Parameters: the session id, now, and (`withConsent`) the client whose consent is read too. */
 export function sessionAndUserSql(p: Placeholder, withConsent: boolean): string {
   return `select ${prefixed('s', SESSION_COLUMNS)}, ${prefixed('u', USER_COLUMNS)}${withConsent ? ', c.scope as c_scope' : ''}
@@ -50,6 +72,11 @@ export function toRefreshTokenFamily(row: Record<string, unknown> | undefined): 
     grant: row.g_id == null ? undefined : part<GrantRow>(row, 'g_', GRANT_COLUMNS),
     user: row.u_id == null ? undefined : toUser(part<UserRow>(row, 'u_', USER_COLUMNS)),
   };
+}
+
+export function toRotatedRefreshToken(row: Record<string, unknown> | undefined): { token: RefreshTokenRow; user: User } | undefined {
+  if (!row) return undefined;
+  return { token: part<RefreshTokenRow>(row, 't_', REFRESH_TOKEN_COLUMNS), user: toUser(part<UserRow>(row, 'u_', USER_COLUMNS)) };
 }
 
 export interface SessionAndUser {

@@ -1,12 +1,15 @@
 // The one Store implementation, over Kysely, for SQLite and PostgreSQL alike.
 import { CompiledQuery, type Kysely, Migrator, sql } from 'kysely';
 import type { DatabaseSync } from 'node:sqlite';
-import type { Client, Store, User } from './store.ts';
+import type { Client, RotateValidRefreshToken, Store, User } from './store.ts';
 import type { ClientRow, Database, RefreshTokenRow, UserRow } from './types.ts';
 import { ClientCache } from './client-cache.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SqliteWrites } from './sqlite-writes.ts';
-import { type Placeholder, postgresParameter, refreshTokenFamilySql, sessionAndUserSql, sqliteParameter, toRefreshTokenFamily, toSessionAndUser } from './joins.ts';
+import {
+  type Placeholder, postgresParameter, refreshTokenFamilySql, rotateValidRefreshTokenSql, sessionAndUserSql, sqliteParameter, toRefreshTokenFamily,
+  toRotatedRefreshToken, toSessionAndUser,
+} from './joins.ts';
 import { migrations } from './migrations/index.ts';
 
 function toClient(row: ClientRow): Client {
@@ -89,6 +92,8 @@ export class KyselyStore implements Store {
   readonly #sqliteWrites: SqliteWrites | undefined;
   readonly #clients = new ClientCache();
   readonly #joins: Record<'sessionAndUser' | 'sessionUserAndConsent' | 'refreshTokenFamily', string>;
+  /** PostgreSQL only: a refresh in one statement instead of a read and a write (Store). */
+  readonly rotateValidRefreshToken?: (input: RotateValidRefreshToken) => Promise<{ token: RefreshTokenRow; user: User } | undefined>;
 
   /** On SQLite, `sqlite` is the node:sqlite connection under `db`'s dialect. */
   constructor(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', sqlite?: DatabaseSync) {
@@ -103,6 +108,12 @@ export class KyselyStore implements Store {
       sessionUserAndConsent: sessionAndUserSql(parameter, true),
       refreshTokenFamily: refreshTokenFamilySql(parameter),
     };
+    if (dialect === 'postgres') {
+      const rotate = rotateValidRefreshTokenSql(postgresParameter);
+      this.rotateValidRefreshToken = async (input) => toRotatedRefreshToken(
+        await this.#first(rotate, [input.now, input.tokenHash, input.clientId, input.absoluteTtl, input.nextTokenHash, input.ttl]),
+      );
+    }
   }
 
   /** The first row of a statement written out by hand (./joins.ts). */

@@ -8,6 +8,15 @@ import type {
 } from './types.ts';
 import type { RefreshTokenFamily, SessionAndUser } from './joins.ts';
 
+export interface RotateValidRefreshToken {
+  tokenHash: string;
+  clientId: string;
+  now: number;
+  nextTokenHash: string;
+  ttl: number;
+  absoluteTtl: number;
+}
+
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
 export interface Client {
@@ -117,6 +126,15 @@ export interface Store {
   rotateRefreshToken(input: { tokenHash: string; now: number; next: RefreshTokenRow }): Promise<boolean>;
   /** Inserts a refresh token into a live grant (reuse within the reuse interval); false if revoked. */
   addRefreshToken(next: RefreshTokenRow): Promise<boolean>;
+  /**
+   * Only where every statement is a round trip (PostgreSQL): the usual refresh as one statement.
+   * Consumes the token `tokenHash` and stores its successor under `nextTokenHash` (same grant,
+   * client, user, scope and auth_time; expiring at the earlier of `now + ttl` and the grant's
+   * creation + `absoluteTtl`) only if the token is unused, unexpired, issued to `clientId`, its
+   * grant neither revoked nor older than `absoluteTtl`, and its user active. Returns the consumed
+   * token and its user; undefined, having written nothing, when any of that does not hold.
+   */
+  rotateValidRefreshToken?(input: RotateValidRefreshToken): Promise<{ token: RefreshTokenRow; user: User } | undefined>;
 
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
   purgeExpired(input: { now: number; codeTtl: number; codeGrace: number; accessTokenTtl: number }): Promise<Record<string, number>>;

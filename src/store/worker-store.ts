@@ -8,7 +8,8 @@ import { Worker } from 'node:worker_threads';
 import type { KyselyStore } from './kysely-store.ts';
 import type { Store } from './store.ts';
 
-type Method = { [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof Store];
+// Optional methods (Store.rotateValidRefreshToken, PostgreSQL only) are left out: this store has none.
+type Method = Exclude<{ [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof Store], undefined>;
 /** Where each Store method runs; the Record type makes every method choose. */
 const PLACE: Record<Exclude<Method, 'close'>, 'read' | 'write'> = {
   createClient: 'write', getClient: 'read', listClients: 'read', deleteClient: 'write', setClientSecretHash: 'write',

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openStore } from '../../src/store/index.ts';
+import type { KyselyStore } from '../../src/store/kysely-store.ts';
 import type { Client, Store, User } from '../../src/store/store.ts';
 import type { GrantRow, RefreshTokenRow } from '../../src/store/types.ts';
 import { newId } from '../../src/tokens/opaque.ts';
@@ -242,6 +243,47 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.equal(alone!.grant, undefined);
       assert.equal(alone!.user, undefined);
       assert.equal(await store.getRefreshTokenFamily('unknown'), undefined);
+    });
+
+    it('where the store offers it, a valid refresh token rotates in one statement, and an invalid one writes nothing', { skip }, async (t) => {
+      if (!store.rotateValidRefreshToken) return t.skip('this store reads and rotates separately');
+      const rotate = store.rotateValidRefreshToken.bind(store);
+      const u = user();
+      await store.createUser(u);
+      const g = grant(u.id, 'c1');
+      const rt = refreshToken(g);
+      assert.equal(await store.redeemAuthorizationCode({ grant: g, refreshToken: rt }), true);
+      const input = { tokenHash: rt.token_hash, clientId: 'c1', now: NOW + 10, ttl: 50, absoluteTtl: 1000 };
+      const refused = async (changes: Partial<typeof input>) => {
+        const nextTokenHash = newId();
+        assert.equal(await rotate({ ...input, ...changes, nextTokenHash }), undefined, JSON.stringify(changes));
+        assert.equal(await storedToken(store, nextTokenHash), undefined);
+      };
+      await refused({ clientId: 'c2' });
+      await refused({ now: NOW + 100 }); // the token expires at NOW + 100
+      await refused({ absoluteTtl: 10 }); // the family ends at NOW + 10
+      await refused({ tokenHash: 'unknown' });
+      assert.equal((await storedToken(store, rt.token_hash))!.consumed_at, null);
+
+      const nextHash = newId();
+      const rotated = await rotate({ ...input, nextTokenHash: nextHash });
+      assert.deepEqual({ ...rotated!.token }, { ...rt, consumed_at: NOW + 10 });
+      assert.deepEqual(rotated!.user, u);
+      assert.deepEqual({ ...(await storedToken(store, nextHash)) }, { ...rt, token_hash: nextHash, created_at: NOW + 10, expires_at: NOW + 60, consumed_at: null });
+      await refused({}); // used
+      // The successor's lifetime stops at the family's end.
+      const third = newId();
+      assert.ok(await rotate({ ...input, tokenHash: nextHash, now: NOW + 20, absoluteTtl: 30, nextTokenHash: third }));
+      assert.equal((await storedToken(store, third))!.expires_at, NOW + 30);
+
+      await store.setUserDisabled(u.id, true, NOW);
+      await refused({ tokenHash: third, now: NOW + 21 });
+      await store.setUserDisabled(u.id, false, NOW);
+      // A revoked grant whose token was somehow left unconsumed still refuses it.
+      await (store as KyselyStore).db.updateTable('grants').set({ revoked_at: NOW + 22 }).where('id', '=', g.id).execute();
+      await refused({ tokenHash: third, now: NOW + 23 });
+      await (store as KyselyStore).db.updateTable('grants').set({ revoked_at: null }).where('id', '=', g.id).execute();
+      assert.ok(await rotate({ ...input, tokenHash: third, now: NOW + 23, nextTokenHash: newId() }), 'the same request passes once the grant is live');
     });
 
     it('concurrent rotations of one refresh token: exactly one wins', { skip }, async () => {

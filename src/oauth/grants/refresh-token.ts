@@ -16,6 +16,23 @@ export const refreshTokenGrant: GrantHandler = {
     const presented = single(body, 'refresh_token');
     if (!presented) throw new InvalidRequest('refresh_token is required');
     const tokenHash = refreshTokenKey(presented);
+    const scopeParam = single(body, 'scope');
+    if (scopeParam === undefined && store.rotateValidRefreshToken) {
+      // Where a statement is a round trip, the usual refresh (the whole scope, a valid token) is one
+      // statement, and the tokens are signed once it has committed.
+      const next = newRefreshToken();
+      const rotated = await store.rotateValidRefreshToken({
+        tokenHash, clientId: client.clientId, now, nextTokenHash: refreshTokenKey(next),
+        ttl: ctx.config.refreshTokenTtl, absoluteTtl: ctx.config.refreshTokenAbsoluteTtl,
+      });
+      if (rotated) {
+        const { token, user } = rotated;
+        const scopes = token.scope.split(' ').filter((s) => s !== '');
+        return signTokens(ctx, { client, subject: user.id, claims: claimsForScopes(user, scopes), scopes, grantId: token.grant_id, authTime: token.auth_time, nonce: null, refreshToken: next });
+      }
+      // Nothing was written: the path below finds out what is wrong with the token (or that a
+      // concurrent refresh used it) and answers as it would have.
+    }
     // The token, its grant and its user in one read.
     const family = await store.getRefreshTokenFamily(tokenHash);
     if (!family || family.token.client_id !== client.clientId) throw new InvalidGrant('the refresh token is invalid');
@@ -34,7 +51,6 @@ export const refreshTokenGrant: GrantHandler = {
 
     const granted = row.scope.split(' ').filter((s) => s !== '');
     let scopes = granted;
-    const scopeParam = single(body, 'scope');
     if (scopeParam !== undefined) {
       // RFC 6749 §6: the scope may be narrowed, never widened.
       scopes = parseScope(scopeParam);
