@@ -53,28 +53,23 @@ function isSqlite(db: Builder): boolean {
   return db.getExecutor().adapter instanceof SqliteAdapter;
 }
 
+/** Rebuilds grants and refresh_tokens as WITHOUT ROWID tables, or back as rowid tables, with their indexes. */
+async function rebuildTables(db: Builder, withoutRowid: boolean): Promise<void> {
+  await rebuild(db, 'grants', GRANT_COLUMNS, grantColumns(withoutRowid));
+  await db.schema.createIndex('grants_user_id').on('grants').column('user_id').execute();
+  await rebuild(db, 'refresh_tokens', REFRESH_TOKEN_COLUMNS, refreshTokenColumns(withoutRowid));
+  await db.schema.createIndex('refresh_tokens_grant_id').on('refresh_tokens').column('grant_id').execute();
+  await db.schema.createIndex('refresh_tokens_expires_at').on('refresh_tokens').column('expires_at').execute();
+}
+
 export async function up(db: Builder): Promise<void> {
-  if (isSqlite(db)) {
-    await rebuild(db, 'grants', GRANT_COLUMNS, grantColumns(true));
-    await db.schema.createIndex('grants_user_id').on('grants').column('user_id').execute();
-    await rebuild(db, 'refresh_tokens', REFRESH_TOKEN_COLUMNS, refreshTokenColumns(true));
-    await db.schema.createIndex('refresh_tokens_grant_id').on('refresh_tokens').column('grant_id').execute();
-    await db.schema.createIndex('refresh_tokens_expires_at').on('refresh_tokens').column('expires_at').execute();
-  } else {
-    await db.schema.dropIndex('grants_revoked_at').execute();
-  }
+  if (isSqlite(db)) await rebuildTables(db, true);
+  else await db.schema.dropIndex('grants_revoked_at').execute();
   await db.schema.createIndex('grants_revoked_at').on('grants').column('revoked_at').where(sql.ref('revoked_at'), 'is not', null).execute();
 }
 
 export async function down(db: Builder): Promise<void> {
-  if (isSqlite(db)) {
-    await rebuild(db, 'grants', GRANT_COLUMNS, grantColumns(false));
-    await db.schema.createIndex('grants_user_id').on('grants').column('user_id').execute();
-    await rebuild(db, 'refresh_tokens', REFRESH_TOKEN_COLUMNS, refreshTokenColumns(false));
-    await db.schema.createIndex('refresh_tokens_grant_id').on('refresh_tokens').column('grant_id').execute();
-    await db.schema.createIndex('refresh_tokens_expires_at').on('refresh_tokens').column('expires_at').execute();
-  } else {
-    await db.schema.dropIndex('grants_revoked_at').execute();
-  }
+  if (isSqlite(db)) await rebuildTables(db, false);
+  else await db.schema.dropIndex('grants_revoked_at').execute();
   await db.schema.createIndex('grants_revoked_at').on('grants').column('revoked_at').execute();
 }
