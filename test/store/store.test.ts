@@ -245,8 +245,10 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.equal(await store.getRefreshTokenFamily('unknown'), undefined);
     });
 
-    it('where the store offers it, a valid refresh token rotates in one statement, and an invalid one writes nothing', { skip }, async (t) => {
-      if (!store.rotateValidRefreshToken) return t.skip('this store reads and rotates separately');
+    it('PostgreSQL rotates a valid refresh token in one statement, and an invalid one writes nothing; SQLite reads and rotates separately', { skip }, async () => {
+      // On SQLite the one-statement form was slower (bench/RESULTS.md, item 19), so it is not offered.
+      assert.equal(typeof store.rotateValidRefreshToken, name === 'PostgreSQL' ? 'function' : 'undefined');
+      if (!store.rotateValidRefreshToken) return;
       const rotate = store.rotateValidRefreshToken.bind(store);
       const u = user();
       await store.createUser(u);
