@@ -24,11 +24,7 @@ export interface ActiveAccessToken {
 /** The access token's claims and user, or InvalidToken saying why it is not active. */
 export async function activeAccessToken(deps: TokenStatusDeps, token: string, now: number): Promise<ActiveAccessToken> {
   const claims = await verifyAccessToken(deps.keys, token, { issuer: deps.config.issuer, audience: deps.config.accessTokenAudience, now });
-  const [grant, revoked, user] = await Promise.all([
-    deps.store.getGrant(claims.grant_id),
-    deps.store.isAccessTokenRevoked(claims.jti),
-    deps.store.getUserById(claims.sub),
-  ]);
+  const { grant, revoked, user } = await deps.store.getAccessTokenState({ userId: claims.sub, grantId: claims.grant_id, jti: claims.jti });
   if (!grant || grant.revoked_at !== null || revoked) throw new InvalidToken('the access token has been revoked');
   if (!user || user.disabled) throw new InvalidToken('the user is no longer active');
   return { claims, user };

@@ -1,11 +1,21 @@
 // Reads that go together, as one statement (a join) each: a refresh request needs the token, its
 // grant and its user; a page the session and its user, and an authorization request also the
-// scopes the user has consented to for the client. On PostgreSQL every statement saved is a round
-// trip.
+// scopes the user has consented to for the client; an access token presented to userinfo,
+// introspection or revocation its user, its grant, and whether it was revoked by itself. On
+// PostgreSQL every statement saved is a round trip.
 import type { User } from './store.ts';
 import { toUser } from './kysely-store.ts';
 import { GRANT_COLUMNS, REFRESH_TOKEN_COLUMNS, SESSION_COLUMNS, USER_COLUMNS } from './columns.ts';
 import type { GrantRow, RefreshTokenRow, SessionRow, UserRow } from './types.ts';
+
+export interface AccessTokenState {
+  /** Undefined when the user has been deleted. */
+  user: User | undefined;
+  /** Undefined once housekeeping has removed the grant. */
+  grant: Pick<GrantRow, 'id' | 'revoked_at'> | undefined;
+  /** Whether the token itself was revoked (RFC 7009). */
+  revoked: boolean;
+}
 
 export interface RefreshTokenFamily {
   token: RefreshTokenRow;
@@ -49,6 +59,24 @@ export function rotateValidRefreshTokenSql(p: Placeholder): string {
       returning 1
     )
     select ${prefixed('t', REFRESH_TOKEN_COLUMNS)}, ${prefixed('u', USER_COLUMNS)} from t join users u on u.id = t.user_id`;
+}
+
+/**
+ * Parameters: the token's `sub`, `grant_id` and `jti`. Always one row (from a one-row source), so
+ * that a missing user or grant still reads as absent.
+ */
+export function accessTokenStateSql(p: Placeholder): string {
+  return `select ${prefixed('u', USER_COLUMNS)}, g.id as g_id, g.revoked_at as g_revoked_at,
+      (select count(*) from revoked_access_tokens r where r.jti = ${p(3)}) as revoked
+    from (select 1 as one) x left join users u on u.id = ${p(1)} left join grants g on g.id = ${p(2)}`;
+}
+
+export function toAccessTokenState(row: Record<string, unknown> | undefined): AccessTokenState {
+  return {
+    user: row?.u_id == null ? undefined : toUser(part<UserRow>(row, 'u_', USER_COLUMNS)),
+    grant: row?.g_id == null ? undefined : { id: row.g_id as string, revoked_at: row.g_revoked_at == null ? null : Number(row.g_revoked_at) },
+    revoked: Number(row?.revoked ?? 0) > 0,
+  };
 }
 
 /** Parameters: the session id, now, and (`withConsent`) the client whose consent is read too. */

@@ -7,8 +7,8 @@ import { ClientCache } from './client-cache.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SqliteWrites } from './sqlite-writes.ts';
 import {
-  type Placeholder, postgresParameter, refreshTokenFamilySql, rotateValidRefreshTokenSql, sessionAndUserSql, sqliteParameter, toRefreshTokenFamily,
-  toRotatedRefreshToken, toSessionAndUser,
+  accessTokenStateSql, type Placeholder, postgresParameter, refreshTokenFamilySql, rotateValidRefreshTokenSql, sessionAndUserSql, sqliteParameter, toRefreshTokenFamily,
+  toAccessTokenState, toRotatedRefreshToken, toSessionAndUser,
 } from './joins.ts';
 import { migrations } from './migrations/index.ts';
 
@@ -91,7 +91,7 @@ export class KyselyStore implements Store {
   readonly #group: GroupCommit | undefined;
   readonly #sqliteWrites: SqliteWrites | undefined;
   readonly #clients = new ClientCache();
-  readonly #joins: Record<'sessionAndUser' | 'sessionUserAndConsent' | 'refreshTokenFamily', string>;
+  readonly #joins: Record<'sessionAndUser' | 'sessionUserAndConsent' | 'refreshTokenFamily' | 'accessTokenState', string>;
   /** PostgreSQL only: a refresh in one statement instead of a read and a write (Store). */
   readonly rotateValidRefreshToken?: (input: RotateValidRefreshToken) => Promise<{ token: RefreshTokenRow; user: User } | undefined>;
 
@@ -107,6 +107,7 @@ export class KyselyStore implements Store {
       sessionAndUser: sessionAndUserSql(parameter, false),
       sessionUserAndConsent: sessionAndUserSql(parameter, true),
       refreshTokenFamily: refreshTokenFamilySql(parameter),
+      accessTokenState: accessTokenStateSql(parameter),
     };
     if (dialect === 'postgres') {
       const rotate = rotateValidRefreshTokenSql(postgresParameter);
@@ -297,8 +298,8 @@ export class KyselyStore implements Store {
   async revokeAccessToken(jti: string, expiresAt: number): Promise<void> {
     await this.#write((db) => db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt }).onConflict((oc) => oc.column('jti').doNothing()).execute());
   }
-  async isAccessTokenRevoked(jti: string): Promise<boolean> {
-    return (await this.db.selectFrom('revoked_access_tokens').select('jti').where('jti', '=', jti).executeTakeFirst()) !== undefined;
+  async getAccessTokenState(input: { userId: string; grantId: string; jti: string }) {
+    return toAccessTokenState(await this.#first(this.#joins.accessTokenState, [input.userId, input.grantId, input.jti]));
   }
 
   // refresh tokens

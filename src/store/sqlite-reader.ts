@@ -5,7 +5,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Kysely } from 'kysely';
 import { sqliteDialect } from './dialects/sqlite.ts';
-import { refreshTokenFamilySql, sessionAndUserSql, sqliteParameter, toRefreshTokenFamily, toSessionAndUser } from './joins.ts';
+import { accessTokenStateSql, refreshTokenFamilySql, sessionAndUserSql, sqliteParameter, toAccessTokenState, toRefreshTokenFamily, toSessionAndUser } from './joins.ts';
 import { KyselyStore, toUser } from './kysely-store.ts';
 import type { User } from './store.ts';
 import type { Database, GrantRow, UserRow } from './types.ts';
@@ -16,7 +16,7 @@ const QUERIES = {
   sessionUserAndConsent: sessionAndUserSql(sqliteParameter, true),
   consent: 'select scope from consents where user_id = ? and client_id = ?',
   grant: 'select * from grants where id = ?',
-  revoked: 'select 1 from revoked_access_tokens where jti = ?',
+  accessTokenState: accessTokenStateSql(sqliteParameter),
   refreshTokenFamily: refreshTokenFamilySql(sqliteParameter),
 };
 
@@ -46,8 +46,8 @@ export class SqliteReaderStore extends KyselyStore {
   override async getGrant(id: string) {
     return this.#get<GrantRow>('grant', id);
   }
-  override async isAccessTokenRevoked(jti: string): Promise<boolean> {
-    return this.#get('revoked', jti) !== undefined;
+  override async getAccessTokenState(input: { userId: string; grantId: string; jti: string }) {
+    return toAccessTokenState(this.#get<Record<string, unknown>>('accessTokenState', input.userId, input.grantId, input.jti));
   }
   override async getRefreshTokenFamily(tokenHash: string) {
     return toRefreshTokenFamily(this.#get<Record<string, unknown>>('refreshTokenFamily', tokenHash));

@@ -6,7 +6,7 @@ import type {
   SessionRow,
   SigningKeyRow,
 } from './types.ts';
-import type { RefreshTokenFamily, SessionAndUser } from './joins.ts';
+import type { AccessTokenState, RefreshTokenFamily, SessionAndUser } from './joins.ts';
 
 export interface RotateValidRefreshToken {
   tokenHash: string;
@@ -114,7 +114,8 @@ export interface Store {
 
   // revoked access tokens (RFC 7009): kept until the token would have expired
   revokeAccessToken(jti: string, expiresAt: number): Promise<void>;
-  isAccessTokenRevoked(jti: string): Promise<boolean>;
+  /** An access token's user, grant, and whether it was revoked by itself: one read. */
+  getAccessTokenState(input: { userId: string; grantId: string; jti: string }): Promise<AccessTokenState>;
 
   // refresh tokens (token_hash = refreshTokenKey(token): the token's time prefix and its SHA-256)
   /** The token with its grant and its user, read together (a refresh request needs all three). */

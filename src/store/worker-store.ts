@@ -18,7 +18,7 @@ const PLACE: Record<Exclude<Method, 'close'>, 'read' | 'write'> = {
   getConsentedScopes: 'read', saveConsent: 'write',
   redeemAuthorizationCode: 'write',
   getGrant: 'read', revokeGrant: 'write', listActiveGrants: 'read', withdrawClient: 'write',
-  revokeAccessToken: 'write', isAccessTokenRevoked: 'read',
+  revokeAccessToken: 'write', getAccessTokenState: 'read',
   getRefreshTokenFamily: 'read', rotateRefreshToken: 'write', addRefreshToken: 'write',
   purgeExpired: 'write', listSigningKeys: 'read', insertSigningKey: 'write', retireSigningKeys: 'write',
   migrate: 'write', ping: 'read',

@@ -223,6 +223,22 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.equal(await store.redeemAuthorizationCode({ grant: c, refreshToken: null }), true);
     });
 
+    it("an access token's user, grant and own revocation are read together", { skip }, async () => {
+      const u = user();
+      await store.createUser(u);
+      const g = grant(u.id, 'c1');
+      assert.equal(await store.redeemAuthorizationCode({ grant: g, refreshToken: null }), true);
+      const jti = newId();
+      assert.deepEqual(await store.getAccessTokenState({ userId: u.id, grantId: g.id, jti }), { user: u, grant: { id: g.id, revoked_at: null }, revoked: false });
+      await store.revokeAccessToken(jti, NOW + 60);
+      await store.revokeGrant(g.id, NOW + 5);
+      assert.deepEqual(await store.getAccessTokenState({ userId: u.id, grantId: g.id, jti }), { user: u, grant: { id: g.id, revoked_at: NOW + 5 }, revoked: true });
+      // Whatever is missing reads as absent, each on its own.
+      assert.deepEqual(await store.getAccessTokenState({ userId: 'gone', grantId: g.id, jti: newId() }), { user: undefined, grant: { id: g.id, revoked_at: NOW + 5 }, revoked: false });
+      assert.deepEqual(await store.getAccessTokenState({ userId: u.id, grantId: 'gone', jti }), { user: u, grant: undefined, revoked: true });
+      assert.deepEqual(await store.getAccessTokenState({ userId: 'gone', grantId: 'gone', jti: 'gone' }), { user: undefined, grant: undefined, revoked: false });
+    });
+
     it('a refresh token is read with its grant and its user', { skip }, async () => {
       const u = user({ name: 'Family', givenName: 'F', disabled: true });
       await store.createUser({ ...u, disabled: false });
