@@ -98,6 +98,9 @@ process.on('exit', () => {
 });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => process.exit(130));
 
+// Tessera runs as `npm start` runs it: the same Node.js flags and entry point (package.json).
+const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').slice(1);
+
 function spawnServer(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
@@ -121,7 +124,7 @@ async function startTessera(alg: 'RS256' | 'ES256', databaseUrl: string, dir: st
   const seeded = await seedTessera({ databaseUrl, issuer, secret, redirectUri, users: USERS, extraUsers: fill.users, extraRefreshTokens: fill.refreshTokens });
   // BENCH_PROFILE=dir writes a CPU profile of the Tessera process there (node --cpu-prof).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
-  const child = spawnServer([...profile, 'src/main.ts'], {
+  const child = spawnServer([...profile, ...START_ARGS], {
     PATH: process.env.PATH, NODE_ENV: 'development', TESSERA_DEMO: 'false', LOG_LEVEL: 'warn',
     TESSERA_ISSUER: issuer, DATABASE_URL: databaseUrl, TESSERA_SECRET: secret, TESSERA_DATA_DIR: dir, TESSERA_SIGNING_ALG: alg,
   });
