@@ -73,7 +73,7 @@ export function accessTokenStateSql(p: Placeholder): string {
 
 export function toAccessTokenState(row: Record<string, unknown> | undefined): AccessTokenState {
   return {
-    user: row?.u_id == null ? undefined : toUser(part<UserRow>(row, 'u_', USER_COLUMNS)),
+    user: userOf(row),
     grant: row?.g_id == null ? undefined : { id: row.g_id as string, revoked_at: row.g_revoked_at == null ? null : Number(row.g_revoked_at) },
     revoked: Number(row?.revoked ?? 0) > 0,
   };
@@ -87,6 +87,11 @@ export function sessionAndUserSql(p: Placeholder, withConsent: boolean): string 
     where s.id = ${p(1)} and s.expires_at > ${p(2)}`;
 }
 
+/** The user joined in under the prefix u_, or undefined when there was none. */
+function userOf(row: Record<string, unknown> | undefined): User | undefined {
+  return row?.u_id == null ? undefined : toUser(part<UserRow>(row, 'u_', USER_COLUMNS));
+}
+
 function part<T>(row: Record<string, unknown>, prefix: string, columns: readonly string[]): T {
   const out: Record<string, unknown> = {};
   for (const column of columns) out[column] = row[`${prefix}${column}`];
@@ -98,13 +103,13 @@ export function toRefreshTokenFamily(row: Record<string, unknown> | undefined): 
   return {
     token: part<RefreshTokenRow>(row, 't_', REFRESH_TOKEN_COLUMNS),
     grant: row.g_id == null ? undefined : part<GrantRow>(row, 'g_', GRANT_COLUMNS),
-    user: row.u_id == null ? undefined : toUser(part<UserRow>(row, 'u_', USER_COLUMNS)),
+    user: userOf(row),
   };
 }
 
 export function toRotatedRefreshToken(row: Record<string, unknown> | undefined): { token: RefreshTokenRow; user: User } | undefined {
   if (!row) return undefined;
-  return { token: part<RefreshTokenRow>(row, 't_', REFRESH_TOKEN_COLUMNS), user: toUser(part<UserRow>(row, 'u_', USER_COLUMNS)) };
+  return { token: part<RefreshTokenRow>(row, 't_', REFRESH_TOKEN_COLUMNS), user: userOf(row)! };
 }
 
 export interface SessionAndUser {
@@ -118,7 +123,7 @@ export function toSessionAndUser(row: Record<string, unknown> | undefined): Sess
   if (!row) return undefined;
   return {
     session: part<SessionRow>(row, 's_', SESSION_COLUMNS),
-    user: row.u_id == null ? undefined : toUser(part<UserRow>(row, 'u_', USER_COLUMNS)),
+    user: userOf(row),
     ...('c_scope' in row ? { consentedScopes: typeof row.c_scope === 'string' ? row.c_scope.split(' ').filter((s) => s !== '') : [] } : {}),
   };
 }

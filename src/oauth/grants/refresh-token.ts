@@ -2,7 +2,8 @@
 // presenting a rotated one revokes the whole family.
 import { InvalidGrant, InvalidRequest, InvalidScope } from '../../errors/index.ts';
 import { claimsForScopes } from '../../oidc/claims.ts';
-import type { Client } from '../../store/store.ts';
+import type { Client, User } from '../../store/store.ts';
+import type { RefreshTokenRow } from '../../store/types.ts';
 import { newRefreshToken, refreshTokenKey } from '../../tokens/opaque.ts';
 import { type Params, single } from '../params.ts';
 import { parseScope } from '../scopes.ts';
@@ -26,9 +27,7 @@ export const refreshTokenGrant: GrantHandler = {
         ttl: ctx.config.refreshTokenTtl, absoluteTtl: ctx.config.refreshTokenAbsoluteTtl,
       });
       if (rotated) {
-        const { token, user } = rotated;
-        const scopes = token.scope.split(' ').filter((s) => s !== '');
-        return signTokens(ctx, { client, subject: user.id, claims: claimsForScopes(user, scopes), scopes, grantId: token.grant_id, authTime: token.auth_time, nonce: null, refreshToken: next });
+        return refreshed(ctx, client, rotated.user, rotated.token.scope.split(' ').filter((s) => s !== ''), rotated.token, next);
       }
       // Nothing was written: the path below finds out what is wrong with the token (or that a
       // concurrent refresh used it) and answers as it would have.
@@ -62,9 +61,8 @@ export const refreshTokenGrant: GrantHandler = {
 
     const next = newRefreshToken();
     const nextRow = { ...row, token_hash: refreshTokenKey(next), created_at: now, expires_at: Math.min(now + ctx.config.refreshTokenTtl, familyEnd), consumed_at: null };
-    // OIDC Core §12.2: the refreshed ID token keeps sub and auth_time and carries no nonce. The
-    // tokens are signed while the rotation commits, and handed out only once it has.
-    const signing = signTokens(ctx, { client, subject: user.id, claims: claimsForScopes(user, scopes), scopes, grantId: row.grant_id, authTime: row.auth_time, nonce: null, refreshToken: next });
+    // The tokens are signed while the rotation commits, and handed out only once it has.
+    const signing = refreshed(ctx, client, user, scopes, row, next);
     signing.catch(() => {});
     let won = reuse ? await store.addRefreshToken(nextRow) : await store.rotateRefreshToken({ tokenHash, now, next: nextRow });
     if (!won && !reuse && ctx.config.refreshTokenReuseInterval > 0) {
@@ -78,3 +76,8 @@ export const refreshTokenGrant: GrantHandler = {
     return signing;
   },
 };
+
+/** OIDC Core §12.2: the refreshed ID token keeps sub and auth_time and carries no nonce. */
+function refreshed(ctx: GrantContext, client: Client, user: User, scopes: string[], token: RefreshTokenRow, next: string): Promise<TokenResponse> {
+  return signTokens(ctx, { client, subject: user.id, claims: claimsForScopes(user, scopes), scopes, grantId: token.grant_id, authTime: token.auth_time, nonce: null, refreshToken: next });
+}
