@@ -1,6 +1,6 @@
 // The load generator: virtual users over one undici keep-alive pool per server, each with its own
 // cookie jar, following redirects and submitting the sign-in and consent forms of either server.
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { Pool } from 'undici';
 
 export interface Target {
@@ -109,7 +109,7 @@ export class VirtualUser {
       response_type: 'code',
       scope,
       state: randomBytes(8).toString('hex'),
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge: hash('sha256', verifier, 'base64url'),
       code_challenge_method: 'S256',
       ...(prompt ? { prompt } : {}),
     });

@@ -1,6 +1,6 @@
 // Development convenience: on the first start of an empty database, a demo user and two demo clients
 // (confidential and public), with their credentials kept in <data dir>/demo.json and printed.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createClient, createUser } from './cli/operations.ts';
@@ -74,7 +74,7 @@ export function demoAuthorizationUrls(config: Config, demo: DemoCredentials): { 
   const base = `${config.issuer}/oauth2/authorize`;
   const common = { response_type: 'code', redirect_uri: demoCallbackUri(config), scope: DEMO_SCOPE };
   const confidential = new URLSearchParams({ ...common, state: 'confidential', client_id: demo.confidential.clientId });
-  const challenge = createHash('sha256').update(demo.public.codeVerifier).digest('base64url');
+  const challenge = hash('sha256', demo.public.codeVerifier, 'base64url');
   const pub = new URLSearchParams({
     ...common,
     state: 'public',

@@ -1,5 +1,5 @@
 // Proof Key for Code Exchange (RFC 7636), S256 only.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { safeEqual } from '../tokens/opaque.ts';
 
 /** RFC 7636 §4.1/§4.2: 43–128 characters of [A-Z] / [a-z] / [0-9] / "-" / "." / "_" / "~". */
@@ -9,8 +9,11 @@ export function isWellFormedPkceValue(value: string): boolean {
   return PKCE_VALUE.test(value);
 }
 
-/** RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))) == code_challenge. */
+/**
+ * RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))) == code_challenge. A verifier outside
+ * §4.1's characters never matches (and, all ASCII, its UTF-8 is its ASCII).
+ */
 export function verifyS256(codeVerifier: string, codeChallenge: string): boolean {
-  const computed = createHash('sha256').update(codeVerifier, 'ascii').digest('base64url');
-  return safeEqual(computed, codeChallenge);
+  if (!isWellFormedPkceValue(codeVerifier)) return false;
+  return safeEqual(hash('sha256', codeVerifier, 'base64url'), codeChallenge);
 }

@@ -1,5 +1,5 @@
 // JWT access tokens (RFC 9068) and ID tokens (OIDC Core §2), signed with the key store's keys.
-import { createHash, sign } from 'node:crypto';
+import { hash, sign } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import { InvalidToken } from '../errors/index.ts';
 import type { KeyStore, SigningAlg, SigningKey } from './keystore.ts';
@@ -97,7 +97,7 @@ export async function signAccessToken(keys: KeyStore, input: AccessTokenInput): 
 
 /** OIDC Core §3.1.3.6: left half of the SHA-256 of the access token (RS256 and ES256 both use SHA-256). */
 export function atHash(accessToken: string): string {
-  const digest = createHash('sha256').update(accessToken).digest();
+  const digest = hash('sha256', accessToken, 'buffer');
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 

@@ -1,5 +1,5 @@
 // Opaque credentials (codes, refresh tokens, session cookies, client secrets) and their stored form.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 // Random bytes are drawn from the CSPRNG 4 KiB at a time: one call per ~170 tokens instead of one
 // each (a call costs ≈ 6 µs however few bytes it returns). Each byte is handed out once.
@@ -24,9 +24,12 @@ export function randomToken(bytes = 32): string {
   return random(bytes).toString('base64url');
 }
 
-/** The stored form of an opaque credential: SHA-256, hex. */
+/**
+ * The stored form of an opaque credential: SHA-256, hex. crypto.hash, one call with no Hash object,
+ * costs half of createHash().update().digest() for a value this short.
+ */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** Constant-time comparison of two hex digests (or any equal-length strings). */

@@ -17,6 +17,9 @@ describe('PKCE (RFC 7636)', () => {
   it('verifies the RFC 7636 appendix B example', () => {
     assert.equal(verifyS256('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'), true);
     assert.equal(verifyS256('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXl', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'), false);
+    // A verifier outside §4.1's characters never matches, even the challenge made from its own bytes.
+    const odd = `${'a'.repeat(42)} é`;
+    assert.equal(verifyS256(odd, createHash('sha256').update(odd).digest('base64url')), false);
   });
   it('accepts 43–128 unreserved characters only', () => {
     assert.equal(isWellFormedPkceValue('a'.repeat(43)), true);
