@@ -6,15 +6,18 @@
 //   BENCH_SEED_USERS (100000) / BENCH_SEED_REFRESH_TOKENS (1000000): what tessera-full is filled with
 //   BENCH_JSON: write the results to this file as well
 //   BENCH_RSS_EVERY (0): print the server's RSS every so many seconds (the 5-minute memory test)
+//   BENCH_PG_URL: the PostgreSQL server tessera-pg creates its database on; by default its Unix
+//     socket in /var/run/postgresql when there is one (PostgreSQL on the same host), else
+//     TEST_DATABASE_URL or 127.0.0.1:5432
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../test/helpers/server.ts';
-import { withPostgresDatabase } from '../test/store/databases.ts';
+import { ADMIN_URL, withPostgresDatabase } from '../test/store/databases.ts';
 import { drive, Http, type Measurement, type Target, VirtualUser } from './load.ts';
 import { seedTessera } from './seed.ts';
 
@@ -25,6 +28,10 @@ const ALGS = (process.env.BENCH_ALGS ?? 'ES256,RS256').split(',') as Array<'RS25
 const SERVERS = (process.env.BENCH_SERVERS ?? 'tessera,peer,tessera-pg').split(',');
 const WORKLOADS = (process.env.BENCH_WORKLOADS ?? 'returning,refresh,userinfo,first-time').split(',');
 const RSS_EVERY = Number(process.env.BENCH_RSS_EVERY ?? 0);
+// On one host a Unix socket is how Tessera would reach PostgreSQL: each query and its answer cost
+// the kernel less than over TCP on loopback (bench/RESULTS.md, item 22).
+const PG_SOCKET = '/var/run/postgresql/.s.PGSQL.5432';
+const PG_URL = process.env.BENCH_PG_URL ?? (existsSync(PG_SOCKET) && !process.env.TEST_DATABASE_URL ? 'postgres://postgres@localhost/test?host=/var/run/postgresql' : ADMIN_URL);
 const API_SCOPE = 'openid profile email apps webhooks';
 
 interface Running {
@@ -211,7 +218,7 @@ async function start(server: string, alg: 'RS256' | 'ES256', dir: string): Promi
     running = await startTessera(alg, `sqlite:${join(dir, `tessera-full-${alg}-${Date.now()}.db`)}`, dir, fill);
     console.log(`tessera-full: ${fill.users} users and ${fill.refreshTokens} live refresh tokens written in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } else if (server === 'tessera-pg') {
-    const database = await withPostgresDatabase();
+    const database = await withPostgresDatabase(PG_URL);
     if (!database) {
       console.log('tessera-pg skipped: PostgreSQL unreachable');
       return undefined;

@@ -19,9 +19,12 @@ export async function withSqliteDatabase(): Promise<TestDatabase> {
   return { url: `sqlite:${join(dir, 'store.db')}`, drop: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** A fresh PostgreSQL database, or undefined (with a reason printed) when none can be had outside CI. */
-export async function withPostgresDatabase(): Promise<TestDatabase | undefined> {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
+/**
+ * A fresh PostgreSQL database, or undefined (with a reason printed) when none can be had outside CI.
+ * `adminUrl` is where it is created; the new database's address is the same with its name.
+ */
+export async function withPostgresDatabase(adminUrl = ADMIN_URL): Promise<TestDatabase | undefined> {
+  const admin = new pg.Client({ connectionString: adminUrl });
   try {
     await admin.connect();
   } catch (err) {
@@ -32,12 +35,12 @@ export async function withPostgresDatabase(): Promise<TestDatabase | undefined> 
   const name = `tessera_test_${randomBytes(6).toString('hex')}`;
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = new URL(ADMIN_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.href,
     async drop() {
-      const client = new pg.Client({ connectionString: ADMIN_URL });
+      const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
       try {
         // Without FORCE: the pools closed just before may still be saying goodbye; wait for them
