@@ -11,7 +11,7 @@
 //     TEST_DATABASE_URL or 127.0.0.1:5432
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,6 +46,25 @@ function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
   // utime and stime are fields 14 and 15 of stat(5), counted in clock ticks (100 per second here).
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU time of every PostgreSQL process on this machine (its backends, WAL writer, checkpointer), in
+ * ms, from /proc: for tessera-pg the database's own share of the work. Undefined when none runs here.
+ */
+function postgresCpuMs(): number | undefined {
+  let total: number | undefined;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      total = (total ?? 0) + cpuMs(Number(entry));
+    } catch {
+      /* the process ended */
+    }
+  }
+  return total;
 }
 
 /** Peak resident set size of a process while `work` runs, sampled from /proc, and the CPU it used. */
@@ -160,6 +179,8 @@ interface Row extends Measurement {
   cpuPerIterationUs: number;
   /** The load generator's own CPU time per completed iteration, in µs: it shares the machine. */
   loadCpuPerIterationUs: number;
+  /** tessera-pg with PostgreSQL on this machine: PostgreSQL's CPU time per completed iteration, in µs. */
+  dbCpuPerIterationUs?: number;
 }
 
 const ITERATIONS: Record<string, (user: VirtualUser) => Promise<void>> = {
@@ -199,12 +220,16 @@ async function measure(contender: Contender, alg: string, workload: string): Pro
   if (workload === 'userinfo') await signInAll(contender, 'openid profile email');
   await drive(users, WARMUP, iteration);
   const loadStart = process.cpuUsage();
+  const dbStart = label.startsWith('tessera-pg') ? postgresCpuMs() : undefined;
   const { result, peakRssMiB, startRssMiB, endRssMiB, cpuMs } = await withPeakRss(running.child.pid!, () => drive(users, SECONDS, iteration));
   const loadUsage = process.cpuUsage(loadStart);
   const cpuPerIterationUs = Math.round((cpuMs * 1000) / Math.max(1, result.completed));
   const loadCpuPerIterationUs = Math.round((loadUsage.user + loadUsage.system) / Math.max(1, result.completed));
-  console.log(`${label.padEnd(12)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  CPU ${cpuPerIterationUs} µs/iteration (load generator ${loadCpuPerIterationUs})  RSS ${startRssMiB}→${endRssMiB} MiB (peak ${peakRssMiB})${result.firstError ? `  (${result.firstError})` : ''}`);
-  return { server: label, alg, workload, peakRssMiB, startRssMiB, endRssMiB, cpuPerIterationUs, loadCpuPerIterationUs, ...result };
+  const dbEnd = dbStart === undefined ? undefined : postgresCpuMs();
+  const dbCpuPerIterationUs = dbStart === undefined || dbEnd === undefined ? undefined : Math.round(((dbEnd - dbStart) * 1000) / Math.max(1, result.completed));
+  const db = dbCpuPerIterationUs === undefined ? '' : `, PostgreSQL ${dbCpuPerIterationUs}`;
+  console.log(`${label.padEnd(12)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  CPU ${cpuPerIterationUs} µs/iteration (load generator ${loadCpuPerIterationUs}${db})  RSS ${startRssMiB}→${endRssMiB} MiB (peak ${peakRssMiB})${result.firstError ? `  (${result.firstError})` : ''}`);
+  return { server: label, alg, workload, peakRssMiB, startRssMiB, endRssMiB, cpuPerIterationUs, loadCpuPerIterationUs, ...(dbCpuPerIterationUs === undefined ? {} : { dbCpuPerIterationUs }), ...result };
 }
 
 async function start(server: string, alg: 'RS256' | 'ES256', dir: string): Promise<Contender | undefined> {
