@@ -297,7 +297,8 @@ for (const alg of ALGS) {
       const ours = rows.find((r) => r.server === server && r.alg === alg && r.workload === workload);
       const base = server === 'tessera-full' ? empty : peer;
       if (!base || !ours) continue;
-      console.log(`${server.padEnd(12)} ${alg}  ${workload.padEnd(10)}  throughput ×${(ours.perSecond / base.perSecond).toFixed(2)}  p99 ×${(ours.p99 / base.p99).toFixed(2)}  CPU per iteration ×${(ours.cpuPerIterationUs / base.cpuPerIterationUs).toFixed(2)}`);
+      const withDb = ours.dbCpuPerIterationUs === undefined || base.dbCpuPerIterationUs !== undefined ? '' : ` (×${((ours.cpuPerIterationUs + ours.dbCpuPerIterationUs) / base.cpuPerIterationUs).toFixed(2)} counting PostgreSQL)`;
+      console.log(`${server.padEnd(12)} ${alg}  ${workload.padEnd(10)}  throughput ×${(ours.perSecond / base.perSecond).toFixed(2)}  p99 ×${(ours.p99 / base.p99).toFixed(2)}  CPU per iteration ×${(ours.cpuPerIterationUs / base.cpuPerIterationUs).toFixed(2)}${withDb}`);
     }
   }
 }
