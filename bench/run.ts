@@ -6,6 +6,8 @@
 //   BENCH_SEED_USERS (100000) / BENCH_SEED_REFRESH_TOKENS (1000000): what tessera-full is filled with
 //   BENCH_JSON: write the results to this file as well
 //   BENCH_RSS_EVERY (0): print the server's RSS every so many seconds (the 5-minute memory test)
+//   BENCH_ROUNDS (1): measure each workload this many times against every server, in alternating
+//     order, and give the median of the rounds' ratios (the machine's speed drifts between runs)
 //   BENCH_PG_URL: the PostgreSQL server tessera-pg creates its database on; by default its Unix
 //     socket in /var/run/postgresql when there is one (PostgreSQL on the same host), else
 //     TEST_DATABASE_URL or 127.0.0.1:5432
@@ -28,6 +30,8 @@ const ALGS = (process.env.BENCH_ALGS ?? 'ES256,RS256').split(',') as Array<'RS25
 const SERVERS = (process.env.BENCH_SERVERS ?? 'tessera,peer,tessera-pg').split(',');
 const WORKLOADS = (process.env.BENCH_WORKLOADS ?? 'returning,refresh,userinfo,first-time').split(',');
 const RSS_EVERY = Number(process.env.BENCH_RSS_EVERY ?? 0);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('BENCH_ROUNDS: expected a positive integer');
 // On one host a Unix socket is how Tessera would reach PostgreSQL: each query and its answer cost
 // the kernel less than over TCP on loopback (bench/RESULTS.md, item 22).
 const PG_SOCKET = '/var/run/postgresql/.s.PGSQL.5432';
@@ -181,6 +185,8 @@ interface Row extends Measurement {
   loadCpuPerIterationUs: number;
   /** tessera-pg with PostgreSQL on this machine: PostgreSQL's CPU time per completed iteration, in µs. */
   dbCpuPerIterationUs?: number;
+  /** Which of BENCH_ROUNDS measurements of this workload, from 1. */
+  round: number;
 }
 
 const ITERATIONS: Record<string, (user: VirtualUser) => Promise<void>> = {
@@ -213,7 +219,7 @@ async function signInAll(contender: Contender, scope: string): Promise<void> {
   }));
 }
 
-async function measure(contender: Contender, alg: string, workload: string): Promise<Row> {
+async function measure(contender: Contender, alg: string, workload: string, round: number): Promise<Row> {
   const { label, running, users } = contender;
   const iteration = ITERATIONS[workload]!;
   // The peer's userinfo takes only its own (non-JWT) tokens: ask for OIDC scopes only.
@@ -229,7 +235,7 @@ async function measure(contender: Contender, alg: string, workload: string): Pro
   const dbCpuPerIterationUs = dbStart === undefined || dbEnd === undefined ? undefined : Math.round(((dbEnd - dbStart) * 1000) / Math.max(1, result.completed));
   const db = dbCpuPerIterationUs === undefined ? '' : `, PostgreSQL ${dbCpuPerIterationUs}`;
   console.log(`${label.padEnd(12)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  CPU ${cpuPerIterationUs} µs/iteration (load generator ${loadCpuPerIterationUs}${db})  RSS ${startRssMiB}→${endRssMiB} MiB (peak ${peakRssMiB})${result.firstError ? `  (${result.firstError})` : ''}`);
-  return { server: label, alg, workload, peakRssMiB, startRssMiB, endRssMiB, cpuPerIterationUs, loadCpuPerIterationUs, ...(dbCpuPerIterationUs === undefined ? {} : { dbCpuPerIterationUs }), ...result };
+  return { server: label, alg, workload, round, peakRssMiB, startRssMiB, endRssMiB, cpuPerIterationUs, loadCpuPerIterationUs, ...(dbCpuPerIterationUs === undefined ? {} : { dbCpuPerIterationUs }), ...result };
 }
 
 async function start(server: string, alg: 'RS256' | 'ES256', dir: string): Promise<Contender | undefined> {
@@ -261,8 +267,9 @@ async function start(server: string, alg: 'RS256' | 'ES256', dir: string): Promi
 }
 
 // Per algorithm, every server is started first; then each workload runs against each server in
-// turn. Measurements of one workload are minutes apart at most, which keeps their ratios steady on
-// a machine whose speed drifts.
+// turn, BENCH_ROUNDS times, the order reversed every other round so that no server always goes
+// first. Measurements of one workload are minutes apart at most, which keeps their ratios steady
+// on a machine whose speed drifts.
 const rows: Row[] = [];
 const dir = await mkdtemp(join(tmpdir(), 'tessera-bench-'));
 try {
@@ -274,7 +281,10 @@ try {
         if (contender) contenders.push(contender);
       }
       for (const workload of WORKLOADS) {
-        for (const contender of contenders) rows.push(await measure(contender, alg, workload));
+        for (let round = 1; round <= ROUNDS; round++) {
+          const order = round % 2 === 1 ? contenders : [...contenders].reverse();
+          for (const contender of order) rows.push(await measure(contender, alg, workload, round));
+        }
       }
     } finally {
       for (const contender of contenders) {
@@ -288,17 +298,29 @@ try {
   await rm(dir, { recursive: true, force: true });
 }
 
-console.log('\nTessera / node-oidc-provider (tessera-full: / tessera on an empty database)');
+/** The median of the per-round ratios, with their range when there were several rounds. */
+function ratio(values: number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const median = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  return `×${median.toFixed(2)}${sorted.length > 1 ? ` (${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)})` : ''}`;
+}
+
+console.log(`\nTessera / node-oidc-provider (tessera-full: / tessera on an empty database)${ROUNDS > 1 ? `: medians of ${ROUNDS} rounds (range)` : ''}`);
 for (const alg of ALGS) {
   for (const workload of WORKLOADS) {
-    const peer = rows.find((r) => r.server === 'peer' && r.alg === alg && r.workload === workload);
-    const empty = rows.find((r) => r.server === 'tessera' && r.alg === alg && r.workload === workload);
     for (const server of ['tessera', 'tessera-pg', 'tessera-full']) {
-      const ours = rows.find((r) => r.server === server && r.alg === alg && r.workload === workload);
-      const base = server === 'tessera-full' ? empty : peer;
-      if (!base || !ours) continue;
-      const withDb = ours.dbCpuPerIterationUs === undefined || base.dbCpuPerIterationUs !== undefined ? '' : ` (×${((ours.cpuPerIterationUs + ours.dbCpuPerIterationUs) / base.cpuPerIterationUs).toFixed(2)} counting PostgreSQL)`;
-      console.log(`${server.padEnd(12)} ${alg}  ${workload.padEnd(10)}  throughput ×${(ours.perSecond / base.perSecond).toFixed(2)}  p99 ×${(ours.p99 / base.p99).toFixed(2)}  CPU per iteration ×${(ours.cpuPerIterationUs / base.cpuPerIterationUs).toFixed(2)}${withDb}`);
+      const pairs: Array<{ ours: Row; base: Row }> = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        const find = (name: string) => rows.find((r) => r.server === name && r.alg === alg && r.workload === workload && r.round === round);
+        const ours = find(server);
+        const base = find(server === 'tessera-full' ? 'tessera' : 'peer');
+        if (ours && base) pairs.push({ ours, base });
+      }
+      if (pairs.length === 0) continue;
+      const of = (f: (pair: { ours: Row; base: Row }) => number) => ratio(pairs.map(f));
+      const counted = pairs.every(({ ours, base }) => ours.dbCpuPerIterationUs !== undefined && base.dbCpuPerIterationUs === undefined);
+      const withDb = counted ? ` (${of(({ ours, base }) => (ours.cpuPerIterationUs + ours.dbCpuPerIterationUs!) / base.cpuPerIterationUs)} counting PostgreSQL)` : '';
+      console.log(`${server.padEnd(12)} ${alg}  ${workload.padEnd(10)}  throughput ${of(({ ours, base }) => ours.perSecond / base.perSecond)}  p99 ${of(({ ours, base }) => ours.p99 / base.p99)}  CPU per iteration ${of(({ ours, base }) => ours.cpuPerIterationUs / base.cpuPerIterationUs)}${withDb}`);
     }
   }
 }
