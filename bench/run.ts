@@ -36,6 +36,9 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('BENCH_ROUNDS: expe
 // the kernel less than over TCP on loopback (bench/RESULTS.md, item 22).
 const PG_SOCKET = '/var/run/postgresql/.s.PGSQL.5432';
 const PG_URL = process.env.BENCH_PG_URL ?? (existsSync(PG_SOCKET) && !process.env.TEST_DATABASE_URL ? 'postgres://postgres@localhost/test?host=/var/run/postgresql' : ADMIN_URL);
+const pgAddress = new URL(PG_URL);
+/** Whether tessera-pg's PostgreSQL runs on this machine (a Unix socket or loopback): its CPU is then measured. */
+const PG_LOCAL = pgAddress.searchParams.get('host')?.startsWith('/') === true || ['localhost', '127.0.0.1', '[::1]'].includes(pgAddress.hostname);
 const API_SCOPE = 'openid profile email apps webhooks';
 
 interface Running {
@@ -226,7 +229,7 @@ async function measure(contender: Contender, alg: string, workload: string, roun
   if (workload === 'userinfo') await signInAll(contender, 'openid profile email');
   await drive(users, WARMUP, iteration);
   const loadStart = process.cpuUsage();
-  const dbStart = label.startsWith('tessera-pg') ? postgresCpuMs() : undefined;
+  const dbStart = label === 'tessera-pg' && PG_LOCAL ? postgresCpuMs() : undefined;
   const { result, peakRssMiB, startRssMiB, endRssMiB, cpuMs } = await withPeakRss(running.child.pid!, () => drive(users, SECONDS, iteration));
   const loadUsage = process.cpuUsage(loadStart);
   const cpuPerIterationUs = Math.round((cpuMs * 1000) / Math.max(1, result.completed));
