@@ -1,9 +1,9 @@
 // Development convenience: on the first start of an empty database, a demo user and two demo clients
 // (confidential and public), with their credentials kept in <data dir>/demo.json and printed.
-import { hash } from 'node:crypto';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createClient, createUser } from './cli/operations.ts';
+import { s256Challenge } from './oauth/pkce.ts';
 import type { Config } from './config/index.ts';
 import type { Store } from './store/store.ts';
 import { randomToken } from './tokens/opaque.ts';
@@ -74,12 +74,11 @@ export function demoAuthorizationUrls(config: Config, demo: DemoCredentials): { 
   const base = `${config.issuer}/oauth2/authorize`;
   const common = { response_type: 'code', redirect_uri: demoCallbackUri(config), scope: DEMO_SCOPE };
   const confidential = new URLSearchParams({ ...common, state: 'confidential', client_id: demo.confidential.clientId });
-  const challenge = hash('sha256', demo.public.codeVerifier, 'base64url');
   const pub = new URLSearchParams({
     ...common,
     state: 'public',
     client_id: demo.public.clientId,
-    code_challenge: challenge,
+    code_challenge: s256Challenge(demo.public.codeVerifier),
     code_challenge_method: 'S256',
   });
   return { confidential: `${base}?${confidential}`, public: `${base}?${pub}` };
