@@ -7,9 +7,9 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../src/store/index.ts';
-import type { AuthorizationCodeRow, GrantRow, RefreshTokenRow } from '../src/store/types.ts';
+import type { GrantRow } from '../src/store/types.ts';
 import { ecdsaDerToJose } from '../src/tokens/jwt.ts';
-import { newRefreshToken, newSortableId, refreshTokenKey } from '../src/tokens/opaque.ts';
+import { newSortableId } from '../src/tokens/opaque.ts';
 
 /** CPU (user + system) per call of `f`, in µs, over `n` calls after a warm-up. */
 async function cpuPerCall(n: number, f: () => unknown): Promise<number> {
@@ -37,47 +37,34 @@ function report(label: string, us: number): void {
   report("  sign({ key, dsaEncoding: 'ieee-p1363' }, callback) on the thread pool", await cpuPerCall(3000, () => onPool(p1363)));
 }
 
-// SQLite: a code redemption (three inserts in a savepoint) in batches of 8 sharing one commit, and a
-// read by key; through the store as shipped and through bare prepared statements.
+// SQLite: a code redemption (the grant's insert in a savepoint) in batches of 8 sharing one commit,
+// and a read by key; through the store as shipped and through bare prepared statements.
 {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-micro-'));
   try {
     const now = 1_800_000_000;
-    const rows = () => {
-      const grantId = newSortableId();
-      const code: AuthorizationCodeRow = {
-        code_hash: newSortableId(), client_id: 'bench-client', user_id: 'user-0', redirect_uri: 'http://127.0.0.1:9/callback',
-        scope: 'openid profile email apps webhooks', code_challenge: 'c'.repeat(43), code_challenge_method: 'S256', nonce: null,
-        auth_time: now, grant_id: grantId, created_at: now, expires_at: now + 60, consumed_at: now,
-      };
-      const grant: GrantRow = { id: grantId, user_id: 'user-0', client_id: 'bench-client', scope: code.scope, auth_time: now, created_at: now, revoked_at: null };
-      const refreshToken: RefreshTokenRow = {
-        token_hash: refreshTokenKey(newRefreshToken()), grant_id: grantId, client_id: 'bench-client', user_id: 'user-0',
-        scope: code.scope, auth_time: now, created_at: now, expires_at: now + 86400, consumed_at: null,
-      };
-      return { code, grant, refreshToken };
-    };
+    const grantRow = (): GrantRow => ({
+      id: newSortableId(), user_id: 'user-0', client_id: 'bench-client', scope: 'openid profile email apps webhooks', auth_time: now, created_at: now, revoked_at: null,
+      refresh_generation: 1, refresh_expires_at: now + 86400, refresh_issued_at: now,
+    });
     const store = await openStore(`sqlite:${join(dir, 'store.db')}`, { thread: 'current' });
     await store.migrate();
     await store.createUser({ id: 'user-0', username: 'user-0', email: 'u@example.com', emailVerified: true, name: 'U', givenName: null, familyName: null, passwordHash: null, disabled: false, createdAt: now, updatedAt: now });
     console.log('SQLite (synchronous=FULL), CPU per operation:');
-    report('  code redemption through the store (group commit), batches of 8', (await cpuPerCall(500, () => Promise.all(Array.from({ length: 8 }, () => store.redeemAuthorizationCode(rows()))))) / 8);
+    report('  code redemption through the store (group commit), batches of 8', (await cpuPerCall(500, () => Promise.all(Array.from({ length: 8 }, () => store.redeemAuthorizationCode({ grant: grantRow() }))))) / 8);
     const kyselyRead = await cpuPerCall(20000, () => store.getUserById('user-0'));
     await store.close();
 
     const db = new DatabaseSync(join(dir, 'store.db'));
     db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL');
     const statement = (table: string, n: number) => db.prepare(`insert into ${table} values (${Array.from({ length: n }, () => '?').join(', ')})`);
-    const [code, grant, token] = [statement('authorization_codes', 13), statement('grants', 7), statement('refresh_tokens', 9)];
+    const grant = statement('grants', 10);
     const [begin, commit, savepoint, release] = ['begin', 'commit', 'savepoint s', 'release s'].map((s) => db.prepare(s)) as [ReturnType<typeof db.prepare>, ReturnType<typeof db.prepare>, ReturnType<typeof db.prepare>, ReturnType<typeof db.prepare>];
     const batch = () => {
       begin.run();
       for (let i = 0; i < 8; i++) {
-        const r = rows();
         savepoint.run();
-        code.run(...Object.values(r.code));
-        grant.run(...Object.values(r.grant));
-        token.run(...Object.values(r.refreshToken));
+        grant.run(...Object.values(grantRow()));
         release.run();
       }
       commit.run();

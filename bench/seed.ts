@@ -4,10 +4,10 @@ import { sql } from 'kysely';
 import { createClient, createUser } from '../src/cli/operations.ts';
 import { loadConfig } from '../src/config/index.ts';
 import type { KyselyStore } from '../src/store/kysely-store.ts';
-import type { GrantRow, RefreshTokenRow } from '../src/store/types.ts';
+import type { GrantRow } from '../src/store/types.ts';
 import { openStore } from '../src/store/index.ts';
 import { KeyStore } from '../src/tokens/keystore.ts';
-import { newId, newRefreshToken, newSortableId, refreshTokenKey } from '../src/tokens/opaque.ts';
+import { newId, newSortableId } from '../src/tokens/opaque.ts';
 import { hashPassword } from '../src/tokens/passwords.ts';
 
 export async function seedTessera(input: {
@@ -44,7 +44,7 @@ export async function seedTessera(input: {
   }
 }
 
-/** Bulk rows in batches: users, and one grant per refresh token spread over them. */
+/** Bulk rows in batches: users, and grants spread over them, each with a live refresh token. */
 async function fill(store: KyselyStore, clientId: string, passwordHash: string, userCount: number, tokenCount: number): Promise<void> {
   if (userCount === 0 && tokenCount === 0) return;
   const db = store.db;
@@ -62,18 +62,16 @@ async function fill(store: KyselyStore, clientId: string, passwordHash: string, 
   }
   for (let start = 0; start < tokenCount; start += BATCH) {
     const grants: GrantRow[] = [];
-    const tokens: RefreshTokenRow[] = [];
     for (let i = start; i < Math.min(tokenCount, start + BATCH); i++) {
       // Grants as Tessera makes them, a second apart in the past.
       const grantId = newSortableId((now - tokenCount + i) * 1000);
       const userId = userIds[i % Math.max(1, userIds.length)] ?? 'nobody';
-      grants.push({ id: grantId, user_id: userId, client_id: clientId, scope: 'openid apps', auth_time: now, created_at: now, revoked_at: null });
-      tokens.push({ token_hash: refreshTokenKey(newRefreshToken((now - tokenCount + i) * 1000)), grant_id: grantId, client_id: clientId, user_id: userId, scope: 'openid apps', auth_time: now, created_at: now, expires_at: now + 2_592_000, consumed_at: null });
+      grants.push({
+        id: grantId, user_id: userId, client_id: clientId, scope: 'openid apps', auth_time: now, created_at: now, revoked_at: null,
+        refresh_generation: 1, refresh_expires_at: now + 2_592_000, refresh_issued_at: now,
+      });
     }
-    await db.transaction().execute(async (trx) => {
-      await trx.insertInto('grants').values(grants).execute();
-      await trx.insertInto('refresh_tokens').values(tokens).execute();
-    });
+    await db.insertInto('grants').values(grants).execute();
   }
   if (store.dialect === 'postgres') await sql`analyze`.execute(db);
 }

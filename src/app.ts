@@ -15,6 +15,7 @@ import { revocationRoutes } from './http/routes/revocation.ts';
 import { tokenRoutes } from './http/routes/token.ts';
 import { userinfoRoutes } from './http/routes/userinfo.ts';
 import { CodeSealer } from './oauth/codes.ts';
+import { RefreshTokens } from './tokens/refresh.ts';
 import { InteractionSealer } from './oauth/interaction.ts';
 import type { Store } from './store/store.ts';
 import type { KeyStore } from './tokens/keystore.ts';
@@ -57,6 +58,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keys: deps.keys,
     sealer: new InteractionSealer(deps.secret),
     codes: new CodeSealer(deps.secret),
+    refreshTokens: new RefreshTokens(deps.secret),
     browser: new BrowserState({
       secret: deps.secret,
       secure: deps.config.issuer.startsWith('https:'),

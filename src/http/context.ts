@@ -4,6 +4,7 @@ import type { CodeSealer } from '../oauth/codes.ts';
 import type { InteractionSealer } from '../oauth/interaction.ts';
 import type { Store } from '../store/store.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
+import type { RefreshTokens } from '../tokens/refresh.ts';
 import type { BrowserState } from './browser.ts';
 
 export interface RouteContext {
@@ -12,6 +13,7 @@ export interface RouteContext {
   keys: KeyStore;
   sealer: InteractionSealer;
   codes: CodeSealer;
+  refreshTokens: RefreshTokens;
   browser: BrowserState;
   /** Epoch seconds; injectable so tests can move time without sleeping. */
   now: () => number;

@@ -35,16 +35,16 @@ export async function introspect(deps: TokenStatusDeps, authorization: string | 
     }
   }
   const state = await refreshTokenState(deps, token, now);
-  if (!state || !state.active || state.row.client_id !== client.clientId) return { active: false };
+  if (!state || !state.active || state.clientId !== client.clientId) return { active: false };
   return {
     active: true,
-    scope: state.row.scope,
-    client_id: state.row.client_id,
-    sub: state.row.user_id,
-    exp: state.row.expires_at,
-    iat: state.row.created_at,
+    scope: state.scope,
+    client_id: state.clientId,
+    sub: state.userId,
+    exp: state.expiresAt,
+    iat: state.issuedAt,
     iss: deps.config.issuer,
-    aud: state.row.client_id,
+    aud: state.clientId,
     token_type: 'refresh_token',
   };
 }

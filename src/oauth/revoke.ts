@@ -25,6 +25,6 @@ export async function revoke(deps: TokenStatusDeps, authorization: string | unde
   }
   const state = await refreshTokenState(deps, token, now);
   if (!state) return;
-  if (state.row.client_id !== client.clientId) throw new UnauthorizedClient('the token was issued to another client');
-  await deps.store.revokeGrant(state.row.grant_id, now);
+  if (state.clientId !== client.clientId) throw new UnauthorizedClient('the token was issued to another client');
+  await deps.store.revokeGrant(state.grantId, now);
 }

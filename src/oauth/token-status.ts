@@ -5,15 +5,17 @@
 import type { Config } from '../config/index.ts';
 import { InvalidToken } from '../errors/index.ts';
 import type { Store, User } from '../store/store.ts';
-import type { GrantRow, RefreshTokenRow } from '../store/types.ts';
+import type { GrantRow } from '../store/types.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
 import { type AccessTokenClaims, verifyAccessToken } from '../tokens/jwt.ts';
 import { refreshTokenKey } from '../tokens/opaque.ts';
+import { RefreshTokens } from '../tokens/refresh.ts';
 
 export interface TokenStatusDeps {
   config: Pick<Config, 'issuer' | 'accessTokenAudience' | 'refreshTokenAbsoluteTtl'>;
   store: Store;
   keys: KeyStore;
+  refreshTokens: RefreshTokens;
 }
 
 export interface ActiveAccessToken {
@@ -31,28 +33,44 @@ export async function activeAccessToken(deps: TokenStatusDeps, token: string, no
 }
 
 export interface RefreshTokenState {
-  row: RefreshTokenRow;
-  grant: GrantRow | undefined;
+  grantId: string;
+  clientId: string;
+  userId: string;
+  scope: string;
+  issuedAt: number;
+  expiresAt: number;
   active: boolean;
 }
 
-/** The stored refresh token and whether it is active, or undefined when unknown. */
+/** A refresh token's family and whether the token is active, or undefined when unknown. */
 export async function refreshTokenState(deps: TokenStatusDeps, token: string, now: number): Promise<RefreshTokenState | undefined> {
+  if (RefreshTokens.isCurrentFormat(token)) {
+    const id = deps.refreshTokens.parse(token);
+    const family = id && await deps.store.getTokenFamily(id.grantId);
+    if (!id || !family || family.grant.refresh_generation === null || id.generation > family.grant.refresh_generation) return undefined;
+    const { grant, user } = family;
+    return {
+      grantId: grant.id, clientId: grant.client_id, userId: grant.user_id, scope: grant.scope,
+      issuedAt: grant.refresh_issued_at ?? grant.created_at, expiresAt: grant.refresh_expires_at!,
+      active: id.generation === grant.refresh_generation && grant.refresh_expires_at! > now && live(deps, grant, user, now),
+    };
+  }
+  // A token of an earlier release.
   const family = await deps.store.getRefreshTokenFamily(refreshTokenKey(token));
   if (!family) return undefined;
   const { token: row, grant, user } = family;
-  const active =
-    row.consumed_at === null &&
-    row.expires_at > now &&
-    grant !== undefined &&
-    grant.revoked_at === null &&
-    grant.created_at + deps.config.refreshTokenAbsoluteTtl > now &&
-    user !== undefined &&
-    !user.disabled;
-  return { row, grant, active };
+  return {
+    grantId: row.grant_id, clientId: row.client_id, userId: row.user_id, scope: row.scope, issuedAt: row.created_at, expiresAt: row.expires_at,
+    active: row.consumed_at === null && row.expires_at > now && live(deps, grant, user, now),
+  };
 }
 
-/** JWTs have three dot-separated parts; refresh tokens are opaque base64url without dots. */
+/** The family is neither revoked nor past its absolute lifetime, and its user is active. */
+function live(deps: TokenStatusDeps, grant: GrantRow | undefined, user: User | undefined, now: number): boolean {
+  return grant !== undefined && grant.revoked_at === null && grant.created_at + deps.config.refreshTokenAbsoluteTtl > now && user !== undefined && !user.disabled;
+}
+
+/** JWTs have three dot-separated parts; refresh tokens have no dots. */
 export function looksLikeJwt(token: string): boolean {
   return token.split('.').length === 3;
 }

@@ -17,6 +17,14 @@ export interface AccessTokenState {
   revoked: boolean;
 }
 
+/** A grant, which holds its refresh tokens' state, and its user. */
+export interface TokenFamily {
+  grant: GrantRow;
+  /** Undefined once the user has been deleted. */
+  user: User | undefined;
+}
+
+/** A refresh token of an earlier release (refresh_tokens), its grant and its user. */
 export interface RefreshTokenFamily {
   token: RefreshTokenRow;
   /** Undefined once housekeeping has removed the grant. */
@@ -39,26 +47,28 @@ export function refreshTokenFamilySql(p: Placeholder): string {
     where t.token_hash = ${p(1)}`;
 }
 
+/** Parameter: the grant's id. Columns are prefixed g_ and u_. */
+export function tokenFamilySql(p: Placeholder): string {
+  return `select ${prefixed('g', GRANT_COLUMNS)}, ${prefixed('u', USER_COLUMNS)}
+    from grants g left join users u on u.id = g.user_id where g.id = ${p(1)}`;
+}
+
 /**
- * PostgreSQL only (data-modifying CTEs): Store.rotateValidRefreshToken's statement. Parameters: now,
- * the token's key, the client, the absolute lifetime, the successor's key, the lifetime. Returns
- * the consumed token (t_) and its user (u_), or no row.
+ * PostgreSQL only: Store.rotateValidTokenFamily's statement. Parameters: now, the grant, the
+ * generation presented, the client, the absolute lifetime, the lifetime. Returns the grant as
+ * rotated (g_) and its user (u_), or no row.
  */
-export function rotateValidRefreshTokenSql(p: Placeholder): string {
+export function rotateValidTokenFamilySql(p: Placeholder): string {
   const now = `${p(1)}::bigint`;
-  return `with t as (
-      update refresh_tokens set consumed_at = ${now}
-      where token_hash = ${p(2)}::text and consumed_at is null and client_id = ${p(3)}::text and expires_at > ${now}
-        and exists (select 1 from grants g where g.id = refresh_tokens.grant_id and g.revoked_at is null and g.created_at > ${now} - ${p(4)}::bigint)
-        and exists (select 1 from users u where u.id = refresh_tokens.user_id and u.disabled = 0)
+  return `with g as (
+      update grants set refresh_generation = refresh_generation + 1, refresh_issued_at = ${now},
+        refresh_expires_at = least(${now} + ${p(6)}::bigint, created_at + ${p(5)}::bigint)
+      where id = ${p(2)}::text and refresh_generation = ${p(3)}::integer and client_id = ${p(4)}::text and revoked_at is null
+        and refresh_expires_at > ${now} and created_at > ${now} - ${p(5)}::bigint
+        and exists (select 1 from users u where u.id = grants.user_id and u.disabled = 0)
       returning *
-    ), successor as (
-      insert into refresh_tokens (${REFRESH_TOKEN_COLUMNS.join(', ')})
-      select ${p(5)}::text, t.grant_id, t.client_id, t.user_id, t.scope, t.auth_time, ${now}, least(${now} + ${p(6)}::bigint, g.created_at + ${p(4)}::bigint), null
-      from t join grants g on g.id = t.grant_id
-      returning 1
     )
-    select ${prefixed('t', REFRESH_TOKEN_COLUMNS)}, ${prefixed('u', USER_COLUMNS)} from t join users u on u.id = t.user_id`;
+    select ${prefixed('g', GRANT_COLUMNS)}, ${prefixed('u', USER_COLUMNS)} from g join users u on u.id = g.user_id`;
 }
 
 /**
@@ -107,9 +117,9 @@ export function toRefreshTokenFamily(row: Record<string, unknown> | undefined): 
   };
 }
 
-export function toRotatedRefreshToken(row: Record<string, unknown> | undefined): { token: RefreshTokenRow; user: User } | undefined {
+export function toTokenFamily(row: Record<string, unknown> | undefined): TokenFamily | undefined {
   if (!row) return undefined;
-  return { token: part<RefreshTokenRow>(row, 't_', REFRESH_TOKEN_COLUMNS), user: userOf(row)! };
+  return { grant: part<GrantRow>(row, 'g_', GRANT_COLUMNS), user: userOf(row) };
 }
 
 export interface SessionAndUser {

@@ -1,15 +1,16 @@
 // The one Store implementation, over Kysely, for SQLite and PostgreSQL alike.
 import { CompiledQuery, type Kysely, Migrator, sql } from 'kysely';
 import type { DatabaseSync } from 'node:sqlite';
-import type { Client, RotateValidRefreshToken, Store, User } from './store.ts';
-import type { ClientRow, Database, RefreshTokenRow, UserRow } from './types.ts';
+import type { Client, RotateValidTokenFamily, Store, User } from './store.ts';
+import type { ClientRow, Database, GrantRow, UserRow } from './types.ts';
 import { ClientCache } from './client-cache.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SqliteWrites } from './sqlite-writes.ts';
 import {
-  accessTokenStateSql, type Placeholder, postgresParameter, refreshTokenFamilySql, rotateValidRefreshTokenSql, sessionAndUserSql, sqliteParameter, toRefreshTokenFamily,
-  toAccessTokenState, toRotatedRefreshToken, toSessionAndUser,
+  accessTokenStateSql, type Placeholder, postgresParameter, refreshTokenFamilySql, rotateValidTokenFamilySql, sessionAndUserSql, sqliteParameter, toRefreshTokenFamily,
+  toAccessTokenState, toSessionAndUser, type TokenFamily, tokenFamilySql, toTokenFamily,
 } from './joins.ts';
+import { GRANT_COLUMNS } from './columns.ts';
 import { migrations } from './migrations/index.ts';
 
 function toClient(row: ClientRow): Client {
@@ -76,13 +77,20 @@ function fromUser(user: User): UserRow {
   };
 }
 
-/** PostgreSQL: inserts `row` once for each row of the CTE `from` (none when the update lost). */
-function insertRefreshTokenFrom(from: string, row: RefreshTokenRow) {
-  return sql`insert into refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, created_at, expires_at, consumed_at)
-    select ${row.token_hash}::text, ${row.grant_id}::text, ${row.client_id}::text, ${row.user_id}::text, ${row.scope}::text,
-      ${row.auth_time}::bigint, ${row.created_at}::bigint, ${row.expires_at}::bigint, ${row.consumed_at}::bigint
-    from ${sql.table(from)} returning 1`;
-}
+// PostgreSQL's types for the grant's columns: parameters in a SELECT list need them.
+const GRANT_TYPES: Record<(typeof GRANT_COLUMNS)[number], 'text' | 'bigint' | 'integer'> = {
+  id: 'text', user_id: 'text', client_id: 'text', scope: 'text', auth_time: 'bigint', created_at: 'bigint', revoked_at: 'bigint',
+  refresh_generation: 'integer', refresh_expires_at: 'bigint', refresh_issued_at: 'bigint',
+};
+
+/** PostgreSQL: Store.redeemAuthorizationCode's statement; parameters in GRANT_COLUMNS' order. */
+const REDEEM_POSTGRES = `insert into grants (${GRANT_COLUMNS.join(', ')})
+  select ${GRANT_COLUMNS.map((c, i) => `$${i + 1}::${GRANT_TYPES[c]}`).join(', ')}
+  where exists (select 1 from users where id = $${GRANT_COLUMNS.indexOf('user_id') + 1}::text and disabled = 0)
+  on conflict (id) do nothing returning 1`;
+
+/** Rolls back a legacy rotation whose grant was revoked meanwhile: the token stays unconsumed. */
+class LostRotation extends Error {}
 
 export class KyselyStore implements Store {
   readonly dialect: 'sqlite' | 'postgres';
@@ -91,9 +99,9 @@ export class KyselyStore implements Store {
   readonly #group: GroupCommit | undefined;
   readonly #sqliteWrites: SqliteWrites | undefined;
   readonly #clients = new ClientCache();
-  readonly #joins: Record<'sessionAndUser' | 'sessionUserAndConsent' | 'refreshTokenFamily' | 'accessTokenState', string>;
+  readonly #joins: Record<'sessionAndUser' | 'sessionUserAndConsent' | 'tokenFamily' | 'refreshTokenFamily' | 'accessTokenState', string>;
   /** PostgreSQL only: a refresh in one statement instead of a read and a write (Store). */
-  readonly rotateValidRefreshToken?: (input: RotateValidRefreshToken) => Promise<{ token: RefreshTokenRow; user: User } | undefined>;
+  readonly rotateValidTokenFamily?: (input: RotateValidTokenFamily) => Promise<TokenFamily | undefined>;
 
   /** On SQLite, `sqlite` is the node:sqlite connection under `db`'s dialect. */
   constructor(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', sqlite?: DatabaseSync) {
@@ -106,13 +114,14 @@ export class KyselyStore implements Store {
     this.#joins = {
       sessionAndUser: sessionAndUserSql(parameter, false),
       sessionUserAndConsent: sessionAndUserSql(parameter, true),
+      tokenFamily: tokenFamilySql(parameter),
       refreshTokenFamily: refreshTokenFamilySql(parameter),
       accessTokenState: accessTokenStateSql(parameter),
     };
     if (dialect === 'postgres') {
-      const rotate = rotateValidRefreshTokenSql(postgresParameter);
-      this.rotateValidRefreshToken = async (input) => toRotatedRefreshToken(
-        await this.#first(rotate, [input.now, input.tokenHash, input.clientId, input.absoluteTtl, input.nextTokenHash, input.ttl]),
+      const rotate = rotateValidTokenFamilySql(postgresParameter);
+      this.rotateValidTokenFamily = async (input) => toTokenFamily(
+        await this.#first(rotate, [input.now, input.grantId, input.generation, input.clientId, input.absoluteTtl, input.ttl]),
       );
     }
   }
@@ -232,22 +241,11 @@ export class KyselyStore implements Store {
   }
 
   // authorization codes: sealed; the grant issued from one, under the code's id, records its redemption
-  async redeemAuthorizationCode(input: Parameters<Store['redeemAuthorizationCode']>[0]): Promise<boolean> {
-    const { grant: g, refreshToken: r } = input;
-    if (this.dialect === 'postgres') {
-      // One statement, one round trip: the conditional insert and the insert that depends on it.
-      const { rows } = await sql<{ won: number }>`
-        with grant_row as (
-          insert into grants (id, user_id, client_id, scope, auth_time, created_at, revoked_at)
-          select ${g.id}::text, ${g.user_id}::text, ${g.client_id}::text, ${g.scope}::text, ${g.auth_time}::bigint, ${g.created_at}::bigint, ${g.revoked_at}::bigint
-          where exists (select 1 from users where id = ${g.user_id}::text and disabled = 0)
-          on conflict (id) do nothing returning 1
-        )${r ? sql`, token_row as (${insertRefreshTokenFrom('grant_row', r)})` : sql``}
-        select count(*)::int as won from grant_row`.execute(this.db);
-      return rows[0]!.won === 1;
-    }
+  async redeemAuthorizationCode(input: { grant: GrantRow }): Promise<boolean> {
+    const { grant } = input;
+    if (this.dialect === 'postgres') return (await this.#first(REDEEM_POSTGRES, GRANT_COLUMNS.map((c) => grant[c]))) !== undefined;
     const writes = this.#sqliteWrites!;
-    return this.#write(async () => writes.redeemAuthorizationCode(g, r));
+    return this.#write(async () => writes.redeemAuthorizationCode(grant));
   }
 
   // grants
@@ -270,13 +268,16 @@ export class KyselyStore implements Store {
       .where('grants.user_id', '=', userId)
       .where('grants.revoked_at', 'is', null)
       .where((eb) =>
-        eb.exists(
-          eb.selectFrom('refresh_tokens')
-            .select('refresh_tokens.token_hash')
-            .whereRef('refresh_tokens.grant_id', '=', 'grants.id')
-            .where('refresh_tokens.consumed_at', 'is', null)
-            .where('refresh_tokens.expires_at', '>', now),
-        ),
+        eb.or([
+          eb('grants.refresh_expires_at', '>', now),
+          eb.exists(
+            eb.selectFrom('refresh_tokens')
+              .select('refresh_tokens.token_hash')
+              .whereRef('refresh_tokens.grant_id', '=', 'grants.id')
+              .where('refresh_tokens.consumed_at', 'is', null)
+              .where('refresh_tokens.expires_at', '>', now),
+          ),
+        ]),
       )
       .orderBy('grants.created_at', 'desc')
       .execute();
@@ -302,31 +303,41 @@ export class KyselyStore implements Store {
     return toAccessTokenState(await this.#first(this.#joins.accessTokenState, [input.userId, input.grantId, input.jti]));
   }
 
-  // refresh tokens
+  // refresh tokens: the family's state is in its grant
+  async getTokenFamily(grantId: string) {
+    return toTokenFamily(await this.#first(this.#joins.tokenFamily, [grantId]));
+  }
+  async rotateTokenFamily(input: { grantId: string; generation: number; now: number; expiresAt: number }): Promise<boolean> {
+    if (this.dialect === 'postgres') {
+      const result = await this.db.updateTable('grants')
+        .set({ refresh_generation: input.generation + 1, refresh_issued_at: input.now, refresh_expires_at: input.expiresAt })
+        .where('id', '=', input.grantId).where('refresh_generation', '=', input.generation).where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return result.numUpdatedRows === 1n;
+    }
+    const writes = this.#sqliteWrites!;
+    return this.#write(async () => writes.rotateTokenFamily(input));
+  }
+
+  // refresh tokens issued by an earlier release
   async getRefreshTokenFamily(tokenHash: string) {
     return toRefreshTokenFamily(await this.#first(this.#joins.refreshTokenFamily, [tokenHash]));
   }
-  async rotateRefreshToken(input: { tokenHash: string; now: number; next: RefreshTokenRow }): Promise<boolean> {
-    if (this.dialect === 'postgres') {
-      const { rows } = await sql<{ won: number }>`
-        with consumed as (
-          update refresh_tokens set consumed_at = ${input.now}::bigint
-          where token_hash = ${input.tokenHash}::text and consumed_at is null returning 1
-        ), token_row as (${insertRefreshTokenFrom('consumed', input.next)})
-        select count(*)::int as won from consumed`.execute(this.db);
-      return rows[0]!.won === 1;
-    }
-    const writes = this.#sqliteWrites!;
-    return this.#write(async () => writes.rotateRefreshToken(input.tokenHash, input.now, input.next));
-  }
-
-  async addRefreshToken(next: RefreshTokenRow): Promise<boolean> {
+  async rotateLegacyRefreshToken(input: { tokenHash: string; grantId: string; now: number; expiresAt: number }): Promise<number | undefined> {
     return this.#write(async (trx) => {
-      const grant = await trx.selectFrom('grants').select('revoked_at').where('id', '=', next.grant_id).executeTakeFirst();
-      if (!grant || grant.revoked_at !== null) return false;
-      await trx.insertInto('refresh_tokens').values(next).execute();
-      return true;
-    }, 'several');
+      const consumed = await trx.updateTable('refresh_tokens').set({ consumed_at: input.now })
+        .where('token_hash', '=', input.tokenHash).where('consumed_at', 'is', null).executeTakeFirst();
+      if (consumed.numUpdatedRows !== 1n) return undefined;
+      const grant = await trx.updateTable('grants')
+        .set((eb) => ({ refresh_generation: sql<number>`coalesce(${eb.ref('refresh_generation')}, 0) + 1`, refresh_issued_at: input.now, refresh_expires_at: input.expiresAt }))
+        .where('id', '=', input.grantId).where('revoked_at', 'is', null)
+        .returning('refresh_generation').executeTakeFirst();
+      if (!grant) throw new LostRotation();
+      return grant.refresh_generation ?? undefined;
+    }, 'several').catch((error: unknown) => {
+      if (error instanceof LostRotation) return undefined;
+      throw error;
+    });
   }
 
   async purgeExpired(input: { now: number; codeTtl: number; codeGrace: number; accessTokenTtl: number }): Promise<Record<string, number>> {
@@ -337,9 +348,10 @@ export class KyselyStore implements Store {
     const sessions = await this.#write((db) => db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst());
     const refreshTokens = await this.#write((db) => db.deleteFrom('refresh_tokens').where('expires_at', '<=', now).executeTakeFirst());
     const revoked = await this.#write((db) => db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now).executeTakeFirst());
-    // A grant goes once no access token of it can still be alive: revoked, or without refresh tokens,
-    // for longer than an access token lives. It is kept at least as long as its code (and the grace
-    // after it) too: its row is what refuses that code a second time.
+    // A grant goes once no access token of it can still be alive: revoked, or without a live refresh
+    // token, for longer than an access token lives (its last access token was issued with its
+    // current refresh token, or at its creation). It is kept at least as long as its code (and the
+    // grace after it) too: its row is what refuses that code a second time.
     const horizon = now - input.accessTokenTtl;
     const codeHorizon = now - input.codeTtl - input.codeGrace;
     const grants = await this.#write((db) => db
@@ -350,6 +362,8 @@ export class KyselyStore implements Store {
           eb('revoked_at', '<', horizon),
           eb.and([
             eb('created_at', '<', horizon),
+            eb.or([eb('refresh_issued_at', 'is', null), eb('refresh_issued_at', '<', horizon)]),
+            eb.or([eb('refresh_expires_at', 'is', null), eb('refresh_expires_at', '<=', now)]),
             eb.not(eb.exists(eb.selectFrom('refresh_tokens').select('refresh_tokens.token_hash').whereRef('refresh_tokens.grant_id', '=', 'grants.id'))),
           ]),
         ]),

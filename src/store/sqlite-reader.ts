@@ -5,7 +5,9 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Kysely } from 'kysely';
 import { sqliteDialect } from './dialects/sqlite.ts';
-import { accessTokenStateSql, refreshTokenFamilySql, sessionAndUserSql, sqliteParameter, toAccessTokenState, toRefreshTokenFamily, toSessionAndUser } from './joins.ts';
+import {
+  accessTokenStateSql, refreshTokenFamilySql, sessionAndUserSql, sqliteParameter, toAccessTokenState, toRefreshTokenFamily, toSessionAndUser, tokenFamilySql, toTokenFamily,
+} from './joins.ts';
 import { KyselyStore, toUser } from './kysely-store.ts';
 import type { User } from './store.ts';
 import type { Database, GrantRow, UserRow } from './types.ts';
@@ -17,6 +19,7 @@ const QUERIES = {
   consent: 'select scope from consents where user_id = ? and client_id = ?',
   grant: 'select * from grants where id = ?',
   accessTokenState: accessTokenStateSql(sqliteParameter),
+  tokenFamily: tokenFamilySql(sqliteParameter),
   refreshTokenFamily: refreshTokenFamilySql(sqliteParameter),
 };
 
@@ -48,6 +51,9 @@ export class SqliteReaderStore extends KyselyStore {
   }
   override async getAccessTokenState(input: { userId: string; grantId: string; jti: string }) {
     return toAccessTokenState(this.#get<Record<string, unknown>>('accessTokenState', input.userId, input.grantId, input.jti));
+  }
+  override async getTokenFamily(grantId: string) {
+    return toTokenFamily(this.#get<Record<string, unknown>>('tokenFamily', grantId));
   }
   override async getRefreshTokenFamily(tokenHash: string) {
     return toRefreshTokenFamily(this.#get<Record<string, unknown>>('refreshTokenFamily', tokenHash));

@@ -2,17 +2,17 @@
 // serves SQLite and PostgreSQL; the contract tests in test/store run against both.
 import type {
   GrantRow,
-  RefreshTokenRow,
   SessionRow,
   SigningKeyRow,
 } from './types.ts';
-import type { AccessTokenState, RefreshTokenFamily, SessionAndUser } from './joins.ts';
+import type { AccessTokenState, RefreshTokenFamily, SessionAndUser, TokenFamily } from './joins.ts';
 
-export interface RotateValidRefreshToken {
-  tokenHash: string;
+export interface RotateValidTokenFamily {
+  grantId: string;
+  /** The generation of the token presented. */
+  generation: number;
   clientId: string;
   now: number;
-  nextTokenHash: string;
   ttl: number;
   absoluteTtl: number;
 }
@@ -91,16 +91,13 @@ export interface Store {
   // authorization codes
   /**
    * Codes are sealed (src/oauth/codes.ts) and the grant issued from one takes the code's id, so the
-   * grant's row is the record of the redemption. In one transaction: insert the grant with a
-   * conditional write (`INSERT … ON CONFLICT DO NOTHING`, and only while the grant's user exists and
-   * is not disabled), and only if that write won, the refresh token (when given). Returns false when
-   * the code was redeemed before, or by a concurrent request, or the user is no longer active;
-   * nothing is written then.
+   * grant's row is the record of the redemption, and it holds the state of the refresh token issued
+   * with it (generation 1). Inserts the grant with a conditional write (`INSERT … ON CONFLICT DO
+   * NOTHING`, and only while the grant's user exists and is not disabled). Returns false when the
+   * code was redeemed before, or by a concurrent request, or the user is no longer active; nothing
+   * is written then.
    */
-  redeemAuthorizationCode(input: {
-    grant: GrantRow;
-    refreshToken: RefreshTokenRow | null;
-  }): Promise<boolean>;
+  redeemAuthorizationCode(input: { grant: GrantRow }): Promise<boolean>;
 
   // grants (token families)
   getGrant(id: string): Promise<GrantRow | undefined>;
@@ -117,25 +114,34 @@ export interface Store {
   /** An access token's user, grant, and whether it was revoked by itself: one read. */
   getAccessTokenState(input: { userId: string; grantId: string; jti: string }): Promise<AccessTokenState>;
 
-  // refresh tokens (token_hash = refreshTokenKey(token): the token's time prefix and its SHA-256)
-  /** The token with its grant and its user, read together (a refresh request needs all three). */
-  getRefreshTokenFamily(tokenHash: string): Promise<RefreshTokenFamily | undefined>;
+  // refresh tokens (src/tokens/refresh.ts): the family's state is in its grant
+  /** The grant and its user, read together (a refresh request needs both). */
+  getTokenFamily(grantId: string): Promise<TokenFamily | undefined>;
   /**
-   * In one transaction: mark `tokenHash` consumed with a conditional write (`… WHERE consumed_at IS
-   * NULL`) and only if it won insert `next`. Returns false when the token was already rotated.
+   * Rotation, with a conditional write: moves the grant from `generation` to the next, issued `now`
+   * and expiring at `expiresAt`, only while it is at `generation` and not revoked. Returns false
+   * when it was not (a concurrent refresh rotated it first, or it was revoked); nothing is written then.
    */
-  rotateRefreshToken(input: { tokenHash: string; now: number; next: RefreshTokenRow }): Promise<boolean>;
-  /** Inserts a refresh token into a live grant (reuse within the reuse interval); false if revoked. */
-  addRefreshToken(next: RefreshTokenRow): Promise<boolean>;
+  rotateTokenFamily(input: { grantId: string; generation: number; now: number; expiresAt: number }): Promise<boolean>;
   /**
    * Only where every statement is a round trip (PostgreSQL): the usual refresh as one statement.
-   * Consumes the token `tokenHash` and stores its successor under `nextTokenHash` (same grant,
-   * client, user, scope and auth_time; expiring at the earlier of `now + ttl` and the grant's
-   * creation + `absoluteTtl`) only if the token is unused, unexpired, issued to `clientId`, its
-   * grant neither revoked nor older than `absoluteTtl`, and its user active. Returns the consumed
-   * token and its user; undefined, having written nothing, when any of that does not hold.
+   * Rotates the grant as rotateTokenFamily does, expiring at the earlier of `now + ttl` and its
+   * creation + `absoluteTtl`, only if it is at `generation`, issued to `clientId`, neither revoked
+   * nor older than `absoluteTtl`, its current token unexpired and its user active. Returns the grant
+   * as rotated and its user; undefined, having written nothing, when any of that does not hold.
    */
-  rotateValidRefreshToken?(input: RotateValidRefreshToken): Promise<{ token: RefreshTokenRow; user: User } | undefined>;
+  rotateValidTokenFamily?(input: RotateValidTokenFamily): Promise<TokenFamily | undefined>;
+
+  // refresh tokens issued by an earlier release (refresh_tokens, keyed by refreshTokenKey(token))
+  /** The token with its grant and its user, read together. */
+  getRefreshTokenFamily(tokenHash: string): Promise<RefreshTokenFamily | undefined>;
+  /**
+   * The first rotation of such a token: in one transaction, marks it consumed with a conditional
+   * write (`… WHERE consumed_at IS NULL`) and, only if that won, moves its family into the grant:
+   * the next generation (1 for a family that had none), issued `now`, expiring at `expiresAt`.
+   * Returns that generation, or undefined when the token was already rotated or the grant revoked.
+   */
+  rotateLegacyRefreshToken(input: { tokenHash: string; grantId: string; now: number; expiresAt: number }): Promise<number | undefined>;
 
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
   purgeExpired(input: { now: number; codeTtl: number; codeGrace: number; accessTokenTtl: number }): Promise<Record<string, number>>;

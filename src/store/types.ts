@@ -85,8 +85,22 @@ export interface GrantRow {
   auth_time: number;
   created_at: number;
   revoked_at: number | null;
+  /**
+   * The generation of the family's current refresh token (src/tokens/refresh.ts); null when its
+   * refresh tokens are rows of refresh_tokens (issued by an earlier release) or it has none.
+   */
+  refresh_generation: number | null;
+  /** When the current refresh token expires. */
+  refresh_expires_at: number | null;
+  /** When the current refresh token was issued: the previous one was rotated away then. */
+  refresh_issued_at: number | null;
 }
 
+/**
+ * A refresh token issued by an earlier release, before the grant held its family's state. No longer
+ * written, only consumed (its first rotation moves the family into the grant) and emptied by
+ * housekeeping once expired.
+ */
 export interface RefreshTokenRow {
   /** SHA-256 of the token. */
   token_hash: string;

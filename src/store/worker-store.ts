@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { KyselyStore } from './kysely-store.ts';
 import type { Store } from './store.ts';
 
-// Optional methods (Store.rotateValidRefreshToken, PostgreSQL only) are left out: this store has none.
+// Optional methods (Store.rotateValidTokenFamily, PostgreSQL only) are left out: this store has none.
 type Method = Exclude<{ [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof Store], undefined>;
 /** Where each Store method runs; the Record type makes every method choose. */
 const PLACE: Record<Exclude<Method, 'close'>, 'read' | 'write'> = {
@@ -19,7 +19,7 @@ const PLACE: Record<Exclude<Method, 'close'>, 'read' | 'write'> = {
   redeemAuthorizationCode: 'write',
   getGrant: 'read', revokeGrant: 'write', listActiveGrants: 'read', withdrawClient: 'write',
   revokeAccessToken: 'write', getAccessTokenState: 'read',
-  getRefreshTokenFamily: 'read', rotateRefreshToken: 'write', addRefreshToken: 'write',
+  getTokenFamily: 'read', rotateTokenFamily: 'write', getRefreshTokenFamily: 'read', rotateLegacyRefreshToken: 'write',
   purgeExpired: 'write', listSigningKeys: 'read', insertSigningKey: 'write', retireSigningKeys: 'write',
   migrate: 'write', ping: 'read',
 };

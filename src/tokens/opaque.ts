@@ -59,18 +59,10 @@ export function newSortableId(now = Date.now()): string {
 }
 
 /**
- * A refresh token: its creation time (12 hex digits) and 256 random bits, 55 characters. The time
- * tells nothing that `iat` does not, and it lets the stored key (refreshTokenKey) sort by time.
- */
-export function newRefreshToken(now = Date.now()): string {
-  return `${timePrefix(now)}${randomToken()}`;
-}
-
-/**
- * The stored key of a refresh token: its time prefix, then the SHA-256 of the whole token. Keys of
- * new tokens land together at the end of the primary key, as for newSortableId; the hash alone
- * would put every new token on a random page of an index that holds them all. Tokens without the
- * prefix (43 characters, issued before it existed) are keyed by the hash alone.
+ * The stored key of a refresh token of an earlier release (refresh_tokens; the tokens issued now are
+ * ./refresh.ts's and stored nowhere). Such a token was 12 hex digits of its creation time and 256
+ * random bits, 55 characters, keyed by its time prefix and the SHA-256 of the whole token; or, issued
+ * before the prefix existed, 43 characters keyed by the hash alone.
  */
 export function refreshTokenKey(token: string): string {
   return token.length === 55 && /^[0-9a-f]{12}/.test(token) ? `${token.slice(0, 12)}${hashToken(token)}` : hashToken(token);

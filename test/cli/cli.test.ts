@@ -85,8 +85,10 @@ describe('tessera CLI', () => {
     const now = Math.floor(Date.now() / 1000);
     for (const id of ['grant-1', 'grant-2']) {
       await store.redeemAuthorizationCode({
-        grant: { id, user_id: user.id, client_id: created.client_id, scope: 'openid apps', auth_time: now, created_at: now, revoked_at: null },
-        refreshToken: { token_hash: `rt-${id}`, grant_id: id, client_id: created.client_id, user_id: user.id, scope: 'openid apps', auth_time: now, created_at: now, expires_at: now + 3600, consumed_at: null },
+        grant: {
+          id, user_id: user.id, client_id: created.client_id, scope: 'openid apps', auth_time: now, created_at: now, revoked_at: null,
+          refresh_generation: 1, refresh_expires_at: now + 3600, refresh_issued_at: now,
+        },
       });
     }
     // Only the CLI has the database open while it runs, as in production.

@@ -17,13 +17,19 @@ describe('refresh token policy', () => {
     return { server, tokens, refresh };
   }
 
-  it('within the reuse interval a rotated token works again without revoking the family; after it, replay revokes', async () => {
+  it('within the reuse interval a rotated token gets the current one without revoking the family; after it, replay revokes', async () => {
     const { server, tokens, refresh } = await setup({ TESSERA_REFRESH_TOKEN_REUSE_INTERVAL: '10' });
     const concurrent = await Promise.all([refresh(tokens.refresh_token), refresh(tokens.refresh_token), refresh(tokens.refresh_token)]);
     assert.deepEqual(concurrent.map((r) => r.status), [200, 200, 200]);
-    const newest = ((await concurrent[0]!.json()) as { refresh_token: string }).refresh_token;
+    // One rotation; the requests that lost the race are answered with the token it issued.
+    const issued = await Promise.all(concurrent.map(async (r) => ((await r.json()) as { refresh_token: string }).refresh_token));
+    const newest = issued[0]!;
+    assert.deepEqual(issued, [newest, newest, newest]);
+    assert.notEqual(newest, tokens.refresh_token);
     server.clock.offset += 5;
-    assert.equal((await refresh(tokens.refresh_token)).status, 200, 'still within 10 s');
+    const again = await refresh(tokens.refresh_token);
+    assert.equal(again.status, 200, 'still within 10 s');
+    assert.equal(((await again.json()) as { refresh_token: string }).refresh_token, newest);
     server.clock.offset += 6;
     assert.equal((await refresh(tokens.refresh_token)).status, 400, 'past the interval: a replay');
     assert.equal((await refresh(newest)).status, 400, 'and the family is revoked');

@@ -53,6 +53,7 @@ describe('revocation and introspection', () => {
       assert.equal(mine.active, true);
       assert.equal(mine.token_type, 'refresh_token');
       assert.equal(mine.sub, server.user.id);
+      assert.ok(typeof mine.iat === 'number' && typeof mine.exp === 'number' && mine.exp > mine.iat);
       assert.deepEqual({ ...(await client.tokenIntrospection(other, t.refresh_token)) }, { active: false });
     });
 
@@ -63,7 +64,9 @@ describe('revocation and introspection', () => {
 
     it('expired, unknown, malformed or rotated tokens: {"active": false} and nothing else', async () => {
       const t = await tokens();
-      for (const token of ['unknown', 'a.b.c', 'eyJhbGciOiJub25lIn0.e30.', '']) {
+      // The next generation's number under this token's MAC: a forgery.
+      const forged = t.refresh_token.replace('~1~', '~2~');
+      for (const token of ['unknown', 'a.b.c', 'eyJhbGciOiJub25lIn0.e30.', '', forged, `${t.refresh_token}x`]) {
         if (token === '') continue;
         assert.deepEqual({ ...(await client.tokenIntrospection(rp, token)) }, { active: false });
       }

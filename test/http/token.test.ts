@@ -364,16 +364,50 @@ describe('POST /oauth2/token', () => {
       assert.equal(responses.filter((r) => r.status === 200).length, 1);
     });
 
-    it('a refresh token issued before the time prefix existed (stored under its hash alone) still rotates', async () => {
+    it('a refresh token names its grant and generation under an HMAC: an altered one → invalid_grant, and revokes nothing', async () => {
       const tokens = await tokensFor();
+      const { grant_id: grantId } = decodeJwt(tokens.access_token) as { grant_id: string };
+      assert.match(tokens.refresh_token, new RegExp(`^${grantId}~1~[A-Za-z0-9_-]{43}$`));
+      const mac = tokens.refresh_token.split('~')[2]!;
+      for (const forged of [`${grantId}~2~${mac}`, `${grantId}~0~${mac}`, `${grantId}~1~${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`, `${grantId}~1`, '~~', `${'x'.repeat(5000)}~1~${mac}`]) {
+        await expectError(await refresh(forged), 400, 'invalid_grant');
+      }
+      const second = (await (await refresh(tokens.refresh_token)).json()) as { refresh_token: string };
+      assert.match(second.refresh_token, new RegExp(`^${grantId}~2~`));
+    });
+
+    it('a token rotated away generations ago is recognised as a replay and revokes the family', async () => {
+      const first = await tokensFor();
+      const second = (await (await refresh(first.refresh_token)).json()) as { refresh_token: string };
+      const third = (await (await refresh(second.refresh_token)).json()) as { refresh_token: string; access_token: string };
+      const replay = await refresh(first.refresh_token);
+      assert.deepEqual(await replay.json(), { error: 'invalid_grant', error_description: 'the refresh token has already been used' });
+      await expectError(await refresh(third.refresh_token), 400, 'invalid_grant');
+      assert.equal(await userinfoStatus(server, third.access_token), 401);
+    });
+
+    it('refresh tokens of an earlier release (rows of refresh_tokens, with or without the time prefix) still rotate, into the grant', async () => {
       const { hashToken, randomToken, refreshTokenKey } = await import('../../src/tokens/opaque.ts');
-      const legacy = randomToken();
       const db = await server.db();
-      await db.updateTable('refresh_tokens').set({ token_hash: hashToken(legacy) }).where('token_hash', '=', refreshTokenKey(tokens.refresh_token)).execute();
-      await expectError(await refresh(tokens.refresh_token), 400, 'invalid_grant');
-      const rotated = (await (await refresh(legacy)).json()) as { refresh_token: string };
-      assert.match(rotated.refresh_token, /^[0-9a-f]{12}[A-Za-z0-9_-]{43}$/);
-      assert.equal((await refresh(rotated.refresh_token)).status, 200);
+      for (const legacy of [randomToken(), `${Date.now().toString(16).padStart(12, '0')}${randomToken()}`]) {
+        const tokens = await tokensFor();
+        const { grant_id: grantId, sub, iat } = decodeJwt(tokens.access_token) as { grant_id: string; sub: string; iat: number };
+        // The family as the earlier release stored it: its token a row of its own, the grant without state.
+        await db.updateTable('grants').set({ refresh_generation: null, refresh_expires_at: null, refresh_issued_at: null }).where('id', '=', grantId).execute();
+        await db.insertInto('refresh_tokens').values({
+          token_hash: refreshTokenKey(legacy), grant_id: grantId, client_id: server.clients.confidential.id, user_id: sub, scope: 'openid profile email',
+          auth_time: iat, created_at: iat, expires_at: iat + 3600, consumed_at: null,
+        }).execute();
+        assert.equal(refreshTokenKey(legacy), legacy.length === 43 ? hashToken(legacy) : `${legacy.slice(0, 12)}${hashToken(legacy)}`);
+        const rotated = (await (await refresh(legacy)).json()) as { refresh_token: string; scope: string };
+        assert.match(rotated.refresh_token, new RegExp(`^${grantId}~1~`));
+        assert.equal(rotated.scope, 'openid profile email');
+        const next = (await (await refresh(rotated.refresh_token)).json()) as { refresh_token: string };
+        assert.match(next.refresh_token, new RegExp(`^${grantId}~2~`));
+        // Presented again, the old token is a replay like any other.
+        await expectError(await refresh(legacy), 400, 'invalid_grant');
+        await expectError(await refresh(next.refresh_token), 400, 'invalid_grant');
+      }
     });
 
     it('public clients refresh with their client_id', async () => {

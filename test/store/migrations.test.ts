@@ -1,5 +1,6 @@
 // Migrations keep what is stored. 003 rebuilds grants and refresh_tokens on SQLite (WITHOUT ROWID)
-// and makes grants_revoked_at partial on both databases; undone, it restores the earlier schema.
+// and makes grants_revoked_at partial on both databases; 004 gives grants their refresh tokens'
+// state. Undone, they restore the earlier schema.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
@@ -11,8 +12,12 @@ import { withPostgresDatabase, withSqliteDatabase } from './databases.ts';
 
 const NOW = 1_700_000_000;
 
-function family(revoked: boolean): { grant: GrantRow; refreshToken: RefreshTokenRow } {
-  const grant: GrantRow = { id: newSortableId(), user_id: newId(), client_id: 'c1', scope: 'openid apps', auth_time: NOW - 5, created_at: NOW, revoked_at: null };
+/** A grant as stored before 004, with its refresh token. */
+type OldGrant = Omit<GrantRow, 'refresh_generation' | 'refresh_expires_at' | 'refresh_issued_at'>;
+const NO_FAMILY_STATE = { refresh_generation: null, refresh_expires_at: null, refresh_issued_at: null };
+
+function family(revoked: boolean): { grant: OldGrant; refreshToken: RefreshTokenRow } {
+  const grant: OldGrant = { id: newSortableId(), user_id: newId(), client_id: 'c1', scope: 'openid apps', auth_time: NOW - 5, created_at: NOW, revoked_at: null };
   const refreshToken: RefreshTokenRow = {
     token_hash: newId(), grant_id: grant.id, client_id: 'c1', user_id: grant.user_id, scope: grant.scope, auth_time: grant.auth_time,
     created_at: NOW, expires_at: NOW + 3600, consumed_at: revoked ? NOW + 1 : null,
@@ -21,7 +26,7 @@ function family(revoked: boolean): { grant: GrantRow; refreshToken: RefreshToken
 }
 
 for (const [name, database] of [['SQLite', withSqliteDatabase], ['PostgreSQL', withPostgresDatabase]] as const) {
-  describe(`migration 003_write_path on ${name}`, async () => {
+  describe(`migrations 003_write_path and 004_token_families on ${name}`, async () => {
     const db = await database();
     const skip = db ? false : `${name} unreachable`;
     let store: KyselyStore;
@@ -44,37 +49,42 @@ for (const [name, database] of [['SQLite', withSqliteDatabase], ['PostgreSQL', w
     }
 
     async function stored(f: ReturnType<typeof family>) {
-      const read = await store.getRefreshTokenFamily(f.refreshToken.token_hash);
-      return { grant: { ...(await store.getGrant(f.grant.id)) }, token: { ...read?.token } };
+      const row = async (table: 'grants' | 'refresh_tokens', column: 'id' | 'token_hash', value: string) =>
+        ({ ...(await store.db.selectFrom(table).selectAll().where(column, '=', value).executeTakeFirst()) });
+      return { grant: await row('grants', 'id', f.grant.id), token: await row('refresh_tokens', 'token_hash', f.refreshToken.token_hash) };
     }
 
-    it('keeps every grant and refresh token, up and down again', { skip }, async () => {
-      const next = family(false);
+    it('keep every grant and refresh token, up and down again', { skip }, async () => {
       assert.deepEqual(await store.migrate('002_revocation'), ['001_initial', '002_revocation']);
       const families = [family(false), family(true), family(false)];
-      for (const f of [...families, next]) {
-        await store.createUser({ id: f.grant.user_id, username: f.grant.user_id, email: 'u@example.com', emailVerified: true, name: null, givenName: null, familyName: null, passwordHash: null, disabled: false, createdAt: NOW, updatedAt: NOW });
-      }
       for (const f of families) {
-        assert.equal(await store.redeemAuthorizationCode({ grant: { ...f.grant, revoked_at: null }, refreshToken: { ...f.refreshToken, consumed_at: null } }), true);
-        if (f.grant.revoked_at !== null) await store.revokeGrant(f.grant.id, f.grant.revoked_at);
+        await store.createUser({ id: f.grant.user_id, username: f.grant.user_id, email: 'u@example.com', emailVerified: true, name: null, givenName: null, familyName: null, passwordHash: null, disabled: false, createdAt: NOW, updatedAt: NOW });
+        // As the release before 004 wrote them.
+        await store.db.insertInto('grants').values(f.grant).execute();
+        await store.db.insertInto('refresh_tokens').values(f.refreshToken).execute();
       }
       const expected = families.map((f) => ({ grant: f.grant, token: f.refreshToken }));
       assert.deepEqual(await Promise.all(families.map(stored)), expected);
       assert.deepEqual(await schema(), { withoutRowid: false, partialIndex: false });
 
-      assert.deepEqual(await store.migrate(), ['003_write_path']);
-      assert.deepEqual(await Promise.all(families.map(stored)), expected);
+      assert.deepEqual(await store.migrate(), ['003_write_path', '004_token_families']);
+      const upgraded = families.map((f) => ({ grant: { ...f.grant, ...NO_FAMILY_STATE }, token: f.refreshToken }));
+      assert.deepEqual(await Promise.all(families.map(stored)), upgraded);
       assert.deepEqual(await schema(), { withoutRowid: store.dialect === 'sqlite', partialIndex: true });
-      // The rebuilt tables take writes and enforce their keys as before.
-      assert.equal(await store.redeemAuthorizationCode(next), true);
-      assert.equal(await store.redeemAuthorizationCode({ ...next, refreshToken: null }), false);
-      assert.deepEqual(await stored(next), { grant: next.grant, token: next.refreshToken });
+      // The rebuilt table takes writes and enforces its key as before.
+      const next: GrantRow = { ...family(false).grant, user_id: families[0]!.grant.user_id, refresh_generation: 1, refresh_expires_at: NOW + 60, refresh_issued_at: NOW };
+      assert.equal(await store.redeemAuthorizationCode({ grant: next }), true);
+      assert.equal(await store.redeemAuthorizationCode({ grant: { ...next, scope: 'openid' } }), false);
+      assert.deepEqual({ ...(await store.getGrant(next.id)) }, next);
 
-      assert.deepEqual(await store.migrate('002_revocation'), ['003_write_path']);
-      assert.deepEqual(await Promise.all([...families, next].map(stored)), [...expected, { grant: next.grant, token: next.refreshToken }]);
+      assert.deepEqual(await store.migrate('002_revocation'), ['004_token_families', '003_write_path']);
+      assert.deepEqual(await Promise.all(families.map(stored)), expected);
+      const nextBefore004: Record<string, unknown> = { ...next };
+      for (const column of Object.keys(NO_FAMILY_STATE)) delete nextBefore004[column];
+      assert.deepEqual({ ...(await store.db.selectFrom('grants').selectAll().where('id', '=', next.id).executeTakeFirst()) }, nextBefore004);
       assert.deepEqual(await schema(), { withoutRowid: false, partialIndex: false });
-      assert.deepEqual(await store.migrate(), ['003_write_path']);
+      assert.deepEqual(await store.migrate(), ['003_write_path', '004_token_families']);
+      assert.deepEqual(await Promise.all(families.map(stored)), upgraded);
     });
   });
 }

@@ -1,7 +1,6 @@
 // RFC 6749 §4.1.3 and RFC 7636 §4.6: exchanging an authorization code.
 import { InvalidGrant, InvalidRequest } from '../../errors/index.ts';
 import type { Client, Store } from '../../store/store.ts';
-import { newRefreshToken, refreshTokenKey } from '../../tokens/opaque.ts';
 import type { AuthorizationCode } from '../codes.ts';
 import { type Params, single } from '../params.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../pkce.ts';
@@ -34,25 +33,20 @@ export const authorizationCodeGrant: GrantHandler = {
 
     const scopes = code.scope.split(' ').filter((s) => s !== '');
     // The grant takes the code's id: inserting it once is what redeems the code.
+    // It holds the state of its refresh tokens too: the first is generation 1.
     const grantId = code.id;
-    const refreshToken = newRefreshToken();
+    const refreshToken = ctx.refreshTokens.issue(grantId, 1);
     // The tokens are signed while the grant's writes commit, and handed out only once they have.
     // The user is not read: the code carries the claims, and the grant is written only if the user
     // is still active.
     const signing = signTokens(ctx, { client, subject: code.userId, claims: code.claims, scopes, grantId, authTime: code.authTime, nonce: code.nonce, refreshToken });
     signing.catch(() => {});
     const won = await store.redeemAuthorizationCode({
-      grant: { id: grantId, user_id: code.userId, client_id: client.clientId, scope: code.scope, auth_time: code.authTime, created_at: now, revoked_at: null },
-      refreshToken: {
-        token_hash: refreshTokenKey(refreshToken),
-        grant_id: grantId,
-        client_id: client.clientId,
-        user_id: code.userId,
-        scope: code.scope,
-        auth_time: code.authTime,
-        created_at: now,
-        expires_at: now + Math.min(ctx.config.refreshTokenTtl, ctx.config.refreshTokenAbsoluteTtl),
-        consumed_at: null,
+      grant: {
+        id: grantId, user_id: code.userId, client_id: client.clientId, scope: code.scope, auth_time: code.authTime, created_at: now, revoked_at: null,
+        refresh_generation: 1,
+        refresh_expires_at: now + Math.min(ctx.config.refreshTokenTtl, ctx.config.refreshTokenAbsoluteTtl),
+        refresh_issued_at: now,
       },
     });
     // Lost: the code was redeemed before (or by a concurrent request), a second use; or the user is

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/index.ts';
 import type { Client, Store } from '../../store/store.ts';
 import type { KeyStore } from '../../tokens/keystore.ts';
+import type { RefreshTokens } from '../../tokens/refresh.ts';
 import type { CodeSealer } from '../codes.ts';
 import type { Params } from '../params.ts';
 
@@ -21,6 +22,7 @@ export interface GrantContext {
   store: Store;
   keys: KeyStore;
   codes: CodeSealer;
+  refreshTokens: RefreshTokens;
   now: number;
 }
 
