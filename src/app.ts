@@ -15,10 +15,10 @@ import { revocationRoutes } from './http/routes/revocation.ts';
 import { tokenRoutes } from './http/routes/token.ts';
 import { userinfoRoutes } from './http/routes/userinfo.ts';
 import { CodeSealer } from './oauth/codes.ts';
-import { RefreshTokens } from './tokens/refresh.ts';
 import { InteractionSealer } from './oauth/interaction.ts';
 import type { Store } from './store/store.ts';
 import type { KeyStore } from './tokens/keystore.ts';
+import { RefreshTokens } from './tokens/refresh.ts';
 import type { DemoCredentials } from './demo.ts';
 import { demoRoutes } from './http/routes/demo.ts';
 

@@ -1,21 +1,22 @@
 // Browser state: the login session cookie and the CSRF cookie (double-submit, HMAC-bound).
-import { createHmac, hkdfSync } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BrowserSession } from '../oauth/authorize.ts';
 import type { Store } from '../store/store.ts';
 import { hashToken, randomToken, safeEqual } from '../tokens/opaque.ts';
+import { purposeKey } from '../tokens/sealed.ts';
 
 export const SESSION_COOKIE = 'tessera_session';
 export const CSRF_COOKIE = 'tessera_csrf';
 
 export class BrowserState {
-  readonly #csrfKey: Buffer;
+  readonly #csrfKey: KeyObject;
   readonly #secure: boolean;
   readonly #store: Store;
   readonly #sessionTtl: number;
 
   constructor(opts: { secret: string; secure: boolean; store: Store; sessionTtl: number }) {
-    this.#csrfKey = Buffer.from(hkdfSync('sha256', opts.secret, 'tessera', 'tessera csrf v1', 32));
+    this.#csrfKey = purposeKey(opts.secret, 'tessera csrf v1');
     this.#secure = opts.secure;
     this.#store = opts.store;
     this.#sessionTtl = opts.sessionTtl;

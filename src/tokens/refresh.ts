@@ -11,8 +11,9 @@
 // the secret. `~` is unreserved in URLs and appears neither in base64url nor in JWTs, which tells
 // these tokens from access tokens and from the opaque tokens of earlier releases (./opaque.ts,
 // refreshTokenKey), which are still accepted.
-import { createHmac, hkdfSync } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import { safeEqual } from './opaque.ts';
+import { purposeKey } from './sealed.ts';
 
 export interface RefreshTokenId {
   grantId: string;
@@ -25,9 +26,9 @@ const MAX_LENGTH = 200;
 const GENERATION = /^[0-9a-z]{1,10}$/;
 
 export class RefreshTokens {
-  readonly #key: Buffer;
+  readonly #key: KeyObject;
   constructor(secret: string) {
-    this.#key = Buffer.from(hkdfSync('sha256', secret, 'tessera', 'tessera refresh token v2', 32));
+    this.#key = purposeKey(secret, 'tessera refresh token v2');
   }
 
   /** The token of generation `generation` of the grant `grantId`: the same token every time. */
