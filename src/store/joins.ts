@@ -1,5 +1,6 @@
-// Reads that go together, as one statement (a join) each: a refresh request needs the token, its
-// grant and its user; a page the session and its user, and an authorization request also the
+// Reads that go together, as one statement (a join) each: a refresh request needs the grant (which
+// holds its refresh tokens' state) and its user, or for a token of an earlier release the token,
+// its grant and its user; a page the session and its user, and an authorization request also the
 // scopes the user has consented to for the client; an access token presented to userinfo,
 // introspection or revocation its user, its grant, and whether it was revoked by itself. On
 // PostgreSQL every statement saved is a round trip.
@@ -40,7 +41,7 @@ export const postgresParameter: Placeholder = (n) => `$${n}`;
 
 const prefixed = (table: string, columns: readonly string[]) => columns.map((c) => `${table}.${c} as ${table}_${c}`).join(', ');
 
-/** Parameter: the token's key. Every column is prefixed by its table's letter: t_, g_, u_. */
+/** A token of an earlier release. Parameter: the token's key. Columns are prefixed t_, g_, u_. */
 export function refreshTokenFamilySql(p: Placeholder): string {
   return `select ${prefixed('t', REFRESH_TOKEN_COLUMNS)}, ${prefixed('g', GRANT_COLUMNS)}, ${prefixed('u', USER_COLUMNS)}
     from refresh_tokens t left join grants g on g.id = t.grant_id left join users u on u.id = t.user_id
