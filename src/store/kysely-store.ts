@@ -89,9 +89,6 @@ const REDEEM_POSTGRES = `insert into grants (${GRANT_COLUMNS.join(', ')})
   where exists (select 1 from users where id = $${GRANT_COLUMNS.indexOf('user_id') + 1}::text and disabled = 0)
   on conflict (id) do nothing returning 1`;
 
-/** Rolls back a legacy rotation whose grant was revoked meanwhile: the token stays unconsumed. */
-class LostRotation extends Error {}
-
 export class KyselyStore implements Store {
   readonly dialect: 'sqlite' | 'postgres';
   readonly db: Kysely<Database>;
@@ -326,18 +323,18 @@ export class KyselyStore implements Store {
   async rotateLegacyRefreshToken(input: { tokenHash: string; grantId: string; now: number; expiresAt: number }): Promise<number | undefined> {
     return this.#write(async (trx) => {
       const consumed = await trx.updateTable('refresh_tokens').set({ consumed_at: input.now })
-        .where('token_hash', '=', input.tokenHash).where('consumed_at', 'is', null).executeTakeFirst();
+        .where('token_hash', '=', input.tokenHash).where('consumed_at', 'is', null)
+        .where((eb) => eb.exists(eb.selectFrom('grants').select('grants.id').whereRef('grants.id', '=', 'refresh_tokens.grant_id').where('grants.revoked_at', 'is', null)))
+        .executeTakeFirst();
       if (consumed.numUpdatedRows !== 1n) return undefined;
+      // Undefined only if a revocation committed in between (PostgreSQL): the token is then consumed
+      // as the revocation consumes its family's tokens anyway.
       const grant = await trx.updateTable('grants')
         .set((eb) => ({ refresh_generation: sql<number>`coalesce(${eb.ref('refresh_generation')}, 0) + 1`, refresh_issued_at: input.now, refresh_expires_at: input.expiresAt }))
         .where('id', '=', input.grantId).where('revoked_at', 'is', null)
         .returning('refresh_generation').executeTakeFirst();
-      if (!grant) throw new LostRotation();
-      return grant.refresh_generation ?? undefined;
-    }, 'several').catch((error: unknown) => {
-      if (error instanceof LostRotation) return undefined;
-      throw error;
-    });
+      return grant?.refresh_generation ?? undefined;
+    }, 'several');
   }
 
   async purgeExpired(input: { now: number; codeTtl: number; codeGrace: number; accessTokenTtl: number }): Promise<Record<string, number>> {

@@ -42,8 +42,8 @@ export const refreshTokenGrant: GrantHandler = {
       const family = await store.getTokenFamily(id.grantId);
       if (!family || family.grant.client_id !== client.clientId || family.grant.refresh_generation === null) throw new InvalidGrant('the refresh token is invalid');
       const { grant, user } = family;
+      const current = family.grant.refresh_generation;
       if (grant.revoked_at !== null) throw new InvalidGrant('the refresh token has been revoked');
-      const current = grant.refresh_generation!;
       if (id.generation > current) throw new InvalidGrant('the refresh token is invalid');
       if (id.generation < current) {
         // A token rotated away presented again is a replay — unless it is the one just before the
@@ -70,11 +70,13 @@ export const refreshTokenGrant: GrantHandler = {
 async function refreshLegacy(ctx: GrantContext, client: Client, presented: string, scopeParam: string | undefined): Promise<TokenResponse> {
   const { store, now, config } = ctx;
   const tokenHash = refreshTokenKey(presented);
+  let grantId: string | undefined;
   for (let pass = 0; pass < 2; pass++) {
     const family = await store.getRefreshTokenFamily(tokenHash);
     if (!family || family.token.client_id !== client.clientId) throw new InvalidGrant('the refresh token is invalid');
     const { token: row, grant, user } = family;
     if (!grant || grant.revoked_at !== null) throw new InvalidGrant('the refresh token has been revoked');
+    grantId = grant.id;
     if (row.consumed_at !== null) {
       // Rotated away: within the reuse interval, answered with the family's current token.
       if (grant.refresh_generation === null || !withinReuseInterval(config, row.consumed_at, now)) return replayed(ctx, grant.id);
@@ -85,7 +87,7 @@ async function refreshLegacy(ctx: GrantContext, client: Client, presented: strin
     const generation = await store.rotateLegacyRefreshToken({ tokenHash, grantId: grant.id, now, expiresAt });
     if (generation !== undefined) return refreshed(ctx, client, user!, grant, scopes, generation);
   }
-  return replayed(ctx, (await store.getRefreshTokenFamily(tokenHash))?.token.grant_id);
+  return replayed(ctx, grantId);
 }
 
 function withinReuseInterval(config: Pick<Config, 'refreshTokenReuseInterval'>, rotatedAt: number | null, now: number): boolean {
