@@ -19,7 +19,7 @@ describe('authorization code flow with openid-client (PostgreSQL)', async () => 
   it('confidential client with HTTP Basic', { skip: !database && 'PostgreSQL unreachable' }, () => confidentialFlowWithOpenidClient(server));
   it('public client with PKCE S256', { skip: !database && 'PostgreSQL unreachable' }, () => publicFlowWithOpenidClient(server));
 
-  // On PostgreSQL a refresh without scope is one statement (Store.rotateValidRefreshToken); what it
+  // On PostgreSQL a refresh without scope is one statement (Store.rotateValidTokenFamily); what it
   // refuses goes the long way and gets the same answers as on SQLite.
   it('refresh: rotation, then a replay revokes the family; another client and a disabled user are refused', { skip: !database && 'PostgreSQL unreachable' }, async () => {
     const c = server.clients.confidential;
