@@ -55,22 +55,24 @@ export function tokenFamilySql(p: Placeholder): string {
 }
 
 /**
- * PostgreSQL only: Store.rotateValidTokenFamily's statement. Parameters: now, the grant, the
- * generation presented, the client, the absolute lifetime, the lifetime. Returns the grant as
- * rotated (g_) and its user (u_), or no row.
+ * PostgreSQL only: Store.rotateValidTokenFamily's statement, for a batch of refreshes
+ * (./batches.ts). Parameters, one array each with an element per refresh: now, the grant, the
+ * generation presented, the client, the absolute lifetime, the lifetime. Returns each grant that
+ * was rotated (g_) with its user (u_); a refresh whose conditions do not hold has no row.
  */
-export function rotateValidTokenFamilySql(p: Placeholder): string {
-  const now = `${p(1)}::bigint`;
-  return `with g as (
-      update grants set refresh_generation = refresh_generation + 1, refresh_issued_at = ${now},
-        refresh_expires_at = least(${now} + ${p(6)}::bigint, created_at + ${p(5)}::bigint)
-      where id = ${p(2)}::text and refresh_generation = ${p(3)}::integer and client_id = ${p(4)}::text and revoked_at is null
-        and refresh_expires_at > ${now} and created_at > ${now} - ${p(5)}::bigint
+export const ROTATE_VALID_TOKEN_FAMILIES_SQL = `with v as (
+      select * from unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::bigint[], $6::bigint[])
+        as v(now, grant_id, generation, client_id, absolute_ttl, ttl)
+    ), g as (
+      update grants set refresh_generation = grants.refresh_generation + 1, refresh_issued_at = v.now,
+        refresh_expires_at = least(v.now + v.ttl, grants.created_at + v.absolute_ttl)
+      from v
+      where grants.id = v.grant_id and grants.refresh_generation = v.generation and grants.client_id = v.client_id
+        and grants.revoked_at is null and grants.refresh_expires_at > v.now and grants.created_at > v.now - v.absolute_ttl
         and exists (select 1 from users u where u.id = grants.user_id and u.disabled = 0)
-      returning *
+      returning grants.*
     )
     select ${prefixed('g', GRANT_COLUMNS)}, ${prefixed('u', USER_COLUMNS)} from g join users u on u.id = g.user_id`;
-}
 
 /**
  * Parameters: the token's `sub`, `grant_id` and `jti`. Always one row (from a one-row source), so

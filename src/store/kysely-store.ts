@@ -6,11 +6,11 @@ import type { ClientRow, Database, GrantRow, UserRow } from './types.ts';
 import { ClientCache } from './client-cache.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SqliteWrites } from './sqlite-writes.ts';
+import { PostgresBatchedWrites } from './postgres-batched.ts';
 import {
-  accessTokenStateSql, type Placeholder, postgresParameter, refreshTokenFamilySql, rotateValidTokenFamilySql, sessionAndUserSql, sqliteParameter, toRefreshTokenFamily,
+  accessTokenStateSql, type Placeholder, postgresParameter, refreshTokenFamilySql, sessionAndUserSql, sqliteParameter, toRefreshTokenFamily,
   toAccessTokenState, toSessionAndUser, type TokenFamily, tokenFamilySql, toTokenFamily,
 } from './joins.ts';
-import { GRANT_COLUMNS } from './columns.ts';
 import { migrations } from './migrations/index.ts';
 
 function toClient(row: ClientRow): Client {
@@ -77,24 +77,13 @@ function fromUser(user: User): UserRow {
   };
 }
 
-// PostgreSQL's types for the grant's columns: parameters in a SELECT list need them.
-const GRANT_TYPES: Record<(typeof GRANT_COLUMNS)[number], 'text' | 'bigint' | 'integer'> = {
-  id: 'text', user_id: 'text', client_id: 'text', scope: 'text', auth_time: 'bigint', created_at: 'bigint', revoked_at: 'bigint',
-  refresh_generation: 'integer', refresh_expires_at: 'bigint', refresh_issued_at: 'bigint',
-};
-
-/** PostgreSQL: Store.redeemAuthorizationCode's statement; parameters in GRANT_COLUMNS' order. */
-const REDEEM_POSTGRES = `insert into grants (${GRANT_COLUMNS.join(', ')})
-  select ${GRANT_COLUMNS.map((c, i) => `$${i + 1}::${GRANT_TYPES[c]}`).join(', ')}
-  where exists (select 1 from users where id = $${GRANT_COLUMNS.indexOf('user_id') + 1}::text and disabled = 0)
-  on conflict (id) do nothing returning 1`;
-
 export class KyselyStore implements Store {
   readonly dialect: 'sqlite' | 'postgres';
   readonly db: Kysely<Database>;
 
   readonly #group: GroupCommit | undefined;
   readonly #sqliteWrites: SqliteWrites | undefined;
+  readonly #batched: PostgresBatchedWrites | undefined;
   readonly #clients = new ClientCache();
   readonly #joins: Record<'sessionAndUser' | 'sessionUserAndConsent' | 'tokenFamily' | 'refreshTokenFamily' | 'accessTokenState', string>;
   /** PostgreSQL only: a refresh in one statement instead of a read and a write (Store). */
@@ -116,10 +105,9 @@ export class KyselyStore implements Store {
       accessTokenState: accessTokenStateSql(parameter),
     };
     if (dialect === 'postgres') {
-      const rotate = rotateValidTokenFamilySql(postgresParameter);
-      this.rotateValidTokenFamily = async (input) => toTokenFamily(
-        await this.#first(rotate, [input.now, input.grantId, input.generation, input.clientId, input.absoluteTtl, input.ttl]),
-      );
+      this.#batched = new PostgresBatchedWrites(db);
+      const batched = this.#batched;
+      this.rotateValidTokenFamily = (input) => batched.rotateValidTokenFamily(input);
     }
   }
 
@@ -240,7 +228,7 @@ export class KyselyStore implements Store {
   // authorization codes: sealed; the grant issued from one, under the code's id, records its redemption
   async redeemAuthorizationCode(input: { grant: GrantRow }): Promise<boolean> {
     const { grant } = input;
-    if (this.dialect === 'postgres') return (await this.#first(REDEEM_POSTGRES, GRANT_COLUMNS.map((c) => grant[c]))) !== undefined;
+    if (this.#batched) return this.#batched.redeemAuthorizationCode(grant);
     const writes = this.#sqliteWrites!;
     return this.#write(async () => writes.redeemAuthorizationCode(grant));
   }

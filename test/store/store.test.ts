@@ -311,6 +311,42 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.ok(await rotate({ ...input, generation: 3, now: NOW + 23 }), 'the same request passes once the grant is live');
     });
 
+    it('concurrent redemptions and rotations of different codes and families (on PostgreSQL, batched into shared statements) are each answered for themselves', { skip }, async () => {
+      const u = user();
+      const off = user({ disabled: true });
+      await store.createUser(u);
+      await store.createUser(off);
+      const grants = Array.from({ length: 12 }, (_, i) => grant(i % 4 === 3 ? off.id : u.id, 'c1'));
+      const redeemed = await Promise.all(grants.map((g) => store.redeemAuthorizationCode({ grant: g })));
+      assert.deepEqual(redeemed, grants.map((_, i) => i % 4 !== 3));
+      for (const [i, g] of grants.entries()) {
+        const stored = await store.getGrant(g.id);
+        assert.deepEqual(stored && { ...stored }, i % 4 === 3 ? undefined : g);
+      }
+      if (!store.rotateValidTokenFamily) return;
+
+      const live = grants.filter((_, i) => i % 4 !== 3);
+      // Every other request presents a generation already gone; the rest rotate.
+      const inputs = live.map((g, i) => ({ grantId: g.id, generation: i % 2 === 0 ? 1 : 0, clientId: 'c1', now: NOW + 10 + i, ttl: 50, absoluteTtl: 1000 }));
+      const rotated = await Promise.all(inputs.map((input) => store.rotateValidTokenFamily!(input)));
+      for (const [i, g] of live.entries()) {
+        if (i % 2 === 0) {
+          const expected = { ...g, refresh_generation: 2, refresh_issued_at: NOW + 10 + i, refresh_expires_at: NOW + 60 + i };
+          assert.deepEqual({ ...rotated[i]!.grant }, expected);
+          assert.deepEqual(rotated[i]!.user, u);
+          assert.deepEqual({ ...(await store.getGrant(g.id)) }, expected);
+        } else {
+          assert.equal(rotated[i], undefined);
+          assert.deepEqual({ ...(await store.getGrant(g.id)) }, g);
+        }
+      }
+      // The same generation of one family presented ten times at once: exactly one rotation.
+      const family = live[0]!;
+      const again = await Promise.all(Array.from({ length: 10 }, () => store.rotateValidTokenFamily!({ ...inputs[0]!, generation: 2, now: NOW + 30 })));
+      assert.equal(again.filter((r) => r !== undefined).length, 1);
+      assert.equal((await store.getGrant(family.id))?.refresh_generation, 3);
+    });
+
     it('a refresh token of an earlier release is read with its grant and its user, and its first rotation moves the family into the grant', { skip }, async () => {
       const u = user();
       await store.createUser(u);
