@@ -14,6 +14,9 @@
 // lock rows in one order (here and on other instances) and do not deadlock each other. A batch
 // whose statement fails wrote nothing; each of its calls is then run alone, so that one bad call
 // fails by itself.
+//
+// Only writes are batched: a read has no commit to share, and a batched read (unnest … with
+// ordinality, joined) cost PostgreSQL more per call than the plain statement (bench/RESULTS.md).
 
 /** Runs a batch as one statement; returns the results of the calls that won, by key. */
 export type BatchStatement<Item, Result> = (items: Item[]) => Promise<Map<string, Result>>;

@@ -6,7 +6,7 @@ import type { ClientRow, Database, GrantRow, UserRow } from './types.ts';
 import { ClientCache } from './client-cache.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SqliteWrites } from './sqlite-writes.ts';
-import { PostgresBatchedWrites } from './postgres-batched.ts';
+import { PostgresBatches } from './postgres-batches.ts';
 import {
   accessTokenStateSql, type Placeholder, postgresParameter, refreshTokenFamilySql, sessionAndUserSql, sqliteParameter, toRefreshTokenFamily,
   toAccessTokenState, toSessionAndUser, type TokenFamily, tokenFamilySql, toTokenFamily,
@@ -83,7 +83,7 @@ export class KyselyStore implements Store {
 
   readonly #group: GroupCommit | undefined;
   readonly #sqliteWrites: SqliteWrites | undefined;
-  readonly #batched: PostgresBatchedWrites | undefined;
+  readonly #batched: PostgresBatches | undefined;
   readonly #clients = new ClientCache();
   readonly #joins: Record<'sessionAndUser' | 'sessionUserAndConsent' | 'tokenFamily' | 'refreshTokenFamily' | 'accessTokenState', string>;
   /** PostgreSQL only: a refresh in one statement instead of a read and a write (Store). */
@@ -105,7 +105,7 @@ export class KyselyStore implements Store {
       accessTokenState: accessTokenStateSql(parameter),
     };
     if (dialect === 'postgres') {
-      this.#batched = new PostgresBatchedWrites(db);
+      this.#batched = new PostgresBatches(db);
       const batched = this.#batched;
       this.rotateValidTokenFamily = (input) => batched.rotateValidTokenFamily(input);
     }

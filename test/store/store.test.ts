@@ -159,6 +159,49 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.equal(alone!.user, undefined);
     });
 
+    it('reads made at once answer as the same reads one by one', { skip }, async () => {
+      const [a, b] = [user({ name: 'A' }), user({ name: 'B' })];
+      await store.createUser(a);
+      await store.createUser(b);
+      const [sa, sb, orphan] = [newId(), newId(), newId()];
+      await store.createSession({ id: sa, user_id: a.id, auth_time: NOW, created_at: NOW, expires_at: NOW + 10 });
+      await store.createSession({ id: sb, user_id: b.id, auth_time: NOW, created_at: NOW, expires_at: NOW + 20 });
+      await store.createSession({ id: orphan, user_id: 'no-such-user', auth_time: NOW, created_at: NOW, expires_at: NOW + 10 });
+      await store.saveConsent(a.id, 'c1', ['openid', 'apps'], NOW);
+      await store.saveConsent(b.id, 'c1', ['email'], NOW);
+      const g = grant(a.id, 'c1');
+      assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
+      const revokedJti = newId();
+      await store.revokeAccessToken(revokedJti, NOW + 60);
+
+      const sessionReads: Array<[string, number, string]> = [
+        [sa, NOW + 5, 'c1'], [sb, NOW + 5, 'c1'], [sa, NOW + 5, 'c2'], [sa, NOW + 15, 'c1'], [sb, NOW + 15, 'c1'], [orphan, NOW, 'c1'],
+        [newId(), NOW, 'c1'], [sa, NOW + 5, 'c1'], [sa, NOW + 5, 'c1\nNOW'],
+      ];
+      const tokenReads = [
+        { userId: a.id, grantId: g.id, jti: newId() }, { userId: a.id, grantId: g.id, jti: revokedJti }, { userId: 'gone', grantId: g.id, jti: newId() },
+        { userId: b.id, grantId: 'gone', jti: revokedJti }, { userId: a.id, grantId: g.id, jti: revokedJti },
+      ];
+      const reads: Array<() => Promise<unknown>> = [
+        ...sessionReads.map(([id, now, clientId]) => () => store.getSessionAndUser(id, now, clientId)),
+        ...tokenReads.map((read) => () => store.getAccessTokenState(read)),
+      ];
+      const oneByOne: unknown[] = [];
+      for (const read of reads) oneByOne.push(await read());
+      const atOnce = await Promise.all(reads.map((read) => read()));
+      const plain = (values: unknown[]) => JSON.parse(JSON.stringify(values)) as unknown;
+      assert.deepEqual(plain(atOnce), plain(oneByOne));
+      // And they are what they should be.
+      const sessions = atOnce.slice(0, sessionReads.length) as Array<Awaited<ReturnType<Store['getSessionAndUser']>>>;
+      assert.deepEqual(sessions.map((s) => s && [s.user?.name ?? null, s.consentedScopes]), [
+        ['A', ['openid', 'apps']], ['B', ['email']], ['A', []], undefined, ['B', ['email']], [null, []], undefined, ['A', ['openid', 'apps']], ['A', []],
+      ]);
+      const states = atOnce.slice(sessionReads.length) as Array<Awaited<ReturnType<Store['getAccessTokenState']>>>;
+      assert.deepEqual(states.map((s) => [s.user?.name ?? null, s.grant?.id ?? null, s.revoked]), [
+        ['A', g.id, false], ['A', g.id, true], [null, g.id, false], ['B', null, true], ['A', g.id, true],
+      ]);
+    });
+
     it('consent is an upsert per user and client', { skip }, async () => {
       assert.deepEqual(await store.getConsentedScopes('u1', 'c1'), []);
       await store.saveConsent('u1', 'c1', ['openid'], NOW);

@@ -23,7 +23,7 @@ const REDEEM_AUTHORIZATION_CODES_SQL = `insert into grants (${GRANT_COLUMNS.join
   where exists (select 1 from users u where u.id = v.user_id and u.disabled = 0)
   on conflict (id) do nothing returning id`;
 
-export class PostgresBatchedWrites {
+export class PostgresBatches {
   readonly #db: Kysely<Database>;
   readonly #redemptions: StatementBatches<GrantRow, true>;
   readonly #rotations: StatementBatches<RotateValidTokenFamily, TokenFamily>;
