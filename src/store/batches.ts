@@ -69,12 +69,15 @@ export class StatementBatches<Item, Result> {
       if (batch.length === 0) return;
       batch.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       this.#inFlight++;
-      void this.#send(batch).finally(() => {
-        for (const waiting of batch) this.#busy.delete(waiting.key);
-        this.#inFlight--;
-        this.#dispatch();
-      });
+      void this.#send(batch);
     }
+  }
+
+  /** The batch's lane is free again, and its keys: the next batch goes. */
+  #release(batch: Array<Waiting<Item, Result>>): void {
+    for (const waiting of batch) this.#busy.delete(waiting.key);
+    this.#inFlight--;
+    this.#dispatch();
   }
 
   async #send(batch: Array<Waiting<Item, Result>>): Promise<void> {
@@ -83,13 +86,17 @@ export class StatementBatches<Item, Result> {
       results = await this.#statement(batch.map((w) => w.item));
     } catch (error) {
       if (batch.length === 1) {
+        this.#release(batch);
         batch[0]!.reject(error);
         return;
       }
-      // The statement is atomic: nothing of the batch was written. Each call on its own.
-      await Promise.all(batch.map((w) => this.#send([w])));
+      // The statement is atomic: nothing of the batch was written. Each call on its own, in a lane of its own.
+      this.#inFlight += batch.length - 1;
+      for (const w of batch) void this.#send([w]);
       return;
     }
+    // The next batch goes before the callers go on with their results (signing tokens, answering).
+    this.#release(batch);
     for (const w of batch) w.resolve(results.get(w.key));
   }
 }
