@@ -83,6 +83,7 @@ export class KyselyStore implements Store {
 
   readonly #group: GroupCommit | undefined;
   readonly #sqliteWrites: SqliteWrites | undefined;
+  /** PostgreSQL: the hot writes, concurrent ones sharing a statement (./postgres-batches.ts). */
   readonly #batched: PostgresBatches | undefined;
   readonly #clients = new ClientCache();
   readonly #joins: Record<'sessionAndUser' | 'sessionUserAndConsent' | 'tokenFamily' | 'refreshTokenFamily' | 'accessTokenState', string>;
@@ -105,8 +106,8 @@ export class KyselyStore implements Store {
       accessTokenState: accessTokenStateSql(parameter),
     };
     if (dialect === 'postgres') {
-      this.#batched = new PostgresBatches(db);
-      const batched = this.#batched;
+      const batched = new PostgresBatches(db);
+      this.#batched = batched;
       this.rotateValidTokenFamily = (input) => batched.rotateValidTokenFamily(input);
     }
   }
