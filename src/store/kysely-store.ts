@@ -106,16 +106,20 @@ export class KyselyStore implements Store {
       accessTokenState: accessTokenStateSql(parameter),
     };
     if (dialect === 'postgres') {
-      const batched = new PostgresBatches(db);
+      const batched = new PostgresBatches((text, parameters) => this.#rows(text, parameters));
       this.#batched = batched;
       this.rotateValidTokenFamily = (input) => batched.rotateValidTokenFamily(input);
     }
   }
 
-  /** The first row of a statement written out by hand (./joins.ts). */
+  /** The rows of a statement written out by hand (./joins.ts, ./postgres-batches.ts). */
+  async #rows(text: string, parameters: unknown[]): Promise<Array<Record<string, unknown>>> {
+    return (await this.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, parameters))).rows;
+  }
+
+  /** The first row of a statement written out by hand. */
   async #first(text: string, parameters: unknown[]): Promise<Record<string, unknown> | undefined> {
-    const { rows } = await this.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, parameters));
-    return rows[0];
+    return (await this.#rows(text, parameters))[0];
   }
 
   /**

@@ -1,11 +1,13 @@
 // PostgreSQL's hot writes, batched (./batches.ts): a code's redemption (the grant's insert) and the
 // usual refresh (Store.rotateValidTokenFamily). Concurrent calls share one statement and one commit.
-import { CompiledQuery, type Kysely } from 'kysely';
 import { StatementBatches } from './batches.ts';
 import { GRANT_COLUMNS } from './columns.ts';
 import { ROTATE_VALID_TOKEN_FAMILIES_SQL, type TokenFamily, toTokenFamily } from './joins.ts';
 import type { RotateValidTokenFamily } from './store.ts';
-import type { Database, GrantRow } from './types.ts';
+import type { GrantRow } from './types.ts';
+
+/** Runs a statement written out by hand; its rows. */
+export type RunStatement = (text: string, parameters: unknown[]) => Promise<Array<Record<string, unknown>>>;
 
 // PostgreSQL's types for the grant's columns: the arrays a batch's parameters are cast to.
 const GRANT_TYPES: Record<(typeof GRANT_COLUMNS)[number], 'text' | 'bigint' | 'integer'> = {
@@ -24,23 +26,21 @@ const REDEEM_AUTHORIZATION_CODES_SQL = `insert into grants (${GRANT_COLUMNS.join
   on conflict (id) do nothing returning id`;
 
 export class PostgresBatches {
-  readonly #db: Kysely<Database>;
   readonly #redemptions: StatementBatches<GrantRow, true>;
   readonly #rotations: StatementBatches<RotateValidTokenFamily, TokenFamily>;
 
-  constructor(db: Kysely<Database>) {
-    this.#db = db;
+  constructor(run: RunStatement) {
     this.#redemptions = new StatementBatches({
       key: (grant) => grant.id,
       statement: async (grants) => {
-        const rows = await this.#rows(REDEEM_AUTHORIZATION_CODES_SQL, GRANT_COLUMNS.map((c) => grants.map((g) => g[c])));
+        const rows = await run(REDEEM_AUTHORIZATION_CODES_SQL, GRANT_COLUMNS.map((c) => grants.map((g) => g[c])));
         return new Map(rows.map((row) => [row.id as string, true as const]));
       },
     });
     this.#rotations = new StatementBatches({
       key: (input) => input.grantId,
       statement: async (inputs) => {
-        const rows = await this.#rows(ROTATE_VALID_TOKEN_FAMILIES_SQL, [
+        const rows = await run(ROTATE_VALID_TOKEN_FAMILIES_SQL, [
           inputs.map((i) => i.now), inputs.map((i) => i.grantId), inputs.map((i) => i.generation),
           inputs.map((i) => i.clientId), inputs.map((i) => i.absoluteTtl), inputs.map((i) => i.ttl),
         ]);
@@ -55,9 +55,5 @@ export class PostgresBatches {
 
   rotateValidTokenFamily(input: RotateValidTokenFamily): Promise<TokenFamily | undefined> {
     return this.#rotations.run(input);
-  }
-
-  async #rows(text: string, parameters: unknown[]): Promise<Array<Record<string, unknown>>> {
-    return (await this.#db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, parameters))).rows;
   }
 }
