@@ -50,6 +50,44 @@ export interface User {
   updatedAt: number;
 }
 
+/** Clients (the CLI, client authentication, the authorization endpoint). */
+export interface ClientStore {
+  createClient(client: Client): Promise<void>;
+  getClient(clientId: string): Promise<Client | undefined>;
+  listClients(): Promise<Client[]>;
+  /** Returns false when no such client exists. */
+  deleteClient(clientId: string): Promise<boolean>;
+  /** Returns false when no such client exists. */
+  setClientSecretHash(clientId: string, secretHash: string): Promise<boolean>;
+}
+
+/** Users (the CLI, sign-in). */
+export interface UserStore {
+  createUser(user: User): Promise<void>;
+  getUserById(id: string): Promise<User | undefined>;
+  getUserByUsername(username: string): Promise<User | undefined>;
+  listUsers(): Promise<User[]>;
+  /** Returns false when no such user exists. */
+  setUserPassword(id: string, passwordHash: string, now: number): Promise<boolean>;
+  /** Returns false when no such user exists. */
+  setUserDisabled(id: string, disabled: boolean, now: number): Promise<boolean>;
+  countUsers(): Promise<number>;
+}
+
+/** Browser sessions (id = SHA-256 of the cookie value) and the consent remembered per user and client. */
+export interface SessionStore {
+  createSession(session: SessionRow): Promise<void>;
+  /**
+   * The live session with its user (undefined when the user no longer exists), read together; with
+   * `clientId`, also the scopes the user has consented to for that client.
+   */
+  getSessionAndUser(id: string, now: number, clientId?: string): Promise<SessionAndUser | undefined>;
+  deleteSession(id: string): Promise<void>;
+  getConsentedScopes(userId: string, clientId: string): Promise<string[]>;
+  /** Replaces the remembered scopes with `scopes` (callers pass the union). */
+  saveConsent(userId: string, clientId: string, scopes: string[], now: number): Promise<void>;
+}
+
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
 
