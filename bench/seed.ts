@@ -3,9 +3,8 @@
 import { sql } from 'kysely';
 import { createClient, createUser } from '../src/cli/operations.ts';
 import { loadConfig } from '../src/config/index.ts';
-import type { KyselyStore } from '../src/store/kysely-store.ts';
 import type { GrantRow } from '../src/store/types.ts';
-import { openStore } from '../src/store/index.ts';
+import { openDatabase, openStore } from '../src/store/index.ts';
 import { KeyStore } from '../src/tokens/keystore.ts';
 import { newId, newSortableId } from '../src/tokens/opaque.ts';
 import { hashPassword } from '../src/tokens/passwords.ts';
@@ -37,7 +36,7 @@ export async function seedTessera(input: {
       await createUser(store, config, { username: `user-${i}`, email: `user-${i}@example.com`, name: `User ${i}`, passwordHash });
       users.push({ username: `user-${i}`, password });
     }
-    await fill(store as KyselyStore, client.clientId, passwordHash, input.extraUsers, input.extraRefreshTokens);
+    await fill(input.databaseUrl, client.clientId, passwordHash, input.extraUsers, input.extraRefreshTokens);
     return { clientId: client.clientId, clientSecret: clientSecret!, users };
   } finally {
     await store.close();
@@ -45,9 +44,9 @@ export async function seedTessera(input: {
 }
 
 /** Bulk rows in batches: users, and grants spread over them, each with a live refresh token. */
-async function fill(store: KyselyStore, clientId: string, passwordHash: string, userCount: number, tokenCount: number): Promise<void> {
+async function fill(databaseUrl: string, clientId: string, passwordHash: string, userCount: number, tokenCount: number): Promise<void> {
   if (userCount === 0 && tokenCount === 0) return;
-  const db = store.db;
+  const db = openDatabase(databaseUrl);
   const now = Math.floor(Date.now() / 1000);
   const userIds: string[] = [];
   const BATCH = 500;
@@ -73,5 +72,6 @@ async function fill(store: KyselyStore, clientId: string, passwordHash: string, 
     }
     await db.insertInto('grants').values(grants).execute();
   }
-  if (store.dialect === 'postgres') await sql`analyze`.execute(db);
+  if (!databaseUrl.startsWith('sqlite:')) await sql`analyze`.execute(db);
+  await db.destroy();
 }

@@ -8,8 +8,7 @@ import type { Store, User } from '../store/store.ts';
 import type { GrantRow } from '../store/types.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
 import { type AccessTokenClaims, verifyAccessToken } from '../tokens/jwt.ts';
-import { refreshTokenKey } from '../tokens/opaque.ts';
-import { RefreshTokens } from '../tokens/refresh.ts';
+import type { RefreshTokens } from '../tokens/refresh.ts';
 
 export interface TokenStatusDeps {
   config: Pick<Config, 'issuer' | 'accessTokenAudience' | 'refreshTokenAbsoluteTtl'>;
@@ -44,30 +43,20 @@ export interface RefreshTokenState {
 
 /** A refresh token's family and whether the token is active, or undefined when unknown. */
 export async function refreshTokenState(deps: TokenStatusDeps, token: string, now: number): Promise<RefreshTokenState | undefined> {
-  if (RefreshTokens.isCurrentFormat(token)) {
-    const id = deps.refreshTokens.parse(token);
-    const family = id && await deps.store.getTokenFamily(id.grantId);
-    if (!id || !family || family.grant.refresh_generation === null || id.generation > family.grant.refresh_generation) return undefined;
-    const { grant, user } = family;
-    return {
-      grantId: grant.id, clientId: grant.client_id, userId: grant.user_id, scope: grant.scope,
-      issuedAt: grant.refresh_issued_at ?? grant.created_at, expiresAt: grant.refresh_expires_at!,
-      active: id.generation === grant.refresh_generation && grant.refresh_expires_at! > now && live(deps, grant, user, now),
-    };
-  }
-  // A token of an earlier release.
-  const family = await deps.store.getRefreshTokenFamily(refreshTokenKey(token));
-  if (!family) return undefined;
-  const { token: row, grant, user } = family;
+  const id = deps.refreshTokens.parse(token);
+  const family = id && (await deps.store.getTokenFamily(id.grantId));
+  if (!id || !family || id.generation > family.grant.refresh_generation) return undefined;
+  const { grant, user } = family;
   return {
-    grantId: row.grant_id, clientId: row.client_id, userId: row.user_id, scope: row.scope, issuedAt: row.created_at, expiresAt: row.expires_at,
-    active: row.consumed_at === null && row.expires_at > now && live(deps, grant, user, now),
+    grantId: grant.id, clientId: grant.client_id, userId: grant.user_id, scope: grant.scope,
+    issuedAt: grant.refresh_issued_at, expiresAt: grant.refresh_expires_at,
+    active: id.generation === grant.refresh_generation && grant.refresh_expires_at > now && live(deps, grant, user, now),
   };
 }
 
 /** The family is neither revoked nor past its absolute lifetime, and its user is active. */
-function live(deps: TokenStatusDeps, grant: GrantRow | undefined, user: User | undefined, now: number): boolean {
-  return grant !== undefined && grant.revoked_at === null && grant.created_at + deps.config.refreshTokenAbsoluteTtl > now && user !== undefined && !user.disabled;
+function live(deps: TokenStatusDeps, grant: GrantRow, user: User | undefined, now: number): boolean {
+  return grant.revoked_at === null && grant.created_at + deps.config.refreshTokenAbsoluteTtl > now && user !== undefined && !user.disabled;
 }
 
 /** JWTs have three dot-separated parts; refresh tokens have no dots. */

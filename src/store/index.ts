@@ -1,39 +1,54 @@
 // openStore(DATABASE_URL): `sqlite:<path>` (default; `sqlite::memory:` too) or `postgres://…`.
-import { resolve } from 'node:path';
 import { Kysely } from 'kysely';
-import { openSqlite, sqliteDialect } from './dialects/sqlite.ts';
-import { postgresDialect, postgresPool } from './dialects/postgres.ts';
-import { KyselyStore } from './kysely-store.ts';
-import { SqliteReaderStore } from './sqlite-reader.ts';
+import { resolve } from 'node:path';
+import { PostgresStore } from './postgres/store.ts';
+import { openSqlite, sqliteDialect } from './sqlite/connection.ts';
+import { SqliteStore } from './sqlite/store.ts';
+import { localWriter, WriterThread } from './sqlite/writer-thread.ts';
+import { SqliteWriter } from './sqlite/writer.ts';
 import type { Store } from './store.ts';
 import type { Database } from './types.ts';
-import { openWorkerStore } from './worker-store.ts';
 
 export type { Store } from './store.ts';
 
+function sqlitePath(databaseUrl: string): string | undefined {
+  if (!databaseUrl.startsWith('sqlite:')) return undefined;
+  const path = databaseUrl.slice('sqlite:'.length);
+  if (path === '') throw new Error('DATABASE_URL: sqlite: needs a path, e.g. sqlite:./data/tessera.db');
+  return path === ':memory:' ? path : resolve(path);
+}
+
+const isPostgres = (databaseUrl: string) => /^postgres(ql)?:\/\//.test(databaseUrl);
+
 /**
- * `thread: 'worker'` (what the server uses) writes to SQLite from a worker thread of its own and
- * reads on the calling thread (./worker-store.ts); `'current'` does both on the calling thread,
- * which suits short-lived commands. PostgreSQL is asynchronous already and ignores the option, and
- * so does `sqlite::memory:` (a second connection would see another database). `pgPreparedStatements`
- * (default true) names PostgreSQL statements (./dialects/postgres.ts).
+ * SQLite reads on the calling thread and writes on a connection of its own: on a worker thread with
+ * `thread: 'worker'` (what the server uses), else on the calling thread, which suits short-lived
+ * commands. `sqlite::memory:` has one connection (a second would see another database).
+ * `pgPreparedStatements` (default true) names PostgreSQL statements (./postgres/connection.ts).
  */
-export async function openStore(databaseUrl: string, options: { thread?: 'worker' | 'current'; pgPreparedStatements?: boolean } = {}): Promise<Store> {
-  if (databaseUrl.startsWith('sqlite:')) {
-    const path = databaseUrl.slice('sqlite:'.length);
-    if (path === '') throw new Error('DATABASE_URL: sqlite: needs a path, e.g. sqlite:./data/tessera.db');
-    const file = path === ':memory:' ? path : resolve(path);
+export async function openStore(
+  databaseUrl: string,
+  options: { thread?: 'worker' | 'current'; pgPreparedStatements?: boolean } = {},
+): Promise<Store> {
+  const file = sqlitePath(databaseUrl);
+  if (file === ':memory:') {
     const sqlite = openSqlite(file);
-    if (options.thread === 'worker' && file !== ':memory:') {
-      const store = openWorkerStore(`sqlite:${file}`, new SqliteReaderStore(sqlite));
-      // Opening fails here, not on the first request, when the file cannot be opened.
-      await store.ping();
-      return store;
-    }
-    return new KyselyStore(new Kysely<Database>({ dialect: sqliteDialect(sqlite) }), 'sqlite', sqlite);
+    return new SqliteStore(sqlite, localWriter(new SqliteWriter(sqlite)));
   }
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    return new KyselyStore(new Kysely<Database>({ dialect: postgresDialect(postgresPool(databaseUrl), options.pgPreparedStatements ?? true) }), 'postgres');
+  if (file !== undefined) {
+    // Opening fails here, not on the first request, when the file cannot be opened.
+    const reader = openSqlite(file);
+    const writer = options.thread === 'worker' ? new WriterThread(file) : localWriter(new SqliteWriter(openSqlite(file)));
+    return new SqliteStore(reader, writer);
   }
+  if (isPostgres(databaseUrl)) return new PostgresStore(databaseUrl, options.pgPreparedStatements ?? true);
+  throw new Error('DATABASE_URL: expected sqlite:<path> or postgres://…');
+}
+
+/** A plain Kysely connection to the database, for looking behind the Store (tests, the benchmark's seeding). */
+export function openDatabase(databaseUrl: string): Kysely<Database> {
+  const file = sqlitePath(databaseUrl);
+  if (file !== undefined) return new Kysely<Database>({ dialect: sqliteDialect(openSqlite(file)) });
+  if (isPostgres(databaseUrl)) return new PostgresStore(databaseUrl, false).db;
   throw new Error('DATABASE_URL: expected sqlite:<path> or postgres://…');
 }

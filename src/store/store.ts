@@ -1,21 +1,8 @@
-// The repository interface the domain code depends on. One Kysely implementation (./kysely-store.ts)
-// serves SQLite and PostgreSQL; the contract tests in test/store run against both.
-import type {
-  GrantRow,
-  SessionRow,
-  SigningKeyRow,
-} from './types.ts';
-import type { AccessTokenState, RefreshTokenFamily, SessionAndUser, TokenFamily } from './joins.ts';
-
-export interface RotateValidTokenFamily {
-  grantId: string;
-  /** The generation of the token presented. */
-  generation: number;
-  clientId: string;
-  now: number;
-  ttl: number;
-  absoluteTtl: number;
-}
+// What the domain code asks of the database: one narrow interface per consumer, and `Store`, all of
+// them. SQLite (./sqlite/store.ts) and PostgreSQL (./postgres/store.ts) implement every method alike;
+// they differ inside, never in what they answer. The contract tests in test/store run against both.
+import type { NoMigrations } from 'kysely';
+import type { GrantRow, SessionRow, SigningKeyRow } from './types.ts';
 
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
@@ -50,7 +37,47 @@ export interface User {
   updatedAt: number;
 }
 
-/** Clients (the CLI, client authentication, the authorization endpoint). */
+export interface SessionAndUser {
+  session: SessionRow;
+  user: User | undefined;
+  /** The scopes consented to for the client asked about; undefined when none was asked about. */
+  consentedScopes?: string[];
+}
+
+/** A grant, which holds its refresh tokens' state (src/tokens/refresh.ts), and its user. */
+export interface TokenFamily {
+  grant: GrantRow;
+  /** Undefined once the user has been deleted. */
+  user: User | undefined;
+}
+
+export interface AccessTokenState {
+  /** Undefined when the user has been deleted. */
+  user: User | undefined;
+  /** Undefined once housekeeping has removed the grant. */
+  grant: Pick<GrantRow, 'id' | 'revoked_at'> | undefined;
+  /** Whether the token itself was revoked (RFC 7009). */
+  revoked: boolean;
+}
+
+/** A refresh: the token presented (its grant and generation) and what the next token may be. */
+export interface Rotation {
+  grantId: string;
+  generation: number;
+  clientId: string;
+  /** The scopes asked for (RFC 6749 §6), space-separated; null to keep the grant's. */
+  scope: string | null;
+  now: number;
+  /** The next token's lifetime; it never outlives the family's `absoluteTtl` from the grant. */
+  ttl: number;
+  absoluteTtl: number;
+}
+
+export type RotationOutcome<T> =
+  | { rotated: true; family: TokenFamily; value: T }
+  /** Nothing written; the family as it stands (undefined when unknown), which tells why. */
+  | { rotated: false; family: TokenFamily | undefined };
+
 export interface ClientStore {
   createClient(client: Client): Promise<void>;
   getClient(clientId: string): Promise<Client | undefined>;
@@ -61,7 +88,6 @@ export interface ClientStore {
   setClientSecretHash(clientId: string, secretHash: string): Promise<boolean>;
 }
 
-/** Users (the CLI, sign-in). */
 export interface UserStore {
   createUser(user: User): Promise<void>;
   getUserById(id: string): Promise<User | undefined>;
@@ -88,116 +114,67 @@ export interface SessionStore {
   saveConsent(userId: string, clientId: string, scopes: string[], now: number): Promise<void>;
 }
 
-export interface Store {
-  readonly dialect: 'sqlite' | 'postgres';
-
-  // clients
-  createClient(client: Client): Promise<void>;
-  getClient(clientId: string): Promise<Client | undefined>;
-  listClients(): Promise<Client[]>;
-  /** Returns false when no such client exists. */
-  deleteClient(clientId: string): Promise<boolean>;
-  /** Returns false when no such client exists. */
-  setClientSecretHash(clientId: string, secretHash: string): Promise<boolean>;
-
-  // users
-  createUser(user: User): Promise<void>;
-  getUserById(id: string): Promise<User | undefined>;
-  getUserByUsername(username: string): Promise<User | undefined>;
-  listUsers(): Promise<User[]>;
-  /** Returns false when no such user exists. */
-  setUserPassword(id: string, passwordHash: string, now: number): Promise<boolean>;
-  /** Returns false when no such user exists. */
-  setUserDisabled(id: string, disabled: boolean, now: number): Promise<boolean>;
-  countUsers(): Promise<number>;
-
-  // sessions (id = SHA-256 of the cookie value)
-  createSession(session: SessionRow): Promise<void>;
-  /** An unexpired session, or undefined. */
-  /**
-   * The live session with its user (undefined when the user no longer exists), read together; with
-   * `clientId`, also the scopes the user has consented to for that client.
-   */
-  getSessionAndUser(id: string, now: number, clientId?: string): Promise<SessionAndUser | undefined>;
-  deleteSession(id: string): Promise<void>;
-
-  // consent, remembered per user and client
-  getConsentedScopes(userId: string, clientId: string): Promise<string[]>;
-  /** Replaces the remembered scopes with `scopes` (callers pass the union). */
-  saveConsent(userId: string, clientId: string, scopes: string[], now: number): Promise<void>;
-
-  // authorization codes
+/** Grants: the token families issued from authorization codes. */
+export interface GrantStore {
   /**
    * Codes are sealed (src/oauth/codes.ts) and the grant issued from one takes the code's id, so the
-   * grant's row is the record of the redemption, and it holds the state of the refresh token issued
-   * with it (generation 1). Inserts the grant with a conditional write (`INSERT … ON CONFLICT DO
-   * NOTHING`, and only while the grant's user exists and is not disabled). Returns false when the
-   * code was redeemed before, or by a concurrent request, or the user is no longer active; nothing
-   * is written then.
+   * grant's row is the record of the redemption. Inserts the grant with a conditional write, only
+   * if no grant has its id and its user exists and is not disabled. Returns false, having written
+   * nothing, when the code was redeemed before (or by a concurrent request) or the user is not active.
    */
   redeemAuthorizationCode(input: { grant: GrantRow }): Promise<boolean>;
-
-  // grants (token families)
   getGrant(id: string): Promise<GrantRow | undefined>;
-  /** Marks the grant revoked and every refresh token of it consumed. Idempotent. */
+  /** Marks the grant revoked, which ends its refresh tokens and access tokens. Idempotent. */
   revokeGrant(id: string, now: number): Promise<void>;
-
-  /** The user's live grants (not revoked, with a refresh token not yet expired), newest first. */
+  /** The user's live grants (not revoked, refresh token unexpired), newest first. */
   listActiveGrants(userId: string, now: number): Promise<Array<GrantRow & { client_name: string }>>;
   /** Revokes every grant of the user for the client and forgets the consent; returns how many grants. */
   withdrawClient(userId: string, clientId: string, now: number): Promise<number>;
+  /** The grant and its user, read together. */
+  getTokenFamily(grantId: string): Promise<TokenFamily | undefined>;
+  /**
+   * A refresh, as one conditional write: moves the family to the next generation, issued `now`, only
+   * if it is at the generation presented, issued to the client, not revoked, its current token and
+   * the family unexpired, the scope asked for within the grant's, and its user active; under
+   * concurrent refreshes exactly one wins. `whileCommitting` (signing the new tokens) runs once the
+   * rotation is known valid and may overlap its commit; its value is returned only after the commit.
+   */
+  rotateTokenFamily<T>(
+    rotation: Rotation,
+    whileCommitting: (family: TokenFamily) => Promise<T>,
+  ): Promise<RotationOutcome<T>>;
+}
 
-  // revoked access tokens (RFC 7009): kept until the token would have expired
+/** Access tokens revoked before they expire (RFC 7009), and what decides whether one is active. */
+export interface RevocationStore {
+  /** Kept until the token would have expired. */
   revokeAccessToken(jti: string, expiresAt: number): Promise<void>;
   /** An access token's user, grant, and whether it was revoked by itself: one read. */
   getAccessTokenState(input: { userId: string; grantId: string; jti: string }): Promise<AccessTokenState>;
+}
 
-  // refresh tokens (src/tokens/refresh.ts): the family's state is in its grant
-  /** The grant and its user, read together (a refresh request needs both). */
-  getTokenFamily(grantId: string): Promise<TokenFamily | undefined>;
-  /**
-   * Rotation, with a conditional write: moves the grant from `generation` to the next, issued `now`
-   * and expiring at `expiresAt`, only while it is at `generation` and not revoked. Returns false
-   * when it was not (a concurrent refresh rotated it first, or it was revoked); nothing is written then.
-   */
-  rotateTokenFamily(input: { grantId: string; generation: number; now: number; expiresAt: number }): Promise<boolean>;
-  /**
-   * Only where every statement is a round trip (PostgreSQL): the usual refresh as one statement.
-   * Rotates the grant as rotateTokenFamily does, expiring at the earlier of `now + ttl` and its
-   * creation + `absoluteTtl`, only if it is at `generation`, issued to `clientId`, neither revoked
-   * nor older than `absoluteTtl`, its current token unexpired and its user active. Returns the grant
-   * as rotated and its user; undefined, having written nothing, when any of that does not hold.
-   */
-  rotateValidTokenFamily?(input: RotateValidTokenFamily): Promise<TokenFamily | undefined>;
-
-  // refresh tokens issued by an earlier release (refresh_tokens, keyed by refreshTokenKey(token))
-  /** The token with its grant and its user, read together. */
-  getRefreshTokenFamily(tokenHash: string): Promise<RefreshTokenFamily | undefined>;
-  /**
-   * The first rotation of such a token: in one transaction, marks it consumed with a conditional
-   * write (`… WHERE consumed_at IS NULL`) and, only if that won, moves its family into the grant:
-   * the next generation (1 for a family that had none), issued `now`, expiring at `expiresAt`.
-   * Returns that generation, or undefined when the token was already rotated or the grant revoked.
-   */
-  rotateLegacyRefreshToken(input: { tokenHash: string; grantId: string; now: number; expiresAt: number }): Promise<number | undefined>;
-
-  /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
-  purgeExpired(input: { now: number; codeTtl: number; codeGrace: number; accessTokenTtl: number }): Promise<Record<string, number>>;
-
-  // signing keys
+export interface SigningKeyStore {
   listSigningKeys(): Promise<SigningKeyRow[]>;
   insertSigningKey(key: SigningKeyRow): Promise<void>;
   /** Marks every active key of `alg` other than `exceptKid` retired. */
   retireSigningKeys(alg: string, exceptKid: string): Promise<void>;
+}
 
+export interface PurgeInput {
+  now: number;
+  codeTtl: number;
+  /** How long after a code expires its grant is kept, so that its replay is still recognised as one. */
+  codeGrace: number;
+  accessTokenTtl: number;
+}
+
+export interface Store extends ClientStore, UserStore, SessionStore, GrantStore, RevocationStore, SigningKeyStore {
+  /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
+  purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
+  /** Runs pending migrations (./migrations), or migrates up or down to `to`; returns the names applied or undone. */
+  migrate(to?: string | NoMigrations): Promise<string[]>;
   /** Forgets cached data (clients), after changes made behind this store's back. */
   clearCaches(): void;
-
-  /**
-   * Runs pending migrations (src/store/migrations), or migrates up or down to `to`; returns the
-   * names applied or undone.
-   */
-  migrate(to?: string): Promise<string[]>;
   /** Readiness probe: a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -52,30 +52,6 @@ export interface ConsentRow {
   updated_at: number;
 }
 
-/**
- * The record of a code redeemed by an earlier release. Codes are sealed and stored nowhere, and a
- * redemption is now recorded by the grant, which takes the code's id; the table is no longer
- * written, only emptied by housekeeping, so that instances of the earlier release keep working
- * beside this one during a rolling upgrade. A later migration drops it.
- */
-export interface AuthorizationCodeRow {
-  /** The code's identifier (a sealed code carries it; it is not the code). */
-  code_hash: string;
-  client_id: string;
-  user_id: string;
-  redirect_uri: string;
-  scope: string;
-  code_challenge: string | null;
-  code_challenge_method: string | null;
-  nonce: string | null;
-  auth_time: number;
-  /** The grant created when the code was redeemed, in the same transaction. */
-  grant_id: string | null;
-  created_at: number;
-  expires_at: number;
-  consumed_at: number | null;
-}
-
 /** A grant is the family of tokens issued from one authorization code, under the code's id. */
 export interface GrantRow {
   id: string;
@@ -85,34 +61,12 @@ export interface GrantRow {
   auth_time: number;
   created_at: number;
   revoked_at: number | null;
-  /**
-   * The generation of the family's current refresh token (src/tokens/refresh.ts); null when its
-   * refresh tokens are rows of refresh_tokens (issued by an earlier release) or it has none.
-   */
-  refresh_generation: number | null;
+  /** The generation of the family's current refresh token (src/tokens/refresh.ts). */
+  refresh_generation: number;
   /** When the current refresh token expires. */
-  refresh_expires_at: number | null;
+  refresh_expires_at: number;
   /** When the current refresh token was issued: the previous one was rotated away then. */
-  refresh_issued_at: number | null;
-}
-
-/**
- * A refresh token issued by an earlier release, before the grant held its family's state. No longer
- * written, only consumed (its first rotation moves the family into the grant) and emptied by
- * housekeeping once expired.
- */
-export interface RefreshTokenRow {
-  /** SHA-256 of the token. */
-  token_hash: string;
-  grant_id: string;
-  client_id: string;
-  user_id: string;
-  scope: string;
-  auth_time: number;
-  created_at: number;
-  expires_at: number;
-  /** Set when the token is rotated away; a second presentation then revokes the family. */
-  consumed_at: number | null;
+  refresh_issued_at: number;
 }
 
 export interface SigningKeyRow {
@@ -138,8 +92,6 @@ export interface Database {
   users: UserRow;
   sessions: SessionRow;
   consents: ConsentRow;
-  authorization_codes: AuthorizationCodeRow;
   grants: GrantRow;
-  refresh_tokens: RefreshTokenRow;
   signing_keys: SigningKeyRow;
 }

@@ -57,13 +57,3 @@ function timePrefix(now: number): string {
 export function newSortableId(now = Date.now()): string {
   return `${timePrefix(now)}${random(12).toString('base64url')}`;
 }
-
-/**
- * The stored key of a refresh token of an earlier release (refresh_tokens; the tokens issued now are
- * ./refresh.ts's and stored nowhere). Such a token was 12 hex digits of its creation time and 256
- * random bits, 55 characters, keyed by its time prefix and the SHA-256 of the whole token; or, issued
- * before the prefix existed, 43 characters keyed by the hash alone.
- */
-export function refreshTokenKey(token: string): string {
-  return token.length === 55 && /^[0-9a-f]{12}/.test(token) ? `${token.slice(0, 12)}${hashToken(token)}` : hashToken(token);
-}

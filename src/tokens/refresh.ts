@@ -8,9 +8,7 @@
 // So a rotation updates one row instead of inserting a token and consuming another, and any token
 // of the family, current or long rotated away, is recognised as genuine: one of an earlier
 // generation is a replay, and revokes the family. Nothing stored is a token or leads to one without
-// the secret. `~` is unreserved in URLs and appears neither in base64url nor in JWTs, which tells
-// these tokens from access tokens and from the opaque tokens of earlier releases (./opaque.ts,
-// refreshTokenKey), which are still accepted.
+// the secret. `~` is unreserved in URLs and appears neither in base64url nor in JWTs.
 import { createHmac, type KeyObject } from 'node:crypto';
 import { safeEqual } from './opaque.ts';
 import { purposeKey } from './sealed.ts';
@@ -47,11 +45,6 @@ export class RefreshTokens {
     const generation = token.slice(first + 1, last);
     if (!GENERATION.test(generation) || !safeEqual(this.#mac(body), token.slice(last + 1))) return undefined;
     return { grantId: token.slice(0, first), generation: parseInt(generation, 36) };
-  }
-
-  /** Whether `token` has this format at all (a token of an earlier release does not). */
-  static isCurrentFormat(token: string): boolean {
-    return token.includes(SEPARATOR);
   }
 
   #mac(body: string): string {

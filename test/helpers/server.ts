@@ -9,8 +9,7 @@ import type { Kysely } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import { createClient, createUser } from '../../src/cli/operations.ts';
 import { type Config, loadConfig } from '../../src/config/index.ts';
-import { openStore } from '../../src/store/index.ts';
-import type { KyselyStore } from '../../src/store/kysely-store.ts';
+import { openDatabase, openStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { Database } from '../../src/store/types.ts';
 import { KeyStore } from '../../src/tokens/keystore.ts';
@@ -110,7 +109,7 @@ export async function startServer(opts: { databaseUrl?: string; env?: Record<str
   const clock = { offset: 0 };
   const app = await buildApp({ config, store, keys, secret, logger: false, now: () => Math.floor(Date.now() / 1000) + clock.offset });
   await app.listen({ port, host: '127.0.0.1' });
-  let direct: Promise<KyselyStore> | undefined;
+  let direct: Kysely<Database> | undefined;
   return {
     issuer,
     config,
@@ -122,13 +121,13 @@ export async function startServer(opts: { databaseUrl?: string; env?: Record<str
     user: { id: user.id, username: 'alice', password: PASSWORD },
     clients,
     async db() {
-      direct ??= openStore(config.databaseUrl) as Promise<KyselyStore>;
-      return (await direct).db;
+      direct ??= openDatabase(config.databaseUrl);
+      return direct;
     },
     async close() {
       await app.close();
       await store.close();
-      await (await direct)?.close();
+      await direct?.destroy();
       await rm(dir, { recursive: true, force: true });
     },
   };

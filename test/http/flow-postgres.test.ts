@@ -19,8 +19,8 @@ describe('authorization code flow with openid-client (PostgreSQL)', async () => 
   it('confidential client with HTTP Basic', { skip: !database && 'PostgreSQL unreachable' }, () => confidentialFlowWithOpenidClient(server));
   it('public client with PKCE S256', { skip: !database && 'PostgreSQL unreachable' }, () => publicFlowWithOpenidClient(server));
 
-  // On PostgreSQL a refresh without scope is one statement (Store.rotateValidTokenFamily); what it
-  // refuses goes the long way and gets the same answers as on SQLite.
+  // On PostgreSQL a valid refresh is one statement (Store.rotateTokenFamily); what it refuses is read
+  // again and gets the same answers as on SQLite.
   it('refresh: rotation, then a replay revokes the family; another client and a disabled user are refused', { skip: !database && 'PostgreSQL unreachable' }, async () => {
     const c = server.clients.confidential;
     const refresh = (token: string, auth = basic(c.id, c.secret!)) => tokenRequest(server, { grant_type: 'refresh_token', refresh_token: token }, auth);

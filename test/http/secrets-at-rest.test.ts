@@ -19,7 +19,7 @@ describe('secrets at rest', () => {
     const tokens = (await (await exchange(server, issued)).json()) as { refresh_token: string };
     const session = browser.cookies.get('tessera_session')!;
     const db = await server.db();
-    const tables = ['clients', 'users', 'sessions', 'consents', 'authorization_codes', 'grants', 'refresh_tokens', 'signing_keys'];
+    const tables = ['clients', 'users', 'sessions', 'consents', 'grants', 'revoked_access_tokens', 'signing_keys'];
     let dump = '';
     for (const table of tables) dump += JSON.stringify((await sql`select * from ${sql.table(table)}`.execute(db)).rows);
     for (const [what, secret] of [

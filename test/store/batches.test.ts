@@ -1,8 +1,8 @@
-// PostgreSQL's statement batches (src/store/batches.ts), against a statement that records what it
+// PostgreSQL's statement batches (src/store/postgres/batches.ts), against a statement that records what it
 // was sent: how batches form, that one key never shares a batch, and that a failing call fails alone.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { StatementBatches } from '../../src/store/batches.ts';
+import { StatementBatches } from '../../src/store/postgres/batches.ts';
 
 interface Call { key: string; wins?: boolean; bad?: boolean }
 

@@ -1,12 +1,12 @@
-// PostgreSQL named statements (src/store/dialects/postgres.ts): prepared once per connection, and
+// PostgreSQL named statements (src/store/postgres/connection.ts): prepared once per connection, and
 // still correct when the schema changes under a prepared statement.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { sql } from 'kysely';
-import { prepareStatements } from '../../src/store/dialects/postgres.ts';
+import { prepareStatements } from '../../src/store/postgres/connection.ts';
 import { openStore } from '../../src/store/index.ts';
-import type { KyselyStore } from '../../src/store/kysely-store.ts';
+import type { PostgresStore } from '../../src/store/postgres/store.ts';
 import { type TestDatabase, withPostgresDatabase } from './databases.ts';
 
 describe('PostgreSQL named statements', () => {
@@ -60,7 +60,7 @@ describe('PostgreSQL named statements', () => {
   it('the store names its statements unless TESSERA_PG_PREPARED_STATEMENTS is false', async (t) => {
     if (!db) return t.skip('no PostgreSQL');
     for (const pgPreparedStatements of [true, false]) {
-      const store = (await openStore(db.url, { pgPreparedStatements })) as KyselyStore;
+      const store = (await openStore(db.url, { pgPreparedStatements })) as PostgresStore;
       try {
         await store.migrate();
         await store.getUserById('nobody');

@@ -1,10 +1,10 @@
 // The Store contract, run against SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { openStore } from '../../src/store/index.ts';
-import type { KyselyStore } from '../../src/store/kysely-store.ts';
-import type { Client, Store, User } from '../../src/store/store.ts';
-import type { GrantRow, RefreshTokenRow } from '../../src/store/types.ts';
+import type { Kysely } from 'kysely';
+import { openDatabase, openStore } from '../../src/store/index.ts';
+import type { Client, Rotation, Store, User } from '../../src/store/store.ts';
+import type { Database, GrantRow } from '../../src/store/types.ts';
 import { newId } from '../../src/tokens/opaque.ts';
 import { type TestDatabase, withPostgresDatabase, withSqliteDatabase } from './databases.ts';
 
@@ -51,33 +51,23 @@ function grant(userId: string, clientId: string): GrantRow {
   };
 }
 
-/** A refresh token of an earlier release, a row of refresh_tokens in the family `g`. */
-function legacyToken(g: GrantRow, hash = newId()): RefreshTokenRow {
-  return { token_hash: hash, grant_id: g.id, client_id: g.client_id, user_id: g.user_id, scope: g.scope, auth_time: NOW, created_at: NOW, expires_at: NOW + 100, consumed_at: null };
-}
-
-/** A stored refresh token of an earlier release, read as the refresh grant reads it. */
-async function storedToken(store: Store, tokenHash: string): Promise<RefreshTokenRow | undefined> {
-  return (await store.getRefreshTokenFamily(tokenHash))?.token;
-}
-
 function contract(name: string, database: () => Promise<TestDatabase | undefined>, thread: 'worker' | 'current' = 'current'): void {
   describe(`Store contract: ${name}`, async () => {
     const db = await database();
     const skip = db ? false : `${name} unreachable`;
     let store: Store;
-    /** A second connection, for rows the store no longer writes (refresh tokens of an earlier release). */
-    let side: KyselyStore;
+    /** A second connection, for rows the store does not write. */
+    let side: Kysely<Database>;
     before(async () => {
       if (!db) return;
       store = await openStore(db.url, { thread });
-      assert.deepEqual(await store.migrate(), ['001_initial', '002_revocation', '003_write_path', '004_token_families']);
-      side = (await openStore(db.url, { thread: 'current' })) as KyselyStore;
+      assert.deepEqual(await store.migrate(), ['001_initial']);
+      side = openDatabase(db.url);
       // The users the grants below belong to: a code is redeemed only for an active user.
       for (let i = 0; i < 10; i++) await store.createUser(user({ id: `u${i}` }));
     });
     after(async () => {
-      await side?.close();
+      await side?.destroy();
       await store?.close();
       await db?.drop();
     });
@@ -284,51 +274,46 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.deepEqual(family!.user, u);
       // A grant whose user is gone still reads.
       const orphan = grant('no-such-user', 'c1');
-      await side.db.insertInto('grants').values(orphan).execute();
+      await side.insertInto('grants').values(orphan).execute();
       const alone = await store.getTokenFamily(orphan.id);
       assert.deepEqual({ ...alone!.grant }, orphan);
       assert.equal(alone!.user, undefined);
       assert.equal(await store.getTokenFamily('unknown'), undefined);
     });
 
-    it('a rotation moves the family to the next generation, only from the generation presented', { skip }, async () => {
-      const g = grant('u1', 'c1');
-      assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
-      const rotate = (generation: number, now: number) => store.rotateTokenFamily({ grantId: g.id, generation, now, expiresAt: now + 50 });
-      assert.equal(await rotate(2, NOW + 1), false);
-      assert.equal(await rotate(0, NOW + 1), false);
-      assert.equal(await store.rotateTokenFamily({ grantId: 'unknown', generation: 1, now: NOW + 1, expiresAt: NOW + 51 }), false);
-      assert.deepEqual({ ...(await store.getGrant(g.id)) }, g);
-      assert.equal(await rotate(1, NOW + 2), true);
-      assert.deepEqual({ ...(await store.getGrant(g.id)) }, { ...g, refresh_generation: 2, refresh_issued_at: NOW + 2, refresh_expires_at: NOW + 52 });
-      assert.equal(await rotate(1, NOW + 3), false);
-      assert.equal(await rotate(2, NOW + 3), true);
-      assert.equal((await store.getGrant(g.id))?.refresh_generation, 3);
+    /** A refresh of `g` from generation 1 by client c1 that holds; `sign` stands for signing the tokens. */
+    const rotation = (g: GrantRow, changes: Partial<Rotation> = {}): Rotation => ({
+      grantId: g.id, generation: 1, clientId: 'c1', scope: null, now: NOW + 10, ttl: 50, absoluteTtl: 1000, ...changes,
     });
+    const sign = async (family: { grant: GrantRow }) => `tokens of generation ${family.grant.refresh_generation}`;
 
-    it('concurrent rotations of one generation: exactly one wins', { skip }, async () => {
-      const g = grant('u1', 'c1');
-      assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.rotateTokenFamily({ grantId: g.id, generation: 1, now: NOW + 1, expiresAt: NOW + 10 + i })));
-      assert.equal(results.filter(Boolean).length, 1);
-      const stored = await store.getGrant(g.id);
-      assert.equal(stored?.refresh_generation, 2);
-      assert.equal(stored?.refresh_expires_at, NOW + 10 + results.indexOf(true));
-    });
-
-    it('PostgreSQL rotates a valid family in one statement, and an invalid request writes nothing; SQLite reads and rotates separately', { skip }, async () => {
-      // On SQLite the one-statement form was slower (bench/RESULTS.md, item 19), so it is not offered.
-      assert.equal(typeof store.rotateValidTokenFamily, name === 'PostgreSQL' ? 'function' : 'undefined');
-      if (!store.rotateValidTokenFamily) return;
-      const rotate = store.rotateValidTokenFamily.bind(store);
+    it('a refresh moves the family to the next generation, and hands out what was signed once it has', { skip }, async () => {
       const u = user();
       await store.createUser(u);
       const g = grant(u.id, 'c1');
       assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
-      const input = { grantId: g.id, generation: 1, clientId: 'c1', now: NOW + 10, ttl: 50, absoluteTtl: 1000 };
-      const refused = async (changes: Partial<typeof input>) => {
+      const outcome = await store.rotateTokenFamily(rotation(g), sign);
+      const next = { ...g, refresh_generation: 2, refresh_issued_at: NOW + 10, refresh_expires_at: NOW + 60 };
+      assert.equal(outcome.rotated, true);
+      assert.deepEqual({ ...outcome.family!.grant }, next);
+      assert.deepEqual(outcome.family!.user, u);
+      assert.equal(outcome.rotated && outcome.value, 'tokens of generation 2');
+      assert.deepEqual({ ...(await store.getGrant(g.id)) }, next);
+      // The next token's lifetime stops at the family's end.
+      const last = await store.rotateTokenFamily(rotation(g, { generation: 2, now: NOW + 20, absoluteTtl: 30 }), sign);
+      assert.equal(last.family?.grant.refresh_expires_at, NOW + 30);
+    });
+
+    it('a refresh that does not hold writes nothing, signs nothing, and returns the family as it stands', { skip }, async () => {
+      const u = user();
+      await store.createUser(u);
+      const g = { ...grant(u.id, 'c1'), scope: 'openid apps' };
+      assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
+      const refused = async (changes: Partial<Rotation>) => {
         const before = await store.getGrant(g.id);
-        assert.equal(await rotate({ ...input, ...changes }), undefined, JSON.stringify(changes));
+        const outcome = await store.rotateTokenFamily(rotation(g, changes), () => assert.fail('signed'));
+        assert.equal(outcome.rotated, false, JSON.stringify(changes));
+        assert.deepEqual(outcome.family && { ...outcome.family.grant }, changes.grantId ? undefined : { ...before });
         assert.deepEqual(await store.getGrant(g.id), before);
       };
       await refused({ clientId: 'c2' });
@@ -337,24 +322,33 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       await refused({ grantId: 'unknown' });
       await refused({ generation: 2 });
       await refused({ generation: 0 });
-
-      const rotated = await rotate(input);
-      assert.deepEqual({ ...rotated!.grant }, { ...g, refresh_generation: 2, refresh_issued_at: NOW + 10, refresh_expires_at: NOW + 60 });
-      assert.deepEqual(rotated!.user, u);
+      await refused({ scope: 'openid email' }); // wider than the grant
+      const narrowed = await store.rotateTokenFamily(rotation(g, { scope: 'apps' }), sign);
+      assert.equal(narrowed.rotated, true);
       await refused({}); // generation 1 is used
-      // The next token's lifetime stops at the family's end.
-      assert.equal((await rotate({ ...input, generation: 2, now: NOW + 20, absoluteTtl: 30 }))?.grant.refresh_expires_at, NOW + 30);
-
       await store.setUserDisabled(u.id, true, NOW);
-      await refused({ generation: 3, now: NOW + 21 });
+      await refused({ generation: 2 });
       await store.setUserDisabled(u.id, false, NOW);
-      await store.revokeGrant(g.id, NOW + 22);
-      await refused({ generation: 3, now: NOW + 23 });
-      await side.db.updateTable('grants').set({ revoked_at: null }).where('id', '=', g.id).execute();
-      assert.ok(await rotate({ ...input, generation: 3, now: NOW + 23 }), 'the same request passes once the grant is live');
+      await store.revokeGrant(g.id, NOW + 5);
+      await store.revokeGrant(g.id, NOW + 6);
+      assert.equal((await store.getGrant(g.id))?.revoked_at, NOW + 5, 'revoking is idempotent');
+      await refused({ generation: 2 });
+      await side.updateTable('grants').set({ revoked_at: null }).where('id', '=', g.id).execute();
+      assert.equal((await store.rotateTokenFamily(rotation(g, { generation: 2 }), sign)).rotated, true, 'the same request passes once the grant is live');
     });
 
-    it('concurrent redemptions and rotations of different codes and families (on PostgreSQL, batched into shared statements) are each answered for themselves', { skip }, async () => {
+    it('concurrent refreshes with one token: exactly one wins', { skip }, async () => {
+      const g = grant('u1', 'c1');
+      assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
+      const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => store.rotateTokenFamily(rotation(g, { ttl: 10 + i }), sign)));
+      const won = outcomes.findIndex((o) => o.rotated);
+      assert.equal(outcomes.filter((o) => o.rotated).length, 1);
+      // The losers are told how the family stands now: a generation ahead.
+      assert.ok(outcomes.every((o) => o.family?.grant.refresh_generation === 2));
+      assert.equal((await store.getGrant(g.id))?.refresh_expires_at, NOW + 10 + 10 + won);
+    });
+
+    it('concurrent redemptions and refreshes of different codes and families (on PostgreSQL, batched into shared statements) are each answered for themselves', { skip }, async () => {
       const u = user();
       const off = user({ disabled: true });
       await store.createUser(u);
@@ -366,69 +360,17 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
         const stored = await store.getGrant(g.id);
         assert.deepEqual(stored && { ...stored }, i % 4 === 3 ? undefined : g);
       }
-      if (!store.rotateValidTokenFamily) return;
-
       const live = grants.filter((_, i) => i % 4 !== 3);
       // Every other request presents a generation already gone; the rest rotate.
-      const inputs = live.map((g, i) => ({ grantId: g.id, generation: i % 2 === 0 ? 1 : 0, clientId: 'c1', now: NOW + 10 + i, ttl: 50, absoluteTtl: 1000 }));
-      const rotated = await Promise.all(inputs.map((input) => store.rotateValidTokenFamily!(input)));
+      const rotations = live.map((g, i) => rotation(g, { generation: i % 2 === 0 ? 1 : 0, now: NOW + 10 + i }));
+      const outcomes = await Promise.all(rotations.map((r) => store.rotateTokenFamily(r, sign)));
       for (const [i, g] of live.entries()) {
-        if (i % 2 === 0) {
-          const expected = { ...g, refresh_generation: 2, refresh_issued_at: NOW + 10 + i, refresh_expires_at: NOW + 60 + i };
-          assert.deepEqual({ ...rotated[i]!.grant }, expected);
-          assert.deepEqual(rotated[i]!.user, u);
-          assert.deepEqual({ ...(await store.getGrant(g.id)) }, expected);
-        } else {
-          assert.equal(rotated[i], undefined);
-          assert.deepEqual({ ...(await store.getGrant(g.id)) }, g);
-        }
+        const expected = i % 2 === 0 ? { ...g, refresh_generation: 2, refresh_issued_at: NOW + 10 + i, refresh_expires_at: NOW + 60 + i } : g;
+        assert.equal(outcomes[i]!.rotated, i % 2 === 0);
+        assert.deepEqual({ ...outcomes[i]!.family!.grant }, expected);
+        assert.deepEqual(outcomes[i]!.family!.user, u);
+        assert.deepEqual({ ...(await store.getGrant(g.id)) }, expected);
       }
-      // The same generation of one family presented ten times at once: exactly one rotation.
-      const family = live[0]!;
-      const again = await Promise.all(Array.from({ length: 10 }, () => store.rotateValidTokenFamily!({ ...inputs[0]!, generation: 2, now: NOW + 30 })));
-      assert.equal(again.filter((r) => r !== undefined).length, 1);
-      assert.equal((await store.getGrant(family.id))?.refresh_generation, 3);
-    });
-
-    it('a refresh token of an earlier release is read with its grant and its user, and its first rotation moves the family into the grant', { skip }, async () => {
-      const u = user();
-      await store.createUser(u);
-      const g: GrantRow = { ...grant(u.id, 'c1'), refresh_generation: null, refresh_expires_at: null, refresh_issued_at: null };
-      const [first, second] = [legacyToken(g), legacyToken(g)];
-      await side.db.insertInto('grants').values(g).execute();
-      await side.db.insertInto('refresh_tokens').values([first, second]).execute();
-      const family = await store.getRefreshTokenFamily(first.token_hash);
-      assert.deepEqual({ ...family!.token }, first);
-      assert.deepEqual({ ...family!.grant }, g);
-      assert.deepEqual(family!.user, u);
-      assert.equal(await store.getRefreshTokenFamily('unknown'), undefined);
-
-      const rotations = await Promise.all(Array.from({ length: 5 }, () => store.rotateLegacyRefreshToken({ tokenHash: first.token_hash, grantId: g.id, now: NOW + 5, expiresAt: NOW + 50 })));
-      assert.deepEqual(rotations.filter((r) => r !== undefined), [1]);
-      assert.equal((await storedToken(store, first.token_hash))?.consumed_at, NOW + 5);
-      assert.deepEqual({ ...(await store.getGrant(g.id)) }, { ...g, refresh_generation: 1, refresh_issued_at: NOW + 5, refresh_expires_at: NOW + 50 });
-      // Another token of the family (two could be live under an earlier release) moves it on.
-      assert.equal(await store.rotateLegacyRefreshToken({ tokenHash: second.token_hash, grantId: g.id, now: NOW + 6, expiresAt: NOW + 60 }), 2);
-      // In a revoked grant nothing is written.
-      const r = { ...grant(u.id, 'c1'), refresh_generation: null, revoked_at: NOW };
-      const token = legacyToken(r);
-      await side.db.insertInto('grants').values(r).execute();
-      await side.db.insertInto('refresh_tokens').values(token).execute();
-      assert.equal(await store.rotateLegacyRefreshToken({ tokenHash: token.token_hash, grantId: r.id, now: NOW + 7, expiresAt: NOW + 70 }), undefined);
-      assert.equal((await storedToken(store, token.token_hash))?.consumed_at, null);
-      assert.equal((await store.getGrant(r.id))?.refresh_generation, null);
-    });
-
-    it('revoking a grant stops its rotation, consumes its tokens of an earlier release, and is idempotent', { skip }, async () => {
-      const g = grant('u1', 'c1');
-      await store.redeemAuthorizationCode({ grant: g });
-      const rt = legacyToken(g);
-      await side.db.insertInto('refresh_tokens').values(rt).execute();
-      await store.revokeGrant(g.id, NOW + 5);
-      await store.revokeGrant(g.id, NOW + 6);
-      assert.equal((await store.getGrant(g.id))?.revoked_at, NOW + 5);
-      assert.equal((await storedToken(store, rt.token_hash))?.consumed_at, NOW + 5);
-      assert.equal(await store.rotateTokenFamily({ grantId: g.id, generation: 1, now: NOW + 7, expiresAt: NOW + 70 }), false);
     });
 
     it('signing keys: insert, list, retire all but one', { skip }, async () => {

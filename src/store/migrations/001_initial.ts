@@ -1,5 +1,6 @@
-// The initial schema, portable to SQLite and PostgreSQL: bigint epoch seconds, integer 0/1 flags, text.
-import type { Kysely } from 'kysely';
+// The schema, portable to SQLite and PostgreSQL: bigint epoch seconds, integer 0/1 flags, text.
+// Frozen once released: a later change is a migration of its own, written against Kysely<unknown>.
+import { type Kysely, SqliteAdapter, sql } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -51,24 +52,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('consents_pk', ['user_id', 'client_id'])
     .execute();
 
-  await db.schema
-    .createTable('authorization_codes')
-    .addColumn('code_hash', 'text', (c) => c.primaryKey())
-    .addColumn('client_id', 'text', (c) => c.notNull())
-    .addColumn('user_id', 'text', (c) => c.notNull())
-    .addColumn('redirect_uri', 'text', (c) => c.notNull())
-    .addColumn('scope', 'text', (c) => c.notNull())
-    .addColumn('code_challenge', 'text')
-    .addColumn('code_challenge_method', 'text')
-    .addColumn('nonce', 'text')
-    .addColumn('auth_time', 'bigint', (c) => c.notNull())
-    .addColumn('grant_id', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('expires_at', 'bigint', (c) => c.notNull())
-    .addColumn('consumed_at', 'bigint')
-    .execute();
-  await db.schema.createIndex('authorization_codes_expires_at').on('authorization_codes').column('expires_at').execute();
-
+  // A grant is written by every code exchange and refresh. On SQLite it is a WITHOUT ROWID table:
+  // the row lives in its primary key's B-tree rather than in a rowid table plus an index on the key,
+  // so a commit writes fewer pages (bench/RESULTS.md, item 16). Only revoked grants are indexed by
+  // revocation time (housekeeping's `revoked_at < …` implies it), so a new grant adds no entry there.
+  const withoutRowid = db.getExecutor().adapter instanceof SqliteAdapter;
   await db.schema
     .createTable('grants')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -78,23 +66,29 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('auth_time', 'bigint', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('revoked_at', 'bigint')
+    .addColumn('refresh_generation', 'integer', (c) => c.notNull())
+    .addColumn('refresh_expires_at', 'bigint', (c) => c.notNull())
+    .addColumn('refresh_issued_at', 'bigint', (c) => c.notNull())
+    .$call((table) => (withoutRowid ? table.modifyEnd(sql`without rowid`) : table))
     .execute();
   await db.schema.createIndex('grants_user_id').on('grants').column('user_id').execute();
+  await db.schema
+    .createIndex('grants_revoked_at')
+    .on('grants')
+    .column('revoked_at')
+    .where(sql.ref('revoked_at'), 'is not', null)
+    .execute();
 
   await db.schema
-    .createTable('refresh_tokens')
-    .addColumn('token_hash', 'text', (c) => c.primaryKey())
-    .addColumn('grant_id', 'text', (c) => c.notNull())
-    .addColumn('client_id', 'text', (c) => c.notNull())
-    .addColumn('user_id', 'text', (c) => c.notNull())
-    .addColumn('scope', 'text', (c) => c.notNull())
-    .addColumn('auth_time', 'bigint', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .createTable('revoked_access_tokens')
+    .addColumn('jti', 'text', (c) => c.primaryKey())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
-    .addColumn('consumed_at', 'bigint')
     .execute();
-  await db.schema.createIndex('refresh_tokens_grant_id').on('refresh_tokens').column('grant_id').execute();
-  await db.schema.createIndex('refresh_tokens_expires_at').on('refresh_tokens').column('expires_at').execute();
+  await db.schema
+    .createIndex('revoked_access_tokens_expires_at')
+    .on('revoked_access_tokens')
+    .column('expires_at')
+    .execute();
 
   await db.schema
     .createTable('signing_keys')
@@ -108,7 +102,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['signing_keys', 'refresh_tokens', 'grants', 'authorization_codes', 'consents', 'sessions', 'users', 'clients']) {
-    await db.schema.dropTable(table).ifExists().execute();
+  for (const table of ['signing_keys', 'revoked_access_tokens', 'grants', 'consents', 'sessions', 'users', 'clients']) {
+    await db.schema.dropTable(table).execute();
   }
 }

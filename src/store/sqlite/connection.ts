@@ -32,7 +32,8 @@ export function sqliteDialect(db: DatabaseSync): SqliteDialect {
   // Prepared once per SQL text: Kysely compiles the same statements again and again.
   const statements = new Map<string, SqliteStatement>();
   const database: SqliteDatabase = {
-    close: () => db.close(),
+    // An in-memory database has one connection for the reader and the writer: closed once.
+    close: () => (db.isOpen ? db.close() : undefined),
     prepare(sql) {
       let statement = statements.get(sql);
       if (!statement) {

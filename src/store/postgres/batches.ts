@@ -1,4 +1,4 @@
-// Statement batching for PostgreSQL, the counterpart of SQLite's group commit (./group-commit.ts).
+// Statement batching for PostgreSQL, the counterpart of SQLite's group commit (../sqlite/group-commit.ts).
 // On PostgreSQL each statement costs its backend an executor start-up and, for a write, a commit
 // with its WAL flush, and it costs this process a round trip. The hot writes (a code's redemption,
 // a refresh token's rotation) are conditional writes on one row each, so several of them can be one

@@ -10,7 +10,7 @@
 // itself (bench/RESULTS.md, item 11).
 import type { Kysely } from 'kysely';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { Database } from './types.ts';
+import type { Database } from '../types.ts';
 
 interface Pending {
   op: (db: Kysely<Database>) => Promise<unknown>;

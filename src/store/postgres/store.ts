@@ -1,0 +1,49 @@
+// The Store on PostgreSQL: Kysely and named statements for everything (./connection.ts), and the two
+// hot writes batched, concurrent calls sharing one statement and its commit (./batches.ts).
+import { Kysely } from 'kysely';
+import { GRANT_COLUMNS, toTokenFamily } from '../rows.ts';
+import { Repository } from '../repository.ts';
+import type { Rotation, RotationOutcome, Store, TokenFamily } from '../store.ts';
+import type { Database, GrantRow } from '../types.ts';
+import { StatementBatches } from './batches.ts';
+import { postgresDialect, postgresPool } from './connection.ts';
+import { REDEEM_AUTHORIZATION_CODES, ROTATE_TOKEN_FAMILIES } from './statements.ts';
+
+export class PostgresStore extends Repository implements Store {
+  readonly #redemptions: StatementBatches<GrantRow, true>;
+  readonly #rotations: StatementBatches<Rotation, TokenFamily>;
+
+  /** `namedStatements` (default true) names each statement, so a connection plans it once. */
+  constructor(databaseUrl: string, namedStatements = true) {
+    const db = new Kysely<Database>({ dialect: postgresDialect(postgresPool(databaseUrl), namedStatements) });
+    super(db, (n) => `$${n}`, (op, statements) => (statements === 'several' ? db.transaction().execute(op) : op(db)));
+    this.#redemptions = new StatementBatches({
+      key: (grant) => grant.id,
+      statement: async (grants) => {
+        const rows = await this.rows(REDEEM_AUTHORIZATION_CODES, GRANT_COLUMNS.map((c) => grants.map((g) => g[c])));
+        return new Map(rows.map((row) => [row.id as string, true as const]));
+      },
+    });
+    this.#rotations = new StatementBatches({
+      key: (r) => r.grantId,
+      statement: async (rs) => {
+        const rows = await this.rows(ROTATE_TOKEN_FAMILIES, [
+          rs.map((r) => r.now), rs.map((r) => r.grantId), rs.map((r) => r.generation), rs.map((r) => r.clientId),
+          rs.map((r) => r.scope), rs.map((r) => r.absoluteTtl), rs.map((r) => r.ttl),
+        ]);
+        return new Map(rows.map((row) => [row.g_id as string, toTokenFamily(row)!]));
+      },
+    });
+  }
+
+  async redeemAuthorizationCode(input: { grant: GrantRow }): Promise<boolean> {
+    return (await this.#redemptions.run(input.grant)) === true;
+  }
+
+  /** One statement when the refresh is valid; when it wrote nothing, a read tells the caller why. */
+  async rotateTokenFamily<T>(r: Rotation, whileCommitting: (family: TokenFamily) => Promise<T>): Promise<RotationOutcome<T>> {
+    const family = await this.#rotations.run(r);
+    if (!family) return { rotated: false, family: await this.getTokenFamily(r.grantId) };
+    return { rotated: true, family, value: await whileCommitting(family) };
+  }
+}

@@ -1,0 +1,212 @@
+// The store's code shared by SQLite and PostgreSQL, over Kysely: every read and write but the two
+// hot writes (a code's redemption and a refresh), which each database does its own way
+// (./sqlite/store.ts, ./postgres/store.ts). How a write runs is the database's too: on SQLite in the
+// writer's group commit, on PostgreSQL as one statement or in a transaction.
+import { CompiledQuery, type Kysely, Migrator, type NoMigrations, sql } from 'kysely';
+import { ClientCache } from './client-cache.ts';
+import { migrations } from './migrations/index.ts';
+import { fromClient, fromUser, type Placeholder, sharedStatements, splitScope, toAccessTokenState } from './rows.ts';
+import { toClient, toSessionAndUser, toTokenFamily, toUser } from './rows.ts';
+import type { Client, PurgeInput, User } from './store.ts';
+import type { Database, GrantRow, SessionRow, SigningKeyRow } from './types.ts';
+
+type Db = Kysely<Database>;
+/** Runs a write: `several` statements go in one transaction. */
+export type RunWrite = <T>(op: (db: Db) => Promise<T>, statements?: 'one' | 'several') => Promise<T>;
+
+const changed = (result: { numUpdatedRows: bigint } | { numDeletedRows: bigint }) =>
+  ('numUpdatedRows' in result ? result.numUpdatedRows : result.numDeletedRows) === 1n;
+
+export class Repository {
+  readonly db: Db;
+  protected readonly runWrite: RunWrite;
+  protected readonly clients = new ClientCache();
+  protected readonly statements: ReturnType<typeof sharedStatements>;
+
+  constructor(db: Db, placeholder: Placeholder, runWrite: RunWrite) {
+    this.db = db;
+    this.runWrite = runWrite;
+    this.statements = sharedStatements(placeholder);
+  }
+
+  /** The rows of a statement written out by hand (./rows.ts). */
+  protected async rows(text: string, parameters: unknown[]): Promise<Array<Record<string, unknown>>> {
+    return (await this.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, parameters))).rows;
+  }
+
+  async migrate(to?: string | NoMigrations): Promise<string[]> {
+    const migrator = new Migrator({
+      db: this.db,
+      provider: { getMigrations: async () => migrations },
+      migrationTableName: 'tessera_migrations',
+      migrationLockTableName: 'tessera_migrations_lock',
+    });
+    const { error, results } = to === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(to);
+    if (error) throw error;
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  }
+
+  clearCaches(): void {
+    this.clients.clear();
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+
+  // clients
+  async createClient(client: Client): Promise<void> {
+    this.clients.forget(client.clientId);
+    await this.runWrite((db) => db.insertInto('clients').values(fromClient(client)).execute());
+  }
+  getClient(clientId: string): Promise<Client | undefined> {
+    return this.clients.get(clientId, async (id) => {
+      const row = await this.db.selectFrom('clients').selectAll().where('client_id', '=', id).executeTakeFirst();
+      return row && toClient(row);
+    });
+  }
+  async listClients(): Promise<Client[]> {
+    const rows = await this.db.selectFrom('clients').selectAll().orderBy('created_at').orderBy('client_id').execute();
+    return rows.map(toClient);
+  }
+  async deleteClient(clientId: string): Promise<boolean> {
+    this.clients.forget(clientId);
+    return changed(await this.runWrite((db) => db.deleteFrom('clients').where('client_id', '=', clientId).executeTakeFirst()));
+  }
+  async setClientSecretHash(clientId: string, secretHash: string): Promise<boolean> {
+    this.clients.forget(clientId);
+    const set = { secret_hash: secretHash };
+    return changed(await this.runWrite((db) => db.updateTable('clients').set(set).where('client_id', '=', clientId).executeTakeFirst()));
+  }
+
+  // users
+  async createUser(user: User): Promise<void> {
+    await this.runWrite((db) => db.insertInto('users').values(fromUser(user)).execute());
+  }
+  async getUserById(id: string): Promise<User | undefined> {
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toUser(row);
+  }
+  async getUserByUsername(username: string): Promise<User | undefined> {
+    const row = await this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+    return row && toUser(row);
+  }
+  async listUsers(): Promise<User[]> {
+    return (await this.db.selectFrom('users').selectAll().orderBy('username').execute()).map(toUser);
+  }
+  async setUserPassword(id: string, passwordHash: string, now: number): Promise<boolean> {
+    const set = { password_hash: passwordHash, updated_at: now };
+    return changed(await this.runWrite((db) => db.updateTable('users').set(set).where('id', '=', id).executeTakeFirst()));
+  }
+  async setUserDisabled(id: string, disabled: boolean, now: number): Promise<boolean> {
+    const set = { disabled: disabled ? 1 : 0, updated_at: now };
+    return changed(await this.runWrite((db) => db.updateTable('users').set(set).where('id', '=', id).executeTakeFirst()));
+  }
+  async countUsers(): Promise<number> {
+    const count = (eb: { fn: Db['fn'] }) => eb.fn.countAll<number | string>().as('n');
+    return Number((await this.db.selectFrom('users').select(count).executeTakeFirstOrThrow()).n);
+  }
+
+  // sessions and consent
+  async createSession(session: SessionRow): Promise<void> {
+    await this.runWrite((db) => db.insertInto('sessions').values(session).execute());
+  }
+  async getSessionAndUser(id: string, now: number, clientId?: string) {
+    const [text, parameters] = clientId === undefined
+      ? [this.statements.sessionAndUser, [id, now]]
+      : [this.statements.sessionUserAndConsent, [id, now, clientId]];
+    return toSessionAndUser((await this.rows(text, parameters))[0]);
+  }
+  async deleteSession(id: string): Promise<void> {
+    await this.runWrite((db) => db.deleteFrom('sessions').where('id', '=', id).execute());
+  }
+  async getConsentedScopes(userId: string, clientId: string): Promise<string[]> {
+    const row = await this.db.selectFrom('consents').select('scope')
+      .where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
+    return splitScope(row?.scope);
+  }
+  async saveConsent(userId: string, clientId: string, scopes: string[], now: number): Promise<void> {
+    const scope = scopes.join(' ');
+    await this.runWrite((db) => db.insertInto('consents')
+      .values({ user_id: userId, client_id: clientId, scope, updated_at: now })
+      .onConflict((oc) => oc.columns(['user_id', 'client_id']).doUpdateSet({ scope, updated_at: now }))
+      .execute());
+  }
+
+  // grants
+  async getGrant(id: string): Promise<GrantRow | undefined> {
+    return this.db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+  async getTokenFamily(grantId: string) {
+    return toTokenFamily((await this.rows(this.statements.tokenFamily, [grantId]))[0]);
+  }
+  async revokeGrant(id: string, now: number): Promise<void> {
+    await this.runWrite((db) =>
+      db.updateTable('grants').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute());
+  }
+  async listActiveGrants(userId: string, now: number) {
+    return this.db.selectFrom('grants')
+      .innerJoin('clients', 'clients.client_id', 'grants.client_id')
+      .selectAll('grants').select('clients.name as client_name')
+      .where('grants.user_id', '=', userId).where('grants.revoked_at', 'is', null).where('grants.refresh_expires_at', '>', now)
+      .orderBy('grants.created_at', 'desc')
+      .execute();
+  }
+  async withdrawClient(userId: string, clientId: string, now: number): Promise<number> {
+    return this.runWrite(async (db) => {
+      const revoked = await db.updateTable('grants').set({ revoked_at: now })
+        .where('user_id', '=', userId).where('client_id', '=', clientId).where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      await db.deleteFrom('consents').where('user_id', '=', userId).where('client_id', '=', clientId).execute();
+      return Number(revoked.numUpdatedRows);
+    }, 'several');
+  }
+
+  // access tokens
+  async revokeAccessToken(jti: string, expiresAt: number): Promise<void> {
+    await this.runWrite((db) => db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt })
+      .onConflict((oc) => oc.column('jti').doNothing()).execute());
+  }
+  async getAccessTokenState(input: { userId: string; grantId: string; jti: string }) {
+    return toAccessTokenState((await this.rows(this.statements.accessTokenState, [input.userId, input.grantId, input.jti]))[0]);
+  }
+
+  /**
+   * Housekeeping. A grant goes once no access token of it can still be alive: revoked, or without a
+   * live refresh token, for longer than an access token lives (its last access token was issued with
+   * its current refresh token). It is kept at least as long as its code (and the grace after it)
+   * too: its row is what refuses that code a second time.
+   */
+  async purgeExpired(input: PurgeInput): Promise<Record<string, number>> {
+    const { now } = input;
+    const horizon = now - input.accessTokenTtl;
+    const count = (result: { numDeletedRows: bigint }) => Number(result.numDeletedRows);
+    const sessions = await this.runWrite((db) => db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst());
+    const revoked = await this.runWrite((db) =>
+      db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now).executeTakeFirst());
+    const grants = await this.runWrite((db) => db.deleteFrom('grants')
+      .where('created_at', '<', now - input.codeTtl - input.codeGrace)
+      .where((eb) => eb.or([
+        eb('revoked_at', '<', horizon),
+        eb.and([eb('created_at', '<', horizon), eb('refresh_issued_at', '<', horizon), eb('refresh_expires_at', '<=', now)]),
+      ]))
+      .executeTakeFirst());
+    return { sessions: count(sessions), revoked_access_tokens: count(revoked), grants: count(grants) };
+  }
+
+  // signing keys
+  async listSigningKeys(): Promise<SigningKeyRow[]> {
+    return this.db.selectFrom('signing_keys').selectAll().orderBy('created_at').orderBy('kid').execute();
+  }
+  async insertSigningKey(key: SigningKeyRow): Promise<void> {
+    await this.runWrite((db) => db.insertInto('signing_keys').values(key).execute());
+  }
+  async retireSigningKeys(alg: string, exceptKid: string): Promise<void> {
+    await this.runWrite((db) => db.updateTable('signing_keys').set({ status: 'retired' })
+      .where('alg', '=', alg).where('kid', '!=', exceptKid).where('status', '=', 'active').execute());
+  }
+}
