@@ -1,6 +1,6 @@
 // Operations shared by the CLI and the development demo seeding: plain functions over the store.
 import type { Config } from '../config/index.ts';
-import type { Client, Store, TokenEndpointAuthMethod, User } from '../store/store.ts';
+import type { Client, ClientStore, TokenEndpointAuthMethod, User, UserStore } from '../store/store.ts';
 import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
 
 export class UsageError extends Error {
@@ -31,7 +31,7 @@ function checkRedirectUri(uri: string, option: string): void {
 }
 
 export async function createClient(
-  store: Store,
+  store: ClientStore,
   config: Pick<Config, 'scopes'>,
   input: CreateClientInput,
   now = Math.floor(Date.now() / 1000),
@@ -63,7 +63,7 @@ export async function createClient(
   return { client, clientSecret };
 }
 
-export async function rotateClientSecret(store: Store, clientId: string): Promise<string> {
+export async function rotateClientSecret(store: ClientStore, clientId: string): Promise<string> {
   const client = await store.getClient(clientId);
   if (!client) throw new UsageError(`no client ${clientId}`);
   if (client.tokenEndpointAuthMethod === 'none') throw new UsageError(`client ${clientId} is public and has no secret`);
@@ -83,7 +83,7 @@ export interface CreateUserInput {
 }
 
 export async function createUser(
-  store: Store,
+  store: UserStore,
   _config: unknown,
   input: CreateUserInput,
   now = Math.floor(Date.now() / 1000),

@@ -2,7 +2,7 @@
 // (AES-256-GCM under a key derived from TESSERA_SECRET), published as a JWKS (RFC 7517).
 import { createPrivateKey, hkdfSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import type { Store } from '../store/store.ts';
+import type { SigningKeyStore } from '../store/store.ts';
 import type { SigningKeyRow } from '../store/types.ts';
 import { gcmDecrypt, gcmEncrypt } from './sealed.ts';
 
@@ -50,19 +50,19 @@ async function generateKey(alg: SigningAlg, secret: string, now: number): Promis
 }
 
 export class KeyStore {
-  readonly #store: Store;
+  readonly #store: SigningKeyStore;
   readonly #secret: string;
   #signing = new Map<SigningAlg, SigningKey>();
   #verifying = new Map<string, CryptoKey>();
   #jwks: { keys: JWK[] } = { keys: [] };
 
-  private constructor(store: Store, secret: string) {
+  private constructor(store: SigningKeyStore, secret: string) {
     this.#store = store;
     this.#secret = secret;
   }
 
   /** Loads the keys, generating an active key for each supported algorithm that has none. */
-  static async open(store: Store, secret: string, now = Math.floor(Date.now() / 1000)): Promise<KeyStore> {
+  static async open(store: SigningKeyStore, secret: string, now = Math.floor(Date.now() / 1000)): Promise<KeyStore> {
     const keyStore = new KeyStore(store, secret);
     const rows = await store.listSigningKeys();
     for (const alg of SIGNING_ALGS) {
@@ -123,7 +123,7 @@ export class KeyStore {
 }
 
 export async function listKeys(
-  store: Store,
+  store: SigningKeyStore,
 ): Promise<Array<{ kid: string; alg: string; status: string; createdAt: number }>> {
   const rows = await store.listSigningKeys();
   return rows.map((row) => ({ kid: row.kid, alg: row.alg, status: row.status, createdAt: row.created_at }));

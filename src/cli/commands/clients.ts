@@ -1,5 +1,6 @@
+// `tessera clients …`: register, list, show, delete clients and rotate their secrets.
 import type { Config } from '../../config/index.ts';
-import type { Client, Store } from '../../store/store.ts';
+import type { Client, ClientStore } from '../../store/store.ts';
 import { createClient, rotateClientSecret, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';
 
@@ -24,7 +25,7 @@ function printClient(io: Io, client: Client): void {
   }
 }
 
-export async function clientsCommand(store: Store, config: Config, args: string[], io: Io): Promise<number> {
+export async function clientsCommand(store: ClientStore, config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'create': {

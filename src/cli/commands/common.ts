@@ -1,3 +1,4 @@
+// What every command shares: opening the migrated store, parsing arguments, formatting.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../../config/index.ts';
 import { openStore } from '../../store/index.ts';

@@ -1,9 +1,10 @@
+// `tessera grants …`: list a user's grants and revoke them.
 import type { Config } from '../../config/index.ts';
-import type { Store } from '../../store/store.ts';
+import type { ClientStore, GrantStore, UserStore } from '../../store/store.ts';
 import { UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption } from './common.ts';
 
-export async function grantsCommand(store: Store, _config: Config, args: string[], io: Io): Promise<number> {
+export async function grantsCommand(store: ClientStore & UserStore & GrantStore, _config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
   switch (sub) {

@@ -1,11 +1,12 @@
+// `tessera keys …`: list the signing keys and rotate them.
 import type { Config } from '../../config/index.ts';
 import { resolveSecret } from '../../config/secret.ts';
-import type { Store } from '../../store/store.ts';
+import type { SigningKeyStore } from '../../store/store.ts';
 import { KeyStore, listKeys } from '../../tokens/keystore.ts';
 import { UsageError } from '../operations.ts';
 import { formatTime, type Io, parse } from './common.ts';
 
-export async function keysCommand(store: Store, config: Config, args: string[], io: Io): Promise<number> {
+export async function keysCommand(store: SigningKeyStore, config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'list': {

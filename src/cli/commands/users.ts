@@ -1,5 +1,6 @@
+// `tessera users …`: create, list, set passwords of and disable users.
 import type { Config } from '../../config/index.ts';
-import type { Store, User } from '../../store/store.ts';
+import type { User, UserStore } from '../../store/store.ts';
 import { hashPassword } from '../../tokens/passwords.ts';
 import { createUser, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, readPassword, requireOption, requirePositional } from './common.ts';
@@ -16,13 +17,13 @@ function describe(user: User): Record<string, unknown> {
   };
 }
 
-async function findUser(store: Store, username: string): Promise<User> {
+async function findUser(store: UserStore, username: string): Promise<User> {
   const user = await store.getUserByUsername(username);
   if (!user) throw new NotFound(`no user ${username}`);
   return user;
 }
 
-export async function usersCommand(store: Store, config: Config, args: string[], io: Io): Promise<number> {
+export async function usersCommand(store: UserStore, config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
   switch (sub) {

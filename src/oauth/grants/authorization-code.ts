@@ -1,6 +1,6 @@
 // RFC 6749 §4.1.3 and RFC 7636 §4.6: exchanging an authorization code.
 import { InvalidGrant, InvalidRequest } from '../../errors/index.ts';
-import type { Client, Store } from '../../store/store.ts';
+import type { Client, GrantStore } from '../../store/store.ts';
 import type { AuthorizationCode } from '../codes.ts';
 import { type Params, single } from '../params.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../pkce.ts';
@@ -57,7 +57,7 @@ export const authorizationCodeGrant: GrantHandler = {
 };
 
 /** Rejects the code; when it was redeemed before, also revokes the grant issued from it. */
-async function rejectCode(store: Store, code: AuthorizationCode, now: number, reason: string): Promise<never> {
+async function rejectCode(store: GrantStore, code: AuthorizationCode, now: number, reason: string): Promise<never> {
   if (await store.getGrant(code.id)) {
     await store.revokeGrant(code.id, now);
     throw new InvalidGrant('the authorization code has already been used');

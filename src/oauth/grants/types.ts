@@ -1,3 +1,4 @@
+// What a grant handler is given (a narrow slice of config and storage) and what it returns.
 import type { Config } from '../../config/index.ts';
 import type { Client, Store } from '../../store/store.ts';
 import type { KeyStore } from '../../tokens/keystore.ts';
