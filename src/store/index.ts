@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { PostgresStore } from './postgres/store.ts';
 import { openSqlite, sqliteDialect } from './sqlite/connection.ts';
 import { SqliteStore } from './sqlite/store.ts';
-import { localWriter, WriterThread } from './sqlite/writer-thread.ts';
+import { WriterThread } from './sqlite/writer-thread.ts';
 import { SqliteWriter } from './sqlite/writer.ts';
 import type { Store } from './store.ts';
 import type { Database } from './types.ts';
@@ -33,12 +33,12 @@ export async function openStore(
   const file = sqlitePath(databaseUrl);
   if (file === ':memory:') {
     const sqlite = openSqlite(file);
-    return new SqliteStore(sqlite, localWriter(new SqliteWriter(sqlite)));
+    return new SqliteStore(sqlite, new SqliteWriter(sqlite));
   }
   if (file !== undefined) {
     // Opening fails here, not on the first request, when the file cannot be opened.
     const reader = openSqlite(file);
-    const writer = options.thread === 'worker' ? new WriterThread(file) : localWriter(new SqliteWriter(openSqlite(file)));
+    const writer = options.thread === 'worker' ? new WriterThread(file) : new SqliteWriter(openSqlite(file));
     return new SqliteStore(reader, writer);
   }
   if (isPostgres(databaseUrl)) return new PostgresStore(databaseUrl, options.pgPreparedStatements ?? true);

@@ -1,32 +1,37 @@
 // The store's code shared by SQLite and PostgreSQL, over Kysely: every read and write but the two
 // hot writes (a code's redemption and a refresh), which each database does its own way
-// (./sqlite/store.ts, ./postgres/store.ts). How a write runs is the database's too: on SQLite in the
-// writer's group commit, on PostgreSQL as one statement or in a transaction.
-import { CompiledQuery, type Kysely, Migrator, type NoMigrations, sql } from 'kysely';
+// (./sqlite/store.ts, ./postgres/store.ts). Writes are built here and run by the database's store:
+// on SQLite by the writer's group commit, on PostgreSQL as one statement or in a transaction.
+import { type Compilable, CompiledQuery, type Kysely, type NoMigrations, type QueryResult, sql } from 'kysely';
 import { ClientCache } from './client-cache.ts';
-import { migrations } from './migrations/index.ts';
+import { migrate } from './migrations/index.ts';
 import { fromClient, fromUser, type Placeholder, sharedStatements, splitScope, toAccessTokenState } from './rows.ts';
 import { toClient, toSessionAndUser, toTokenFamily, toUser } from './rows.ts';
 import type { Client, PurgeInput, User } from './store.ts';
 import type { Database, GrantRow, SessionRow, SigningKeyRow } from './types.ts';
 
 type Db = Kysely<Database>;
-/** Runs a write: `several` statements go in one transaction. */
-export type RunWrite = <T>(op: (db: Db) => Promise<T>, statements?: 'one' | 'several') => Promise<T>;
+/** Runs a write's statements, all or none; resolves once they are committed. */
+export type Writes = (statements: CompiledQuery[]) => Promise<Array<Pick<QueryResult<unknown>, 'numAffectedRows'>>>;
 
-const changed = (result: { numUpdatedRows: bigint } | { numDeletedRows: bigint }) =>
-  ('numUpdatedRows' in result ? result.numUpdatedRows : result.numDeletedRows) === 1n;
+const changed = ([result]: Array<Pick<QueryResult<unknown>, 'numAffectedRows'>>) => result?.numAffectedRows === 1n;
+const count = ([result]: Array<Pick<QueryResult<unknown>, 'numAffectedRows'>>) => Number(result?.numAffectedRows ?? 0);
 
 export class Repository {
   readonly db: Db;
-  protected readonly runWrite: RunWrite;
+  readonly #writes: Writes;
   protected readonly clients = new ClientCache();
   protected readonly statements: ReturnType<typeof sharedStatements>;
 
-  constructor(db: Db, placeholder: Placeholder, runWrite: RunWrite) {
+  constructor(db: Db, placeholder: Placeholder, writes: Writes) {
     this.db = db;
-    this.runWrite = runWrite;
+    this.#writes = writes;
     this.statements = sharedStatements(placeholder);
+  }
+
+  /** A write of one or more statements (built with `this.db`), all or none. */
+  protected write(...queries: Compilable[]) {
+    return this.#writes(queries.map((query) => query.compile()));
   }
 
   /** The rows of a statement written out by hand (./rows.ts). */
@@ -34,16 +39,8 @@ export class Repository {
     return (await this.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, parameters))).rows;
   }
 
-  async migrate(to?: string | NoMigrations): Promise<string[]> {
-    const migrator = new Migrator({
-      db: this.db,
-      provider: { getMigrations: async () => migrations },
-      migrationTableName: 'tessera_migrations',
-      migrationLockTableName: 'tessera_migrations_lock',
-    });
-    const { error, results } = to === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(to);
-    if (error) throw error;
-    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  migrate(to?: string | NoMigrations): Promise<string[]> {
+    return migrate(this.db, to);
   }
 
   clearCaches(): void {
@@ -61,7 +58,7 @@ export class Repository {
   // clients
   async createClient(client: Client): Promise<void> {
     this.clients.forget(client.clientId);
-    await this.runWrite((db) => db.insertInto('clients').values(fromClient(client)).execute());
+    await this.write(this.db.insertInto('clients').values(fromClient(client)));
   }
   getClient(clientId: string): Promise<Client | undefined> {
     return this.clients.get(clientId, async (id) => {
@@ -75,17 +72,17 @@ export class Repository {
   }
   async deleteClient(clientId: string): Promise<boolean> {
     this.clients.forget(clientId);
-    return changed(await this.runWrite((db) => db.deleteFrom('clients').where('client_id', '=', clientId).executeTakeFirst()));
+    return changed(await this.write(this.db.deleteFrom('clients').where('client_id', '=', clientId)));
   }
   async setClientSecretHash(clientId: string, secretHash: string): Promise<boolean> {
     this.clients.forget(clientId);
     const set = { secret_hash: secretHash };
-    return changed(await this.runWrite((db) => db.updateTable('clients').set(set).where('client_id', '=', clientId).executeTakeFirst()));
+    return changed(await this.write(this.db.updateTable('clients').set(set).where('client_id', '=', clientId)));
   }
 
   // users
   async createUser(user: User): Promise<void> {
-    await this.runWrite((db) => db.insertInto('users').values(fromUser(user)).execute());
+    await this.write(this.db.insertInto('users').values(fromUser(user)));
   }
   async getUserById(id: string): Promise<User | undefined> {
     const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
@@ -100,11 +97,11 @@ export class Repository {
   }
   async setUserPassword(id: string, passwordHash: string, now: number): Promise<boolean> {
     const set = { password_hash: passwordHash, updated_at: now };
-    return changed(await this.runWrite((db) => db.updateTable('users').set(set).where('id', '=', id).executeTakeFirst()));
+    return changed(await this.write(this.db.updateTable('users').set(set).where('id', '=', id)));
   }
   async setUserDisabled(id: string, disabled: boolean, now: number): Promise<boolean> {
     const set = { disabled: disabled ? 1 : 0, updated_at: now };
-    return changed(await this.runWrite((db) => db.updateTable('users').set(set).where('id', '=', id).executeTakeFirst()));
+    return changed(await this.write(this.db.updateTable('users').set(set).where('id', '=', id)));
   }
   async countUsers(): Promise<number> {
     const count = (eb: { fn: Db['fn'] }) => eb.fn.countAll<number | string>().as('n');
@@ -113,7 +110,7 @@ export class Repository {
 
   // sessions and consent
   async createSession(session: SessionRow): Promise<void> {
-    await this.runWrite((db) => db.insertInto('sessions').values(session).execute());
+    await this.write(this.db.insertInto('sessions').values(session));
   }
   async getSessionAndUser(id: string, now: number, clientId?: string) {
     const [text, parameters] = clientId === undefined
@@ -122,7 +119,7 @@ export class Repository {
     return toSessionAndUser((await this.rows(text, parameters))[0]);
   }
   async deleteSession(id: string): Promise<void> {
-    await this.runWrite((db) => db.deleteFrom('sessions').where('id', '=', id).execute());
+    await this.write(this.db.deleteFrom('sessions').where('id', '=', id));
   }
   async getConsentedScopes(userId: string, clientId: string): Promise<string[]> {
     const row = await this.db.selectFrom('consents').select('scope')
@@ -131,10 +128,9 @@ export class Repository {
   }
   async saveConsent(userId: string, clientId: string, scopes: string[], now: number): Promise<void> {
     const scope = scopes.join(' ');
-    await this.runWrite((db) => db.insertInto('consents')
+    await this.write(this.db.insertInto('consents')
       .values({ user_id: userId, client_id: clientId, scope, updated_at: now })
-      .onConflict((oc) => oc.columns(['user_id', 'client_id']).doUpdateSet({ scope, updated_at: now }))
-      .execute());
+      .onConflict((oc) => oc.columns(['user_id', 'client_id']).doUpdateSet({ scope, updated_at: now })));
   }
 
   // grants
@@ -145,8 +141,7 @@ export class Repository {
     return toTokenFamily((await this.rows(this.statements.tokenFamily, [grantId]))[0]);
   }
   async revokeGrant(id: string, now: number): Promise<void> {
-    await this.runWrite((db) =>
-      db.updateTable('grants').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute());
+    await this.write(this.db.updateTable('grants').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null));
   }
   async listActiveGrants(userId: string, now: number) {
     return this.db.selectFrom('grants')
@@ -157,19 +152,17 @@ export class Repository {
       .execute();
   }
   async withdrawClient(userId: string, clientId: string, now: number): Promise<number> {
-    return this.runWrite(async (db) => {
-      const revoked = await db.updateTable('grants').set({ revoked_at: now })
-        .where('user_id', '=', userId).where('client_id', '=', clientId).where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      await db.deleteFrom('consents').where('user_id', '=', userId).where('client_id', '=', clientId).execute();
-      return Number(revoked.numUpdatedRows);
-    }, 'several');
+    return count(await this.write(
+      this.db.updateTable('grants').set({ revoked_at: now })
+        .where('user_id', '=', userId).where('client_id', '=', clientId).where('revoked_at', 'is', null),
+      this.db.deleteFrom('consents').where('user_id', '=', userId).where('client_id', '=', clientId),
+    ));
   }
 
   // access tokens
   async revokeAccessToken(jti: string, expiresAt: number): Promise<void> {
-    await this.runWrite((db) => db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt })
-      .onConflict((oc) => oc.column('jti').doNothing()).execute());
+    await this.write(this.db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt })
+      .onConflict((oc) => oc.column('jti').doNothing()));
   }
   async getAccessTokenState(input: { userId: string; grantId: string; jti: string }) {
     return toAccessTokenState((await this.rows(this.statements.accessTokenState, [input.userId, input.grantId, input.jti]))[0]);
@@ -184,17 +177,14 @@ export class Repository {
   async purgeExpired(input: PurgeInput): Promise<Record<string, number>> {
     const { now } = input;
     const horizon = now - input.accessTokenTtl;
-    const count = (result: { numDeletedRows: bigint }) => Number(result.numDeletedRows);
-    const sessions = await this.runWrite((db) => db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst());
-    const revoked = await this.runWrite((db) =>
-      db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now).executeTakeFirst());
-    const grants = await this.runWrite((db) => db.deleteFrom('grants')
+    const sessions = await this.write(this.db.deleteFrom('sessions').where('expires_at', '<=', now));
+    const revoked = await this.write(this.db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now));
+    const grants = await this.write(this.db.deleteFrom('grants')
       .where('created_at', '<', now - input.codeTtl - input.codeGrace)
       .where((eb) => eb.or([
         eb('revoked_at', '<', horizon),
         eb.and([eb('created_at', '<', horizon), eb('refresh_issued_at', '<', horizon), eb('refresh_expires_at', '<=', now)]),
-      ]))
-      .executeTakeFirst());
+      ])));
     return { sessions: count(sessions), revoked_access_tokens: count(revoked), grants: count(grants) };
   }
 
@@ -203,10 +193,10 @@ export class Repository {
     return this.db.selectFrom('signing_keys').selectAll().orderBy('created_at').orderBy('kid').execute();
   }
   async insertSigningKey(key: SigningKeyRow): Promise<void> {
-    await this.runWrite((db) => db.insertInto('signing_keys').values(key).execute());
+    await this.write(this.db.insertInto('signing_keys').values(key));
   }
   async retireSigningKeys(alg: string, exceptKid: string): Promise<void> {
-    await this.runWrite((db) => db.updateTable('signing_keys').set({ status: 'retired' })
-      .where('alg', '=', alg).where('kid', '!=', exceptKid).where('status', '=', 'active').execute());
+    await this.write(this.db.updateTable('signing_keys').set({ status: 'retired' })
+      .where('alg', '=', alg).where('kid', '!=', exceptKid).where('status', '=', 'active'));
   }
 }

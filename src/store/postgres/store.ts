@@ -16,7 +16,14 @@ export class PostgresStore extends Repository implements Store {
   /** `namedStatements` (default true) names each statement, so a connection plans it once. */
   constructor(databaseUrl: string, namedStatements = true) {
     const db = new Kysely<Database>({ dialect: postgresDialect(postgresPool(databaseUrl), namedStatements) });
-    super(db, (n) => `$${n}`, (op, statements) => (statements === 'several' ? db.transaction().execute(op) : op(db)));
+    super(db, (n) => `$${n}`, (statements) =>
+      statements.length === 1
+        ? Promise.all([db.executeQuery(statements[0]!)])
+        : db.transaction().execute(async (trx) => {
+          const results = [];
+          for (const statement of statements) results.push(await trx.executeQuery(statement));
+          return results;
+        }));
     this.#redemptions = new StatementBatches({
       key: (grant) => grant.id,
       statement: async (grants) => {

@@ -2,32 +2,22 @@
 // synchronous=FULL each commit waits for an fsync. So writes that arrive together share one
 // transaction — each inside its own savepoint, keeping it atomic on its own — and one fsync; every
 // caller's promise resolves only after that commit, so a response never hands out what is not yet
-// durable.
-//
-// The batch holds Kysely's connection (nothing else runs on it meanwhile) and drives the
-// transaction and the savepoints with statements prepared once on the node:sqlite connection: built
-// and compiled through Kysely each time, those four statements per write cost more than the write
-// itself (bench/RESULTS.md, item 11).
-import type { Kysely } from 'kysely';
+// durable. The transaction and the savepoints are statements prepared once: built and compiled
+// through Kysely each time, they cost more than the write itself (bench/RESULTS.md, item 11).
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { Database } from '../types.ts';
 
 interface Pending {
-  op: (db: Kysely<Database>) => Promise<unknown>;
+  op: () => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
 export class GroupCommit {
-  readonly #db: Kysely<Database>;
-  readonly #control: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', StatementSync>;
   readonly #sqlite: DatabaseSync;
+  readonly #control: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', StatementSync>;
   #pending: Pending[] = [];
-  #flushing = false;
 
-  /** `sqlite` is the connection under `db`'s dialect. */
-  constructor(db: Kysely<Database>, sqlite: DatabaseSync) {
-    this.#db = db;
+  constructor(sqlite: DatabaseSync) {
     this.#sqlite = sqlite;
     this.#control = {
       begin: sqlite.prepare('begin'),
@@ -39,52 +29,43 @@ export class GroupCommit {
     };
   }
 
-  run<T>(op: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  /** Runs `op` (synchronous statements on the connection) in the next transaction; resolves after its commit. */
+  run<T>(op: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      // Let the requests already received enqueue their writes before the batch starts.
+      if (this.#pending.length === 0) setImmediate(() => this.#flush());
       this.#pending.push({ op, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.#flushing) {
-        this.#flushing = true;
-        // Let the requests already received enqueue their writes before the batch starts.
-        setImmediate(() => void this.#flush());
-      }
     });
   }
 
-  async #flush(): Promise<void> {
+  #flush(): void {
     const batch = this.#pending;
     this.#pending = [];
     const control = this.#control;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
-      await this.#db.connection().execute(async (db) => {
-        control.begin.run();
+      control.begin.run();
+      for (const item of batch) {
+        control.savepoint.run();
         try {
-          for (const item of batch) {
-            control.savepoint.run();
-            try {
-              outcomes.push({ ok: true, value: await item.op(db) });
-              control.release.run();
-            } catch (error) {
-              control.rollbackTo.run();
-              control.release.run();
-              outcomes.push({ ok: false, error });
-            }
-          }
-          control.commit.run();
+          outcomes.push({ ok: true, value: item.op() });
+          control.release.run();
         } catch (error) {
-          if (this.#sqlite.isTransaction) control.rollback.run();
-          throw error;
+          control.rollbackTo.run();
+          control.release.run();
+          outcomes.push({ ok: false, error });
         }
-      });
-      batch.forEach((item, i) => {
-        const outcome = outcomes[i]!;
-        if (outcome.ok) item.resolve(outcome.value);
-        else item.reject(outcome.error);
-      });
+      }
+      control.commit.run();
     } catch (error) {
+      if (this.#sqlite.isTransaction) control.rollback.run();
       for (const item of batch) item.reject(error);
+      return;
     }
-    if (this.#pending.length > 0) setImmediate(() => void this.#flush());
-    else this.#flushing = false;
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
   }
 }

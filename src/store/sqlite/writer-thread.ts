@@ -1,35 +1,21 @@
-// The writer (./writer.ts) as the event loop calls it: in this thread, or on a worker thread that owns
-// the writing connection, so that node:sqlite's synchronous commits (and their fsyncs) never stall
-// the HTTP work of all requests. A call's promise resolves after its commit, so a read that follows
-// it on the event loop's connection sees it. This file is also the worker's entry point.
+// The writer (./writer.ts) on a worker thread that owns the writing connection, so that node:sqlite's
+// synchronous commits (and their fsyncs) never stall the HTTP work of all requests. A call's promise
+// resolves after its commit, so a read that follows it on the event loop's connection sees it. This
+// file is also the worker's entry point.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { openSqlite } from './connection.ts';
 import { SqliteWriter } from './writer.ts';
 
-type WriteMethod = {
-  [K in keyof SqliteWriter]: SqliteWriter[K] extends (...args: never[]) => Promise<unknown> ? K : never;
-}[keyof SqliteWriter];
+/** The writer's methods, as the event loop calls them: here or on the worker thread. */
+export type Writer = Pick<SqliteWriter, 'execute' | 'migrate' | 'close'>;
+type Method = keyof Writer;
 
-export interface Writer {
-  call<K extends WriteMethod>(method: K, ...args: Parameters<SqliteWriter[K]>): ReturnType<SqliteWriter[K]>;
-  close(): Promise<void>;
-}
-
-type Request = { id: number; method: WriteMethod; args: unknown[] };
+type Request = { id: number; method: Method; args: unknown[] };
 type Reply = { id: number; value?: unknown; error?: { name: string; message: string; code?: unknown } };
-
-function invoke(writer: SqliteWriter, method: WriteMethod, args: unknown[]): Promise<unknown> {
-  return (writer[method] as (...a: unknown[]) => Promise<unknown>).apply(writer, args);
-}
-
-/** The writer in the calling thread, for short-lived commands and in-memory databases. */
-export function localWriter(writer: SqliteWriter): Writer {
-  return { call: (method, ...args) => invoke(writer, method, args) as never, close: () => writer.close() };
-}
 
 export class WriterThread implements Writer {
   readonly #worker: Worker;
-  readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  readonly #pending = new Map<number, { resolve: (value: never) => void; reject: (error: Error) => void }>();
   #nextId = 0;
   #stopped: Error | undefined;
 
@@ -43,7 +29,7 @@ export class WriterThread implements Writer {
       this.#pending.delete(reply.id);
       if (this.#pending.size === 0) this.#worker.unref();
       if (reply.error) pending.reject(Object.assign(new Error(reply.error.message), reply.error));
-      else pending.resolve(reply.value);
+      else pending.resolve(reply.value as never);
     });
     const fail = (error: Error) => {
       this.#stopped ??= error;
@@ -54,18 +40,24 @@ export class WriterThread implements Writer {
     this.#worker.on('exit', (code) => fail(new Error(`the SQLite writer thread stopped (exit code ${code})`)));
   }
 
-  call<K extends WriteMethod>(method: K, ...args: Parameters<SqliteWriter[K]>): ReturnType<SqliteWriter[K]> {
-    if (this.#stopped) return Promise.reject(this.#stopped) as ReturnType<SqliteWriter[K]>;
+  #call<T>(method: Method, args: unknown[]): Promise<T> {
+    if (this.#stopped) return Promise.reject(this.#stopped);
     const id = ++this.#nextId;
-    return new Promise((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       if (this.#pending.size === 0) this.#worker.ref();
-      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.#pending.set(id, { resolve, reject });
       this.#worker.postMessage({ id, method, args } satisfies Request);
-    }) as ReturnType<SqliteWriter[K]>;
+    });
   }
 
+  execute(...args: Parameters<Writer['execute']>) {
+    return this.#call<Awaited<ReturnType<Writer['execute']>>>('execute', args);
+  }
+  migrate(...args: Parameters<Writer['migrate']>) {
+    return this.#call<string[]>('migrate', args);
+  }
   async close(): Promise<void> {
-    if (!this.#stopped) await this.call('close');
+    if (!this.#stopped) await this.#call('close', []);
     await this.#worker.terminate();
   }
 }
@@ -75,13 +67,15 @@ if (file !== undefined) {
   const writer = new SqliteWriter(openSqlite(file));
   const port = parentPort!;
   port.on('message', ({ id, method, args }: Request) => {
-    Promise.resolve().then(() => invoke(writer, method, args)).then(
-      (value) => port.postMessage({ id, value } satisfies Reply),
-      (error: unknown) => {
-        const err = error instanceof Error ? error : new Error(String(error));
-        const code = (err as { code?: unknown }).code;
-        port.postMessage({ id, error: { name: err.name, message: err.message, code } } satisfies Reply);
-      },
-    );
+    Promise.resolve()
+      .then(() => (writer[method] as (...a: unknown[]) => Promise<unknown>).apply(writer, args))
+      .then(
+        (value) => port.postMessage({ id, value } satisfies Reply),
+        (error: unknown) => {
+          const err = error instanceof Error ? error : new Error(String(error));
+          const code = (err as { code?: unknown }).code;
+          port.postMessage({ id, error: { name: err.name, message: err.message, code } } satisfies Reply);
+        },
+      );
   });
 }

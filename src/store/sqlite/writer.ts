@@ -1,54 +1,62 @@
-// SQLite's writes, on the connection that does nothing else: every write joins the next group commit
-// (./group-commit.ts), and the two writes of every token request run as statements prepared once.
-// The server runs this on a worker thread of its own (./writer-thread.ts), so that commits and their
-// fsyncs never stall the event loop; short-lived commands run it in their own thread.
-import { Kysely } from 'kysely';
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { Repository } from '../repository.ts';
-import { GRANT_COLUMNS } from '../rows.ts';
-import type { Database, GrantRow } from '../types.ts';
+// SQLite's writes, on a connection that does nothing else: the statements of each write run in one
+// savepoint of the next group commit (./group-commit.ts), each prepared once per SQL text. The server
+// runs this on a worker thread of its own (./writer-thread.ts), so that commits and their fsyncs
+// never stall the event loop; short-lived commands run it in their own thread.
+import { Kysely, type NoMigrations } from 'kysely';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { migrate } from '../migrations/index.ts';
+import type { Database } from '../types.ts';
 import { sqliteDialect } from './connection.ts';
 import { GroupCommit } from './group-commit.ts';
-import { WRITES } from './statements.ts';
 
-export interface Advance {
-  grantId: string;
-  generation: number;
-  now: number;
-  expiresAt: number;
+/** A statement and its parameters, as Kysely compiles it or as written out by hand (./statements.ts). */
+export interface Statement {
+  sql: string;
+  parameters: readonly unknown[];
 }
 
-export class SqliteWriter extends Repository {
+/** What a statement returned, in the shape of Kysely's QueryResult. */
+export interface Result {
+  rows: unknown[];
+  numAffectedRows: bigint;
+}
+
+export class SqliteWriter {
   readonly #sqlite: DatabaseSync;
   readonly #group: GroupCommit;
-  // Prepared on first use: the tables exist only once the database is migrated.
-  #statements: Record<keyof typeof WRITES, StatementSync> | undefined;
+  readonly #prepared = new Map<string, StatementSync>();
 
   constructor(sqlite: DatabaseSync) {
-    const db = new Kysely<Database>({ dialect: sqliteDialect(sqlite) });
-    const group = new GroupCommit(db, sqlite);
-    super(db, (n) => `?${n}`, (op) => group.run(op));
     this.#sqlite = sqlite;
-    this.#group = group;
+    this.#group = new GroupCommit(sqlite);
   }
 
-  get #prepared() {
-    return (this.#statements ??= {
-      insertGrant: this.#sqlite.prepare(WRITES.insertGrant),
-      advanceFamily: this.#sqlite.prepare(WRITES.advanceFamily),
-    });
+  #statement(sql: string): StatementSync {
+    let statement = this.#prepared.get(sql);
+    if (!statement) this.#prepared.set(sql, (statement = this.#sqlite.prepare(sql)));
+    return statement;
   }
 
-  /** Inserts the grant (keyed on the code's id) only if it is the first and its user is active. */
-  redeemAuthorizationCode(grant: GrantRow): Promise<boolean> {
-    const values: Record<string, string | number | null> = {};
-    for (const column of GRANT_COLUMNS) values[column] = grant[column];
-    return this.#group.run(async () => this.#prepared.insertGrant.run(values).changes === 1);
+  /** Runs the statements together, all or none, in the next group commit; resolves after the commit. */
+  execute(statements: Statement[]): Promise<Result[]> {
+    return this.#group.run(() =>
+      statements.map(({ sql, parameters }) => {
+        const statement = this.#statement(sql);
+        const values = parameters as SQLInputValue[];
+        if (statement.columns().length > 0) return { rows: statement.all(...values), numAffectedRows: 0n };
+        return { rows: [], numAffectedRows: BigInt(statement.run(...values).changes) };
+      }),
+    );
   }
 
-  /** Moves the grant to the next generation only while it is at `generation` and not revoked. */
-  advanceTokenFamily({ grantId, generation, now, expiresAt }: Advance): Promise<boolean> {
-    const parameters = { id: grantId, generation, now, expires_at: expiresAt };
-    return this.#group.run(async () => this.#prepared.advanceFamily.run(parameters).changes === 1);
+  /** Before any other write: migrations run outside the group commit. */
+  async migrate(to?: string | NoMigrations): Promise<string[]> {
+    const db = new Kysely<Database>({ dialect: sqliteDialect(this.#sqlite) });
+    this.#prepared.clear();
+    return migrate(db, to);
+  }
+
+  async close(): Promise<void> {
+    if (this.#sqlite.isOpen) this.#sqlite.close();
   }
 }
