@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createClient, createUser } from './cli/operations.ts';
 import { s256Challenge } from './oauth/pkce.ts';
 import type { Config } from './config/index.ts';
-import type { Store } from './store/store.ts';
+import type { ClientStore, UserStore } from './store/store.ts';
 import { randomToken } from './tokens/opaque.ts';
 import { hashPassword } from './tokens/passwords.ts';
 
@@ -27,7 +27,7 @@ function demoFile(config: Pick<Config, 'dataDir'>): string {
 }
 
 /** Seeds the demo data when the database has no users; returns the credentials, or undefined. */
-export async function seedDemo(store: Store, config: Config): Promise<DemoCredentials | undefined> {
+export async function seedDemo(store: ClientStore & UserStore, config: Config): Promise<DemoCredentials | undefined> {
   if ((await store.countUsers()) > 0) return undefined;
   const password = randomToken(12);
   await createUser(store, config, {

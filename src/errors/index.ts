@@ -1,4 +1,5 @@
-// One error hierarchy for every protocol error. Clients see `error` and `error_description`;
+// One error hierarchy for every protocol error. Clients see `error` and `error_description`; an
+// optional `detail` is for operators only (fosite's Debug beside its Hint): logged, never sent.
 // src/http/plugins/errors.ts is the single place that turns these into responses.
 
 export type OAuthErrorCode =
@@ -23,10 +24,13 @@ export type OAuthErrorCode =
 export class OAuthError extends Error {
   readonly error: OAuthErrorCode;
   readonly status: number;
-  constructor(error: OAuthErrorCode, description: string, status = 400) {
+  /** What an operator needs to know (which client, which check), never sent to the client. */
+  readonly detail: string | undefined;
+  constructor(error: OAuthErrorCode, description: string, status = 400, detail?: string) {
     super(description);
     this.error = error;
     this.status = status;
+    this.detail = detail;
   }
   override get name(): string {
     return `OAuthError(${this.error})`;
@@ -34,70 +38,70 @@ export class OAuthError extends Error {
 }
 
 export class InvalidRequest extends OAuthError {
-  constructor(description: string) {
-    super('invalid_request', description);
+  constructor(description: string, detail?: string) {
+    super('invalid_request', description, 400, detail);
   }
 }
 /** RFC 6749 §5.2: client authentication failed; 401 with WWW-Authenticate. */
 export class InvalidClient extends OAuthError {
-  constructor(description: string) {
-    super('invalid_client', description, 401);
+  constructor(description: string, detail?: string) {
+    super('invalid_client', description, 401, detail);
   }
 }
 export class InvalidGrant extends OAuthError {
-  constructor(description: string) {
-    super('invalid_grant', description);
+  constructor(description: string, detail?: string) {
+    super('invalid_grant', description, 400, detail);
   }
 }
 export class UnauthorizedClient extends OAuthError {
-  constructor(description: string) {
-    super('unauthorized_client', description);
+  constructor(description: string, detail?: string) {
+    super('unauthorized_client', description, 400, detail);
   }
 }
 export class UnsupportedGrantType extends OAuthError {
-  constructor(description: string) {
-    super('unsupported_grant_type', description);
+  constructor(description: string, detail?: string) {
+    super('unsupported_grant_type', description, 400, detail);
   }
 }
 export class InvalidScope extends OAuthError {
-  constructor(description: string) {
-    super('invalid_scope', description);
+  constructor(description: string, detail?: string) {
+    super('invalid_scope', description, 400, detail);
   }
 }
 export class AccessDenied extends OAuthError {
-  constructor(description: string) {
-    super('access_denied', description, 403);
+  constructor(description: string, detail?: string) {
+    super('access_denied', description, 403, detail);
   }
 }
 export class UnsupportedResponseType extends OAuthError {
-  constructor(description: string) {
-    super('unsupported_response_type', description);
+  constructor(description: string, detail?: string) {
+    super('unsupported_response_type', description, 400, detail);
   }
 }
 export class LoginRequired extends OAuthError {
-  constructor(description: string) {
-    super('login_required', description);
+  constructor(description: string, detail?: string) {
+    super('login_required', description, 400, detail);
   }
 }
 export class ConsentRequired extends OAuthError {
-  constructor(description: string) {
-    super('consent_required', description);
+  constructor(description: string, detail?: string) {
+    super('consent_required', description, 400, detail);
   }
 }
 export class RequestNotSupported extends OAuthError {
-  constructor(description: string) {
-    super('request_not_supported', description);
+  constructor(description: string, detail?: string) {
+    super('request_not_supported', description, 400, detail);
   }
 }
 export class RequestUriNotSupported extends OAuthError {
-  constructor(description: string) {
-    super('request_uri_not_supported', description);
+  constructor(description: string, detail?: string) {
+    super('request_uri_not_supported', description, 400, detail);
   }
 }
 /** RFC 6750 §3.1: missing, expired, revoked or malformed access token; 401. */
 export class InvalidToken extends OAuthError {
-  constructor(description: string) {
-    super('invalid_token', description, 401);
+  constructor(description: string, detail?: string) {
+    super('invalid_token', description, 401, detail);
   }
 }
 

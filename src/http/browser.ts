@@ -1,8 +1,8 @@
 // Browser state: the login session cookie and the CSRF cookie (double-submit, HMAC-bound).
 import { createHmac, type KeyObject } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { BrowserSession } from '../oauth/authorize.ts';
-import type { Store } from '../store/store.ts';
+import type { BrowserSession } from '../oauth/session.ts';
+import type { SessionStore } from '../store/store.ts';
 import { hashToken, randomToken, safeEqual } from '../tokens/opaque.ts';
 import { purposeKey } from '../tokens/sealed.ts';
 
@@ -12,10 +12,10 @@ export const CSRF_COOKIE = 'tessera_csrf';
 export class BrowserState {
   readonly #csrfKey: KeyObject;
   readonly #secure: boolean;
-  readonly #store: Store;
+  readonly #store: SessionStore;
   readonly #sessionTtl: number;
 
-  constructor(opts: { secret: string; secure: boolean; store: Store; sessionTtl: number }) {
+  constructor(opts: { secret: string; secure: boolean; store: SessionStore; sessionTtl: number }) {
     this.#csrfKey = purposeKey(opts.secret, 'tessera csrf v1');
     this.#secure = opts.secure;
     this.#store = opts.store;

@@ -4,7 +4,7 @@
 // is unrotated, unexpired, and its grant and user are live.
 import type { Config } from '../config/index.ts';
 import { InvalidToken } from '../errors/index.ts';
-import type { Store, User } from '../store/store.ts';
+import type { ClientStore, GrantStore, RevocationStore, User } from '../store/store.ts';
 import type { GrantRow } from '../store/types.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
 import { type AccessTokenClaims, verifyAccessToken } from '../tokens/jwt.ts';
@@ -12,7 +12,7 @@ import type { RefreshTokens } from '../tokens/refresh.ts';
 
 export interface TokenStatusDeps {
   config: Pick<Config, 'issuer' | 'accessTokenAudience' | 'refreshTokenAbsoluteTtl'>;
-  store: Store;
+  store: ClientStore & GrantStore & RevocationStore;
   keys: KeyStore;
   refreshTokens: RefreshTokens;
 }

@@ -3,9 +3,9 @@
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { Config } from '../config/index.ts';
 import { InvalidRequest } from '../errors/index.ts';
-import { redirectWith } from '../oauth/authorize.ts';
+import { redirectWith } from '../oauth/redirect.ts';
 import { type Params, rejectDuplicates, single } from '../oauth/params.ts';
-import type { Client, Store } from '../store/store.ts';
+import type { Client, ClientStore } from '../store/store.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
 import { Sealer } from '../tokens/sealed.ts';
 
@@ -46,7 +46,7 @@ async function idTokenHintAudience(keys: KeyStore, issuer: string, idToken: stri
 }
 
 export async function validateLogout(
-  deps: { config: Pick<Config, 'issuer'>; store: Store; keys: KeyStore },
+  deps: { config: Pick<Config, 'issuer'>; store: ClientStore; keys: KeyStore },
   params: Params,
   now: number,
 ): Promise<LogoutRequest> {

@@ -2,6 +2,9 @@
 // JavaScript, every input labelled.
 import { html, type SafeHtml } from './html.ts';
 
+/** What a failed sign-in says, whichever of the username and password was wrong. */
+export const LOGIN_FAILED = 'Incorrect username or password.';
+
 function layout(title: string, body: SafeHtml): string {
   return html`<!doctype html>
 <html lang="en">

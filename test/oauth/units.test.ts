@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { InvalidScope, InvalidToken } from '../../src/errors/index.ts';
-import { redirectWith } from '../../src/oauth/authorize.ts';
+import { redirectWith } from '../../src/oauth/redirect.ts';
 import { CodeSealer } from '../../src/oauth/codes.ts';
 import { InteractionSealer } from '../../src/oauth/interaction.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../../src/oauth/pkce.ts';

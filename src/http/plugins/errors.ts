@@ -31,7 +31,10 @@ function toOAuthError(err: FastifyError | Error): OAuthError {
 export function errorHandler(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
   const oauthError = toOAuthError(err);
   if (oauthError.status >= 500) request.log.error({ err }, 'request failed');
-  else request.log.info({ error: oauthError.error, description: oauthError.message }, 'request rejected');
+  else {
+    const { error, message: description, detail } = oauthError;
+    request.log.info({ error, description, ...(detail ? { detail } : {}) }, 'request rejected');
+  }
 
   if (request.routeOptions.config?.html) {
     sendHtml(reply.code(oauthError.status), errorPage({ title: 'Something went wrong', error: oauthError.error, description: oauthError.message }));

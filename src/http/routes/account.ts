@@ -1,12 +1,13 @@
 // The user's account page: the applications they have granted access to, each with a button to
 // withdraw it (revoking every refresh token of those grants and their access tokens).
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../oauth/authorize.ts';
+import { sessionUser } from '../../oauth/session.ts';
 import { authenticateUser } from '../../oauth/login.ts';
-import { accountPage, type AccountGrant, loginPage } from '../../ui/pages.ts';
+import { accountPage, type AccountGrant, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
-import { csrfFailedPage, formValue, LOGIN_FAILED, queryValue } from './interaction.ts';
+import { formValue, queryValue } from '../forms.ts';
+import { csrfFailedPage } from '../outcome.ts';
 
 export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.get('/account', { config: { html: true } }, async (request, reply) => {

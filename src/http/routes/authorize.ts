@@ -1,24 +1,9 @@
 // GET and POST /oauth2/authorize.
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { authorize, type AuthorizeOutcome } from '../../oauth/authorize.ts';
+import type { FastifyInstance } from 'fastify';
+import { authorize } from '../../oauth/authorize/index.ts';
 import { paramsFrom, single } from '../../oauth/params.ts';
-import { errorPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
-import { sendHtml } from '../plugins/html.ts';
-
-/** Sends the outcome of an authorization step; `status` is 302 after GET and 303 after POST. */
-export function sendOutcome(reply: FastifyReply, outcome: AuthorizeOutcome, status: 302 | 303): FastifyReply {
-  switch (outcome.kind) {
-    case 'error-page':
-      return sendHtml(reply.code(400), errorPage({ title: 'Invalid authorization request', error: outcome.error, description: outcome.description }));
-    case 'redirect':
-      return reply.code(status).header('cache-control', 'no-store').redirect(outcome.location, status);
-    case 'login':
-      return reply.code(status).header('cache-control', 'no-store').redirect(`/login?interaction=${encodeURIComponent(outcome.interaction)}`, status);
-    case 'consent':
-      return reply.code(status).header('cache-control', 'no-store').redirect(`/consent?interaction=${encodeURIComponent(outcome.interaction)}`, status);
-  }
-}
+import { sendOutcome } from '../outcome.ts';
 
 export function authorizeRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, codes: ctx.codes };

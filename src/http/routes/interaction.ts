@@ -1,31 +1,14 @@
 // The login and consent pages. Each POST answers 303 (the page again, the next step, or the client).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { completeConsent, continueAuthorization, scopesNeedingConsent, sessionUser } from '../../oauth/authorize.ts';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { completeConsent, continueAuthorization, scopesNeedingConsent } from '../../oauth/authorize/index.ts';
+import { sessionUser } from '../../oauth/session.ts';
 import type { Interaction } from '../../oauth/interaction.ts';
 import { authenticateUser } from '../../oauth/login.ts';
-import { consentPage, errorPage, loginPage } from '../../ui/pages.ts';
+import { consentPage, errorPage, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
-import { sendOutcome } from './authorize.ts';
-
-export const LOGIN_FAILED = 'Incorrect username or password.';
-
-export function formValue(request: FastifyRequest, name: string): string | undefined {
-  return request.body instanceof URLSearchParams ? (request.body.get(name) ?? undefined) : undefined;
-}
-
-export function queryValue(request: FastifyRequest, name: string): string | undefined {
-  const value = (request.query as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-export function csrfFailedPage(reply: FastifyReply): FastifyReply {
-  return sendHtml(reply.code(403), errorPage({
-    title: 'The form could not be verified',
-    error: 'invalid_request',
-    description: 'The form was not submitted from this site or has expired. Go back and try again.',
-  }));
-}
+import { formValue, queryValue } from '../forms.ts';
+import { csrfFailedPage, sendOutcome } from '../outcome.ts';
 
 export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, codes: ctx.codes };

@@ -2,13 +2,14 @@
 // signed-out page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../../errors/index.ts';
-import { sessionUser } from '../../oauth/authorize.ts';
+import { sessionUser } from '../../oauth/session.ts';
 import { paramsFrom } from '../../oauth/params.ts';
 import { afterLogout, LogoutSealer, validateLogout } from '../../oidc/logout.ts';
 import { errorPage, logoutConfirmPage, signedOutPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
-import { csrfFailedPage, formValue } from './interaction.ts';
+import { formValue } from '../forms.ts';
+import { csrfFailedPage } from '../outcome.ts';
 
 export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: string): void {
   const sealer = new LogoutSealer(secret);

@@ -1,17 +1,9 @@
 // POST /oauth2/revoke (RFC 7009) and POST /oauth2/introspect (RFC 7662), form-encoded.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { InvalidRequest } from '../../errors/index.ts';
+import type { FastifyInstance } from 'fastify';
 import { introspect } from '../../oauth/introspect.ts';
-import { type Params, paramsFrom } from '../../oauth/params.ts';
 import { revoke } from '../../oauth/revoke.ts';
 import type { RouteContext } from '../context.ts';
-
-export function formParams(request: FastifyRequest): Params {
-  if (!(request.body instanceof URLSearchParams)) {
-    throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
-  }
-  return paramsFrom(request.body);
-}
+import { formParams } from '../forms.ts';
 
 export function revocationRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.post('/oauth2/revoke', async (request, reply) => {

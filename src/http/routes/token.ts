@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { tokenEndpoint } from '../../oauth/token.ts';
 import type { RouteContext } from '../context.ts';
-import { formParams } from './revocation.ts';
+import { formParams } from '../forms.ts';
 
 export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.post('/oauth2/token', async (request, reply) => {

@@ -1,7 +1,7 @@
 // Client authentication at the token endpoint (RFC 6749 §2.3): client_secret_basic,
 // client_secret_post, or none (public clients, which prove possession with PKCE instead).
 import { InvalidClient, InvalidRequest } from '../../errors/index.ts';
-import type { Client, Store } from '../../store/store.ts';
+import type { Client, ClientStore } from '../../store/store.ts';
 import { hashToken, safeEqual } from '../../tokens/opaque.ts';
 import { type Params, single } from '../params.ts';
 
@@ -23,7 +23,7 @@ export function parseBasicCredentials(header: string): { clientId: string; clien
   }
 }
 
-export async function authenticateClient(store: Store, authorization: string | undefined, body: Params): Promise<Client> {
+export async function authenticateClient(store: ClientStore, authorization: string | undefined, body: Params): Promise<Client> {
   const bodyClientId = single(body, 'client_id');
   const bodySecret = single(body, 'client_secret');
   let clientId: string;
@@ -51,14 +51,13 @@ export async function authenticateClient(store: Store, authorization: string | u
   }
 
   const client = await store.getClient(clientId);
-  if (!client) throw new InvalidClient('client authentication failed');
+  if (!client) throw new InvalidClient('client authentication failed', `no client ${JSON.stringify(clientId)}`);
   if (client.tokenEndpointAuthMethod !== method) {
-    throw new InvalidClient(`the client must authenticate with ${client.tokenEndpointAuthMethod}`);
+    const detail = `client ${clientId} is registered for ${client.tokenEndpointAuthMethod}, sent ${method}`;
+    throw new InvalidClient(`the client must authenticate with ${client.tokenEndpointAuthMethod}`, detail);
   }
-  if (method !== 'none') {
-    if (!client.secretHash || !safeEqual(hashToken(secret!), client.secretHash)) {
-      throw new InvalidClient('client authentication failed');
-    }
+  if (method !== 'none' && (!client.secretHash || !safeEqual(hashToken(secret!), client.secretHash))) {
+    throw new InvalidClient('client authentication failed', `client ${clientId}: wrong client_secret`);
   }
   return client;
 }

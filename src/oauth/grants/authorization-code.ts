@@ -60,7 +60,7 @@ export const authorizationCodeGrant: GrantHandler = {
 async function rejectCode(store: GrantStore, code: AuthorizationCode, now: number, reason: string): Promise<never> {
   if (await store.getGrant(code.id)) {
     await store.revokeGrant(code.id, now);
-    throw new InvalidGrant('the authorization code has already been used');
+    throw new InvalidGrant('the authorization code has already been used', `second use of code ${code.id}: its grant revoked`);
   }
   throw new InvalidGrant(reason);
 }

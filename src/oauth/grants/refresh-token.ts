@@ -48,13 +48,16 @@ async function refused(
   family: TokenFamily | undefined,
   scopes: string[] | undefined,
 ): Promise<TokenResponse> {
-  if (!family || family.grant.client_id !== client.clientId) throw new InvalidGrant('the refresh token is invalid');
+  if (!family) throw new InvalidGrant('the refresh token is invalid', `no grant ${id.grantId}`);
   const { grant, user } = family;
   const current = grant.refresh_generation;
+  if (grant.client_id !== client.clientId) {
+    throw new InvalidGrant('the refresh token is invalid', `grant ${grant.id} was issued to client ${grant.client_id}`);
+  }
   if (grant.revoked_at !== null) throw new InvalidGrant('the refresh token has been revoked');
-  if (id.generation > current) throw new InvalidGrant('the refresh token is invalid');
+  if (id.generation > current) throw new InvalidGrant('the refresh token is invalid', `generation ${id.generation} of ${current}`);
   const reused = id.generation === current - 1 && withinReuseInterval(ctx.config, grant.refresh_issued_at, ctx.now);
-  if (id.generation < current && !reused) return replayed(ctx, grant.id);
+  if (id.generation < current && !reused) return replayed(ctx, grant.id, `generation ${id.generation} of ${current}`);
   const { now, config } = ctx;
   if (grant.refresh_expires_at <= now || grant.created_at + config.refreshTokenAbsoluteTtl <= now) {
     throw new InvalidGrant('the refresh token has expired');
@@ -72,9 +75,9 @@ function withinReuseInterval(config: Pick<Config, 'refreshTokenReuseInterval'>, 
 }
 
 /** Revokes the family of a token presented again after its rotation. */
-async function replayed(ctx: GrantContext, grantId: string): Promise<never> {
+async function replayed(ctx: GrantContext, grantId: string, presented: string): Promise<never> {
   await ctx.store.revokeGrant(grantId, ctx.now);
-  throw new InvalidGrant('the refresh token has already been used');
+  throw new InvalidGrant('the refresh token has already been used', `replay of ${presented}: grant ${grantId} revoked`);
 }
 
 /** The family's current tokens. OIDC Core §12.2: the refreshed ID token keeps sub and auth_time, no nonce. */

@@ -1,6 +1,6 @@
 // What a grant handler is given (a narrow slice of config and storage) and what it returns.
 import type { Config } from '../../config/index.ts';
-import type { Client, Store } from '../../store/store.ts';
+import type { Client, ClientStore, GrantStore } from '../../store/store.ts';
 import type { KeyStore } from '../../tokens/keystore.ts';
 import type { RefreshTokens } from '../../tokens/refresh.ts';
 import type { CodeSealer } from '../codes.ts';
@@ -20,7 +20,7 @@ export type TokenConfig = Pick<
 
 export interface GrantContext {
   config: TokenConfig;
-  store: Store;
+  store: ClientStore & GrantStore;
   keys: KeyStore;
   codes: CodeSealer;
   refreshTokens: RefreshTokens;

@@ -1,0 +1,94 @@
+// The authorization request's checks (RFC 6749 §4.1.1, OIDC Core §3.1.2.1), one small function each,
+// in the order ./index.ts runs them. The first decides whether errors may go back to the client;
+// every other one throws an OAuthError that does.
+import {
+  InvalidRequest, InvalidScope, RequestNotSupported, RequestUriNotSupported, UnauthorizedClient,
+  UnsupportedResponseType, UntrustedRedirectError,
+} from '../../errors/index.ts';
+import type { Client, ClientStore } from '../../store/store.ts';
+import { type Params, single } from '../params.ts';
+import { isWellFormedPkceValue } from '../pkce.ts';
+import { checkAllowedScopes, parseScope } from '../scopes.ts';
+
+const PROMPTS = ['none', 'login', 'consent', 'select_account'];
+
+/** RFC 6749 §3.1.2.3: the client must be known and the redirect URI registered, exactly. */
+export async function checkClientAndRedirectUri(store: ClientStore, params: Params) {
+  if ((params.get('client_id')?.length ?? 0) > 1) throw new UntrustedRedirectError('invalid_request', 'client_id is included more than once');
+  const clientId = single(params, 'client_id');
+  if (!clientId) throw new UntrustedRedirectError('invalid_request', 'client_id is required');
+  const client = await store.getClient(clientId);
+  if (!client) throw new UntrustedRedirectError('invalid_client', 'the client is unknown');
+  if ((params.get('redirect_uri')?.length ?? 0) > 1) throw new UntrustedRedirectError('invalid_request', 'redirect_uri is included more than once');
+  const redirectUri = single(params, 'redirect_uri');
+  // OIDC Core §3.1.2.1 makes redirect_uri required; Tessera requires it for every client.
+  if (!redirectUri) throw new UntrustedRedirectError('invalid_request', 'redirect_uri is required');
+  if (!client.redirectUris.includes(redirectUri)) {
+    throw new UntrustedRedirectError('invalid_request', 'redirect_uri is not registered for this client');
+  }
+  return { client, redirectUri };
+}
+
+/** OIDC Core §6: request objects are not supported. */
+export function rejectRequestObjects(params: Params): void {
+  if (params.has('request')) throw new RequestNotSupported('request objects are not supported');
+  if (params.has('request_uri')) throw new RequestUriNotSupported('request_uri is not supported');
+}
+
+/** RFC 6749 §4.1.1: response_type=code, for a client allowed the authorization code grant. */
+export function checkResponseType(params: Params, client: Client): void {
+  const responseType = single(params, 'response_type');
+  if (!responseType) throw new InvalidRequest('response_type is required');
+  if (responseType !== 'code') throw new UnsupportedResponseType('only response_type=code is supported');
+  if (!client.grantTypes.includes('authorization_code')) {
+    throw new UnauthorizedClient('the client is not allowed to use the authorization code grant');
+  }
+}
+
+/** RFC 6749 §3.3: known scopes the client is registered for. */
+export function checkScope(params: Params, client: Client, known: ReadonlyMap<string, string>): string[] {
+  const scopeParam = single(params, 'scope');
+  if (!scopeParam) throw new InvalidRequest('scope is required');
+  const scopes = parseScope(scopeParam);
+  const unknown = scopes.filter((s) => !known.has(s));
+  if (unknown.length > 0) throw new InvalidScope(`unknown scope: ${unknown.join(' ')}`);
+  checkAllowedScopes(scopes, client.scopes);
+  return scopes;
+}
+
+/** RFC 7636 §4.3, §4.4.1: S256 only; required for public clients. */
+export function checkPkce(params: Params, client: Client): { codeChallenge: string | null; codeChallengeMethod: string | null } {
+  const codeChallenge = single(params, 'code_challenge');
+  const method = single(params, 'code_challenge_method');
+  if (!codeChallenge) {
+    if (method) throw new InvalidRequest('code_challenge_method was sent without code_challenge');
+    if (client.tokenEndpointAuthMethod === 'none') {
+      throw new InvalidRequest('PKCE is required for public clients: send code_challenge with code_challenge_method=S256');
+    }
+    return { codeChallenge: null, codeChallengeMethod: null };
+  }
+  // A missing method means "plain" (RFC 7636 §4.3), which Tessera does not accept.
+  if (method !== 'S256') throw new InvalidRequest('code_challenge_method must be S256');
+  if (!isWellFormedPkceValue(codeChallenge)) {
+    throw new InvalidRequest('code_challenge must be 43 to 128 characters of [A-Za-z0-9-._~]');
+  }
+  return { codeChallenge, codeChallengeMethod: 'S256' };
+}
+
+/** OIDC Core §3.1.2.1: known prompt values; "none" must not be combined with any other. */
+export function checkPrompt(params: Params): string[] {
+  const prompts = (single(params, 'prompt') ?? '').split(' ').filter((p) => p !== '');
+  for (const prompt of prompts) {
+    if (!PROMPTS.includes(prompt)) throw new InvalidRequest(`unsupported prompt value "${prompt}"`);
+  }
+  if (prompts.includes('none') && prompts.length > 1) throw new InvalidRequest('prompt=none must not be combined with other values');
+  return prompts;
+}
+
+/** OIDC Core §3.1.2.1: max_age, seconds. */
+export function checkMaxAge(params: Params): number | null {
+  const maxAge = single(params, 'max_age');
+  if (maxAge === undefined) return null;
+  if (!/^\d{1,10}$/.test(maxAge)) throw new InvalidRequest('max_age must be a non-negative integer');
+  return Number(maxAge);
+}

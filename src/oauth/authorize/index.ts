@@ -1,0 +1,136 @@
+// The authorization endpoint (RFC 6749 §4.1.1, OIDC Core §3.1.2): the request's checks as a list of
+// named steps (./checks.ts), then login, consent and the code. Until the client and its redirect URI
+// are trusted, errors are shown to the user; after that they go back to the client as a redirect
+// carrying `state` and `iss` (RFC 9207).
+import type { Config } from '../../config/index.ts';
+import { ConsentRequired, LoginRequired, OAuthError, UntrustedRedirectError } from '../../errors/index.ts';
+import { claimsForScopes } from '../../oidc/claims.ts';
+import type { Client, ClientStore, SessionStore, User, UserStore } from '../../store/store.ts';
+import type { CodeSealer } from '../codes.ts';
+import type { AuthorizationRequest, Interaction, InteractionSealer } from '../interaction.ts';
+import { type Params, rejectDuplicates, single } from '../params.ts';
+import { redirectWith } from '../redirect.ts';
+import { type BrowserSession, sessionUser } from '../session.ts';
+import { checkClientAndRedirectUri, checkMaxAge, checkPkce, checkPrompt, checkResponseType, checkScope, rejectRequestObjects } from './checks.ts';
+
+export interface AuthorizeDeps {
+  config: Pick<Config, 'issuer' | 'codeTtl' | 'scopes'>;
+  store: ClientStore & UserStore & SessionStore;
+  sealer: InteractionSealer;
+  codes: CodeSealer;
+}
+
+export type AuthorizeOutcome =
+  | { kind: 'error-page'; error: string; description: string }
+  | { kind: 'redirect'; location: string }
+  | { kind: 'login'; interaction: string }
+  | { kind: 'consent'; interaction: string };
+
+/** How long the user has to complete login and consent. */
+const INTERACTION_TTL = 30 * 60;
+
+/** The steps after the client and its redirect URI are trusted, in order; each reports to the client. */
+function checkRequest(config: AuthorizeDeps['config'], client: Client, redirectUri: string, params: Params): AuthorizationRequest {
+  rejectDuplicates(params);
+  rejectRequestObjects(params);
+  checkResponseType(params, client);
+  const scopes = checkScope(params, client, config.scopes);
+  const pkce = checkPkce(params, client);
+  const prompts = checkPrompt(params);
+  const maxAge = checkMaxAge(params);
+  const state = single(params, 'state') ?? null;
+  return { clientId: client.clientId, redirectUri, scopes, state, nonce: single(params, 'nonce') ?? null, ...pkce, prompts, maxAge };
+}
+
+function errorRedirect(issuer: string, redirectUri: string, state: string | null, err: OAuthError): AuthorizeOutcome {
+  return { kind: 'redirect', location: redirectWith(redirectUri, { error: err.error, error_description: err.message, state, iss: issuer }) };
+}
+
+export async function authorize(deps: AuthorizeDeps, params: Params, session: BrowserSession | undefined, now: number): Promise<AuthorizeOutcome> {
+  let trusted: { client: Client; redirectUri: string };
+  try {
+    trusted = await checkClientAndRedirectUri(deps.store, params);
+  } catch (err) {
+    if (err instanceof UntrustedRedirectError) return { kind: 'error-page', error: err.error, description: err.message };
+    throw err;
+  }
+  let request: AuthorizationRequest;
+  try {
+    request = checkRequest(deps.config, trusted.client, trusted.redirectUri, params);
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    return errorRedirect(deps.config.issuer, trusted.redirectUri, params.get('state')?.[0] || null, err);
+  }
+  // prompt=login demands a login after this request began; max_age bounds the session's age.
+  const forceLogin = request.prompts.includes('login');
+  const minAuthTime = forceLogin ? now : request.maxAge !== null ? now - request.maxAge : 0;
+  const interaction: Interaction = { request, forceLogin, minAuthTime, exp: now + INTERACTION_TTL };
+  return continueAuthorization(deps, trusted.client, interaction, session, now);
+}
+
+/**
+ * Login, then consent, then the code: resumed after each page the user submits. After a login the
+ * caller passes the interaction with `forceLogin: false`.
+ */
+export async function continueAuthorization(
+  deps: AuthorizeDeps,
+  client: Client,
+  interaction: Interaction,
+  session: BrowserSession | undefined,
+  now: number,
+): Promise<AuthorizeOutcome> {
+  const { request } = interaction;
+  const fail = (err: OAuthError) => errorRedirect(deps.config.issuer, request.redirectUri, request.state, err);
+  const user = await sessionUser(deps.store, session);
+  const loggedIn = !interaction.forceLogin && session !== undefined && user !== undefined && !user.disabled && session.authTime >= interaction.minAuthTime;
+  if (!loggedIn) {
+    if (request.prompts.includes('none')) return fail(new LoginRequired('the user must log in'));
+    return { kind: 'login', interaction: deps.sealer.seal(interaction) };
+  }
+  const missing = client.firstParty ? [] : await scopesNeedingConsent(deps.store, session, request);
+  if (missing.length > 0) {
+    if (request.prompts.includes('none')) return fail(new ConsentRequired('the user must consent'));
+    return { kind: 'consent', interaction: deps.sealer.seal(interaction) };
+  }
+  return issueCode(deps, request, session, user, now);
+}
+
+/** Scopes still to be approved: the new ones, or all of them on prompt=consent. */
+export async function scopesNeedingConsent(store: SessionStore, session: BrowserSession, request: AuthorizationRequest): Promise<string[]> {
+  if (request.prompts.includes('consent')) return request.scopes;
+  const granted = session.consented?.clientId === request.clientId ? session.consented.scopes : await store.getConsentedScopes(session.userId, request.clientId);
+  return request.scopes.filter((s) => !granted.includes(s));
+}
+
+/** The user's answer on the consent page. */
+export async function completeConsent(
+  deps: AuthorizeDeps,
+  interaction: Interaction,
+  session: BrowserSession,
+  user: User,
+  allow: boolean,
+  now: number,
+): Promise<AuthorizeOutcome> {
+  const { request } = interaction;
+  if (!allow) {
+    return errorRedirect(deps.config.issuer, request.redirectUri, request.state, new OAuthError('access_denied', 'the user denied the request'));
+  }
+  const granted = await deps.store.getConsentedScopes(session.userId, request.clientId);
+  await deps.store.saveConsent(session.userId, request.clientId, [...new Set([...granted, ...request.scopes])], now);
+  return issueCode(deps, request, session, user, now);
+}
+
+function issueCode(deps: AuthorizeDeps, request: AuthorizationRequest, session: BrowserSession, user: User, now: number): AuthorizeOutcome {
+  const code = deps.codes.issue({
+    clientId: request.clientId,
+    userId: session.userId,
+    redirectUri: request.redirectUri,
+    scope: request.scopes.join(' '),
+    codeChallenge: request.codeChallenge,
+    codeChallengeMethod: request.codeChallengeMethod,
+    nonce: request.nonce,
+    authTime: session.authTime,
+    claims: claimsForScopes(user, request.scopes),
+  }, now, deps.config.codeTtl);
+  return { kind: 'redirect', location: redirectWith(request.redirectUri, { code, state: request.state, iss: deps.config.issuer }) };
+}
