@@ -29,7 +29,12 @@ export class Http {
     this.origin = origin;
     this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 30_000 });
   }
-  async request(method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: string): Promise<Response> {
+  async request(
+    method: 'GET' | 'POST',
+    path: string,
+    headers: Record<string, string> = {},
+    body?: string,
+  ): Promise<Response> {
     const response = await this.pool.request({ method, path, headers, ...(body !== undefined ? { body } : {}) });
     return { status: response.statusCode, headers: response.headers, body: await response.body.text() };
   }
@@ -39,7 +44,12 @@ export class Http {
 }
 
 function decodeEntities(value: string): string {
-  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 /** The first form of a page: its action and the fields a person would submit. */
@@ -138,7 +148,12 @@ export class VirtualUser {
   }
 
   async token(form: Record<string, string>): Promise<Record<string, string>> {
-    const response = await this.http.request('POST', '/oauth2/token', { 'content-type': 'application/x-www-form-urlencoded', authorization: this.#basic() }, new URLSearchParams(form).toString());
+    const response = await this.http.request(
+      'POST',
+      '/oauth2/token',
+      { 'content-type': 'application/x-www-form-urlencoded', authorization: this.#basic() },
+      new URLSearchParams(form).toString(),
+    );
     if (response.status !== 200) throw new Error(`token request failed with ${response.status}: ${response.body}`);
     const tokens = JSON.parse(response.body) as Record<string, string>;
     if (tokens.refresh_token) this.refreshToken = tokens.refresh_token;
@@ -147,7 +162,12 @@ export class VirtualUser {
   }
 
   async exchange(code: string, verifier: string): Promise<void> {
-    const tokens = await this.token({ grant_type: 'authorization_code', code, redirect_uri: this.target.redirectUri, code_verifier: verifier });
+    const tokens = await this.token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: this.target.redirectUri,
+      code_verifier: verifier,
+    });
     if (!tokens.access_token || !tokens.refresh_token) throw new Error('incomplete token response');
   }
 
@@ -156,7 +176,9 @@ export class VirtualUser {
   }
 
   async userinfo(): Promise<void> {
-    const response = await this.http.request('GET', '/oauth2/userinfo', { authorization: `Bearer ${this.accessToken}` });
+    const response = await this.http.request('GET', '/oauth2/userinfo', {
+      authorization: `Bearer ${this.accessToken}`,
+    });
     if (response.status !== 200) throw new Error(`userinfo failed with ${response.status}: ${response.body}`);
   }
 }
@@ -177,24 +199,30 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Runs `iteration` on every user in a loop for `seconds`; latencies in milliseconds. */
-export async function drive(users: VirtualUser[], seconds: number, iteration: (user: VirtualUser) => Promise<void>): Promise<Measurement> {
+export async function drive(
+  users: VirtualUser[],
+  seconds: number,
+  iteration: (user: VirtualUser) => Promise<void>,
+): Promise<Measurement> {
   const latencies: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
   const start = performance.now();
   const end = start + seconds * 1000;
-  await Promise.all(users.map(async (user) => {
-    while (performance.now() < end) {
-      const t0 = performance.now();
-      try {
-        await iteration(user);
-        latencies.push(performance.now() - t0);
-      } catch (err) {
-        errors++;
-        firstError ??= (err as Error).message;
+  await Promise.all(
+    users.map(async (user) => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        try {
+          await iteration(user);
+          latencies.push(performance.now() - t0);
+        } catch (err) {
+          errors++;
+          firstError ??= (err as Error).message;
+        }
       }
-    }
-  }));
+    }),
+  );
   const elapsed = (performance.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
   return {

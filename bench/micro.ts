@@ -29,12 +29,25 @@ function report(label: string, us: number): void {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const data = Buffer.from('x'.repeat(600));
   const p1363 = { key: privateKey, dsaEncoding: 'ieee-p1363' as const };
-  const onPool = (key: KeyObject | typeof p1363) => new Promise((resolve, reject) => sign('sha256', data, key, (err, sig) => (err ? reject(err) : resolve(sig))));
+  const onPool = (key: KeyObject | typeof p1363) =>
+    new Promise((resolve, reject) => sign('sha256', data, key, (err, sig) => (err ? reject(err) : resolve(sig))));
   console.log('ES256 signature, CPU of the whole process per signature:');
-  report('  sign(key) then ecdsaDerToJose, on the event loop (what Tessera does)', await cpuPerCall(5000, () => ecdsaDerToJose(sign('sha256', data, privateKey), 32)));
-  report("  sign({ key, dsaEncoding: 'ieee-p1363' }), on the event loop", await cpuPerCall(5000, () => sign('sha256', data, p1363)));
-  report('  sign(key, callback) on the thread pool, then ecdsaDerToJose', await cpuPerCall(3000, async () => ecdsaDerToJose((await onPool(privateKey)) as Buffer, 32)));
-  report("  sign({ key, dsaEncoding: 'ieee-p1363' }, callback) on the thread pool", await cpuPerCall(3000, () => onPool(p1363)));
+  report(
+    '  sign(key) then ecdsaDerToJose, on the event loop (what Tessera does)',
+    await cpuPerCall(5000, () => ecdsaDerToJose(sign('sha256', data, privateKey), 32)),
+  );
+  report(
+    "  sign({ key, dsaEncoding: 'ieee-p1363' }), on the event loop",
+    await cpuPerCall(5000, () => sign('sha256', data, p1363)),
+  );
+  report(
+    '  sign(key, callback) on the thread pool, then ecdsaDerToJose',
+    await cpuPerCall(3000, async () => ecdsaDerToJose((await onPool(privateKey)) as Buffer, 32)),
+  );
+  report(
+    "  sign({ key, dsaEncoding: 'ieee-p1363' }, callback) on the thread pool",
+    await cpuPerCall(3000, () => onPool(p1363)),
+  );
 }
 
 // SQLite: a code redemption (the grant's insert in a savepoint) in batches of 8 sharing one commit,
@@ -44,22 +57,55 @@ function report(label: string, us: number): void {
   try {
     const now = 1_800_000_000;
     const grantRow = (): GrantRow => ({
-      id: newSortableId(), user_id: 'user-0', client_id: 'bench-client', scope: 'openid profile email apps webhooks', auth_time: now, created_at: now, revoked_at: null,
-      refresh_generation: 1, refresh_expires_at: now + 86400, refresh_issued_at: now,
+      id: newSortableId(),
+      user_id: 'user-0',
+      client_id: 'bench-client',
+      scope: 'openid profile email apps webhooks',
+      auth_time: now,
+      created_at: now,
+      revoked_at: null,
+      refresh_generation: 1,
+      refresh_expires_at: now + 86400,
+      refresh_issued_at: now,
     });
     const store = await openStore(`sqlite:${join(dir, 'store.db')}`, { thread: 'current' });
     await store.migrate();
-    await store.createUser({ id: 'user-0', username: 'user-0', email: 'u@example.com', emailVerified: true, name: 'U', givenName: null, familyName: null, passwordHash: null, disabled: false, createdAt: now, updatedAt: now });
+    await store.createUser({
+      id: 'user-0',
+      username: 'user-0',
+      email: 'u@example.com',
+      emailVerified: true,
+      name: 'U',
+      givenName: null,
+      familyName: null,
+      passwordHash: null,
+      disabled: false,
+      createdAt: now,
+      updatedAt: now,
+    });
     console.log('SQLite (synchronous=FULL), CPU per operation:');
-    report('  code redemption through the store (group commit), batches of 8', (await cpuPerCall(500, () => Promise.all(Array.from({ length: 8 }, () => store.redeemAuthorizationCode({ grant: grantRow() }))))) / 8);
+    report(
+      '  code redemption through the store (group commit), batches of 8',
+      (await cpuPerCall(500, () =>
+        Promise.all(Array.from({ length: 8 }, () => store.redeemAuthorizationCode({ grant: grantRow() }))),
+      )) / 8,
+    );
     const kyselyRead = await cpuPerCall(20000, () => store.getUserById('user-0'));
     await store.close();
 
     const db = new DatabaseSync(join(dir, 'store.db'));
     db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL');
-    const statement = (table: string, n: number) => db.prepare(`insert into ${table} values (${Array.from({ length: n }, () => '?').join(', ')})`);
+    const statement = (table: string, n: number) =>
+      db.prepare(`insert into ${table} values (${Array.from({ length: n }, () => '?').join(', ')})`);
     const grant = statement('grants', 10);
-    const [begin, commit, savepoint, release] = ['begin', 'commit', 'savepoint s', 'release s'].map((s) => db.prepare(s)) as [ReturnType<typeof db.prepare>, ReturnType<typeof db.prepare>, ReturnType<typeof db.prepare>, ReturnType<typeof db.prepare>];
+    const [begin, commit, savepoint, release] = ['begin', 'commit', 'savepoint s', 'release s'].map((s) =>
+      db.prepare(s),
+    ) as [
+      ReturnType<typeof db.prepare>,
+      ReturnType<typeof db.prepare>,
+      ReturnType<typeof db.prepare>,
+      ReturnType<typeof db.prepare>,
+    ];
     const batch = () => {
       begin.run();
       for (let i = 0; i < 8; i++) {
@@ -72,7 +118,10 @@ function report(label: string, us: number): void {
     report('  code redemption as bare prepared statements, batches of 8', (await cpuPerCall(500, batch)) / 8);
     report('  read a user by id through Kysely', kyselyRead);
     const byId = db.prepare('select * from users where id = ?');
-    report('  read a user by id, bare prepared statement (what the event loop does)', await cpuPerCall(20000, () => byId.get('user-0')));
+    report(
+      '  read a user by id, bare prepared statement (what the event loop does)',
+      await cpuPerCall(20000, () => byId.get('user-0')),
+    );
     db.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -67,16 +67,23 @@ const jwk = { ...(await exportJWK(privateKey)), alg, use: 'sig', kid: `bench-${a
 const provider = new Provider(issuer, {
   adapter: MemoryAdapter,
   jwks: { keys: [jwk] },
-  clients: [{
-    client_id: env.PEER_CLIENT_ID!,
-    client_secret: env.PEER_CLIENT_SECRET!,
-    redirect_uris: [env.PEER_REDIRECT_URI!],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'client_secret_basic',
-    id_token_signed_response_alg: alg,
-  }],
-  routes: { authorization: '/oauth2/authorize', token: '/oauth2/token', userinfo: '/oauth2/userinfo', jwks: '/oauth2/jwks' },
+  clients: [
+    {
+      client_id: env.PEER_CLIENT_ID!,
+      client_secret: env.PEER_CLIENT_SECRET!,
+      redirect_uris: [env.PEER_REDIRECT_URI!],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: alg,
+    },
+  ],
+  routes: {
+    authorization: '/oauth2/authorize',
+    token: '/oauth2/token',
+    userinfo: '/oauth2/userinfo',
+    jwks: '/oauth2/jwks',
+  },
   scopes: ['openid', 'profile', 'email', 'apps', 'webhooks'],
   claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email', 'email_verified'] },
   features: {
@@ -88,16 +95,36 @@ const provider = new Provider(issuer, {
       defaultResource: (ctx: { oidc: { params?: { scope?: string } } }) =>
         /\b(apps|webhooks)\b/.test(ctx.oidc.params?.scope ?? '') ? API : undefined,
       useGrantedResource: () => true,
-      getResourceServerInfo: () => ({ scope: 'apps webhooks', audience: API, accessTokenTTL: 86_400, accessTokenFormat: 'jwt', jwt: { sign: { alg } } }),
+      getResourceServerInfo: () => ({
+        scope: 'apps webhooks',
+        audience: API,
+        accessTokenTTL: 86_400,
+        accessTokenFormat: 'jwt',
+        jwt: { sign: { alg } },
+      }),
     },
   },
   issueRefreshToken: () => true,
   rotateRefreshToken: true,
   pkce: { required: () => false },
-  ttl: { AccessToken: 86_400, AuthorizationCode: 60, IdToken: 3_600, RefreshToken: 2_592_000, Session: 86_400, Grant: 2_592_000, Interaction: 1_800 },
+  ttl: {
+    AccessToken: 86_400,
+    AuthorizationCode: 60,
+    IdToken: 3_600,
+    RefreshToken: 2_592_000,
+    Session: 86_400,
+    Grant: 2_592_000,
+    Interaction: 1_800,
+  },
   findAccount: async (_ctx: unknown, sub: string) => ({
     accountId: sub,
-    claims: async () => ({ sub, name: `User ${sub}`, preferred_username: sub, email: `${sub}@example.com`, email_verified: true }),
+    claims: async () => ({
+      sub,
+      name: `User ${sub}`,
+      preferred_username: sub,
+      email: `${sub}@example.com`,
+      email_verified: true,
+    }),
   }),
 } as never);
 provider.proxy = false;

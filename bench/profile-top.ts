@@ -1,8 +1,16 @@
 // Prints the top functions of a .cpuprofile by self time: `node bench/profile-top.ts FILE [N]`.
 import { readFileSync } from 'node:fs';
 
-interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-const profile = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+const profile = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+};
 const self = new Map<number, number>();
 profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
 const byFunction = new Map<string, number>();

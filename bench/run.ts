@@ -35,10 +35,16 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('BENCH_ROUNDS: expe
 // On one host a Unix socket is how Tessera would reach PostgreSQL: each query and its answer cost
 // the kernel less than over TCP on loopback (bench/RESULTS.md, item 22).
 const PG_SOCKET = '/var/run/postgresql/.s.PGSQL.5432';
-const PG_URL = process.env.BENCH_PG_URL ?? (existsSync(PG_SOCKET) && !process.env.TEST_DATABASE_URL ? 'postgres://postgres@localhost/test?host=/var/run/postgresql' : ADMIN_URL);
+const PG_URL =
+  process.env.BENCH_PG_URL ??
+  (existsSync(PG_SOCKET) && !process.env.TEST_DATABASE_URL
+    ? 'postgres://postgres@localhost/test?host=/var/run/postgresql'
+    : ADMIN_URL);
 const pgAddress = new URL(PG_URL);
 /** Whether tessera-pg's PostgreSQL runs on this machine (a Unix socket or loopback): its CPU is then measured. */
-const PG_LOCAL = pgAddress.searchParams.get('host')?.startsWith('/') === true || ['localhost', '127.0.0.1', '[::1]'].includes(pgAddress.hostname);
+const PG_LOCAL =
+  pgAddress.searchParams.get('host')?.startsWith('/') === true ||
+  ['localhost', '127.0.0.1', '[::1]'].includes(pgAddress.hostname);
 const API_SCOPE = 'openid profile email apps webhooks';
 
 interface Running {
@@ -50,7 +56,9 @@ interface Running {
 
 /** CPU time (user + system, all threads) a process has used so far, in ms, from /proc. */
 function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   // utime and stime are fields 14 and 15 of stat(5), counted in clock ticks (100 per second here).
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
@@ -75,7 +83,10 @@ function postgresCpuMs(): number | undefined {
 }
 
 /** Peak resident set size of a process while `work` runs, sampled from /proc, and the CPU it used. */
-async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakRssMiB: number; startRssMiB: number; endRssMiB: number; cpuMs: number }> {
+async function withPeakRss<T>(
+  pid: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; peakRssMiB: number; startRssMiB: number; endRssMiB: number; cpuMs: number }> {
   let peak = 0;
   let last = 0;
   const sample = () => {
@@ -105,7 +116,13 @@ async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ re
     const result = await work();
     sample();
     const mib = (kib: number) => Math.round(kib / 1024);
-    return { result, peakRssMiB: mib(peak), startRssMiB: mib(start), endRssMiB: mib(last), cpuMs: cpuMs(pid) - cpuStart };
+    return {
+      result,
+      peakRssMiB: mib(peak),
+      startRssMiB: mib(start),
+      endRssMiB: mib(last),
+      cpuMs: cpuMs(pid) - cpuStart,
+    };
   } finally {
     clearInterval(timer);
   }
@@ -132,7 +149,9 @@ process.on('exit', () => {
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => process.exit(130));
 
 // Tessera runs as `npm start` runs it: the same Node.js flags and entry point (package.json).
-const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').slice(1);
+const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(' ')
+  .slice(1);
 
 function spawnServer(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -145,31 +164,80 @@ function stopper(child: ChildProcess): () => Promise<void> {
   return async () => {
     if (child.exitCode !== null) return;
     child.kill('SIGTERM');
-    await Promise.race([new Promise((resolve) => child.once('exit', resolve)), sleep(5000).then(() => child.kill('SIGKILL'))]);
+    await Promise.race([
+      new Promise((resolve) => child.once('exit', resolve)),
+      sleep(5000).then(() => child.kill('SIGKILL')),
+    ]);
   };
 }
 
-async function startTessera(alg: 'RS256' | 'ES256', databaseUrl: string, dir: string, fill = { users: 0, refreshTokens: 0 }): Promise<Running> {
+async function startTessera(
+  alg: 'RS256' | 'ES256',
+  databaseUrl: string,
+  dir: string,
+  fill = { users: 0, refreshTokens: 0 },
+): Promise<Running> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const secret = randomBytes(32).toString('base64url');
   const redirectUri = 'http://127.0.0.1:9/callback';
-  const seeded = await seedTessera({ databaseUrl, issuer, secret, redirectUri, users: USERS, extraUsers: fill.users, extraRefreshTokens: fill.refreshTokens });
+  const seeded = await seedTessera({
+    databaseUrl,
+    issuer,
+    secret,
+    redirectUri,
+    users: USERS,
+    extraUsers: fill.users,
+    extraRefreshTokens: fill.refreshTokens,
+  });
   // BENCH_PROFILE=dir writes a CPU profile of the Tessera process there (node --cpu-prof).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
   const child = spawnServer([...profile, ...START_ARGS], {
-    PATH: process.env.PATH, NODE_ENV: 'development', TESSERA_DEMO: 'false', LOG_LEVEL: 'warn',
-    TESSERA_ISSUER: issuer, DATABASE_URL: databaseUrl, TESSERA_SECRET: secret, TESSERA_DATA_DIR: dir, TESSERA_SIGNING_ALG: alg,
+    PATH: process.env.PATH,
+    NODE_ENV: 'development',
+    TESSERA_DEMO: 'false',
+    LOG_LEVEL: 'warn',
+    TESSERA_ISSUER: issuer,
+    DATABASE_URL: databaseUrl,
+    TESSERA_SECRET: secret,
+    TESSERA_DATA_DIR: dir,
+    TESSERA_SIGNING_ALG: alg,
   });
   await waitForLine(child, /Tessera is listening/, 'Tessera');
-  return { target: { name: 'tessera', origin: issuer, clientId: seeded.clientId, clientSecret: seeded.clientSecret, redirectUri }, child, stop: stopper(child), users: seeded.users };
+  return {
+    target: {
+      name: 'tessera',
+      origin: issuer,
+      clientId: seeded.clientId,
+      clientSecret: seeded.clientSecret,
+      redirectUri,
+    },
+    child,
+    stop: stopper(child),
+    users: seeded.users,
+  };
 }
 
 async function startPeer(alg: 'RS256' | 'ES256'): Promise<Running> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
-  const target = { name: 'peer', origin: issuer, clientId: 'bench-client', clientSecret: randomBytes(32).toString('base64url'), redirectUri: 'http://127.0.0.1:9/callback' };
-  const child = spawnServer(['bench/peer.ts'], { PATH: process.env.PATH, NODE_ENV: 'production', PEER_ISSUER: issuer, PEER_PORT: String(port), PEER_ALG: alg, PEER_CLIENT_ID: target.clientId, PEER_CLIENT_SECRET: target.clientSecret, PEER_REDIRECT_URI: target.redirectUri });
+  const target = {
+    name: 'peer',
+    origin: issuer,
+    clientId: 'bench-client',
+    clientSecret: randomBytes(32).toString('base64url'),
+    redirectUri: 'http://127.0.0.1:9/callback',
+  };
+  const child = spawnServer(['bench/peer.ts'], {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    PEER_ISSUER: issuer,
+    PEER_PORT: String(port),
+    PEER_ALG: alg,
+    PEER_CLIENT_ID: target.clientId,
+    PEER_CLIENT_SECRET: target.clientSecret,
+    PEER_REDIRECT_URI: target.redirectUri,
+  });
   await waitForLine(child, /ready/, 'node-oidc-provider');
   const users = Array.from({ length: USERS }, (_, i) => ({ username: `user-${i}`, password: 'any password' }));
   return { target, child, stop: stopper(child), users };
@@ -216,10 +284,12 @@ interface Contender {
 
 /** Every user signs in and consents once: the session and consent the returning-user flow reuses. */
 async function signInAll(contender: Contender, scope: string): Promise<void> {
-  await Promise.all(contender.users.map(async (user) => {
-    const { code, verifier } = await user.authorize(scope);
-    await user.exchange(code, verifier);
-  }));
+  await Promise.all(
+    contender.users.map(async (user) => {
+      const { code, verifier } = await user.authorize(scope);
+      await user.exchange(code, verifier);
+    }),
+  );
 }
 
 async function measure(contender: Contender, alg: string, workload: string, round: number): Promise<Row> {
@@ -230,27 +300,52 @@ async function measure(contender: Contender, alg: string, workload: string, roun
   await drive(users, WARMUP, iteration);
   const loadStart = process.cpuUsage();
   const dbStart = label === 'tessera-pg' && PG_LOCAL ? postgresCpuMs() : undefined;
-  const { result, peakRssMiB, startRssMiB, endRssMiB, cpuMs } = await withPeakRss(running.child.pid!, () => drive(users, SECONDS, iteration));
+  const { result, peakRssMiB, startRssMiB, endRssMiB, cpuMs } = await withPeakRss(running.child.pid!, () =>
+    drive(users, SECONDS, iteration),
+  );
   const loadUsage = process.cpuUsage(loadStart);
   const cpuPerIterationUs = Math.round((cpuMs * 1000) / Math.max(1, result.completed));
   const loadCpuPerIterationUs = Math.round((loadUsage.user + loadUsage.system) / Math.max(1, result.completed));
   const dbEnd = dbStart === undefined ? undefined : postgresCpuMs();
-  const dbCpuPerIterationUs = dbStart === undefined || dbEnd === undefined ? undefined : Math.round(((dbEnd - dbStart) * 1000) / Math.max(1, result.completed));
+  const dbCpuPerIterationUs =
+    dbStart === undefined || dbEnd === undefined
+      ? undefined
+      : Math.round(((dbEnd - dbStart) * 1000) / Math.max(1, result.completed));
   const db = dbCpuPerIterationUs === undefined ? '' : `, PostgreSQL ${dbCpuPerIterationUs}`;
-  console.log(`${label.padEnd(12)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  CPU ${cpuPerIterationUs} µs/iteration (load generator ${loadCpuPerIterationUs}${db})  RSS ${startRssMiB}→${endRssMiB} MiB (peak ${peakRssMiB})${result.firstError ? `  (${result.firstError})` : ''}`);
-  return { server: label, alg, workload, round, peakRssMiB, startRssMiB, endRssMiB, cpuPerIterationUs, loadCpuPerIterationUs, ...(dbCpuPerIterationUs === undefined ? {} : { dbCpuPerIterationUs }), ...result };
+  console.log(
+    `${label.padEnd(12)} ${alg}  ${workload.padEnd(10)}  ${result.perSecond.toFixed(1).padStart(8)}/s  p50 ${result.p50.toFixed(1).padStart(6)} ms  p99 ${result.p99.toFixed(1).padStart(6)} ms  errors ${result.errors}  CPU ${cpuPerIterationUs} µs/iteration (load generator ${loadCpuPerIterationUs}${db})  RSS ${startRssMiB}→${endRssMiB} MiB (peak ${peakRssMiB})${result.firstError ? `  (${result.firstError})` : ''}`,
+  );
+  return {
+    server: label,
+    alg,
+    workload,
+    round,
+    peakRssMiB,
+    startRssMiB,
+    endRssMiB,
+    cpuPerIterationUs,
+    loadCpuPerIterationUs,
+    ...(dbCpuPerIterationUs === undefined ? {} : { dbCpuPerIterationUs }),
+    ...result,
+  };
 }
 
 async function start(server: string, alg: 'RS256' | 'ES256', dir: string): Promise<Contender | undefined> {
   let running: Running;
   let drop: (() => Promise<void>) | undefined;
   if (server === 'peer') running = await startPeer(alg);
-  else if (server === 'tessera') running = await startTessera(alg, `sqlite:${join(dir, `tessera-${alg}-${Date.now()}.db`)}`, dir);
+  else if (server === 'tessera')
+    running = await startTessera(alg, `sqlite:${join(dir, `tessera-${alg}-${Date.now()}.db`)}`, dir);
   else if (server === 'tessera-full') {
-    const fill = { users: Number(process.env.BENCH_SEED_USERS ?? 100_000), refreshTokens: Number(process.env.BENCH_SEED_REFRESH_TOKENS ?? 1_000_000) };
+    const fill = {
+      users: Number(process.env.BENCH_SEED_USERS ?? 100_000),
+      refreshTokens: Number(process.env.BENCH_SEED_REFRESH_TOKENS ?? 1_000_000),
+    };
     const started = Date.now();
     running = await startTessera(alg, `sqlite:${join(dir, `tessera-full-${alg}-${Date.now()}.db`)}`, dir, fill);
-    console.log(`tessera-full: ${fill.users} users and ${fill.refreshTokens} live refresh tokens written in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    console.log(
+      `tessera-full: ${fill.users} users and ${fill.refreshTokens} live refresh tokens written in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
   } else if (server === 'tessera-pg') {
     const database = await withPostgresDatabase(PG_URL);
     if (!database) {
@@ -304,26 +399,38 @@ try {
 /** The median of the per-round ratios, with their range when there were several rounds. */
 function ratio(values: number[]): string {
   const sorted = [...values].sort((a, b) => a - b);
-  const median = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  const median =
+    sorted.length % 2 === 1
+      ? sorted[(sorted.length - 1) / 2]!
+      : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
   return `×${median.toFixed(2)}${sorted.length > 1 ? ` (${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)})` : ''}`;
 }
 
-console.log(`\nTessera / node-oidc-provider (tessera-full: / tessera on an empty database)${ROUNDS > 1 ? `: medians of ${ROUNDS} rounds (range)` : ''}`);
+console.log(
+  `\nTessera / node-oidc-provider (tessera-full: / tessera on an empty database)${ROUNDS > 1 ? `: medians of ${ROUNDS} rounds (range)` : ''}`,
+);
 for (const alg of ALGS) {
   for (const workload of WORKLOADS) {
     for (const server of ['tessera', 'tessera-pg', 'tessera-full']) {
       const pairs: Array<{ ours: Row; base: Row }> = [];
       for (let round = 1; round <= ROUNDS; round++) {
-        const find = (name: string) => rows.find((r) => r.server === name && r.alg === alg && r.workload === workload && r.round === round);
+        const find = (name: string) =>
+          rows.find((r) => r.server === name && r.alg === alg && r.workload === workload && r.round === round);
         const ours = find(server);
         const base = find(server === 'tessera-full' ? 'tessera' : 'peer');
         if (ours && base) pairs.push({ ours, base });
       }
       if (pairs.length === 0) continue;
       const of = (f: (pair: { ours: Row; base: Row }) => number) => ratio(pairs.map(f));
-      const counted = pairs.every(({ ours, base }) => ours.dbCpuPerIterationUs !== undefined && base.dbCpuPerIterationUs === undefined);
-      const withDb = counted ? ` (${of(({ ours, base }) => (ours.cpuPerIterationUs + ours.dbCpuPerIterationUs!) / base.cpuPerIterationUs)} counting PostgreSQL)` : '';
-      console.log(`${server.padEnd(12)} ${alg}  ${workload.padEnd(10)}  throughput ${of(({ ours, base }) => ours.perSecond / base.perSecond)}  p99 ${of(({ ours, base }) => ours.p99 / base.p99)}  CPU per iteration ${of(({ ours, base }) => ours.cpuPerIterationUs / base.cpuPerIterationUs)}${withDb}`);
+      const counted = pairs.every(
+        ({ ours, base }) => ours.dbCpuPerIterationUs !== undefined && base.dbCpuPerIterationUs === undefined,
+      );
+      const withDb = counted
+        ? ` (${of(({ ours, base }) => (ours.cpuPerIterationUs + ours.dbCpuPerIterationUs!) / base.cpuPerIterationUs)} counting PostgreSQL)`
+        : '';
+      console.log(
+        `${server.padEnd(12)} ${alg}  ${workload.padEnd(10)}  throughput ${of(({ ours, base }) => ours.perSecond / base.perSecond)}  p99 ${of(({ ours, base }) => ours.p99 / base.p99)}  CPU per iteration ${of(({ ours, base }) => ours.cpuPerIterationUs / base.cpuPerIterationUs)}${withDb}`,
+      );
     }
   }
 }

@@ -18,7 +18,11 @@ export async function seedTessera(input: {
   extraUsers: number;
   extraRefreshTokens: number;
 }): Promise<{ clientId: string; clientSecret: string; users: Array<{ username: string; password: string }> }> {
-  const config = loadConfig({ TESSERA_ISSUER: input.issuer, DATABASE_URL: input.databaseUrl, TESSERA_SECRET: input.secret });
+  const config = loadConfig({
+    TESSERA_ISSUER: input.issuer,
+    DATABASE_URL: input.databaseUrl,
+    TESSERA_SECRET: input.secret,
+  });
   const store = await openStore(input.databaseUrl);
   try {
     await store.migrate();
@@ -33,7 +37,12 @@ export async function seedTessera(input: {
     const passwordHash = await hashPassword(password);
     const users = [];
     for (let i = 0; i < input.users; i++) {
-      await createUser(store, config, { username: `user-${i}`, email: `user-${i}@example.com`, name: `User ${i}`, passwordHash });
+      await createUser(store, config, {
+        username: `user-${i}`,
+        email: `user-${i}@example.com`,
+        name: `User ${i}`,
+        passwordHash,
+      });
       users.push({ username: `user-${i}`, password });
     }
     await fill(input.databaseUrl, client.clientId, passwordHash, input.extraUsers, input.extraRefreshTokens);
@@ -44,7 +53,13 @@ export async function seedTessera(input: {
 }
 
 /** Bulk rows in batches: users, and grants spread over them, each with a live refresh token. */
-async function fill(databaseUrl: string, clientId: string, passwordHash: string, userCount: number, tokenCount: number): Promise<void> {
+async function fill(
+  databaseUrl: string,
+  clientId: string,
+  passwordHash: string,
+  userCount: number,
+  tokenCount: number,
+): Promise<void> {
   if (userCount === 0 && tokenCount === 0) return;
   const db = openDatabase(databaseUrl);
   const now = Math.floor(Date.now() / 1000);
@@ -55,7 +70,19 @@ async function fill(databaseUrl: string, clientId: string, passwordHash: string,
     for (let i = start; i < Math.min(userCount, start + BATCH); i++) {
       const id = newId();
       userIds.push(id);
-      rows.push({ id, username: `seed-${i}`, email: `seed-${i}@example.com`, email_verified: 1, name: `Seed ${i}`, given_name: null, family_name: null, password_hash: passwordHash, disabled: 0, created_at: now, updated_at: now });
+      rows.push({
+        id,
+        username: `seed-${i}`,
+        email: `seed-${i}@example.com`,
+        email_verified: 1,
+        name: `Seed ${i}`,
+        given_name: null,
+        family_name: null,
+        password_hash: passwordHash,
+        disabled: 0,
+        created_at: now,
+        updated_at: now,
+      });
     }
     await db.insertInto('users').values(rows).execute();
   }
@@ -66,8 +93,16 @@ async function fill(databaseUrl: string, clientId: string, passwordHash: string,
       const grantId = newSortableId((now - tokenCount + i) * 1000);
       const userId = userIds[i % Math.max(1, userIds.length)] ?? 'nobody';
       grants.push({
-        id: grantId, user_id: userId, client_id: clientId, scope: 'openid apps', auth_time: now, created_at: now, revoked_at: null,
-        refresh_generation: 1, refresh_expires_at: now + 2_592_000, refresh_issued_at: now,
+        id: grantId,
+        user_id: userId,
+        client_id: clientId,
+        scope: 'openid apps',
+        auth_time: now,
+        created_at: now,
+        revoked_at: null,
+        refresh_generation: 1,
+        refresh_expires_at: now + 2_592_000,
+        refresh_issued_at: now,
       });
     }
     await db.insertInto('grants').values(grants).execute();

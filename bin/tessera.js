@@ -5,5 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 const cli = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 // `tessera serve` runs with the young generation `npm start` gives the server (bench/RESULTS.md, item 21).
-const result = spawnSync(process.execPath, ['--max-semi-space-size=8', cli, ...process.argv.slice(2)], { stdio: 'inherit' });
+const result = spawnSync(process.execPath, ['--max-semi-space-size=8', cli, ...process.argv.slice(2)], {
+  stdio: 'inherit',
+});
 process.exitCode = result.status ?? 1;

@@ -12,7 +12,10 @@ import { BearerError, createVerifier, type VerifierOptions } from 'tessera/resou
 
 const ROUTES: Record<string, { scope: string; body: (sub: string) => unknown }> = {
   '/apps': { scope: 'apps', body: (sub) => ({ owner: sub, apps: [{ id: 'app_1', name: 'Example app' }] }) },
-  '/webhooks': { scope: 'webhooks', body: (sub) => ({ owner: sub, webhooks: [{ id: 'wh_1', url: 'https://example.com/hook' }] }) },
+  '/webhooks': {
+    scope: 'webhooks',
+    body: (sub) => ({ owner: sub, webhooks: [{ id: 'wh_1', url: 'https://example.com/hook' }] }),
+  },
 };
 
 export function exampleApi(options: VerifierOptions): Server {

@@ -37,11 +37,14 @@ export interface AppDeps {
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger === false ? false : {
-      level: deps.config.logLevel,
-      // Never log credentials: the query of /oauth2/authorize is fine, but headers and bodies are not logged.
-      redact: ['req.headers.authorization', 'req.headers.cookie'],
-    },
+    logger:
+      deps.logger === false
+        ? false
+        : {
+            level: deps.config.logLevel,
+            // Never log credentials: the query of /oauth2/authorize is fine, but headers and bodies are not logged.
+            redact: ['req.headers.authorization', 'req.headers.cookie'],
+          },
     bodyLimit: 64 * 1024,
     trustProxy: deps.config.env === 'production',
   });

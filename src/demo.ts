@@ -85,7 +85,11 @@ export function demoAuthorizationUrls(config: Config, demo: DemoCredentials): { 
 }
 
 /** The token request a client would send for `code`, as a curl command. */
-export function demoTokenCommands(config: Config, demo: DemoCredentials, code: string): { confidential: string; public: string } {
+export function demoTokenCommands(
+  config: Config,
+  demo: DemoCredentials,
+  code: string,
+): { confidential: string; public: string } {
   const token = `${config.issuer}/oauth2/token`;
   const redirect = demoCallbackUri(config);
   return {

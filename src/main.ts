@@ -20,7 +20,10 @@ export async function start(env: Record<string, string | undefined> = process.en
     throw err;
   }
   const secret = await resolveSecret(config);
-  const store = await openStore(config.databaseUrl, { thread: 'worker', pgPreparedStatements: config.pgPreparedStatements });
+  const store = await openStore(config.databaseUrl, {
+    thread: 'worker',
+    pgPreparedStatements: config.pgPreparedStatements,
+  });
   await store.migrate();
   const keys = await KeyStore.open(store, secret);
   const seeded = config.demo ? await seedDemo(store, config) : undefined;
@@ -45,7 +48,9 @@ export async function start(env: Record<string, string | undefined> = process.en
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
   await app.listen({ port: config.port, host: config.host });
-  console.log(`Tessera is listening: ${config.issuer} (database: ${config.databaseUrl.replace(/\/\/[^@/]*@/, '//***@')})`);
+  console.log(
+    `Tessera is listening: ${config.issuer} (database: ${config.databaseUrl.replace(/\/\/[^@/]*@/, '//***@')})`,
+  );
   if (seeded) {
     const urls = demoAuthorizationUrls(config, seeded);
     console.log(`
@@ -61,7 +66,8 @@ Or the public client with PKCE (S256):
   ${urls.public}
 `);
   } else if (demo) {
-    console.log(`Demo authorization URL (user ${demo.username}, password in ${config.dataDir}/demo.json):\n  ${demoAuthorizationUrls(config, demo).confidential}`);
+    const url = demoAuthorizationUrls(config, demo).confidential;
+    console.log(`Demo authorization URL (user ${demo.username}, password in ${config.dataDir}/demo.json):\n  ${url}`);
   }
 }
 

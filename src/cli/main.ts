@@ -45,9 +45,13 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return await withStore(config, (store) => keysCommand(store, config, rest, io));
       case 'migrate': {
         if (rest.length > 0) throw new UsageError(`migrate takes no arguments`);
-        return await withStore(config, async () => 0, (applied) => {
-          io.out(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
-        });
+        return await withStore(
+          config,
+          async () => 0,
+          (applied) => {
+            io.out(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
+          },
+        );
       }
       case 'serve': {
         if (rest.length > 0) throw new UsageError(`serve takes no arguments`);
@@ -64,7 +68,11 @@ export async function run(argv: string[], io: Io): Promise<number> {
       return 1;
     }
     const code = (err as { code?: unknown }).code;
-    if (err instanceof UsageError || err instanceof ConfigError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
+    if (
+      err instanceof UsageError ||
+      err instanceof ConfigError ||
+      (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))
+    ) {
       io.err(`tessera: ${(err as Error).message}`);
       io.err('Run "tessera --help" for usage.');
       return 2;

@@ -27,7 +27,8 @@ function checkRedirectUri(uri: string, option: string): void {
     throw new UsageError(`${option}: "${uri}" is not an absolute URI`);
   }
   if (uri.includes('#')) throw new UsageError(`${option}: "${uri}" must not contain a fragment`);
-  if (url.protocol === 'javascript:' || url.protocol === 'data:') throw new UsageError(`${option}: "${uri}" has a forbidden scheme`);
+  if (url.protocol === 'javascript:' || url.protocol === 'data:')
+    throw new UsageError(`${option}: "${uri}" has a forbidden scheme`);
 }
 
 export async function createClient(
@@ -42,7 +43,8 @@ export async function createClient(
   for (const uri of input.postLogoutRedirectUris ?? []) checkRedirectUri(uri, '--post-logout-redirect-uri');
   if (input.scopes.length === 0) throw new UsageError('--scope must name at least one scope');
   const unknown = input.scopes.filter((s) => !config.scopes.has(s));
-  if (unknown.length > 0) throw new UsageError(`unknown scope: ${unknown.join(' ')} (known: ${[...config.scopes.keys()].join(' ')})`);
+  if (unknown.length > 0)
+    throw new UsageError(`unknown scope: ${unknown.join(' ')} (known: ${[...config.scopes.keys()].join(' ')})`);
   if (input.public && input.authMethod) throw new UsageError('--auth-method does not apply to a --public client');
 
   const clientSecret = input.public ? null : randomToken();
@@ -92,7 +94,8 @@ export async function createUser(
     throw new UsageError('--username: 1 to 64 characters of letters, digits and . _ @ + -');
   }
   if (!/^[^\s@]+@[^\s@]+$/.test(input.email)) throw new UsageError(`--email: "${input.email}" is not an email address`);
-  if (await store.getUserByUsername(input.username)) throw new UsageError(`a user named ${input.username} exists already`);
+  if (await store.getUserByUsername(input.username))
+    throw new UsageError(`a user named ${input.username} exists already`);
   const user: User = {
     id: newId(),
     username: input.username,

@@ -18,7 +18,10 @@ export const configSchema = z.object({
   HOST: z.string().min(1).optional(),
   /** DATABASE_URL: `sqlite:<path>` (default, WAL mode) or `postgres://…`. */
   DATABASE_URL: z.string().min(1).default('sqlite:./data/tessera.db'),
-  /** TESSERA_PG_PREPARED_STATEMENTS: name PostgreSQL statements so each is parsed once per connection; `false` behind a pooler that cannot keep them (PgBouncer in transaction mode before 1.21). */
+  /**
+   * TESSERA_PG_PREPARED_STATEMENTS: name PostgreSQL statements so each is parsed once per connection;
+   * `false` behind a pooler that cannot keep them (PgBouncer in transaction mode before 1.21).
+   */
   TESSERA_PG_PREPARED_STATEMENTS: z.enum(['true', 'false']).default('true'),
   /** TESSERA_DATA_DIR: where development mode keeps its generated secret. */
   TESSERA_DATA_DIR: z.string().min(1).default('./data'),
@@ -38,9 +41,12 @@ export const configSchema = z.object({
   TESSERA_REFRESH_TOKEN_TTL: seconds(2_592_000),
   /** TESSERA_REFRESH_TOKEN_ABSOLUTE_TTL: no token of a refresh family outlives its grant by more (90 days). */
   TESSERA_REFRESH_TOKEN_ABSOLUTE_TTL: seconds(7_776_000),
-  /** TESSERA_REFRESH_TOKEN_REUSE_INTERVAL: seconds a rotated refresh token may still be used (concurrent refreshes) without revoking its family. */
+  /**
+   * TESSERA_REFRESH_TOKEN_REUSE_INTERVAL: seconds a rotated refresh token may still be used (concurrent
+   * refreshes) without revoking its family.
+   */
   TESSERA_REFRESH_TOKEN_REUSE_INTERVAL: z.coerce.number().int().min(0).default(0),
-  /** TESSERA_HOUSEKEEPING_INTERVAL: seconds between removals of expired codes, sessions, tokens and revocation records. */
+  /** TESSERA_HOUSEKEEPING_INTERVAL: seconds between removals of expired sessions, grants and revocation records. */
   TESSERA_HOUSEKEEPING_INTERVAL: seconds(60),
   /** TESSERA_SESSION_TTL: login session lifetime in seconds. */
   TESSERA_SESSION_TTL: seconds(86_400),

@@ -37,73 +37,30 @@ export class OAuthError extends Error {
   }
 }
 
-export class InvalidRequest extends OAuthError {
-  constructor(description: string, detail?: string) {
-    super('invalid_request', description, 400, detail);
-  }
+/** The subclass of OAuthError for one error code and its HTTP status. */
+function oauthError(error: OAuthErrorCode, status = 400) {
+  return class extends OAuthError {
+    constructor(description: string, detail?: string) {
+      super(error, description, status, detail);
+    }
+  };
 }
+
+export const InvalidRequest = oauthError('invalid_request');
 /** RFC 6749 §5.2: client authentication failed; 401 with WWW-Authenticate. */
-export class InvalidClient extends OAuthError {
-  constructor(description: string, detail?: string) {
-    super('invalid_client', description, 401, detail);
-  }
-}
-export class InvalidGrant extends OAuthError {
-  constructor(description: string, detail?: string) {
-    super('invalid_grant', description, 400, detail);
-  }
-}
-export class UnauthorizedClient extends OAuthError {
-  constructor(description: string, detail?: string) {
-    super('unauthorized_client', description, 400, detail);
-  }
-}
-export class UnsupportedGrantType extends OAuthError {
-  constructor(description: string, detail?: string) {
-    super('unsupported_grant_type', description, 400, detail);
-  }
-}
-export class InvalidScope extends OAuthError {
-  constructor(description: string, detail?: string) {
-    super('invalid_scope', description, 400, detail);
-  }
-}
-export class AccessDenied extends OAuthError {
-  constructor(description: string, detail?: string) {
-    super('access_denied', description, 403, detail);
-  }
-}
-export class UnsupportedResponseType extends OAuthError {
-  constructor(description: string, detail?: string) {
-    super('unsupported_response_type', description, 400, detail);
-  }
-}
-export class LoginRequired extends OAuthError {
-  constructor(description: string, detail?: string) {
-    super('login_required', description, 400, detail);
-  }
-}
-export class ConsentRequired extends OAuthError {
-  constructor(description: string, detail?: string) {
-    super('consent_required', description, 400, detail);
-  }
-}
-export class RequestNotSupported extends OAuthError {
-  constructor(description: string, detail?: string) {
-    super('request_not_supported', description, 400, detail);
-  }
-}
-export class RequestUriNotSupported extends OAuthError {
-  constructor(description: string, detail?: string) {
-    super('request_uri_not_supported', description, 400, detail);
-  }
-}
+export const InvalidClient = oauthError('invalid_client', 401);
+export const InvalidGrant = oauthError('invalid_grant');
+export const UnauthorizedClient = oauthError('unauthorized_client');
+export const UnsupportedGrantType = oauthError('unsupported_grant_type');
+export const InvalidScope = oauthError('invalid_scope');
+export const AccessDenied = oauthError('access_denied', 403);
+export const UnsupportedResponseType = oauthError('unsupported_response_type');
+export const LoginRequired = oauthError('login_required');
+export const ConsentRequired = oauthError('consent_required');
+export const RequestNotSupported = oauthError('request_not_supported');
+export const RequestUriNotSupported = oauthError('request_uri_not_supported');
 /** RFC 6750 §3.1: missing, expired, revoked or malformed access token; 401. */
-export class InvalidToken extends OAuthError {
-  constructor(description: string, detail?: string) {
-    super('invalid_token', description, 401, detail);
-  }
-}
+export const InvalidToken = oauthError('invalid_token', 401);
 
 /**
  * Authorization-endpoint errors found before the redirect URI is trusted (unknown client,

@@ -34,18 +34,32 @@ export class BrowserState {
     if (!found) return undefined;
     const { session, user, consentedScopes } = found;
     return {
-      id: session.id, userId: session.user_id, authTime: session.auth_time, user,
+      id: session.id,
+      userId: session.user_id,
+      authTime: session.auth_time,
+      user,
       ...(clientId !== undefined && consentedScopes ? { consented: { clientId, scopes: consentedScopes } } : {}),
     };
   }
 
   /** A fresh session on every login (no fixation); the previous one of this browser ends. */
-  async startSession(request: FastifyRequest, reply: FastifyReply, userId: string, now: number): Promise<BrowserSession> {
+  async startSession(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    userId: string,
+    now: number,
+  ): Promise<BrowserSession> {
     const previous = request.cookies[SESSION_COOKIE];
     if (previous) await this.#store.deleteSession(hashToken(previous));
     const value = randomToken();
     const id = hashToken(value);
-    await this.#store.createSession({ id, user_id: userId, auth_time: now, created_at: now, expires_at: now + this.#sessionTtl });
+    await this.#store.createSession({
+      id,
+      user_id: userId,
+      auth_time: now,
+      created_at: now,
+      expires_at: now + this.#sessionTtl,
+    });
     reply.setCookie(SESSION_COOKIE, value, this.#cookieOptions(this.#sessionTtl));
     return { id, userId, authTime: now };
   }

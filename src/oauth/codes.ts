@@ -30,7 +30,17 @@ export interface AuthorizationCode {
 
 // The sealed form uses one-letter names: the code travels in a URL.
 interface Sealed {
-  i: string; c: string; u: string; r: string; s: string; p: string | null; m: string | null; n: string | null; a: number; t: number; e: number;
+  i: string;
+  c: string;
+  u: string;
+  r: string;
+  s: string;
+  p: string | null;
+  m: string | null;
+  n: string | null;
+  a: number;
+  t: number;
+  e: number;
   /** The claims; left out when there are none. */
   k?: Record<string, unknown>;
 }
@@ -43,11 +53,23 @@ export class CodeSealer {
 
   /** A new code for `fields`, valid `ttl` seconds from `now`. */
   issue(fields: Omit<AuthorizationCode, 'id' | 'iat' | 'exp'>, now: number, ttl: number): string {
-    return this.#box.seal({
-      i: newSortableId(), c: fields.clientId, u: fields.userId, r: fields.redirectUri, s: fields.scope,
-      p: fields.codeChallenge, m: fields.codeChallengeMethod, n: fields.nonce, a: fields.authTime, t: now, e: now + ttl,
-      ...(Object.keys(fields.claims).length > 0 ? { k: fields.claims } : {}),
-    }, now * 1000);
+    return this.#box.seal(
+      {
+        i: newSortableId(),
+        c: fields.clientId,
+        u: fields.userId,
+        r: fields.redirectUri,
+        s: fields.scope,
+        p: fields.codeChallenge,
+        m: fields.codeChallengeMethod,
+        n: fields.nonce,
+        a: fields.authTime,
+        t: now,
+        e: now + ttl,
+        ...(Object.keys(fields.claims).length > 0 ? { k: fields.claims } : {}),
+      },
+      now * 1000,
+    );
   }
 
   /** The code's contents, expired or not; undefined when it is not a code this server sealed. */
@@ -55,8 +77,18 @@ export class CodeSealer {
     const v = this.#box.open(code, now * 1000);
     if (!v || typeof v.i !== 'string' || typeof v.e !== 'number') return undefined;
     return {
-      id: v.i, clientId: v.c, userId: v.u, redirectUri: v.r, scope: v.s,
-      codeChallenge: v.p, codeChallengeMethod: v.m, nonce: v.n, authTime: v.a, claims: v.k ?? {}, iat: v.t, exp: v.e,
+      id: v.i,
+      clientId: v.c,
+      userId: v.u,
+      redirectUri: v.r,
+      scope: v.s,
+      codeChallenge: v.p,
+      codeChallengeMethod: v.m,
+      nonce: v.n,
+      authTime: v.a,
+      claims: v.k ?? {},
+      iat: v.t,
+      exp: v.e,
     };
   }
 }

@@ -8,10 +8,16 @@ import { activeAccessToken, looksLikeJwt, refreshTokenState, type TokenStatusDep
 
 export type IntrospectionResponse = { active: false } | ({ active: true } & Record<string, unknown>);
 
-export async function introspect(deps: TokenStatusDeps, authorization: string | undefined, body: Params, now: number): Promise<IntrospectionResponse> {
+export async function introspect(
+  deps: TokenStatusDeps,
+  authorization: string | undefined,
+  body: Params,
+  now: number,
+): Promise<IntrospectionResponse> {
   rejectDuplicates(body);
   const client = await authenticateClient(deps.store, authorization, body);
-  if (client.tokenEndpointAuthMethod === 'none') throw new InvalidClient('introspection requires client authentication');
+  if (client.tokenEndpointAuthMethod === 'none')
+    throw new InvalidClient('introspection requires client authentication');
   const token = single(body, 'token');
   if (!token) throw new InvalidRequest('token is required');
 

@@ -2,7 +2,11 @@
 import type { User, UserStore } from '../store/store.ts';
 import { dummyPasswordHash, verifyPassword } from '../tokens/passwords.ts';
 
-export async function authenticateUser(store: UserStore, username: string, password: string): Promise<User | undefined> {
+export async function authenticateUser(
+  store: UserStore,
+  username: string,
+  password: string,
+): Promise<User | undefined> {
   const user = username ? await store.getUserByUsername(username) : undefined;
   const hash = user?.passwordHash ?? (await dummyPasswordHash());
   const valid = await verifyPassword(password, hash);

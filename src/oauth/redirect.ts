@@ -19,10 +19,15 @@ export function redirectWith(redirectUri: string, params: Record<string, string 
   return location;
 }
 
-/** application/x-www-form-urlencoded: encodeURIComponent, less the five characters it leaves and the form encodes, and + for space. */
+/**
+ * application/x-www-form-urlencoded: encodeURIComponent, less the five characters it leaves and the
+ * form encodes, and + for space.
+ */
 function formEncode(value: string): string {
   const encoded = encodeURIComponent(value);
-  return FORM_EXTRA.test(encoded) ? encoded.replace(FORM_EXTRA_ALL, (c) => (c === '%20' ? '+' : `%${c.charCodeAt(0).toString(16).toUpperCase()}`)) : encoded;
+  return FORM_EXTRA.test(encoded)
+    ? encoded.replace(FORM_EXTRA_ALL, (c) => (c === '%20' ? '+' : `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    : encoded;
 }
 const FORM_EXTRA = /[!'()~]|%20/;
 const FORM_EXTRA_ALL = /[!'()~]|%20/g;

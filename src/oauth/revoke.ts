@@ -6,7 +6,12 @@ import { authenticateClient } from './client-auth/index.ts';
 import { type Params, rejectDuplicates, single } from './params.ts';
 import { activeAccessToken, looksLikeJwt, refreshTokenState, type TokenStatusDeps } from './token-status.ts';
 
-export async function revoke(deps: TokenStatusDeps, authorization: string | undefined, body: Params, now: number): Promise<void> {
+export async function revoke(
+  deps: TokenStatusDeps,
+  authorization: string | undefined,
+  body: Params,
+  now: number,
+): Promise<void> {
   rejectDuplicates(body);
   const client = await authenticateClient(deps.store, authorization, body);
   const token = single(body, 'token');

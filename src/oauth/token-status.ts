@@ -24,8 +24,16 @@ export interface ActiveAccessToken {
 
 /** The access token's claims and user, or InvalidToken saying why it is not active. */
 export async function activeAccessToken(deps: TokenStatusDeps, token: string, now: number): Promise<ActiveAccessToken> {
-  const claims = await verifyAccessToken(deps.keys, token, { issuer: deps.config.issuer, audience: deps.config.accessTokenAudience, now });
-  const { grant, revoked, user } = await deps.store.getAccessTokenState({ userId: claims.sub, grantId: claims.grant_id, jti: claims.jti });
+  const claims = await verifyAccessToken(deps.keys, token, {
+    issuer: deps.config.issuer,
+    audience: deps.config.accessTokenAudience,
+    now,
+  });
+  const { grant, revoked, user } = await deps.store.getAccessTokenState({
+    userId: claims.sub,
+    grantId: claims.grant_id,
+    jti: claims.jti,
+  });
   if (!grant || grant.revoked_at !== null || revoked) throw new InvalidToken('the access token has been revoked');
   if (!user || user.disabled) throw new InvalidToken('the user is no longer active');
   return { claims, user };
@@ -42,21 +50,35 @@ export interface RefreshTokenState {
 }
 
 /** A refresh token's family and whether the token is active, or undefined when unknown. */
-export async function refreshTokenState(deps: TokenStatusDeps, token: string, now: number): Promise<RefreshTokenState | undefined> {
+export async function refreshTokenState(
+  deps: TokenStatusDeps,
+  token: string,
+  now: number,
+): Promise<RefreshTokenState | undefined> {
   const id = deps.refreshTokens.parse(token);
   const family = id && (await deps.store.getTokenFamily(id.grantId));
   if (!id || !family || id.generation > family.grant.refresh_generation) return undefined;
   const { grant, user } = family;
   return {
-    grantId: grant.id, clientId: grant.client_id, userId: grant.user_id, scope: grant.scope,
-    issuedAt: grant.refresh_issued_at, expiresAt: grant.refresh_expires_at,
-    active: id.generation === grant.refresh_generation && grant.refresh_expires_at > now && live(deps, grant, user, now),
+    grantId: grant.id,
+    clientId: grant.client_id,
+    userId: grant.user_id,
+    scope: grant.scope,
+    issuedAt: grant.refresh_issued_at,
+    expiresAt: grant.refresh_expires_at,
+    active:
+      id.generation === grant.refresh_generation && grant.refresh_expires_at > now && live(deps, grant, user, now),
   };
 }
 
 /** The family is neither revoked nor past its absolute lifetime, and its user is active. */
 function live(deps: TokenStatusDeps, grant: GrantRow, user: User | undefined, now: number): boolean {
-  return grant.revoked_at === null && grant.created_at + deps.config.refreshTokenAbsoluteTtl > now && user !== undefined && !user.disabled;
+  return (
+    grant.revoked_at === null &&
+    grant.created_at + deps.config.refreshTokenAbsoluteTtl > now &&
+    user !== undefined &&
+    !user.disabled
+  );
 }
 
 /** JWTs have three dot-separated parts; refresh tokens have no dots. */

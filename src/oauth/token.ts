@@ -11,7 +11,11 @@ const GRANTS: ReadonlyMap<string, GrantHandler> = new Map(
 );
 export const SUPPORTED_GRANT_TYPES = [...GRANTS.keys()];
 
-export async function tokenEndpoint(ctx: GrantContext, authorization: string | undefined, body: Params): Promise<TokenResponse> {
+export async function tokenEndpoint(
+  ctx: GrantContext,
+  authorization: string | undefined,
+  body: Params,
+): Promise<TokenResponse> {
   rejectDuplicates(body);
   const client = await authenticateClient(ctx.store, authorization, body);
   const grantType = single(body, 'grant_type');

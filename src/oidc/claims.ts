@@ -18,6 +18,20 @@ export function claimsForScopes(user: User, scopes: readonly string[]): Record<s
 }
 
 export const SUPPORTED_CLAIMS = [
-  'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'azp',
-  'name', 'given_name', 'family_name', 'preferred_username', 'updated_at', 'email', 'email_verified',
+  'sub',
+  'iss',
+  'aud',
+  'exp',
+  'iat',
+  'auth_time',
+  'nonce',
+  'at_hash',
+  'azp',
+  'name',
+  'given_name',
+  'family_name',
+  'preferred_username',
+  'updated_at',
+  'email',
+  'email_verified',
 ];

@@ -55,7 +55,8 @@ export async function validateLogout(
   let clientId = single(params, 'client_id') ?? null;
   if (hint) {
     const audience = await idTokenHintAudience(deps.keys, deps.config.issuer, hint);
-    if (clientId !== null && clientId !== audience) throw new InvalidRequest('client_id does not match the id_token_hint');
+    if (clientId !== null && clientId !== audience)
+      throw new InvalidRequest('client_id does not match the id_token_hint');
     clientId = audience;
   }
   let client: Client | undefined;

@@ -3,10 +3,15 @@ import { OAuthError } from '../errors/index.ts';
 import { activeAccessToken, type TokenStatusDeps } from '../oauth/token-status.ts';
 import { claimsForScopes } from './claims.ts';
 
-export async function userinfo(deps: TokenStatusDeps, accessToken: string, now: number): Promise<Record<string, unknown>> {
+export async function userinfo(
+  deps: TokenStatusDeps,
+  accessToken: string,
+  now: number,
+): Promise<Record<string, unknown>> {
   const { claims, user } = await activeAccessToken(deps, accessToken, now);
   const scopes = claims.scope.split(' ');
   // RFC 6750 §3.1: a valid token without the openid scope lacks the privileges userinfo needs.
-  if (!scopes.includes('openid')) throw new OAuthError('insufficient_scope', 'the access token lacks the openid scope', 403);
+  if (!scopes.includes('openid'))
+    throw new OAuthError('insufficient_scope', 'the access token lacks the openid scope', 403);
   return { sub: user.id, ...claimsForScopes(user, scopes) };
 }

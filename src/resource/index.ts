@@ -86,13 +86,21 @@ export function createVerifier(options: VerifierOptions): Verifier {
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter((s) => s !== '') : [];
     const missing = (required.scopes ?? []).filter((s) => !scopes.includes(s));
     if (missing.length > 0) {
-      throw new BearerError('insufficient_scope', `the access token lacks the scope ${missing.join(' ')}`, (required.scopes ?? []).join(' '));
+      throw new BearerError(
+        'insufficient_scope',
+        `the access token lacks the scope ${missing.join(' ')}`,
+        (required.scopes ?? []).join(' '),
+      );
     }
     return { ...(payload as AccessToken), scopes };
   };
 }
 
-async function checkActive(issuer: string, token: string, introspection: NonNullable<VerifierOptions['introspection']>): Promise<void> {
+async function checkActive(
+  issuer: string,
+  token: string,
+  introspection: NonNullable<VerifierOptions['introspection']>,
+): Promise<void> {
   const credentials = `${encodeURIComponent(introspection.clientId)}:${encodeURIComponent(introspection.clientSecret)}`;
   const response = await fetch(introspection.endpoint ?? `${issuer}/oauth2/introspect`, {
     method: 'POST',

@@ -9,8 +9,17 @@ import type { Store } from './store.ts';
 /** How long after a code expires its grant is kept, so that its replay is still recognised as one. */
 export const CODE_GRACE = 10 * 60;
 
-export async function purgeOnce(store: Store, config: Pick<Config, 'accessTokenTtl' | 'codeTtl'>, now: number): Promise<Record<string, number>> {
-  return store.purgeExpired({ now, codeTtl: config.codeTtl, codeGrace: CODE_GRACE, accessTokenTtl: config.accessTokenTtl });
+export async function purgeOnce(
+  store: Store,
+  config: Pick<Config, 'accessTokenTtl' | 'codeTtl'>,
+  now: number,
+): Promise<Record<string, number>> {
+  return store.purgeExpired({
+    now,
+    codeTtl: config.codeTtl,
+    codeGrace: CODE_GRACE,
+    accessTokenTtl: config.accessTokenTtl,
+  });
 }
 
 export function startHousekeeping(

@@ -113,24 +113,32 @@ export class Repository {
     await this.write(this.db.insertInto('sessions').values(session));
   }
   async getSessionAndUser(id: string, now: number, clientId?: string) {
-    const [text, parameters] = clientId === undefined
-      ? [this.statements.sessionAndUser, [id, now]]
-      : [this.statements.sessionUserAndConsent, [id, now, clientId]];
+    const [text, parameters] =
+      clientId === undefined
+        ? [this.statements.sessionAndUser, [id, now]]
+        : [this.statements.sessionUserAndConsent, [id, now, clientId]];
     return toSessionAndUser((await this.rows(text, parameters))[0]);
   }
   async deleteSession(id: string): Promise<void> {
     await this.write(this.db.deleteFrom('sessions').where('id', '=', id));
   }
   async getConsentedScopes(userId: string, clientId: string): Promise<string[]> {
-    const row = await this.db.selectFrom('consents').select('scope')
-      .where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('consents')
+      .select('scope')
+      .where('user_id', '=', userId)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
     return splitScope(row?.scope);
   }
   async saveConsent(userId: string, clientId: string, scopes: string[], now: number): Promise<void> {
     const scope = scopes.join(' ');
-    await this.write(this.db.insertInto('consents')
-      .values({ user_id: userId, client_id: clientId, scope, updated_at: now })
-      .onConflict((oc) => oc.columns(['user_id', 'client_id']).doUpdateSet({ scope, updated_at: now })));
+    await this.write(
+      this.db
+        .insertInto('consents')
+        .values({ user_id: userId, client_id: clientId, scope, updated_at: now })
+        .onConflict((oc) => oc.columns(['user_id', 'client_id']).doUpdateSet({ scope, updated_at: now })),
+    );
   }
 
   // grants
@@ -141,31 +149,49 @@ export class Repository {
     return toTokenFamily((await this.rows(this.statements.tokenFamily, [grantId]))[0]);
   }
   async revokeGrant(id: string, now: number): Promise<void> {
-    await this.write(this.db.updateTable('grants').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null));
+    await this.write(
+      this.db.updateTable('grants').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null),
+    );
   }
   async listActiveGrants(userId: string, now: number) {
-    return this.db.selectFrom('grants')
+    return this.db
+      .selectFrom('grants')
       .innerJoin('clients', 'clients.client_id', 'grants.client_id')
-      .selectAll('grants').select('clients.name as client_name')
-      .where('grants.user_id', '=', userId).where('grants.revoked_at', 'is', null).where('grants.refresh_expires_at', '>', now)
+      .selectAll('grants')
+      .select('clients.name as client_name')
+      .where('grants.user_id', '=', userId)
+      .where('grants.revoked_at', 'is', null)
+      .where('grants.refresh_expires_at', '>', now)
       .orderBy('grants.created_at', 'desc')
       .execute();
   }
   async withdrawClient(userId: string, clientId: string, now: number): Promise<number> {
-    return count(await this.write(
-      this.db.updateTable('grants').set({ revoked_at: now })
-        .where('user_id', '=', userId).where('client_id', '=', clientId).where('revoked_at', 'is', null),
-      this.db.deleteFrom('consents').where('user_id', '=', userId).where('client_id', '=', clientId),
-    ));
+    return count(
+      await this.write(
+        this.db
+          .updateTable('grants')
+          .set({ revoked_at: now })
+          .where('user_id', '=', userId)
+          .where('client_id', '=', clientId)
+          .where('revoked_at', 'is', null),
+        this.db.deleteFrom('consents').where('user_id', '=', userId).where('client_id', '=', clientId),
+      ),
+    );
   }
 
   // access tokens
   async revokeAccessToken(jti: string, expiresAt: number): Promise<void> {
-    await this.write(this.db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt })
-      .onConflict((oc) => oc.column('jti').doNothing()));
+    await this.write(
+      this.db
+        .insertInto('revoked_access_tokens')
+        .values({ jti, expires_at: expiresAt })
+        .onConflict((oc) => oc.column('jti').doNothing()),
+    );
   }
   async getAccessTokenState(input: { userId: string; grantId: string; jti: string }) {
-    return toAccessTokenState((await this.rows(this.statements.accessTokenState, [input.userId, input.grantId, input.jti]))[0]);
+    return toAccessTokenState(
+      (await this.rows(this.statements.accessTokenState, [input.userId, input.grantId, input.jti]))[0],
+    );
   }
 
   /**
@@ -179,12 +205,21 @@ export class Repository {
     const horizon = now - input.accessTokenTtl;
     const sessions = await this.write(this.db.deleteFrom('sessions').where('expires_at', '<=', now));
     const revoked = await this.write(this.db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now));
-    const grants = await this.write(this.db.deleteFrom('grants')
-      .where('created_at', '<', now - input.codeTtl - input.codeGrace)
-      .where((eb) => eb.or([
-        eb('revoked_at', '<', horizon),
-        eb.and([eb('created_at', '<', horizon), eb('refresh_issued_at', '<', horizon), eb('refresh_expires_at', '<=', now)]),
-      ])));
+    const grants = await this.write(
+      this.db
+        .deleteFrom('grants')
+        .where('created_at', '<', now - input.codeTtl - input.codeGrace)
+        .where((eb) =>
+          eb.or([
+            eb('revoked_at', '<', horizon),
+            eb.and([
+              eb('created_at', '<', horizon),
+              eb('refresh_issued_at', '<', horizon),
+              eb('refresh_expires_at', '<=', now),
+            ]),
+          ]),
+        ),
+    );
     return { sessions: count(sessions), revoked_access_tokens: count(revoked), grants: count(grants) };
   }
 
@@ -196,7 +231,13 @@ export class Repository {
     await this.write(this.db.insertInto('signing_keys').values(key));
   }
   async retireSigningKeys(alg: string, exceptKid: string): Promise<void> {
-    await this.write(this.db.updateTable('signing_keys').set({ status: 'retired' })
-      .where('alg', '=', alg).where('kid', '!=', exceptKid).where('status', '=', 'active'));
+    await this.write(
+      this.db
+        .updateTable('signing_keys')
+        .set({ status: 'retired' })
+        .where('alg', '=', alg)
+        .where('kid', '!=', exceptKid)
+        .where('status', '=', 'active'),
+    );
   }
 }

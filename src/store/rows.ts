@@ -12,19 +12,37 @@ function columns<Row>() {
   return <const List extends Columns<Row>>(list: List & Complete<Row, List>): List => list;
 }
 export const GRANT_COLUMNS = columns<GrantRow>()([
-  'id', 'user_id', 'client_id', 'scope', 'auth_time', 'created_at', 'revoked_at',
-  'refresh_generation', 'refresh_expires_at', 'refresh_issued_at',
+  'id',
+  'user_id',
+  'client_id',
+  'scope',
+  'auth_time',
+  'created_at',
+  'revoked_at',
+  'refresh_generation',
+  'refresh_expires_at',
+  'refresh_issued_at',
 ]);
 const SESSION_COLUMNS = columns<SessionRow>()(['id', 'user_id', 'auth_time', 'created_at', 'expires_at']);
 export const USER_COLUMNS = columns<UserRow>()([
-  'id', 'username', 'email', 'email_verified', 'name', 'given_name', 'family_name', 'password_hash', 'disabled',
-  'created_at', 'updated_at',
+  'id',
+  'username',
+  'email',
+  'email_verified',
+  'name',
+  'given_name',
+  'family_name',
+  'password_hash',
+  'disabled',
+  'created_at',
+  'updated_at',
 ]);
 
 /** How a database writes the n-th parameter of a statement. */
 export type Placeholder = (n: number) => string;
 
-export const prefixed = (table: string, list: readonly string[]) => list.map((c) => `${table}.${c} as ${table}_${c}`).join(', ');
+export const prefixed = (table: string, list: readonly string[]) =>
+  list.map((c) => `${table}.${c} as ${table}_${c}`).join(', ');
 
 /** The statements every request makes, in a database's parameter style. */
 export function sharedStatements(p: Placeholder) {
@@ -71,7 +89,10 @@ export function toAccessTokenState(row: Joined | undefined): AccessTokenState {
   const revokedAt = row?.g_revoked_at;
   return {
     user: userOf(row),
-    grant: row?.g_id == null ? undefined : { id: row.g_id as string, revoked_at: revokedAt == null ? null : Number(revokedAt) },
+    grant:
+      row?.g_id == null
+        ? undefined
+        : { id: row.g_id as string, revoked_at: revokedAt == null ? null : Number(revokedAt) },
     revoked: Number(row?.revoked ?? 0) > 0,
   };
 }

@@ -32,11 +32,12 @@ export interface AccessTokenInput {
 export async function signJws(key: SigningKey, typ: string, payload: JWTPayload): Promise<string> {
   const input = `${encodedHeader(key, typ)}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
   const data = Buffer.from(input);
-  const signature = key.alg === 'ES256'
-    ? ecdsaDerToJose(sign('sha256', data, key.privateKey), 32)
-    : await new Promise<Buffer>((resolve, reject) => {
-      sign('sha256', data, key.privateKey, (err, result) => (err ? reject(err) : resolve(result)));
-    });
+  const signature =
+    key.alg === 'ES256'
+      ? ecdsaDerToJose(sign('sha256', data, key.privateKey), 32)
+      : await new Promise<Buffer>((resolve, reject) => {
+          sign('sha256', data, key.privateKey, (err, result) => (err ? reject(err) : resolve(result)));
+        });
   return `${input}.${signature.toString('base64url')}`;
 }
 
@@ -149,7 +150,10 @@ export interface AccessTokenClaims {
  * published and the token has not expired; revocation is checked by the callers every time.
  */
 const VERIFIED_MAX = 10_000;
-const verifiedTokens = new WeakMap<KeyStore, Map<string, { claims: AccessTokenClaims; kid: string; issuer: string; audience: string }>>();
+const verifiedTokens = new WeakMap<
+  KeyStore,
+  Map<string, { claims: AccessTokenClaims; kid: string; issuer: string; audience: string }>
+>();
 
 /** Verifies one of our own access tokens; any failure is RFC 6750 `invalid_token`. */
 export async function verifyAccessToken(

@@ -30,7 +30,8 @@ export function openPrivateJwk(sealed: string, secret: string): JWK {
   const [iv, ciphertext, tag] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
   if (!iv || !ciphertext || !tag) throw new Error('signing key: malformed encrypted private key');
   const plain = gcmDecrypt(encryptionKey(secret), iv, ciphertext, tag);
-  if (plain === undefined) throw new Error('signing key: cannot decrypt the private key; is TESSERA_SECRET the one it was created with?');
+  if (plain === undefined)
+    throw new Error('signing key: cannot decrypt the private key; is TESSERA_SECRET the one it was created with?');
   return JSON.parse(plain) as JWK;
 }
 
@@ -88,7 +89,10 @@ export class KeyStore {
       verifying.set(row.kid, publicKey);
       keys.push(publicJwk);
       if (row.status === 'active' && !signing.has(alg)) {
-        const privateKey = createPrivateKey({ key: openPrivateJwk(row.private_jwk_enc, this.#secret) as never, format: 'jwk' });
+        const privateKey = createPrivateKey({
+          key: openPrivateJwk(row.private_jwk_enc, this.#secret) as never,
+          format: 'jwk',
+        });
         signing.set(alg, { kid: row.kid, alg, privateKey, publicKey });
       }
     }

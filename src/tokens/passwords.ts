@@ -10,7 +10,8 @@ const PARAMS = { memory: 19_456, passes: 2, parallelism: 1, tagLength: 32 } as c
 export async function hashPassword(password: string): Promise<string> {
   const nonce = randomBytes(16);
   const tag = await argon2Async('argon2id', { message: password, nonce, ...PARAMS });
-  return `$argon2id$v=19$m=${PARAMS.memory},t=${PARAMS.passes},p=${PARAMS.parallelism}$${nonce.toString('base64url')}$${tag.toString('base64url')}`;
+  const { memory: m, passes: t, parallelism: p } = PARAMS;
+  return `$argon2id$v=19$m=${m},t=${t},p=${p}$${nonce.toString('base64url')}$${tag.toString('base64url')}`;
 }
 
 const PHC = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;

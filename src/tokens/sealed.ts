@@ -72,7 +72,12 @@ export class SealedBox<T> {
     const hour = raw.readUInt32BE(0);
     const current = Math.floor(nowMs / HOUR_MS);
     if (hour > current + 1 || hour < current - MAX_AGE_HOURS) return undefined;
-    const plain = gcmDecrypt(this.#hourKey(hour), raw.subarray(4, HEAD_BYTES), raw.subarray(HEAD_BYTES, raw.length - TAG_BYTES), raw.subarray(raw.length - TAG_BYTES));
+    const plain = gcmDecrypt(
+      this.#hourKey(hour),
+      raw.subarray(4, HEAD_BYTES),
+      raw.subarray(HEAD_BYTES, raw.length - TAG_BYTES),
+      raw.subarray(raw.length - TAG_BYTES),
+    );
     try {
       return plain === undefined ? undefined : (JSON.parse(plain) as T);
     } catch {
@@ -87,7 +92,8 @@ export class SealedBox<T> {
       info.writeUInt32BE(hour, 0);
       key = createSecretKey(createHmac('sha256', this.#key).update(info).digest());
       // Only hours that can still open are kept: at most MAX_AGE_HOURS + 2 keys.
-      for (const known of this.#hourKeys.keys()) if (Math.abs(known - hour) > MAX_AGE_HOURS + 1) this.#hourKeys.delete(known);
+      for (const known of this.#hourKeys.keys())
+        if (Math.abs(known - hour) > MAX_AGE_HOURS + 1) this.#hourKeys.delete(known);
       this.#hourKeys.set(hour, key);
     }
     return key;
@@ -95,7 +101,10 @@ export class SealedBox<T> {
 }
 
 /** AES-256-GCM with a random 96-bit IV: what SealedBox and the signing keys' storage encrypt with. */
-export function gcmEncrypt(key: KeyObject | Buffer, plaintext: string): { iv: Buffer; ciphertext: Buffer; tag: Buffer } {
+export function gcmEncrypt(
+  key: KeyObject | Buffer,
+  plaintext: string,
+): { iv: Buffer; ciphertext: Buffer; tag: Buffer } {
   const iv = random(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);

@@ -24,19 +24,30 @@ ${body}
 `.value;
 }
 
-export function loginPage(input: { interaction: string; csrfToken: string; clientName: string; error?: string; username?: string; action?: string }): string {
-  return layout('Sign in', html`<h1>Sign in</h1>
+export function loginPage(input: {
+  interaction: string;
+  csrfToken: string;
+  clientName: string;
+  error?: string;
+  username?: string;
+  action?: string;
+}): string {
+  return layout(
+    'Sign in',
+    html`<h1>Sign in</h1>
 <p>Sign in to continue to <strong>${input.clientName}</strong>.</p>
 ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 <form method="post" action="${input.action ?? '/login'}">
 <input type="hidden" name="interaction" value="${input.interaction}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <label for="username">Username</label>
-<input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus value="${input.username ?? ''}">
+<input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false"
+  required autofocus value="${input.username ?? ''}">
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
-</form>`);
+</form>`,
+  );
 }
 
 export function consentPage(input: {
@@ -46,7 +57,9 @@ export function consentPage(input: {
   username: string;
   scopes: Array<{ name: string; description: string }>;
 }): string {
-  return layout(`Allow ${input.clientName}?`, html`<h1>Allow <strong>${input.clientName}</strong> access?</h1>
+  return layout(
+    `Allow ${input.clientName}?`,
+    html`<h1>Allow <strong>${input.clientName}</strong> access?</h1>
 <p class="muted">Signed in as ${input.username}.</p>
 <p>${input.clientName} asks to:</p>
 <ul class="scopes">
@@ -59,28 +72,44 @@ ${input.scopes.map((scope) => html`<li>${scope.description} <code>${scope.name}<
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </div>
-</form>`);
+</form>`,
+  );
 }
 
 export function errorPage(input: { title: string; error: string; description: string }): string {
-  return layout(input.title, html`<h1>${input.title}</h1>
+  return layout(
+    input.title,
+    html`<h1>${input.title}</h1>
 <p class="alert" role="alert"><code>${input.error}</code>: ${input.description}</p>
-<p class="muted">If you followed a link from an application, go back to it and try again.</p>`);
+<p class="muted">If you followed a link from an application, go back to it and try again.</p>`,
+  );
 }
 
-export function logoutConfirmPage(input: { logout: string; csrfToken: string; clientName: string | null; username: string }): string {
-  return layout('Sign out', html`<h1>Sign out?</h1>
-<p>You are signed in as <strong>${input.username}</strong>.${input.clientName ? html` <strong>${input.clientName}</strong> asks to sign you out.` : ''}</p>
+export function logoutConfirmPage(input: {
+  logout: string;
+  csrfToken: string;
+  clientName: string | null;
+  username: string;
+}): string {
+  const asks = input.clientName ? html` <strong>${input.clientName}</strong> asks to sign you out.` : '';
+  return layout(
+    'Sign out',
+    html`<h1>Sign out?</h1>
+<p>You are signed in as <strong>${input.username}</strong>.${asks}</p>
 <form method="post" action="/logout">
 <input type="hidden" name="logout" value="${input.logout}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <button type="submit">Sign out</button>
-</form>`);
+</form>`,
+  );
 }
 
 export function signedOutPage(): string {
-  return layout('Signed out', html`<h1>You are signed out</h1>
-<p>You can close this window.</p>`);
+  return layout(
+    'Signed out',
+    html`<h1>You are signed out</h1>
+<p>You can close this window.</p>`,
+  );
 }
 
 export interface AccountGrant {
@@ -91,17 +120,23 @@ export interface AccountGrant {
 }
 
 export function accountPage(input: { username: string; csrfToken: string; applications: AccountGrant[] }): string {
-  return layout('Your account', html`<h1>Your account</h1>
+  return layout(
+    'Your account',
+    html`<h1>Your account</h1>
 <p class="muted">Signed in as ${input.username}. <a href="/oauth2/logout">Sign out</a></p>
 <h2>Applications with access</h2>
-${input.applications.length === 0
+${
+  input.applications.length === 0
     ? html`<p>No application has access to your account.</p>`
-    : input.applications.map((app) => html`<section class="grant">
+    : input.applications.map(
+        (app) => html`<section class="grant">
 <h3>${app.clientName}</h3>
 <p class="muted">Since ${app.since}</p>
 <ul class="scopes">
-${app.scopes.map((scope) => html`<li>${scope.description} <code>${scope.name}</code></li>
-`)}
+${app.scopes.map(
+  (scope) => html`<li>${scope.description} <code>${scope.name}</code></li>
+`,
+)}
 </ul>
 <form method="post" action="/account/withdraw">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
@@ -109,5 +144,8 @@ ${app.scopes.map((scope) => html`<li>${scope.description} <code>${scope.name}</c
 <button type="submit" class="secondary">Remove access for ${app.clientName}</button>
 </form>
 </section>
-`)}`);
+`,
+      )
+}`,
+  );
 }

@@ -1,17 +1,21 @@
 // The pages' stylesheet, served at /assets/tessera.css (the CSP allows no inline styles).
 export const STYLES = `
 *{box-sizing:border-box}
-body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;background:#f4f5f7;color:#1d2433;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-main.card{background:#fff;border-radius:12px;box-shadow:0 2px 12px rgba(0,0,0,.08);padding:2rem;width:100%;max-width:26rem;margin:1rem}
+body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;background:#f4f5f7;color:#1d2433;
+font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+main.card{background:#fff;border-radius:12px;box-shadow:0 2px 12px rgba(0,0,0,.08);padding:2rem;width:100%;
+max-width:26rem;margin:1rem}
 main.card.wide{max-width:52rem}
 h1{font-size:1.35rem;margin:0 0 1rem}
 h2{font-size:1.05rem;margin:1.5rem 0 .5rem}
 h3{font-size:1rem;margin:0}
 section.grant{border-top:1px solid #e6e9ef;padding:1rem 0}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}
-input[type=text],input[type=password]{width:100%;padding:.6rem .75rem;border:1px solid #c4c9d4;border-radius:8px;font:inherit}
+input[type=text],input[type=password]{width:100%;padding:.6rem .75rem;border:1px solid #c4c9d4;border-radius:8px;
+font:inherit}
 input:focus,button:focus{outline:3px solid #8fb3ff;outline-offset:1px}
-button{margin-top:1.25rem;padding:.6rem 1.1rem;border:0;border-radius:8px;font:inherit;font-weight:600;cursor:pointer;background:#2f5bea;color:#fff}
+button{margin-top:1.25rem;padding:.6rem 1.1rem;border:0;border-radius:8px;font:inherit;font-weight:600;cursor:pointer;
+background:#2f5bea;color:#fff}
 button.secondary{background:#e6e9ef;color:#1d2433}
 .actions{display:flex;gap:.75rem}
 .alert{background:#fde8e8;color:#8a1c1c;border-radius:8px;padding:.6rem .75rem;margin:0 0 1rem}

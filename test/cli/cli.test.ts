@@ -35,7 +35,19 @@ describe('tessera CLI', () => {
   }
 
   it('clients: create (json), list, show, rotate-secret, delete', async () => {
-    const created = await tessera(['clients', 'create', '--name', 'My app', '--redirect-uri', 'https://app.example/cb', '--redirect-uri', 'https://app.example/cb2', '--scope', 'openid profile apps', '--json']);
+    const created = await tessera([
+      'clients',
+      'create',
+      '--name',
+      'My app',
+      '--redirect-uri',
+      'https://app.example/cb',
+      '--redirect-uri',
+      'https://app.example/cb2',
+      '--scope',
+      'openid profile apps',
+      '--json',
+    ]);
     assert.equal(created.code, 0, created.stderr);
     const client = JSON.parse(created.stdout) as Record<string, unknown>;
     assert.equal(client.client_name, 'My app');
@@ -57,7 +69,19 @@ describe('tessera CLI', () => {
   });
 
   it('clients create --public --first-party', async () => {
-    const created = await tessera(['clients', 'create', '--name', 'SPA', '--redirect-uri', 'http://localhost:5173/cb', '--scope', 'openid', '--public', '--first-party', '--json']);
+    const created = await tessera([
+      'clients',
+      'create',
+      '--name',
+      'SPA',
+      '--redirect-uri',
+      'http://localhost:5173/cb',
+      '--scope',
+      'openid',
+      '--public',
+      '--first-party',
+      '--json',
+    ]);
     const client = JSON.parse(created.stdout) as Record<string, unknown>;
     assert.equal(client.token_endpoint_auth_method, 'none');
     assert.equal(client.first_party, true);
@@ -65,7 +89,10 @@ describe('tessera CLI', () => {
   });
 
   it('users: create with --password-stdin, list, set-password, disable', async () => {
-    const created = await tessera(['users', 'create', '--username', 'alice', '--email', 'alice@example.com', '--name', 'Alice', '--password-stdin'], 'a good password\n');
+    const created = await tessera(
+      ['users', 'create', '--username', 'alice', '--email', 'alice@example.com', '--name', 'Alice', '--password-stdin'],
+      'a good password\n',
+    );
     assert.equal(created.code, 0, created.stderr);
     assert.match((await tessera(['users', 'list'])).stdout, /alice/);
     assert.equal((await tessera(['users', 'set-password', 'alice', '--password-stdin'], 'another password\n')).code, 0);
@@ -78,7 +105,21 @@ describe('tessera CLI', () => {
 
   it('grants: list for a user, revoke by user and client, revoke by id', async () => {
     const { openStore } = await import('../../src/store/index.ts');
-    const created = JSON.parse((await tessera(['clients', 'create', '--name', 'Granted app', '--redirect-uri', 'https://g.example/cb', '--scope', 'openid apps', '--json'])).stdout);
+    const created = JSON.parse(
+      (
+        await tessera([
+          'clients',
+          'create',
+          '--name',
+          'Granted app',
+          '--redirect-uri',
+          'https://g.example/cb',
+          '--scope',
+          'openid apps',
+          '--json',
+        ])
+      ).stdout,
+    );
     assert.equal((await tessera(['users', 'create', '--username', 'gina', '--email', 'gina@example.com'])).code, 0);
     const store = await openStore(`sqlite:${join(dir, 't.db')}`);
     const user = (await store.getUserByUsername('gina'))!;
@@ -86,8 +127,16 @@ describe('tessera CLI', () => {
     for (const id of ['grant-1', 'grant-2']) {
       await store.redeemAuthorizationCode({
         grant: {
-          id, user_id: user.id, client_id: created.client_id, scope: 'openid apps', auth_time: now, created_at: now, revoked_at: null,
-          refresh_generation: 1, refresh_expires_at: now + 3600, refresh_issued_at: now,
+          id,
+          user_id: user.id,
+          client_id: created.client_id,
+          scope: 'openid apps',
+          auth_time: now,
+          created_at: now,
+          revoked_at: null,
+          refresh_generation: 1,
+          refresh_expires_at: now + 3600,
+          refresh_issued_at: now,
         },
       });
     }
@@ -101,7 +150,10 @@ describe('tessera CLI', () => {
         await reader.close();
       }
     };
-    const listed = JSON.parse((await tessera(['grants', 'list', '--user', 'gina', '--json'])).stdout) as Array<{ grant_id: string; client_name: string }>;
+    const listed = JSON.parse((await tessera(['grants', 'list', '--user', 'gina', '--json'])).stdout) as Array<{
+      grant_id: string;
+      client_name: string;
+    }>;
     assert.deepEqual(listed.map((g) => g.grant_id).sort(), ['grant-1', 'grant-2']);
     assert.equal(listed[0]!.client_name, 'Granted app');
 
@@ -121,7 +173,10 @@ describe('tessera CLI', () => {
   it('keys: rotate and list', async () => {
     const rotated = await tessera(['keys', 'rotate', '--alg', 'ES256']);
     assert.equal(rotated.code, 0, rotated.stderr);
-    const keys = JSON.parse((await tessera(['keys', 'list', '--json'])).stdout) as Array<{ alg: string; status: string }>;
+    const keys = JSON.parse((await tessera(['keys', 'list', '--json'])).stdout) as Array<{
+      alg: string;
+      status: string;
+    }>;
     assert.ok(keys.some((k) => k.alg === 'ES256' && k.status === 'active'));
   });
 
@@ -135,12 +190,32 @@ describe('tessera CLI', () => {
     ['no command', [], /Usage/],
     ['unknown command', ['frobnicate'], /unknown command/],
     ['unknown option', ['clients', 'list', '--bogus'], /Unknown option/],
-    ['missing --name', ['clients', 'create', '--redirect-uri', 'https://a.example/cb', '--scope', 'openid'], /--name is required/],
-    ['unknown scope', ['clients', 'create', '--name', 'x', '--redirect-uri', 'https://a.example/cb', '--scope', 'openid admin'], /unknown scope/],
-    ['relative redirect URI', ['clients', 'create', '--name', 'x', '--redirect-uri', '/cb', '--scope', 'openid'], /not an absolute URI/],
-    ['redirect URI with fragment', ['clients', 'create', '--name', 'x', '--redirect-uri', 'https://a.example/cb#x', '--scope', 'openid'], /fragment/],
+    [
+      'missing --name',
+      ['clients', 'create', '--redirect-uri', 'https://a.example/cb', '--scope', 'openid'],
+      /--name is required/,
+    ],
+    [
+      'unknown scope',
+      ['clients', 'create', '--name', 'x', '--redirect-uri', 'https://a.example/cb', '--scope', 'openid admin'],
+      /unknown scope/,
+    ],
+    [
+      'relative redirect URI',
+      ['clients', 'create', '--name', 'x', '--redirect-uri', '/cb', '--scope', 'openid'],
+      /not an absolute URI/,
+    ],
+    [
+      'redirect URI with fragment',
+      ['clients', 'create', '--name', 'x', '--redirect-uri', 'https://a.example/cb#x', '--scope', 'openid'],
+      /fragment/,
+    ],
     ['bad email', ['users', 'create', '--username', 'bob', '--email', 'nope'], /not an email/],
-    ['short password', ['users', 'create', '--username', 'carol', '--email', 'c@example.com', '--password-stdin'], /at least 8/],
+    [
+      'short password',
+      ['users', 'create', '--username', 'carol', '--email', 'c@example.com', '--password-stdin'],
+      /at least 8/,
+    ],
   ];
   for (const [name, args, message] of wrong) {
     it(`wrong arguments (${name}) → exit 2 with a clear message`, async () => {

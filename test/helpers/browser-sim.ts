@@ -31,7 +31,12 @@ export class BrowserSim {
   static hidden(page: string, name: string): string {
     const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(page);
     assert.ok(match, `hidden field ${name} not found`);
-    return match[1]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+    return match[1]!
+      .replace(/&amp;/g, '&')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>');
   }
 
   async login(loginLocation: string, username: string, password: string): Promise<Response> {
@@ -39,7 +44,12 @@ export class BrowserSim {
     assert.equal(page.status, 200);
     const body = await page.text();
     return this.request('/login', {
-      form: { interaction: BrowserSim.hidden(body, 'interaction'), csrf: BrowserSim.hidden(body, 'csrf'), username, password },
+      form: {
+        interaction: BrowserSim.hidden(body, 'interaction'),
+        csrf: BrowserSim.hidden(body, 'csrf'),
+        username,
+        password,
+      },
     });
   }
 
@@ -56,10 +66,17 @@ export class BrowserSim {
    * Follows an authorization request through login and consent to the client's redirect URI and
    * returns that final URL.
    */
-  async authorize(authorizationUrl: string, user: { username: string; password: string }, decision: 'allow' | 'deny' = 'allow'): Promise<URL> {
+  async authorize(
+    authorizationUrl: string,
+    user: { username: string; password: string },
+    decision: 'allow' | 'deny' = 'allow',
+  ): Promise<URL> {
     let response = await this.request(authorizationUrl);
     for (let i = 0; i < 5; i++) {
-      assert.ok([302, 303].includes(response.status), `expected a redirect, got ${response.status}: ${await response.text()}`);
+      assert.ok(
+        [302, 303].includes(response.status),
+        `expected a redirect, got ${response.status}: ${await response.text()}`,
+      );
       const location = new URL(response.headers.get('location')!, this.origin);
       if (location.origin === this.origin && location.pathname === '/login') {
         response = await this.login(location.href, user.username, user.password);

@@ -59,7 +59,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startServer(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
+export async function startServer(
+  opts: { databaseUrl?: string; env?: Record<string, string> } = {},
+): Promise<TestServer> {
   const dir = await mkdtemp(join(tmpdir(), 'tessera-test-'));
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
@@ -84,7 +86,16 @@ export async function startServer(opts: { databaseUrl?: string; env?: Record<str
     familyName: 'Liddell',
     passwordHash: await hashPassword(PASSWORD),
   });
-  const make = async (name: string, options: { public?: boolean; firstParty?: boolean; alg?: 'ES256'; authMethod?: 'client_secret_post'; scopes?: string[] } = {}) => {
+  const make = async (
+    name: string,
+    options: {
+      public?: boolean;
+      firstParty?: boolean;
+      alg?: 'ES256';
+      authMethod?: 'client_secret_post';
+      scopes?: string[];
+    } = {},
+  ) => {
     const redirectUri = `http://127.0.0.1:${port}/cb/${name}`;
     const { client, clientSecret } = await createClient(store, config, {
       name: `Test ${name}`,
@@ -96,7 +107,12 @@ export async function startServer(opts: { databaseUrl?: string; env?: Record<str
       ...(options.alg ? { alg: options.alg } : {}),
       ...(options.authMethod ? { authMethod: options.authMethod } : {}),
     });
-    return { id: client.clientId, secret: clientSecret, redirectUri, postLogoutRedirectUri: `${redirectUri}/logged-out` };
+    return {
+      id: client.clientId,
+      secret: clientSecret,
+      redirectUri,
+      postLogoutRedirectUri: `${redirectUri}/logged-out`,
+    };
   };
   const clients = {
     confidential: await make('confidential'),
@@ -107,7 +123,14 @@ export async function startServer(opts: { databaseUrl?: string; env?: Record<str
     narrow: await make('narrow', { scopes: ['openid', 'profile'] }),
   };
   const clock = { offset: 0 };
-  const app = await buildApp({ config, store, keys, secret, logger: false, now: () => Math.floor(Date.now() / 1000) + clock.offset });
+  const app = await buildApp({
+    config,
+    store,
+    keys,
+    secret,
+    logger: false,
+    now: () => Math.floor(Date.now() / 1000) + clock.offset,
+  });
   await app.listen({ port, host: '127.0.0.1' });
   let direct: Kysely<Database> | undefined;
   return {

@@ -7,7 +7,11 @@ export function basic(id: string, secret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 }
 
-export async function tokenRequest(server: TestServer, form: Record<string, string>, authorization?: string): Promise<Response> {
+export async function tokenRequest(
+  server: TestServer,
+  form: Record<string, string>,
+  authorization?: string,
+): Promise<Response> {
   return fetch(`${server.issuer}/oauth2/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization ? { authorization } : {}) },
@@ -35,7 +39,9 @@ export async function getCode(
     scope: options.scope ?? 'openid profile email',
     state: 's',
     ...(options.nonce ? { nonce: options.nonce } : {}),
-    ...(verifier ? { code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' } : {}),
+    ...(verifier
+      ? { code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' }
+      : {}),
   });
   const browser = options.browser ?? new BrowserSim(server.issuer);
   const callback = await browser.authorize(`${server.issuer}/oauth2/authorize?${params}`, server.user);
@@ -45,8 +51,16 @@ export async function getCode(
 }
 
 /** Exchanges a code the usual way for its client kind. */
-export async function exchange(server: TestServer, issued: IssuedCode, extra: Record<string, string> = {}): Promise<Response> {
-  const form: Record<string, string> = { grant_type: 'authorization_code', code: issued.code, redirect_uri: issued.client.redirectUri };
+export async function exchange(
+  server: TestServer,
+  issued: IssuedCode,
+  extra: Record<string, string> = {},
+): Promise<Response> {
+  const form: Record<string, string> = {
+    grant_type: 'authorization_code',
+    code: issued.code,
+    redirect_uri: issued.client.redirectUri,
+  };
   if (issued.verifier) form.code_verifier = issued.verifier;
   Object.assign(form, extra);
   if (issued.client.secret === null) return tokenRequest(server, { ...form, client_id: issued.client.id });

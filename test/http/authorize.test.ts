@@ -23,8 +23,18 @@ describe('GET /oauth2/authorize', () => {
     return `${server.issuer}/oauth2/authorize?${search}`;
   }
 
-  function base(extra: Record<string, string | string[]> = {}, client = server.clients.confidential): Record<string, string | string[]> {
-    return { client_id: client.id, redirect_uri: client.redirectUri, response_type: 'code', scope: 'openid', state: 'xyz', ...extra };
+  function base(
+    extra: Record<string, string | string[]> = {},
+    client = server.clients.confidential,
+  ): Record<string, string | string[]> {
+    return {
+      client_id: client.id,
+      redirect_uri: client.redirectUri,
+      response_type: 'code',
+      scope: 'openid',
+      state: 'xyz',
+      ...extra,
+    };
   }
 
   async function get(params: Record<string, string | string[]>, browser?: BrowserSim): Promise<Response> {
@@ -34,11 +44,31 @@ describe('GET /oauth2/authorize', () => {
   describe('errors shown as a page, never redirected', () => {
     const cases: Array<[string, () => Record<string, string | string[]>]> = [
       ['unknown client_id', () => base({ client_id: 'nope' })],
-      ['missing client_id', () => { const p = base(); delete p.client_id; return p; }],
+      [
+        'missing client_id',
+        () => {
+          const p = base();
+          delete p.client_id;
+          return p;
+        },
+      ],
       ['unregistered redirect_uri', () => base({ redirect_uri: 'https://evil.example/cb' })],
-      ['redirect_uri differing only by a trailing slash', () => base({ redirect_uri: `${server.clients.confidential.redirectUri}/` })],
-      ['missing redirect_uri', () => { const p = base(); delete p.redirect_uri; return p; }],
-      ['repeated client_id', () => base({ client_id: [server.clients.confidential.id, server.clients.confidential.id] })],
+      [
+        'redirect_uri differing only by a trailing slash',
+        () => base({ redirect_uri: `${server.clients.confidential.redirectUri}/` }),
+      ],
+      [
+        'missing redirect_uri',
+        () => {
+          const p = base();
+          delete p.redirect_uri;
+          return p;
+        },
+      ],
+      [
+        'repeated client_id',
+        () => base({ client_id: [server.clients.confidential.id, server.clients.confidential.id] }),
+      ],
     ];
     for (const [name, params] of cases) {
       it(name, async () => {
@@ -55,15 +85,51 @@ describe('GET /oauth2/authorize', () => {
   describe('errors redirected to the client with error, state and iss', () => {
     const cases: Array<[string, () => Record<string, string | string[]>, string]> = [
       ['response_type=token', () => base({ response_type: 'token' }), 'unsupported_response_type'],
-      ['missing response_type', () => { const p = base(); delete p.response_type; return p; }, 'invalid_request'],
-      ['scope not registered for the client', () => base({ scope: 'openid apps' }, server.clients.narrow), 'invalid_scope'],
+      [
+        'missing response_type',
+        () => {
+          const p = base();
+          delete p.response_type;
+          return p;
+        },
+        'invalid_request',
+      ],
+      [
+        'scope not registered for the client',
+        () => base({ scope: 'openid apps' }, server.clients.narrow),
+        'invalid_scope',
+      ],
       ['unknown scope', () => base({ scope: 'openid admin' }), 'invalid_scope'],
-      ['missing scope', () => { const p = base(); delete p.scope; return p; }, 'invalid_request'],
-      ['code_challenge_method=plain', () => base({ code_challenge: CHALLENGE, code_challenge_method: 'plain' }), 'invalid_request'],
-      ['code_challenge without method (plain by default)', () => base({ code_challenge: CHALLENGE }), 'invalid_request'],
+      [
+        'missing scope',
+        () => {
+          const p = base();
+          delete p.scope;
+          return p;
+        },
+        'invalid_request',
+      ],
+      [
+        'code_challenge_method=plain',
+        () => base({ code_challenge: CHALLENGE, code_challenge_method: 'plain' }),
+        'invalid_request',
+      ],
+      [
+        'code_challenge without method (plain by default)',
+        () => base({ code_challenge: CHALLENGE }),
+        'invalid_request',
+      ],
       ['code_challenge_method without challenge', () => base({ code_challenge_method: 'S256' }), 'invalid_request'],
-      ['code_challenge of 42 characters', () => base({ code_challenge: 'a'.repeat(42), code_challenge_method: 'S256' }), 'invalid_request'],
-      ['code_challenge of 129 characters', () => base({ code_challenge: 'a'.repeat(129), code_challenge_method: 'S256' }), 'invalid_request'],
+      [
+        'code_challenge of 42 characters',
+        () => base({ code_challenge: 'a'.repeat(42), code_challenge_method: 'S256' }),
+        'invalid_request',
+      ],
+      [
+        'code_challenge of 129 characters',
+        () => base({ code_challenge: 'a'.repeat(129), code_challenge_method: 'S256' }),
+        'invalid_request',
+      ],
       ['public client without PKCE', () => base({}, server.clients.public), 'invalid_request'],
       ['repeated scope parameter', () => base({ scope: ['openid', 'openid'] }), 'invalid_request'],
       ['request object', () => base({ request: 'eyJ.eyJ.x' }), 'request_not_supported'],
@@ -78,7 +144,10 @@ describe('GET /oauth2/authorize', () => {
         const response = await get(params());
         assert.equal(response.status, 302);
         const location = new URL(response.headers.get('location')!);
-        assert.equal(location.origin + location.pathname, server.clients.confidential.redirectUri.replace('confidential', location.pathname.split('/').at(-1)!));
+        assert.equal(
+          location.origin + location.pathname,
+          server.clients.confidential.redirectUri.replace('confidential', location.pathname.split('/').at(-1)!),
+        );
         assert.equal(location.searchParams.get('error'), error);
         assert.ok(location.searchParams.get('error_description'));
         assert.equal(location.searchParams.get('state'), 'xyz');
@@ -89,9 +158,17 @@ describe('GET /oauth2/authorize', () => {
   });
 
   it('ignores unknown parameters and the OIDC hints that need no support', async () => {
-    const response = await get(base({
-      foo: 'bar', display: 'popup', ui_locales: 'de', claims_locales: 'de', login_hint: 'alice', acr_values: 'urn:x', id_token_hint: 'abc',
-    }));
+    const response = await get(
+      base({
+        foo: 'bar',
+        display: 'popup',
+        ui_locales: 'de',
+        claims_locales: 'de',
+        login_hint: 'alice',
+        acr_values: 'urn:x',
+        id_token_hint: 'abc',
+      }),
+    );
     assert.equal(response.status, 302);
     assert.match(response.headers.get('location')!, /^\/login\?interaction=/);
   });
@@ -126,7 +203,10 @@ describe('GET /oauth2/authorize', () => {
     });
 
     it('a failed login says so without telling which field was wrong', async () => {
-      for (const [username, password] of [['alice', 'wrong password'], ['nobody', server.user.password]] as const) {
+      for (const [username, password] of [
+        ['alice', 'wrong password'],
+        ['nobody', server.user.password],
+      ] as const) {
         const browser = new BrowserSim(server.issuer);
         const first = await get(base(), browser);
         const response = await browser.login(first.headers.get('location')!, username, password);
@@ -144,7 +224,12 @@ describe('GET /oauth2/authorize', () => {
       const first = await get(base(), browser);
       const page = await (await browser.request(first.headers.get('location')!)).text();
       const response = await browser.request('/login', {
-        form: { interaction: BrowserSim.hidden(page, 'interaction'), csrf: 'forged', username: 'alice', password: server.user.password },
+        form: {
+          interaction: BrowserSim.hidden(page, 'interaction'),
+          csrf: 'forged',
+          username: 'alice',
+          password: server.user.password,
+        },
       });
       assert.equal(response.status, 403);
       assert.equal(browser.cookies.has('tessera_session'), false);
@@ -178,11 +263,15 @@ describe('GET /oauth2/authorize', () => {
       assert.equal(location.searchParams.get('iss'), server.issuer);
 
       // prompt=none works with a session and consent.
-      const silent = new URL((await get(base({ scope: 'openid profile', prompt: 'none' }, c), browser)).headers.get('location')!);
+      const silent = new URL(
+        (await get(base({ scope: 'openid profile', prompt: 'none' }, c), browser)).headers.get('location')!,
+      );
       assert.ok(silent.searchParams.get('code'));
 
       // More scopes: prompt=none → consent_required; otherwise the page lists only the new scope.
-      const none = new URL((await get(base({ scope: 'openid profile apps', prompt: 'none' }, c), browser)).headers.get('location')!);
+      const none = new URL(
+        (await get(base({ scope: 'openid profile apps', prompt: 'none' }, c), browser)).headers.get('location')!,
+      );
       assert.equal(none.searchParams.get('error'), 'consent_required');
       assert.equal(none.searchParams.get('state'), 'xyz');
       const more = await get(base({ scope: 'openid profile apps' }, c), browser);
@@ -223,12 +312,20 @@ describe('GET /oauth2/authorize', () => {
       await browser.authorize(url(base({}, c)), server.user);
       const { createUser } = await import('../../src/cli/operations.ts');
       const { hashPassword } = await import('../../src/tokens/passwords.ts');
-      const bob = await createUser(server.store, server.config, { username: 'bob', email: 'bob@example.com', passwordHash: await hashPassword('bob password') });
+      const bob = await createUser(server.store, server.config, {
+        username: 'bob',
+        email: 'bob@example.com',
+        passwordHash: await hashPassword('bob password'),
+      });
       const bobBrowser = new BrowserSim(server.issuer);
       await bobBrowser.authorize(url(base({}, c)), { username: 'bob', password: 'bob password' });
       await server.store.setUserDisabled(bob.id, true, Math.floor(Date.now() / 1000));
       assert.match((await get(base({}, c), bobBrowser)).headers.get('location')!, /^\/login\?/);
-      const again = await bobBrowser.login((await get(base({}, c), bobBrowser)).headers.get('location')!, 'bob', 'bob password');
+      const again = await bobBrowser.login(
+        (await get(base({}, c), bobBrowser)).headers.get('location')!,
+        'bob',
+        'bob password',
+      );
       assert.match(again.headers.get('location')!, /error=login_failed/);
     });
   });

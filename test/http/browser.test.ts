@@ -10,7 +10,15 @@ import { createClient } from '../../src/cli/operations.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const available = existsSync(CHROMIUM);
 if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is required under CI (.ci/run installs it)`);
 
@@ -56,18 +64,20 @@ describe('real browser (headless Chromium)', { skip: !available && `${CHROMIUM} 
         redirect_uri: redirectUri,
         scope: 'openid profile apps',
         state: `state-${variant}`,
-        ...(variant === 'public' ? { code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' } : {}),
+        ...(variant === 'public'
+          ? { code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' }
+          : {}),
       }).toString();
 
       const context = await browser.newContext();
       const page = await context.newPage();
       await page.goto(authorize.href);
-      assert.match(await page.textContent('body') ?? '', new RegExp(`Browser ${variant} app`));
+      assert.match((await page.textContent('body')) ?? '', new RegExp(`Browser ${variant} app`));
       await page.getByLabel('Username').fill(server.user.username);
       await page.getByLabel('Password').fill(server.user.password);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('button', { name: 'Allow' }).waitFor();
-      assert.match(await page.textContent('body') ?? '', /Manage your apps/);
+      assert.match((await page.textContent('body')) ?? '', /Manage your apps/);
       await Promise.all([page.waitForURL(`${redirectUri}?**`), page.getByRole('button', { name: 'Allow' }).click()]);
       await context.close();
 
@@ -88,7 +98,11 @@ describe('real browser (headless Chromium)', { skip: !available && `${CHROMIUM} 
       const tokens = (await response.json()) as Record<string, unknown>;
       assert.equal(tokens.token_type, 'Bearer');
       assert.equal(tokens.scope, 'openid profile apps');
-      assert.ok(typeof tokens.access_token === 'string' && typeof tokens.id_token === 'string' && typeof tokens.refresh_token === 'string');
+      assert.ok(
+        typeof tokens.access_token === 'string' &&
+          typeof tokens.id_token === 'string' &&
+          typeof tokens.refresh_token === 'string',
+      );
     });
   }
 });

@@ -11,11 +11,23 @@ function respond(err: Error, config: { html?: boolean; bearer?: boolean } = {}) 
   const logged: Array<{ level: string; entry: Record<string, unknown> }> = [];
   const sent: { status?: number; headers: Record<string, string>; body?: unknown } = { headers: {} };
   const log = (level: string) => (entry: Record<string, unknown>) => logged.push({ level, entry });
-  const request = { log: { info: log('info'), error: log('error') }, routeOptions: { config } } as unknown as FastifyRequest;
+  const request = {
+    log: { info: log('info'), error: log('error') },
+    routeOptions: { config },
+  } as unknown as FastifyRequest;
   const reply = {
-    code(status: number) { sent.status = status; return this; },
-    header(name: string, value: string) { sent.headers[name] = value; return this; },
-    send(body: unknown) { sent.body = body; return this; },
+    code(status: number) {
+      sent.status = status;
+      return this;
+    },
+    header(name: string, value: string) {
+      sent.headers[name] = value;
+      return this;
+    },
+    send(body: unknown) {
+      sent.body = body;
+      return this;
+    },
   } as unknown as FastifyReply;
   errorHandler(err, request, reply);
   return { logged, sent };
@@ -23,8 +35,19 @@ function respond(err: Error, config: { html?: boolean; bearer?: boolean } = {}) 
 
 describe('errors with an operator-only detail', () => {
   it('the detail is logged beside the error, and the response carries only error and error_description', () => {
-    const { logged, sent } = respond(new InvalidClient('client authentication failed', 'client abc: wrong client_secret'));
-    assert.deepEqual(logged, [{ level: 'info', entry: { error: 'invalid_client', description: 'client authentication failed', detail: 'client abc: wrong client_secret' } }]);
+    const { logged, sent } = respond(
+      new InvalidClient('client authentication failed', 'client abc: wrong client_secret'),
+    );
+    assert.deepEqual(logged, [
+      {
+        level: 'info',
+        entry: {
+          error: 'invalid_client',
+          description: 'client authentication failed',
+          detail: 'client abc: wrong client_secret',
+        },
+      },
+    ]);
     assert.equal(sent.status, 401);
     assert.deepEqual(sent.body, { error: 'invalid_client', error_description: 'client authentication failed' });
     assert.equal(JSON.stringify(sent).includes('wrong client_secret'), false);
@@ -32,7 +55,10 @@ describe('errors with an operator-only detail', () => {
 
   it('bearer and HTML answers leave the detail out too', () => {
     for (const config of [{ bearer: true }, { html: true }]) {
-      const { sent } = respond(new OAuthError('invalid_token', 'the access token has been revoked', 401, 'grant g1 revoked'), config);
+      const { sent } = respond(
+        new OAuthError('invalid_token', 'the access token has been revoked', 401, 'grant g1 revoked'),
+        config,
+      );
       assert.equal(JSON.stringify(sent).includes('grant g1'), false, JSON.stringify(config));
     }
   });
@@ -42,14 +68,22 @@ describe('errors with an operator-only detail', () => {
     const store = { getClient: async (id: string) => (id === 'c1' ? client : undefined) } as never;
     const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
     const failure = async (authorization: string | undefined, body: Record<string, string>) => {
-      const err = await authenticateClient(store, authorization, new Map(Object.entries(body).map(([k, v]) => [k, [v]]))).catch((e: unknown) => e);
+      const err = await authenticateClient(
+        store,
+        authorization,
+        new Map(Object.entries(body).map(([k, v]) => [k, [v]])),
+      ).catch((e: unknown) => e);
       assert.ok(err instanceof InvalidClient);
       return [err.message, err.detail];
     };
     assert.deepEqual(await failure(basic('nobody', 's'), {}), ['client authentication failed', 'no client "nobody"']);
-    assert.deepEqual(await failure(basic('c1', 'wrong'), {}), ['client authentication failed', 'client c1: wrong client_secret']);
+    assert.deepEqual(await failure(basic('c1', 'wrong'), {}), [
+      'client authentication failed',
+      'client c1: wrong client_secret',
+    ]);
     assert.deepEqual(await failure(undefined, { client_id: 'c1' }), [
-      'the client must authenticate with client_secret_basic', 'client c1 is registered for client_secret_basic, sent none',
+      'the client must authenticate with client_secret_basic',
+      'client c1 is registered for client_secret_basic, sent none',
     ]);
   });
 });

@@ -39,24 +39,40 @@ describe('authorization code flow with oauth4webapi', () => {
 
     const callback = await new BrowserSim(server.issuer).authorize(url.href, server.user);
     const params = oauth.validateAuthResponse(as, client, callback, state);
-    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, registered.redirectUri, verifier, insecure);
-    const result = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: nonce, requireIdToken: true });
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuth,
+      params,
+      registered.redirectUri,
+      verifier,
+      insecure,
+    );
+    const result = await oauth.processAuthorizationCodeResponse(as, client, response, {
+      expectedNonce: nonce,
+      requireIdToken: true,
+    });
     assert.equal(result.scope, 'openid email apps webhooks');
     assert.equal(result.expires_in, 86400);
     assert.equal(oauth.getValidatedIdTokenClaims(result)?.email, 'alice@example.com');
 
-    const apiRequest = new Request('http://127.0.0.1/apps', { headers: { authorization: `Bearer ${result.access_token}` } });
+    const apiRequest = new Request('http://127.0.0.1/apps', {
+      headers: { authorization: `Bearer ${result.access_token}` },
+    });
     const claims = await oauth.validateJwtAccessToken(as, apiRequest, server.issuer, insecure);
     assert.equal(claims.sub, server.user.id);
     assert.equal(claims.client_id, registered.id);
     assert.equal(claims.scope, 'openid email apps webhooks');
   }
 
-  it('confidential client (HTTP Basic, with PKCE): iss validated, JWT access token validated', () => run('confidential'));
+  it('confidential client (HTTP Basic, with PKCE): iss validated, JWT access token validated', () =>
+    run('confidential'));
   it('public client (PKCE S256): iss validated, JWT access token validated', () => run('public'));
 
   it('an authorization response from another issuer is refused by the client', async () => {
-    const callback = new URL(`${server.clients.public.redirectUri}?code=x&state=s&iss=${encodeURIComponent('https://evil.example')}`);
+    const callback = new URL(
+      `${server.clients.public.redirectUri}?code=x&state=s&iss=${encodeURIComponent('https://evil.example')}`,
+    );
     assert.throws(() => oauth.validateAuthResponse(as, { client_id: server.clients.public.id }, callback, 's'));
   });
 });

@@ -9,7 +9,8 @@ describe('authorization code flow with openid-client (SQLite)', () => {
   });
   after(() => server.close());
 
-  it('confidential client with HTTP Basic: code, tokens, userinfo, refresh', () => confidentialFlowWithOpenidClient(server));
+  it('confidential client with HTTP Basic: code, tokens, userinfo, refresh', () =>
+    confidentialFlowWithOpenidClient(server));
   it('public client with PKCE S256: code, tokens, userinfo, refresh', () => publicFlowWithOpenidClient(server));
 });
 

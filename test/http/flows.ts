@@ -6,7 +6,12 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import type { TestServer } from '../helpers/server.ts';
 
-async function discover(server: TestServer, clientId: string, auth: client.ClientAuth, secret?: string): Promise<client.Configuration> {
+async function discover(
+  server: TestServer,
+  clientId: string,
+  auth: client.ClientAuth,
+  secret?: string,
+): Promise<client.Configuration> {
   return client.discovery(new URL(server.issuer), clientId, secret, auth, { execute: [client.allowInsecureRequests] });
 }
 
@@ -26,12 +31,23 @@ export async function confidentialFlowWithOpenidClient(server: TestServer): Prom
   const callback = await browser.authorize(url.href, server.user);
   assert.equal(callback.searchParams.get('iss'), server.issuer);
 
-  const tokens = await client.authorizationCodeGrant(config, callback, { expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+  const tokens = await client.authorizationCodeGrant(config, callback, {
+    expectedState: state,
+    expectedNonce: nonce,
+    idTokenExpected: true,
+  });
   assert.equal(tokens.token_type.toLowerCase(), 'bearer');
   assert.equal(tokens.expires_in, 86400);
   assert.equal(tokens.scope, 'openid profile email apps');
   assert.ok(tokens.refresh_token && tokens.refresh_token.length >= 43);
-  assert.deepEqual(Object.keys(tokens).sort(), ['access_token', 'expires_in', 'id_token', 'refresh_token', 'scope', 'token_type']);
+  assert.deepEqual(Object.keys(tokens).sort(), [
+    'access_token',
+    'expires_in',
+    'id_token',
+    'refresh_token',
+    'scope',
+    'token_type',
+  ]);
 
   const header = decodeProtectedHeader(tokens.access_token);
   assert.equal(header.typ, 'at+jwt');
@@ -84,7 +100,11 @@ export async function publicFlowWithOpenidClient(server: TestServer): Promise<vo
   });
   const browser = new BrowserSim(server.issuer);
   const callback = await browser.authorize(url.href, server.user);
-  const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
+  const tokens = await client.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    idTokenExpected: true,
+  });
   assert.equal(tokens.scope, 'openid profile');
   assert.equal(tokens.claims()!.preferred_username, 'alice');
   assert.equal(tokens.claims()!.email, undefined);

@@ -22,7 +22,11 @@ describe('discovery, JWKS, health and metrics', () => {
       assert.deepEqual(metadata.response_types_supported, ['code']);
       assert.deepEqual(metadata.grant_types_supported, ['authorization_code', 'refresh_token']);
       assert.deepEqual(metadata.code_challenge_methods_supported, ['S256']);
-      assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'none']);
+      assert.deepEqual(metadata.token_endpoint_auth_methods_supported, [
+        'client_secret_basic',
+        'client_secret_post',
+        'none',
+      ]);
       assert.deepEqual(metadata.id_token_signing_alg_values_supported, ['RS256', 'ES256']);
       assert.equal(metadata.authorization_response_iss_parameter_supported, true);
       assert.deepEqual(metadata.scopes_supported, ['openid', 'profile', 'email', 'apps', 'webhooks']);
@@ -39,7 +43,8 @@ describe('discovery, JWKS, health and metrics', () => {
     for (const key of keys) {
       assert.ok(key.kid);
       assert.equal(key.use, 'sig');
-      for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi']) assert.equal(key[secret], undefined, `no private member ${secret}`);
+      for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi'])
+        assert.equal(key[secret], undefined, `no private member ${secret}`);
     }
   });
 

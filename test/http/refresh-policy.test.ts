@@ -13,16 +13,26 @@ describe('refresh token policy', () => {
     servers.push(server);
     const c = server.clients.confidential;
     const tokens = (await (await exchange(server, await getCode(server, c))).json()) as { refresh_token: string };
-    const refresh = async (token: string) => tokenRequest(server, { grant_type: 'refresh_token', refresh_token: token }, basic(c.id, c.secret!));
+    const refresh = async (token: string) =>
+      tokenRequest(server, { grant_type: 'refresh_token', refresh_token: token }, basic(c.id, c.secret!));
     return { server, tokens, refresh };
   }
 
   it('within the reuse interval a rotated token gets the current one without revoking the family; after it, replay revokes', async () => {
     const { server, tokens, refresh } = await setup({ TESSERA_REFRESH_TOKEN_REUSE_INTERVAL: '10' });
-    const concurrent = await Promise.all([refresh(tokens.refresh_token), refresh(tokens.refresh_token), refresh(tokens.refresh_token)]);
-    assert.deepEqual(concurrent.map((r) => r.status), [200, 200, 200]);
+    const concurrent = await Promise.all([
+      refresh(tokens.refresh_token),
+      refresh(tokens.refresh_token),
+      refresh(tokens.refresh_token),
+    ]);
+    assert.deepEqual(
+      concurrent.map((r) => r.status),
+      [200, 200, 200],
+    );
     // One rotation; the requests that lost the race are answered with the token it issued.
-    const issued = await Promise.all(concurrent.map(async (r) => ((await r.json()) as { refresh_token: string }).refresh_token));
+    const issued = await Promise.all(
+      concurrent.map(async (r) => ((await r.json()) as { refresh_token: string }).refresh_token),
+    );
     const newest = issued[0]!;
     assert.deepEqual(issued, [newest, newest, newest]);
     assert.notEqual(newest, tokens.refresh_token);
@@ -44,7 +54,10 @@ describe('refresh token policy', () => {
   });
 
   it('no refresh token outlives the absolute lifetime of its family', async () => {
-    const { server, tokens, refresh } = await setup({ TESSERA_REFRESH_TOKEN_TTL: '100', TESSERA_REFRESH_TOKEN_ABSOLUTE_TTL: '150' });
+    const { server, tokens, refresh } = await setup({
+      TESSERA_REFRESH_TOKEN_TTL: '100',
+      TESSERA_REFRESH_TOKEN_ABSOLUTE_TTL: '150',
+    });
     server.clock.offset += 90;
     const second = (await (await refresh(tokens.refresh_token)).json()) as { refresh_token: string };
     server.clock.offset += 61; // 151 s after the grant: the second token's own lifetime (100 s) has not passed

@@ -15,8 +15,17 @@ describe('APIs that accept the tokens', () => {
   before(async () => {
     server = await startServer();
     // The API registers as a confidential client so it may ask introspection about revocation.
-    const { client, clientSecret } = await createClient(server.store, server.config, { name: 'Example API', redirectUris: ['https://api.example/unused'], scopes: ['apps'], public: false });
-    api = exampleApi({ issuer: server.issuer, audience: server.issuer, introspection: { clientId: client.clientId, clientSecret: clientSecret! } });
+    const { client, clientSecret } = await createClient(server.store, server.config, {
+      name: 'Example API',
+      redirectUris: ['https://api.example/unused'],
+      scopes: ['apps'],
+      public: false,
+    });
+    api = exampleApi({
+      issuer: server.issuer,
+      audience: server.issuer,
+      introspection: { clientId: client.clientId, clientSecret: clientSecret! },
+    });
     await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
     const address = api.address();
     apiUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -30,7 +39,8 @@ describe('APIs that accept the tokens', () => {
     const issued = await getCode(server, server.clients.confidential, { scope });
     return ((await (await exchange(server, issued)).json()) as { access_token: string }).access_token;
   }
-  const call = (path: string, token?: string) => fetch(`${apiUrl}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+  const call = (path: string, token?: string) =>
+    fetch(`${apiUrl}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
 
   it('a token with the scope is served', async () => {
     const token = await accessToken('openid apps webhooks');
@@ -55,7 +65,9 @@ describe('APIs that accept the tokens', () => {
     const token = await accessToken('openid apps');
     const c = server.clients.confidential;
     await fetch(`${server.issuer}/oauth2/revoke`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(c.id, c.secret!) }, body: new URLSearchParams({ token }),
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(c.id, c.secret!) },
+      body: new URLSearchParams({ token }),
     });
     const revoked = await call('/apps', token);
     assert.equal(revoked.status, 401);
@@ -71,12 +83,29 @@ describe('APIs that accept the tokens', () => {
     assert.equal((await verify(`Bearer ${second}`)).client_id, server.clients.confidential.id);
 
     const otherAudience = createVerifier({ issuer: server.issuer, audience: 'https://other.example' });
-    await assert.rejects(otherAudience(`Bearer ${second}`), (err: unknown) => err instanceof BearerError && err.code === 'invalid_token');
-    const otherIssuer = createVerifier({ issuer: 'https://other.example', audience: server.issuer, jwksUri: `${server.issuer}/oauth2/jwks` });
-    await assert.rejects(otherIssuer(`Bearer ${second}`), (err: unknown) => err instanceof BearerError && err.status === 401);
+    await assert.rejects(
+      otherAudience(`Bearer ${second}`),
+      (err: unknown) => err instanceof BearerError && err.code === 'invalid_token',
+    );
+    const otherIssuer = createVerifier({
+      issuer: 'https://other.example',
+      audience: server.issuer,
+      jwksUri: `${server.issuer}/oauth2/jwks`,
+    });
+    await assert.rejects(
+      otherIssuer(`Bearer ${second}`),
+      (err: unknown) => err instanceof BearerError && err.status === 401,
+    );
     const issued = await getCode(server, server.clients.confidential, { scope: 'openid' });
     const { id_token } = (await (await exchange(server, issued)).json()) as { id_token: string };
-    await assert.rejects(verify(`Bearer ${id_token}`), (err: unknown) => err instanceof BearerError && err.code === 'invalid_token', 'an ID token is not an access token');
-    await assert.rejects(verify('Basic abc'), (err: unknown) => err instanceof BearerError && err.code === 'invalid_request' && err.status === 400);
+    await assert.rejects(
+      verify(`Bearer ${id_token}`),
+      (err: unknown) => err instanceof BearerError && err.code === 'invalid_token',
+      'an ID token is not an access token',
+    );
+    await assert.rejects(
+      verify('Basic abc'),
+      (err: unknown) => err instanceof BearerError && err.code === 'invalid_request' && err.status === 400,
+    );
   });
 });

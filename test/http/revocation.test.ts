@@ -21,7 +21,13 @@ describe('revocation and introspection', () => {
     const c = server.clients.confidential;
     rp = await client.discovery(new URL(server.issuer), c.id, c.secret!, client.ClientSecretBasic(c.secret!), options);
     const o = server.clients.es256;
-    other = await client.discovery(new URL(server.issuer), o.id, o.secret!, client.ClientSecretBasic(o.secret!), options);
+    other = await client.discovery(
+      new URL(server.issuer),
+      o.id,
+      o.secret!,
+      client.ClientSecretBasic(o.secret!),
+      options,
+    );
   });
   after(() => server.close());
 
@@ -29,7 +35,11 @@ describe('revocation and introspection', () => {
     return (await (await exchange(server, await getCode(server, server.clients.confidential))).json()) as Tokens;
   }
   const refresh = (refreshToken: string) =>
-    tokenRequest(server, { grant_type: 'refresh_token', refresh_token: refreshToken }, basic(server.clients.confidential.id, server.clients.confidential.secret!));
+    tokenRequest(
+      server,
+      { grant_type: 'refresh_token', refresh_token: refreshToken },
+      basic(server.clients.confidential.id, server.clients.confidential.secret!),
+    );
   const userinfoStatus = async (accessToken: string) =>
     (await fetch(`${server.issuer}/oauth2/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } })).status;
 
@@ -83,13 +93,17 @@ describe('revocation and introspection', () => {
     it('requires client authentication: 401 without, 401 for a public client', async () => {
       const t = await tokens();
       const anonymous = await fetch(`${server.issuer}/oauth2/introspect`, {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: t.access_token }),
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: t.access_token }),
       });
       assert.equal(anonymous.status, 401);
       assert.equal(((await anonymous.json()) as { error: string }).error, 'invalid_client');
       assert.ok(anonymous.headers.get('www-authenticate'));
       const pub = await fetch(`${server.issuer}/oauth2/introspect`, {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: t.access_token, client_id: server.clients.public.id }),
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: t.access_token, client_id: server.clients.public.id }),
       });
       assert.equal(pub.status, 401);
     });
@@ -97,7 +111,9 @@ describe('revocation and introspection', () => {
     it('missing token → invalid_request', async () => {
       const c = server.clients.confidential;
       const response = await fetch(`${server.issuer}/oauth2/introspect`, {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(c.id, c.secret!) }, body: '',
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(c.id, c.secret!) },
+        body: '',
       });
       assert.equal(response.status, 400);
       assert.equal(((await response.json()) as { error: string }).error, 'invalid_request');
@@ -138,7 +154,9 @@ describe('revocation and introspection', () => {
       for (const token of [t.access_token, t.refresh_token]) {
         const o = server.clients.es256;
         const response = await fetch(`${server.issuer}/oauth2/revoke`, {
-          method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(o.id, o.secret!) }, body: new URLSearchParams({ token }),
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(o.id, o.secret!) },
+          body: new URLSearchParams({ token }),
         });
         assert.equal(response.status, 400);
         assert.equal(((await response.json()) as { error: string }).error, 'unauthorized_client');
@@ -151,7 +169,9 @@ describe('revocation and introspection', () => {
     it('client authentication as at the token endpoint: wrong secret → 401; public clients revoke with client_id', async () => {
       const c = server.clients.confidential;
       const bad = await fetch(`${server.issuer}/oauth2/revoke`, {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(c.id, 'wrong') }, body: new URLSearchParams({ token: 'x' }),
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(c.id, 'wrong') },
+        body: new URLSearchParams({ token: 'x' }),
       });
       assert.equal(bad.status, 401);
       assert.match(bad.headers.get('www-authenticate')!, /Basic/);
@@ -159,17 +179,25 @@ describe('revocation and introspection', () => {
       const p = server.clients.public;
       const pt = (await (await exchange(server, await getCode(server, p))).json()) as Tokens;
       const ok = await fetch(`${server.issuer}/oauth2/revoke`, {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: pt.refresh_token, client_id: p.id }),
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: pt.refresh_token, client_id: p.id }),
       });
       assert.equal(ok.status, 200);
-      const again = await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: pt.refresh_token, client_id: p.id });
+      const again = await tokenRequest(server, {
+        grant_type: 'refresh_token',
+        refresh_token: pt.refresh_token,
+        client_id: p.id,
+      });
       assert.equal(again.status, 400);
     });
 
     it('missing token → invalid_request', async () => {
       const c = server.clients.confidential;
       const response = await fetch(`${server.issuer}/oauth2/revoke`, {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(c.id, c.secret!) }, body: '',
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(c.id, c.secret!) },
+        body: '',
       });
       assert.equal(response.status, 400);
       assert.equal(((await response.json()) as { error: string }).error, 'invalid_request');

@@ -37,12 +37,23 @@ describe('secrets at rest', () => {
   it('a consent form without the CSRF token is refused with 403', async () => {
     const browser = new BrowserSim(server.issuer);
     const c = server.clients.confidential;
-    const params = new URLSearchParams({ client_id: c.id, redirect_uri: c.redirectUri, response_type: 'code', scope: 'openid webhooks', state: 's' });
+    const params = new URLSearchParams({
+      client_id: c.id,
+      redirect_uri: c.redirectUri,
+      response_type: 'code',
+      scope: 'openid webhooks',
+      state: 's',
+    });
     const first = await browser.request(`/oauth2/authorize?${params}`);
     const toConsent = await browser.login(first.headers.get('location')!, server.user.username, server.user.password);
     const page = await (await browser.request(toConsent.headers.get('location')!)).text();
-    const response = await browser.request('/consent', { form: { interaction: BrowserSim.hidden(page, 'interaction'), csrf: 'forged', decision: 'allow' } });
+    const response = await browser.request('/consent', {
+      form: { interaction: BrowserSim.hidden(page, 'interaction'), csrf: 'forged', decision: 'allow' },
+    });
     assert.equal(response.status, 403);
-    assert.deepEqual(await server.store.getConsentedScopes(server.user.id, c.id).then((s) => s.includes('webhooks')), false);
+    assert.deepEqual(
+      await server.store.getConsentedScopes(server.user.id, c.id).then((s) => s.includes('webhooks')),
+      false,
+    );
   });
 });

@@ -20,10 +20,18 @@ describe('first start in development (npm start)', () => {
     const port = await freePort();
     issuer = `http://127.0.0.1:${port}`;
     // As `npm start` starts it: its Node.js flags and entry point, from package.json.
-    const start = (JSON.parse(await readFile('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
+    const start = (
+      JSON.parse(await readFile('package.json', 'utf8')) as { scripts: { start: string } }
+    ).scripts.start.split(' ');
     assert.equal(start[0], 'node');
     child = spawn(process.execPath, start.slice(1), {
-      env: { PATH: process.env.PATH, TESSERA_ISSUER: issuer, TESSERA_DATA_DIR: join(dir, 'data'), DATABASE_URL: `sqlite:${join(dir, 'data', 'tessera.db')}`, LOG_LEVEL: 'warn' },
+      env: {
+        PATH: process.env.PATH,
+        TESSERA_ISSUER: issuer,
+        TESSERA_DATA_DIR: join(dir, 'data'),
+        DATABASE_URL: `sqlite:${join(dir, 'data', 'tessera.db')}`,
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (d) => (output += d));

@@ -19,7 +19,8 @@ async function expectError(response: Response, status: number, error: string): P
 }
 
 async function userinfoStatus(server: TestServer, accessToken: string): Promise<number> {
-  return (await fetch(`${server.issuer}/oauth2/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } })).status;
+  return (await fetch(`${server.issuer}/oauth2/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }))
+    .status;
 }
 
 describe('POST /oauth2/token', () => {
@@ -40,50 +41,95 @@ describe('POST /oauth2/token', () => {
     it('client_secret_post', async () => {
       const c = server.clients.post;
       const issued = await getCode(server, c);
-      const response = await tokenRequest(server, { grant_type: 'authorization_code', code: issued.code, redirect_uri: c.redirectUri, client_id: c.id, client_secret: c.secret! });
+      const response = await tokenRequest(server, {
+        grant_type: 'authorization_code',
+        code: issued.code,
+        redirect_uri: c.redirectUri,
+        client_id: c.id,
+        client_secret: c.secret!,
+      });
       assert.equal(response.status, 200);
     });
 
     it('wrong secret → 401 invalid_client with WWW-Authenticate, and the code still works', async () => {
       const c = server.clients.confidential;
       const issued = await getCode(server, c);
-      const response = await tokenRequest(server, { grant_type: 'authorization_code', code: issued.code, redirect_uri: c.redirectUri }, basic(c.id, 'wrong'));
+      const response = await tokenRequest(
+        server,
+        { grant_type: 'authorization_code', code: issued.code, redirect_uri: c.redirectUri },
+        basic(c.id, 'wrong'),
+      );
       await expectError(response, 401, 'invalid_client');
       assert.match(response.headers.get('www-authenticate')!, /^Basic realm=/);
       assert.equal((await exchange(server, issued)).status, 200);
     });
 
     it('unknown client → 401 invalid_client', async () => {
-      const response = await tokenRequest(server, { grant_type: 'authorization_code', code: 'x', redirect_uri: 'https://x' }, basic('nobody', 'secret'));
+      const response = await tokenRequest(
+        server,
+        { grant_type: 'authorization_code', code: 'x', redirect_uri: 'https://x' },
+        basic('nobody', 'secret'),
+      );
       await expectError(response, 401, 'invalid_client');
     });
 
     it('no client authentication at all → 401 invalid_client', async () => {
-      const response = await tokenRequest(server, { grant_type: 'authorization_code', code: 'x', redirect_uri: 'https://x' });
+      const response = await tokenRequest(server, {
+        grant_type: 'authorization_code',
+        code: 'x',
+        redirect_uri: 'https://x',
+      });
       await expectError(response, 401, 'invalid_client');
       assert.ok(response.headers.get('www-authenticate'));
     });
 
     it('malformed Basic credentials → 401 invalid_client', async () => {
-      await expectError(await tokenRequest(server, { grant_type: 'authorization_code' }, 'Basic !!!'), 401, 'invalid_client');
-      await expectError(await tokenRequest(server, { grant_type: 'authorization_code' }, `Basic ${Buffer.from('nocolon').toString('base64')}`), 401, 'invalid_client');
+      await expectError(
+        await tokenRequest(server, { grant_type: 'authorization_code' }, 'Basic !!!'),
+        401,
+        'invalid_client',
+      );
+      await expectError(
+        await tokenRequest(
+          server,
+          { grant_type: 'authorization_code' },
+          `Basic ${Buffer.from('nocolon').toString('base64')}`,
+        ),
+        401,
+        'invalid_client',
+      );
     });
 
     it('Basic and client_secret in the body at once → invalid_request', async () => {
       const c = server.clients.confidential;
-      const response = await tokenRequest(server, { grant_type: 'authorization_code', code: 'x', redirect_uri: c.redirectUri, client_secret: c.secret! }, basic(c.id, c.secret!));
+      const response = await tokenRequest(
+        server,
+        { grant_type: 'authorization_code', code: 'x', redirect_uri: c.redirectUri, client_secret: c.secret! },
+        basic(c.id, c.secret!),
+      );
       await expectError(response, 400, 'invalid_request');
     });
 
     it('a confidential client cannot skip its secret (method none) → invalid_client', async () => {
       const c = server.clients.confidential;
-      const response = await tokenRequest(server, { grant_type: 'authorization_code', code: 'x', redirect_uri: c.redirectUri, client_id: c.id });
+      const response = await tokenRequest(server, {
+        grant_type: 'authorization_code',
+        code: 'x',
+        redirect_uri: c.redirectUri,
+        client_id: c.id,
+      });
       await expectError(response, 401, 'invalid_client');
     });
 
     it('a client registered for basic cannot use client_secret_post → invalid_client', async () => {
       const c = server.clients.confidential;
-      const response = await tokenRequest(server, { grant_type: 'authorization_code', code: 'x', redirect_uri: c.redirectUri, client_id: c.id, client_secret: c.secret! });
+      const response = await tokenRequest(server, {
+        grant_type: 'authorization_code',
+        code: 'x',
+        redirect_uri: c.redirectUri,
+        client_id: c.id,
+        client_secret: c.secret!,
+      });
       await expectError(response, 401, 'invalid_client');
     });
   });
@@ -94,17 +140,38 @@ describe('POST /oauth2/token', () => {
       await expectError(await tokenRequest(server, { code: 'x' }, auth()), 400, 'invalid_request');
     });
     it('unknown grant_type → unsupported_grant_type', async () => {
-      await expectError(await tokenRequest(server, { grant_type: 'password', username: 'a', password: 'b' }, auth()), 400, 'unsupported_grant_type');
+      await expectError(
+        await tokenRequest(server, { grant_type: 'password', username: 'a', password: 'b' }, auth()),
+        400,
+        'unsupported_grant_type',
+      );
     });
     it('a grant the client is not registered for → unauthorized_client', async () => {
       const db = await server.db();
-      await db.updateTable('clients').set({ grant_types: '["authorization_code"]' }).where('client_id', '=', server.clients.post.id).execute();
+      await db
+        .updateTable('clients')
+        .set({ grant_types: '["authorization_code"]' })
+        .where('client_id', '=', server.clients.post.id)
+        .execute();
       server.store.clearCaches();
       try {
         const c = server.clients.post;
-        await expectError(await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: 'x', client_id: c.id, client_secret: c.secret! }), 400, 'unauthorized_client');
+        await expectError(
+          await tokenRequest(server, {
+            grant_type: 'refresh_token',
+            refresh_token: 'x',
+            client_id: c.id,
+            client_secret: c.secret!,
+          }),
+          400,
+          'unauthorized_client',
+        );
       } finally {
-        await db.updateTable('clients').set({ grant_types: '["authorization_code","refresh_token"]' }).where('client_id', '=', server.clients.post.id).execute();
+        await db
+          .updateTable('clients')
+          .set({ grant_types: '["authorization_code","refresh_token"]' })
+          .where('client_id', '=', server.clients.post.id)
+          .execute();
         server.store.clearCaches();
       }
     });
@@ -128,15 +195,31 @@ describe('POST /oauth2/token', () => {
     });
     it('missing code or redirect_uri → invalid_request', async () => {
       const c = server.clients.confidential;
-      await expectError(await tokenRequest(server, { grant_type: 'authorization_code', redirect_uri: c.redirectUri }, auth()), 400, 'invalid_request');
-      await expectError(await tokenRequest(server, { grant_type: 'authorization_code', code: 'x' }, auth()), 400, 'invalid_request');
+      await expectError(
+        await tokenRequest(server, { grant_type: 'authorization_code', redirect_uri: c.redirectUri }, auth()),
+        400,
+        'invalid_request',
+      );
+      await expectError(
+        await tokenRequest(server, { grant_type: 'authorization_code', code: 'x' }, auth()),
+        400,
+        'invalid_request',
+      );
     });
   });
 
   describe('authorization_code', () => {
     it('unknown code → invalid_grant', async () => {
       const c = server.clients.confidential;
-      await expectError(await tokenRequest(server, { grant_type: 'authorization_code', code: 'nope', redirect_uri: c.redirectUri }, basic(c.id, c.secret!)), 400, 'invalid_grant');
+      await expectError(
+        await tokenRequest(
+          server,
+          { grant_type: 'authorization_code', code: 'nope', redirect_uri: c.redirectUri },
+          basic(c.id, c.secret!),
+        ),
+        400,
+        'invalid_grant',
+      );
     });
 
     it('expired code (60 s) → invalid_grant', async () => {
@@ -152,13 +235,21 @@ describe('POST /oauth2/token', () => {
     it('code issued to another client → invalid_grant', async () => {
       const issued = await getCode(server, server.clients.confidential);
       const other = server.clients.es256;
-      const response = await tokenRequest(server, { grant_type: 'authorization_code', code: issued.code, redirect_uri: issued.client.redirectUri }, basic(other.id, other.secret!));
+      const response = await tokenRequest(
+        server,
+        { grant_type: 'authorization_code', code: issued.code, redirect_uri: issued.client.redirectUri },
+        basic(other.id, other.secret!),
+      );
       await expectError(response, 400, 'invalid_grant');
     });
 
     it('another redirect_uri → invalid_grant', async () => {
       const issued = await getCode(server, server.clients.confidential);
-      await expectError(await exchange(server, issued, { redirect_uri: 'http://127.0.0.1/other' }), 400, 'invalid_grant');
+      await expectError(
+        await exchange(server, issued, { redirect_uri: 'http://127.0.0.1/other' }),
+        400,
+        'invalid_grant',
+      );
     });
 
     it('PKCE: wrong verifier, missing verifier, verifier without challenge → invalid_grant; malformed → invalid_request', async () => {
@@ -166,7 +257,16 @@ describe('POST /oauth2/token', () => {
       await expectError(await exchange(server, pub, { code_verifier: 'w'.repeat(43) }), 400, 'invalid_grant');
       const c = server.clients.public;
       const noVerifier = await getCode(server, c);
-      await expectError(await tokenRequest(server, { grant_type: 'authorization_code', code: noVerifier.code, redirect_uri: c.redirectUri, client_id: c.id }), 400, 'invalid_grant');
+      await expectError(
+        await tokenRequest(server, {
+          grant_type: 'authorization_code',
+          code: noVerifier.code,
+          redirect_uri: c.redirectUri,
+          client_id: c.id,
+        }),
+        400,
+        'invalid_grant',
+      );
       await expectError(await exchange(server, pub, { code_verifier: 'short' }), 400, 'invalid_request');
       const conf = await getCode(server, server.clients.confidential, { pkce: false });
       await expectError(await exchange(server, conf, { code_verifier: 'v'.repeat(43) }), 400, 'invalid_grant');
@@ -183,13 +283,22 @@ describe('POST /oauth2/token', () => {
       assert.equal(await userinfoStatus(server, tokens.access_token), 200);
       await expectError(await exchange(server, issued), 400, 'invalid_grant');
       const c = server.clients.confidential;
-      await expectError(await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, basic(c.id, c.secret!)), 400, 'invalid_grant');
+      await expectError(
+        await tokenRequest(
+          server,
+          { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+          basic(c.id, c.secret!),
+        ),
+        400,
+        'invalid_grant',
+      );
       assert.equal(await userinfoStatus(server, tokens.access_token), 401);
     });
 
     it('a code is sealed: issuing it stores nothing, redeeming it creates the grant under its id once; it does not show whose it is', async () => {
       const db = await server.db();
-      const count = async (table: 'grants') => Number((await db.selectFrom(table).select(db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      const count = async (table: 'grants') =>
+        Number((await db.selectFrom(table).select(db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
       const before = await count('grants');
       const issued = await getCode(server, server.clients.confidential);
       assert.equal(await count('grants'), before);
@@ -202,15 +311,32 @@ describe('POST /oauth2/token', () => {
       assert.equal(row.revoked_at, null);
       await expectError(await exchange(server, issued), 400, 'invalid_grant');
       assert.equal(await count('grants'), before + 1);
-      assert.notEqual((await db.selectFrom('grants').select('revoked_at').where('id', '=', id).executeTakeFirstOrThrow()).revoked_at, null);
+      assert.notEqual(
+        (await db.selectFrom('grants').select('revoked_at').where('id', '=', id).executeTakeFirstOrThrow()).revoked_at,
+        null,
+      );
     });
 
     it('a code sealed under another TESSERA_SECRET → invalid_grant; under this one, it is honoured', async () => {
       const c = server.clients.confidential;
-      const fields = { clientId: c.id, userId: server.user.id, redirectUri: c.redirectUri, scope: 'openid', codeChallenge: null, codeChallengeMethod: null, nonce: null, claims: {}, authTime: server.clock.offset + Math.floor(Date.now() / 1000) };
+      const fields = {
+        clientId: c.id,
+        userId: server.user.id,
+        redirectUri: c.redirectUri,
+        scope: 'openid',
+        codeChallenge: null,
+        codeChallengeMethod: null,
+        nonce: null,
+        claims: {},
+        authTime: server.clock.offset + Math.floor(Date.now() / 1000),
+      };
       const now = fields.authTime;
       const forged = new CodeSealer('another secret of at least 32 chars!').issue(fields, now, 60);
-      const body = await expectError(await exchange(server, { code: forged, verifier: null, client: c }), 400, 'invalid_grant');
+      const body = await expectError(
+        await exchange(server, { code: forged, verifier: null, client: c }),
+        400,
+        'invalid_grant',
+      );
       assert.equal(body.error_description, 'the authorization code is invalid');
       const genuine = new CodeSealer(server.secret).issue(fields, now, 60);
       assert.equal((await exchange(server, { code: genuine, verifier: null, client: c })).status, 200);
@@ -219,7 +345,12 @@ describe('POST /oauth2/token', () => {
     it('a redeemed code presented again by another client, or after it expired → "already used", and its tokens are revoked', async () => {
       const c = server.clients.confidential;
       for (const replay of [
-        (issued: Awaited<ReturnType<typeof getCode>>) => tokenRequest(server, { grant_type: 'authorization_code', code: issued.code, redirect_uri: issued.client.redirectUri }, basic(server.clients.es256.id, server.clients.es256.secret!)),
+        (issued: Awaited<ReturnType<typeof getCode>>) =>
+          tokenRequest(
+            server,
+            { grant_type: 'authorization_code', code: issued.code, redirect_uri: issued.client.redirectUri },
+            basic(server.clients.es256.id, server.clients.es256.secret!),
+          ),
         async (issued: Awaited<ReturnType<typeof getCode>>) => {
           server.clock.offset += 61;
           try {
@@ -233,7 +364,15 @@ describe('POST /oauth2/token', () => {
         const tokens = (await (await exchange(server, issued)).json()) as { refresh_token: string };
         const body = await expectError(await replay(issued), 400, 'invalid_grant');
         assert.equal(body.error_description, 'the authorization code has already been used');
-        await expectError(await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, basic(c.id, c.secret!)), 400, 'invalid_grant');
+        await expectError(
+          await tokenRequest(
+            server,
+            { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+            basic(c.id, c.secret!),
+          ),
+          400,
+          'invalid_grant',
+        );
       }
     });
 
@@ -274,10 +413,20 @@ describe('POST /oauth2/token', () => {
     });
 
     it('the token response has exactly the RFC 6749 / OIDC fields; nonce and auth_time in the ID token', async () => {
-      const issued = await getCode(server, server.clients.confidential, { nonce: 'n-0S6_WzA2Mj', scope: 'openid apps' });
+      const issued = await getCode(server, server.clients.confidential, {
+        nonce: 'n-0S6_WzA2Mj',
+        scope: 'openid apps',
+      });
       const response = await exchange(server, issued);
       const body = (await response.json()) as Record<string, string | number>;
-      assert.deepEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'id_token', 'refresh_token', 'scope', 'token_type']);
+      assert.deepEqual(Object.keys(body).sort(), [
+        'access_token',
+        'expires_in',
+        'id_token',
+        'refresh_token',
+        'scope',
+        'token_type',
+      ]);
       assert.equal(body.token_type, 'Bearer');
       assert.equal(body.expires_in, 86400);
       assert.equal(body.scope, 'openid apps');
@@ -307,14 +456,25 @@ describe('POST /oauth2/token', () => {
   describe('refresh_token', () => {
     async function tokensFor(scope = 'openid profile email') {
       const issued = await getCode(server, server.clients.confidential, { scope, nonce: 'abc' });
-      return (await (await exchange(server, issued)).json()) as { access_token: string; refresh_token: string; id_token: string };
+      return (await (await exchange(server, issued)).json()) as {
+        access_token: string;
+        refresh_token: string;
+        id_token: string;
+      };
     }
     const refresh = (refreshToken: string, extra: Record<string, string> = {}) =>
-      tokenRequest(server, { grant_type: 'refresh_token', refresh_token: refreshToken, ...extra }, basic(server.clients.confidential.id, server.clients.confidential.secret!));
+      tokenRequest(
+        server,
+        { grant_type: 'refresh_token', refresh_token: refreshToken, ...extra },
+        basic(server.clients.confidential.id, server.clients.confidential.secret!),
+      );
 
     it('rotates; a rotated token → invalid_grant and the whole family is revoked', async () => {
       const tokens = await tokensFor();
-      const second = (await (await refresh(tokens.refresh_token)).json()) as { refresh_token: string; access_token: string };
+      const second = (await (await refresh(tokens.refresh_token)).json()) as {
+        refresh_token: string;
+        access_token: string;
+      };
       assert.notEqual(second.refresh_token, tokens.refresh_token);
       await expectError(await refresh(tokens.refresh_token), 400, 'invalid_grant');
       await expectError(await refresh(second.refresh_token), 400, 'invalid_grant');
@@ -324,7 +484,10 @@ describe('POST /oauth2/token', () => {
     it('the scope may be narrowed, never widened', async () => {
       const tokens = await tokensFor('openid profile');
       await expectError(await refresh(tokens.refresh_token, { scope: 'openid profile email' }), 400, 'invalid_scope');
-      const narrowed = (await (await refresh(tokens.refresh_token, { scope: 'openid' })).json()) as { scope: string; refresh_token: string };
+      const narrowed = (await (await refresh(tokens.refresh_token, { scope: 'openid' })).json()) as {
+        scope: string;
+        refresh_token: string;
+      };
       assert.equal(narrowed.scope, 'openid');
       // The family keeps the original grant: a later refresh may return to the full scope.
       const full = (await (await refresh(narrowed.refresh_token)).json()) as { scope: string };
@@ -341,18 +504,30 @@ describe('POST /oauth2/token', () => {
       assert.equal(after.nonce, undefined);
     });
 
-    it('unknown, expired, or another client\'s refresh token → invalid_grant; missing → invalid_request', async () => {
+    it("unknown, expired, or another client's refresh token → invalid_grant; missing → invalid_request", async () => {
       await expectError(await refresh('nope'), 400, 'invalid_grant');
       const tokens = await tokensFor();
       const other = server.clients.es256;
-      await expectError(await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, basic(other.id, other.secret!)), 400, 'invalid_grant');
+      await expectError(
+        await tokenRequest(
+          server,
+          { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+          basic(other.id, other.secret!),
+        ),
+        400,
+        'invalid_grant',
+      );
       server.clock.offset += 31 * 86400;
       try {
         await expectError(await refresh(tokens.refresh_token), 400, 'invalid_grant');
       } finally {
         server.clock.offset -= 31 * 86400;
       }
-      const missing = await tokenRequest(server, { grant_type: 'refresh_token' }, basic(server.clients.confidential.id, server.clients.confidential.secret!));
+      const missing = await tokenRequest(
+        server,
+        { grant_type: 'refresh_token' },
+        basic(server.clients.confidential.id, server.clients.confidential.secret!),
+      );
       await expectError(missing, 400, 'invalid_request');
     });
 
@@ -367,7 +542,14 @@ describe('POST /oauth2/token', () => {
       const { grant_id: grantId } = decodeJwt(tokens.access_token) as { grant_id: string };
       assert.match(tokens.refresh_token, new RegExp(`^${grantId}~1~[A-Za-z0-9_-]{43}$`));
       const mac = tokens.refresh_token.split('~')[2]!;
-      for (const forged of [`${grantId}~2~${mac}`, `${grantId}~0~${mac}`, `${grantId}~1~${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`, `${grantId}~1`, '~~', `${'x'.repeat(5000)}~1~${mac}`]) {
+      for (const forged of [
+        `${grantId}~2~${mac}`,
+        `${grantId}~0~${mac}`,
+        `${grantId}~1~${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`,
+        `${grantId}~1`,
+        '~~',
+        `${'x'.repeat(5000)}~1~${mac}`,
+      ]) {
         await expectError(await refresh(forged), 400, 'invalid_grant');
       }
       const second = (await (await refresh(tokens.refresh_token)).json()) as { refresh_token: string };
@@ -377,9 +559,15 @@ describe('POST /oauth2/token', () => {
     it('a token rotated away generations ago is recognised as a replay and revokes the family', async () => {
       const first = await tokensFor();
       const second = (await (await refresh(first.refresh_token)).json()) as { refresh_token: string };
-      const third = (await (await refresh(second.refresh_token)).json()) as { refresh_token: string; access_token: string };
+      const third = (await (await refresh(second.refresh_token)).json()) as {
+        refresh_token: string;
+        access_token: string;
+      };
       const replay = await refresh(first.refresh_token);
-      assert.deepEqual(await replay.json(), { error: 'invalid_grant', error_description: 'the refresh token has already been used' });
+      assert.deepEqual(await replay.json(), {
+        error: 'invalid_grant',
+        error_description: 'the refresh token has already been used',
+      });
       await expectError(await refresh(third.refresh_token), 400, 'invalid_grant');
       assert.equal(await userinfoStatus(server, third.access_token), 401);
     });
@@ -388,7 +576,11 @@ describe('POST /oauth2/token', () => {
       const c = server.clients.public;
       const issued = await getCode(server, c);
       const tokens = (await (await exchange(server, issued)).json()) as { refresh_token: string };
-      const response = await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: c.id });
+      const response = await tokenRequest(server, {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: c.id,
+      });
       assert.equal(response.status, 200);
     });
   });

@@ -24,7 +24,11 @@ describe('GET and POST /oauth2/userinfo', () => {
   });
 
   it('POST with the token in the form body (RFC 6750 §2.2)', async () => {
-    const response = await call({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ access_token: accessToken }) });
+    const response = await call({
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ access_token: accessToken }),
+    });
     assert.equal(response.status, 200);
   });
 
@@ -36,18 +40,28 @@ describe('GET and POST /oauth2/userinfo', () => {
   }
 
   it('missing token → 401 invalid_token', async () => expectInvalidToken(await call()));
-  it('garbage token → 401 invalid_token', async () => expectInvalidToken(await call({ headers: { authorization: 'Bearer abc.def.ghi' } })));
+  it('garbage token → 401 invalid_token', async () =>
+    expectInvalidToken(await call({ headers: { authorization: 'Bearer abc.def.ghi' } })));
   it('tampered token → 401 invalid_token', async () => {
     const [h, p, s] = accessToken.split('.');
     const payload = JSON.parse(Buffer.from(p!, 'base64url').toString());
     payload.sub = 'someone-else';
-    await expectInvalidToken(await call({ headers: { authorization: `Bearer ${h}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${s}` } }));
+    await expectInvalidToken(
+      await call({
+        headers: { authorization: `Bearer ${h}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${s}` },
+      }),
+    );
   });
   it('a token signed by another key → 401 invalid_token', async () => {
     const { privateKey } = await generateKeyPair('ES256');
     const forged = await new SignJWT({ scope: 'openid', client_id: 'x', grant_id: 'x' })
       .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: server.keys.signingKey('ES256').kid })
-      .setIssuer(server.issuer).setAudience(server.issuer).setSubject(server.user.id).setIssuedAt().setExpirationTime('1h').setJti('j')
+      .setIssuer(server.issuer)
+      .setAudience(server.issuer)
+      .setSubject(server.user.id)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .setJti('j')
       .sign(privateKey);
     await expectInvalidToken(await call({ headers: { authorization: `Bearer ${forged}` } }));
   });

@@ -15,8 +15,14 @@ import { SealedBox } from '../../src/tokens/sealed.ts';
 
 describe('PKCE (RFC 7636)', () => {
   it('verifies the RFC 7636 appendix B example', () => {
-    assert.equal(verifyS256('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'), true);
-    assert.equal(verifyS256('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXl', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'), false);
+    assert.equal(
+      verifyS256('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'),
+      true,
+    );
+    assert.equal(
+      verifyS256('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXl', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'),
+      false,
+    );
     // A verifier outside §4.1's characters never matches, even the challenge made from its own bytes.
     const odd = `${'a'.repeat(42)} é`;
     assert.equal(verifyS256(odd, createHash('sha256').update(odd).digest('base64url')), false);
@@ -45,7 +51,22 @@ describe('scopes and credentials', () => {
 describe('sealed values', () => {
   it('an interaction round-trips, and tampering or expiry is detected', () => {
     const sealer = new InteractionSealer('s'.repeat(32));
-    const interaction = { request: { clientId: 'c', redirectUri: 'https://a/cb', scopes: ['openid'], state: null, nonce: null, codeChallenge: null, codeChallengeMethod: null, prompts: [], maxAge: null }, forceLogin: false, minAuthTime: 0, exp: 100 };
+    const interaction = {
+      request: {
+        clientId: 'c',
+        redirectUri: 'https://a/cb',
+        scopes: ['openid'],
+        state: null,
+        nonce: null,
+        codeChallenge: null,
+        codeChallengeMethod: null,
+        prompts: [],
+        maxAge: null,
+      },
+      forceLogin: false,
+      minAuthTime: 0,
+      exp: 100,
+    };
     const sealed = sealer.seal(interaction);
     assert.deepEqual(sealer.open(sealed, 99), interaction);
     assert.equal(sealer.open(sealed, 100), undefined);
@@ -54,14 +75,27 @@ describe('sealed values', () => {
   });
   it('an authorization code is encrypted: it round-trips, hides what it carries, and fails closed', () => {
     const codes = new CodeSealer('s'.repeat(32));
-    const fields = { clientId: 'client-one', userId: 'user-number-one', redirectUri: 'https://a.example/cb', scope: 'openid apps', codeChallenge: 'c'.repeat(43), codeChallengeMethod: 'S256', nonce: 'nonce-one', authTime: 5, claims: { email: 'one@mail.example', email_verified: true } };
+    const fields = {
+      clientId: 'client-one',
+      userId: 'user-number-one',
+      redirectUri: 'https://a.example/cb',
+      scope: 'openid apps',
+      codeChallenge: 'c'.repeat(43),
+      codeChallengeMethod: 'S256',
+      nonce: 'nonce-one',
+      authTime: 5,
+      claims: { email: 'one@mail.example', email_verified: true },
+    };
     const code = codes.issue(fields, 10, 60);
     const { id, ...rest } = codes.open(code, 10)!;
     assert.deepEqual(rest, { ...fields, iat: 10, exp: 70 });
     assert.match(id, /^[0-9a-f]{12}[A-Za-z0-9_-]{16}$/);
     assert.notEqual(codes.open(codes.issue(fields, 10, 60), 10)!.id, id, 'every code has an id of its own');
     assert.match(code, /^[A-Za-z0-9_-]+$/);
-    assert.doesNotMatch(Buffer.from(code, 'base64url').toString('latin1'), /user-number-one|client-one|nonce-one|a\.example|mail\.example/);
+    assert.doesNotMatch(
+      Buffer.from(code, 'base64url').toString('latin1'),
+      /user-number-one|client-one|nonce-one|a\.example|mail\.example/,
+    );
     // Without claims the code carries none, and opens with none.
     assert.deepEqual(codes.open(codes.issue({ ...fields, claims: {} }, 10, 60), 10)!.claims, {});
     for (const at of [0, 20, 40, Math.floor(code.length / 2), code.length - 2]) {
@@ -70,7 +104,8 @@ describe('sealed values', () => {
     }
     assert.equal(new CodeSealer('t'.repeat(32)).open(code, 10), undefined, 'another secret');
     assert.equal(new SealedBox('s'.repeat(32), 'another purpose').open(code, 10_000), undefined, 'another purpose');
-    for (const bad of ['', 'x', 'not base64url!', code.slice(0, 40), 'A'.repeat(9000), `${code}.x`]) assert.equal(codes.open(bad, 10), undefined);
+    for (const bad of ['', 'x', 'not base64url!', code.slice(0, 40), 'A'.repeat(9000), `${code}.x`])
+      assert.equal(codes.open(bad, 10), undefined);
   });
   it('a sealed box uses a key per hour: values open across the hour, and not after a day', () => {
     const box = new SealedBox<{ n: number }>('s'.repeat(32), 'test');
@@ -84,7 +119,11 @@ describe('sealed values', () => {
     assert.deepEqual(box.open(sealed, at + 24 * hour), { n: 1 });
     assert.equal(box.open(sealed, at + 26 * hour), undefined);
     assert.equal(box.open(sealed, at - 3 * hour), undefined, 'nor long before it was sealed');
-    assert.deepEqual(new SealedBox<{ n: number }>('s'.repeat(32), 'test').open(next, at), { n: 2 }, 'another instance with the secret opens it');
+    assert.deepEqual(
+      new SealedBox<{ n: number }>('s'.repeat(32), 'test').open(next, at),
+      { n: 2 },
+      'another instance with the secret opens it',
+    );
   });
   it('private keys are encrypted under TESSERA_SECRET', () => {
     const sealed = sealPrivateJwk({ kty: 'EC', d: 'secret' }, 'a'.repeat(32));
@@ -111,7 +150,13 @@ describe('redirects to the client', () => {
     let every = '';
     for (let i = 0; i < 256; i++) every += String.fromCharCode(i);
     every += '\u00e9\u4e2d\ud83d\ude00 +&=#?/';
-    for (const uri of ['https://a.example/cb', 'https://a.example/cb?x=1', 'https://a.example/cb?', 'https://a.example/cb?x=1&', 'com.example.app:/oauth']) {
+    for (const uri of [
+      'https://a.example/cb',
+      'https://a.example/cb?x=1',
+      'https://a.example/cb?',
+      'https://a.example/cb?x=1&',
+      'com.example.app:/oauth',
+    ]) {
       for (const value of ['abc', every, "a b!'()~*-._", '']) {
         const params = { code: value, state: value === '' ? null : value, iss: 'http://127.0.0.1:3000/a b' };
         assert.equal(redirectWith(uri, params), reference(uri, params), `${uri} ${JSON.stringify(value)}`);
@@ -137,8 +182,15 @@ describe('configuration', () => {
   });
   it('production requires https and a secret, and has no demo data', () => {
     assert.throws(() => loadConfig({ NODE_ENV: 'production' }), ConfigError);
-    assert.throws(() => loadConfig({ NODE_ENV: 'production', TESSERA_ISSUER: 'https://auth.example.com' }), /TESSERA_SECRET/);
-    const config = loadConfig({ NODE_ENV: 'production', TESSERA_ISSUER: 'https://auth.example.com/', TESSERA_SECRET: 'x'.repeat(32) });
+    assert.throws(
+      () => loadConfig({ NODE_ENV: 'production', TESSERA_ISSUER: 'https://auth.example.com' }),
+      /TESSERA_SECRET/,
+    );
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      TESSERA_ISSUER: 'https://auth.example.com/',
+      TESSERA_SECRET: 'x'.repeat(32),
+    });
     assert.equal(config.issuer, 'https://auth.example.com');
     assert.equal(config.port, 3000);
     assert.equal(config.host, '0.0.0.0');
@@ -169,7 +221,13 @@ describe('opaque tokens', () => {
   it('sortable ids order by creation time and stay unique within a millisecond', async () => {
     const { newSortableId } = await import('../../src/tokens/opaque.ts');
     const t = Date.UTC(2026, 10, 22);
-    const ids = [newSortableId(t - 1), newSortableId(t), newSortableId(t), newSortableId(t + 1), newSortableId(2 ** 47)];
+    const ids = [
+      newSortableId(t - 1),
+      newSortableId(t),
+      newSortableId(t),
+      newSortableId(t + 1),
+      newSortableId(2 ** 47),
+    ];
     for (const id of ids) assert.match(id, /^[0-9a-f]{12}[A-Za-z0-9_-]{16}$/);
     assert.notEqual(ids[1], ids[2]);
     assert.ok(ids[0]! < ids[1]! && ids[0]! < ids[2]! && ids[1]! < ids[3]! && ids[2]! < ids[3]! && ids[3]! < ids[4]!);
@@ -184,8 +242,15 @@ describe('opaque tokens', () => {
     assert.notEqual(tokens.issue('0193a5c4e8f1AbCdEfGhIjKlMnOp', 37), token);
     const mac = token.slice(token.lastIndexOf('~') + 1);
     for (const forged of [
-      token.replace('~10~', '~11~'), token.replace('~10~', '~010~'), token.replace('Op~', 'Oq~'), `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`,
-      `0193a5c4e8f1AbCdEfGhIjKlMnOp~${mac}`, `~10~${mac}`, `${token}~`, token.slice(0, -2), `${'x'.repeat(200)}~1~${mac}`,
+      token.replace('~10~', '~11~'),
+      token.replace('~10~', '~010~'),
+      token.replace('Op~', 'Oq~'),
+      `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`,
+      `0193a5c4e8f1AbCdEfGhIjKlMnOp~${mac}`,
+      `~10~${mac}`,
+      `${token}~`,
+      token.slice(0, -2),
+      `${'x'.repeat(200)}~1~${mac}`,
     ]) {
       assert.equal(tokens.parse(forged), undefined, forged);
     }
@@ -204,12 +269,29 @@ describe('access-token verification', () => {
       const keys = await KeyStore.open(store, 'a-secret-of-thirty-two-characters!!');
       const now = Math.floor(Date.now() / 1000);
       const issuer = 'https://as.example';
-      const token = await signAccessToken(keys, { issuer, audience: issuer, subject: 'u', clientId: 'c', scope: 'openid', grantId: 'g', authTime: now, now, ttl: 60, alg: 'ES256' });
+      const token = await signAccessToken(keys, {
+        issuer,
+        audience: issuer,
+        subject: 'u',
+        clientId: 'c',
+        scope: 'openid',
+        grantId: 'g',
+        authTime: now,
+        now,
+        ttl: 60,
+        alg: 'ES256',
+      });
       const expected = { issuer, audience: issuer, now };
       assert.equal((await verifyAccessToken(keys, token, expected)).sub, 'u');
       assert.equal((await verifyAccessToken(keys, token, expected)).sub, 'u');
-      await assert.rejects(verifyAccessToken(keys, token, { ...expected, issuer: 'https://other.example' }), InvalidToken);
-      await assert.rejects(verifyAccessToken(keys, token, { ...expected, audience: 'https://api.example' }), InvalidToken);
+      await assert.rejects(
+        verifyAccessToken(keys, token, { ...expected, issuer: 'https://other.example' }),
+        InvalidToken,
+      );
+      await assert.rejects(
+        verifyAccessToken(keys, token, { ...expected, audience: 'https://api.example' }),
+        InvalidToken,
+      );
       await assert.rejects(verifyAccessToken(keys, token, { ...expected, now: now + 60 }), /expired/);
       assert.equal((await verifyAccessToken(keys, token, expected)).sub, 'u');
       const [header, payload, signature] = token.split('.');
@@ -249,13 +331,17 @@ describe('JWS signatures', () => {
     const jose = ecdsaDerToJose(valid, 32);
     assert.equal(jose[31], 5);
     assert.equal(jose[63], 7);
-    assert.equal(jose.subarray(0, 31).every((b) => b === 0), true);
+    assert.equal(
+      jose.subarray(0, 31).every((b) => b === 0),
+      true,
+    );
     for (const bad of [
       [0x31, 0x06, 0x02, 0x01, 0x05, 0x02, 0x01, 0x07], // not a SEQUENCE
       [0x30, 0x07, 0x02, 0x01, 0x05, 0x02, 0x01, 0x07], // wrong length
       [0x30, 0x06, 0x03, 0x01, 0x05, 0x02, 0x01, 0x07], // not an INTEGER
       [0x30, 0x06, 0x02, 0x01, 0x05, 0x02, 0x05, 0x07], // runs past the end
       [0x30, 0x25, 0x02, 0x21, 0x01, ...new Array(32).fill(1), 0x02, 0x00], // a half of 33 significant bytes
-    ]) assert.throws(() => ecdsaDerToJose(Buffer.from(bad), 32), /ECDSA/);
+    ])
+      assert.throws(() => ecdsaDerToJose(Buffer.from(bad), 32), /ECDSA/);
   });
 });

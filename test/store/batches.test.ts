@@ -4,7 +4,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatementBatches } from '../../src/store/postgres/batches.ts';
 
-interface Call { key: string; wins?: boolean; bad?: boolean }
+interface Call {
+  key: string;
+  wins?: boolean;
+  bad?: boolean;
+}
 
 /** A statement over an in-memory set of keys already taken: the first call per key wins. */
 function recording(options: { lanes?: number; maxBatch?: number } = {}) {
@@ -30,8 +34,13 @@ function recording(options: { lanes?: number; maxBatch?: number } = {}) {
     },
   });
   return {
-    batches, sent,
-    hold() { gate = new Promise((resolve) => { release = resolve; }); },
+    batches,
+    sent,
+    hold() {
+      gate = new Promise((resolve) => {
+        release = resolve;
+      });
+    },
     release: () => release(),
   };
 }
@@ -47,11 +56,16 @@ describe('statement batches', () => {
 
   it('each call hears its own outcome: undefined when its row did not match', async () => {
     const r = recording();
-    const results = await Promise.all([r.batches.run({ key: 'a' }), r.batches.run({ key: 'b', wins: false }), r.batches.run({ key: 'c' }), r.batches.run({ key: 'd', wins: false })]);
+    const results = await Promise.all([
+      r.batches.run({ key: 'a' }),
+      r.batches.run({ key: 'b', wins: false }),
+      r.batches.run({ key: 'c' }),
+      r.batches.run({ key: 'd', wins: false }),
+    ]);
     assert.deepEqual(results, ['won a', undefined, 'won c', undefined]);
   });
 
-  it('two calls with one key are never in flight together: the later one sees the earlier one\'s outcome', async () => {
+  it("two calls with one key are never in flight together: the later one sees the earlier one's outcome", async () => {
     const one = recording({ lanes: 1 });
     one.hold();
     const calls = ['x', 'y', 'x', 'x', 'y'].map((key) => one.batches.run({ key }));
@@ -80,12 +94,26 @@ describe('statement batches', () => {
 
   it('a batch whose statement fails runs each call alone: only the bad one fails', async () => {
     const r = recording({ lanes: 1 });
-    const results = await Promise.allSettled([r.batches.run({ key: 'a' }), r.batches.run({ key: 'b' }), r.batches.run({ key: 'c', bad: true }), r.batches.run({ key: 'd' })]);
-    assert.deepEqual(results.map((s) => s.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    assert.deepEqual(results.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message)), ['won a', 'won b', 'statement refused', 'won d']);
+    const results = await Promise.allSettled([
+      r.batches.run({ key: 'a' }),
+      r.batches.run({ key: 'b' }),
+      r.batches.run({ key: 'c', bad: true }),
+      r.batches.run({ key: 'd' }),
+    ]);
+    assert.deepEqual(
+      results.map((s) => s.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(
+      results.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message)),
+      ['won a', 'won b', 'statement refused', 'won d'],
+    );
     assert.deepEqual(r.sent, [['a'], ['b', 'c', 'd'], ['b'], ['c'], ['d']]);
     // Later calls still share statements.
-    assert.deepEqual(await Promise.all([r.batches.run({ key: 'e' }), r.batches.run({ key: 'f' }), r.batches.run({ key: 'g' })]), ['won e', 'won f', 'won g']);
+    assert.deepEqual(
+      await Promise.all([r.batches.run({ key: 'e' }), r.batches.run({ key: 'f' }), r.batches.run({ key: 'g' })]),
+      ['won e', 'won f', 'won g'],
+    );
     assert.ok(r.sent.slice(5).length < 3, JSON.stringify(r.sent.slice(5)));
   });
 
@@ -93,7 +121,10 @@ describe('statement batches', () => {
     const r = recording({ lanes: 2, maxBatch: 3 });
     const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
     const results = await Promise.all(keys.map((key) => r.batches.run({ key })));
-    assert.deepEqual(results, keys.map((k) => `won ${k}`));
+    assert.deepEqual(
+      results,
+      keys.map((k) => `won ${k}`),
+    );
     assert.deepEqual(r.sent, [['k0'], ['k1'], ['k2', 'k3', 'k4'], ['k5', 'k6', 'k7'], ['k8', 'k9']]);
     // Lanes default to 2.
     const byDefault = recording();

@@ -13,7 +13,12 @@ describe('housekeeping', () => {
   let server: TestServer;
   before(async () => {
     server = await startServer({
-      env: { TESSERA_ACCESS_TOKEN_TTL: '300', TESSERA_REFRESH_TOKEN_TTL: '600', TESSERA_SESSION_TTL: '600', TESSERA_HOUSEKEEPING_INTERVAL: '1' },
+      env: {
+        TESSERA_ACCESS_TOKEN_TTL: '300',
+        TESSERA_REFRESH_TOKEN_TTL: '600',
+        TESSERA_SESSION_TTL: '600',
+        TESSERA_HOUSEKEEPING_INTERVAL: '1',
+      },
     });
   });
   after(() => server.close());
@@ -34,10 +39,18 @@ describe('housekeeping', () => {
     const issued = await getCode(server, c, { browser: new BrowserSim(server.issuer) });
     let tokens = (await (await exchange(server, issued)).json()) as { access_token: string; refresh_token: string };
     for (let i = 0; i < 2; i++) {
-      tokens = (await (await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, basic(c.id, c.secret!))).json()) as typeof tokens;
+      tokens = (await (
+        await tokenRequest(
+          server,
+          { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+          basic(c.id, c.secret!),
+        )
+      ).json()) as typeof tokens;
     }
     await fetch(`${server.issuer}/oauth2/revoke`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(c.id, c.secret!) }, body: new URLSearchParams({ token: tokens.access_token }),
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(c.id, c.secret!) },
+      body: new URLSearchParams({ token: tokens.access_token }),
     });
   }
 
@@ -51,7 +64,11 @@ describe('housekeeping', () => {
       perRound.push(await counts());
     }
     for (const table of TABLES) {
-      assert.deepEqual(perRound.map((c) => c[table]), [0, 0, 0, 0], `${table} is emptied of what expired`);
+      assert.deepEqual(
+        perRound.map((c) => c[table]),
+        [0, 0, 0, 0],
+        `${table} is emptied of what expired`,
+      );
     }
   });
 
@@ -78,7 +95,12 @@ describe('housekeeping', () => {
   it('runs in the background on its interval', async () => {
     server.clock.offset += 1200;
     const log = { info: () => {}, error: (obj: object) => assert.fail(JSON.stringify(obj)) };
-    const housekeeping = startHousekeeping(server.store, server.config, log, () => Math.floor(Date.now() / 1000) + server.clock.offset);
+    const housekeeping = startHousekeeping(
+      server.store,
+      server.config,
+      log,
+      () => Math.floor(Date.now() / 1000) + server.clock.offset,
+    );
     try {
       const deadline = Date.now() + 5000;
       while (Object.values(await counts()).some((n) => n > 0)) {
@@ -108,7 +130,10 @@ describe('housekeeping and single-use codes', () => {
     server.clock.offset += 30; // the grant was revoked longer ago than an access token lives
     await purgeOnce(server.store, server.config, Math.floor(Date.now() / 1000) + server.clock.offset);
     const body = (await (await exchange(server, issued)).json()) as { error?: string; error_description?: string };
-    assert.deepEqual(body, { error: 'invalid_grant', error_description: 'the authorization code has already been used' });
+    assert.deepEqual(body, {
+      error: 'invalid_grant',
+      error_description: 'the authorization code has already been used',
+    });
     // Once the code and its grace have passed, the grant goes.
     server.clock.offset += 600 + 600;
     const deleted = await purgeOnce(server.store, server.config, Math.floor(Date.now() / 1000) + server.clock.offset);

@@ -10,7 +10,10 @@ import { withPostgresDatabase, withSqliteDatabase } from './databases.ts';
 
 const TABLES = ['clients', 'consents', 'grants', 'revoked_access_tokens', 'sessions', 'signing_keys', 'users'];
 
-for (const [name, database] of [['SQLite', withSqliteDatabase], ['PostgreSQL', withPostgresDatabase]] as const) {
+for (const [name, database] of [
+  ['SQLite', withSqliteDatabase],
+  ['PostgreSQL', withPostgresDatabase],
+] as const) {
   describe(`migrations on ${name}`, async () => {
     const db = await database();
     const skip = db ? false : `${name} unreachable`;
@@ -28,19 +31,32 @@ for (const [name, database] of [['SQLite', withSqliteDatabase], ['PostgreSQL', w
     });
 
     async function tables(): Promise<string[]> {
-      const query = name === 'SQLite'
-        ? sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'tessera_migration%'`
-        : sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public' and tablename not like 'tessera_migration%'`;
+      const query =
+        name === 'SQLite'
+          ? sql<{
+              name: string;
+            }>`select name from sqlite_master where type = 'table' and name not like 'tessera_migration%'`
+          : sql<{
+              name: string;
+            }>`select tablename as name from pg_tables where schemaname = 'public' and tablename not like 'tessera_migration%'`;
       return (await query.execute(side)).rows.map((r) => r.name).sort();
     }
 
     async function grantsLayout(): Promise<{ withoutRowid: boolean; partialIndex: boolean }> {
       if (name === 'SQLite') {
-        const { rows } = await sql<{ name: string; sql: string }>`select name, sql from sqlite_master where name in ('grants', 'grants_revoked_at')`.execute(side);
+        const { rows } = await sql<{
+          name: string;
+          sql: string;
+        }>`select name, sql from sqlite_master where name in ('grants', 'grants_revoked_at')`.execute(side);
         const text = (n: string) => rows.find((r) => r.name === n)!.sql.toLowerCase();
-        return { withoutRowid: text('grants').includes('without rowid'), partialIndex: text('grants_revoked_at').includes('where') };
+        return {
+          withoutRowid: text('grants').includes('without rowid'),
+          partialIndex: text('grants_revoked_at').includes('where'),
+        };
       }
-      const { rows } = await sql<{ indexdef: string }>`select indexdef from pg_indexes where indexname = 'grants_revoked_at'`.execute(side);
+      const { rows } = await sql<{
+        indexdef: string;
+      }>`select indexdef from pg_indexes where indexname = 'grants_revoked_at'`.execute(side);
       return { withoutRowid: false, partialIndex: rows[0]!.indexdef.includes('WHERE') };
     }
 
@@ -57,8 +73,31 @@ for (const [name, database] of [['SQLite', withSqliteDatabase], ['PostgreSQL', w
 
       // The migrated store takes writes and enforces the grant's key.
       const now = 1_800_000_000;
-      await store.createUser({ id: 'u', username: 'u', email: 'u@example.com', emailVerified: true, name: null, givenName: null, familyName: null, passwordHash: null, disabled: false, createdAt: now, updatedAt: now });
-      const grant = { id: 'g', user_id: 'u', client_id: 'c', scope: 'openid', auth_time: now, created_at: now, revoked_at: null, refresh_generation: 1, refresh_expires_at: now + 60, refresh_issued_at: now };
+      await store.createUser({
+        id: 'u',
+        username: 'u',
+        email: 'u@example.com',
+        emailVerified: true,
+        name: null,
+        givenName: null,
+        familyName: null,
+        passwordHash: null,
+        disabled: false,
+        createdAt: now,
+        updatedAt: now,
+      });
+      const grant = {
+        id: 'g',
+        user_id: 'u',
+        client_id: 'c',
+        scope: 'openid',
+        auth_time: now,
+        created_at: now,
+        revoked_at: null,
+        refresh_generation: 1,
+        refresh_expires_at: now + 60,
+        refresh_issued_at: now,
+      };
       assert.equal(await store.redeemAuthorizationCode({ grant }), true);
       assert.equal(await store.redeemAuthorizationCode({ grant: { ...grant, scope: 'email' } }), false);
       assert.deepEqual({ ...(await store.getGrant('g')) }, grant);

@@ -32,7 +32,10 @@ describe('PostgreSQL named statements', () => {
       await client.query('insert into t values ($1, $2)', [2, 'two']);
       const { rows } = await client.query('select * from t where id = $1', [2]);
       assert.deepEqual(rows, [{ id: 2, a: 'two' }]);
-      const statements = await client.query<{ statement: string }>('select statement from pg_prepared_statements order by statement', []);
+      const statements = await client.query<{ statement: string }>(
+        'select statement from pg_prepared_statements order by statement',
+        [],
+      );
       const texts = statements.rows.map((r) => r.statement);
       assert.ok(texts.includes('insert into t values ($1, $2)'), texts.join('\n'));
       assert.ok(texts.includes('select * from t where id = $1'), texts.join('\n'));
@@ -50,7 +53,9 @@ describe('PostgreSQL named statements', () => {
       // What another instance's migration would do.
       await client.query('alter table t add column b text', []);
       await client.query('update t set b = $1 where id = $2', ['uno', 1]);
-      assert.deepEqual((await client.query('select * from t where id = $1', [1])).rows, [{ id: 1, a: 'one', b: 'uno' }]);
+      assert.deepEqual((await client.query('select * from t where id = $1', [1])).rows, [
+        { id: 1, a: 'one', b: 'uno' },
+      ]);
       assert.deepEqual((await client.query('select * from t where id = $1', [2])).rows, [{ id: 2, a: 'two', b: null }]);
     } finally {
       client.release();
@@ -66,7 +71,11 @@ describe('PostgreSQL named statements', () => {
         await store.getUserById('nobody');
         await store.getUserById('nobody');
         // One connection at a time here: the pool hands the same idle client back.
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements where statement like '%from "users"%'`.execute(store.db);
+        const { rows } = await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_prepared_statements where statement like '%from "users"%'`.execute(
+          store.db,
+        );
         assert.equal(rows[0]!.n > 0, pgPreparedStatements, `pgPreparedStatements: ${pgPreparedStatements}`);
       } finally {
         await store.close();

@@ -46,12 +46,24 @@ function user(overrides: Partial<User> = {}): User {
 
 function grant(userId: string, clientId: string): GrantRow {
   return {
-    id: newId(), user_id: userId, client_id: clientId, scope: 'openid', auth_time: NOW, created_at: NOW, revoked_at: null,
-    refresh_generation: 1, refresh_expires_at: NOW + 100, refresh_issued_at: NOW,
+    id: newId(),
+    user_id: userId,
+    client_id: clientId,
+    scope: 'openid',
+    auth_time: NOW,
+    created_at: NOW,
+    revoked_at: null,
+    refresh_generation: 1,
+    refresh_expires_at: NOW + 100,
+    refresh_issued_at: NOW,
   };
 }
 
-function contract(name: string, database: () => Promise<TestDatabase | undefined>, thread: 'worker' | 'current' = 'current'): void {
+function contract(
+  name: string,
+  database: () => Promise<TestDatabase | undefined>,
+  thread: 'worker' | 'current' = 'current',
+): void {
   describe(`Store contract: ${name}`, async () => {
     const db = await database();
     const skip = db ? false : `${name} unreachable`;
@@ -117,7 +129,10 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
         store.createUser(user({ username: existing.username })),
         store.createUser(fresh[1]!),
       ]);
-      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
       for (const u of fresh) assert.equal((await store.getUserById(u.id))?.id, u.id);
     });
 
@@ -134,7 +149,10 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       // With a client: the scopes the user consented to for it, read in the same statement.
       await store.saveConsent(u.id, 'c-consented', ['openid', 'apps'], NOW);
       await store.saveConsent(u.id, 'c-other', ['email'], NOW);
-      assert.deepEqual((await store.getSessionAndUser(id, NOW + 9, 'c-consented'))?.consentedScopes, ['openid', 'apps']);
+      assert.deepEqual((await store.getSessionAndUser(id, NOW + 9, 'c-consented'))?.consentedScopes, [
+        'openid',
+        'apps',
+      ]);
       assert.deepEqual((await store.getSessionAndUser(id, NOW + 9, 'c-never'))?.consentedScopes, []);
       assert.deepEqual((await store.getSessionAndUser(id, NOW + 9, 'c-never'))?.user, u);
       assert.equal(await store.getSessionAndUser(id, NOW + 10, 'c-consented'), undefined);
@@ -143,7 +161,13 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.equal(await store.getSessionAndUser(id, NOW), undefined);
       // The session of a user that no longer exists is found, without a user.
       const orphan = newId();
-      await store.createSession({ id: orphan, user_id: 'no-such-user', auth_time: NOW, created_at: NOW, expires_at: NOW + 10 });
+      await store.createSession({
+        id: orphan,
+        user_id: 'no-such-user',
+        auth_time: NOW,
+        created_at: NOW,
+        expires_at: NOW + 10,
+      });
       const alone = await store.getSessionAndUser(orphan, NOW);
       assert.equal(alone!.session.user_id, 'no-such-user');
       assert.equal(alone!.user, undefined);
@@ -156,7 +180,13 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       const [sa, sb, orphan] = [newId(), newId(), newId()];
       await store.createSession({ id: sa, user_id: a.id, auth_time: NOW, created_at: NOW, expires_at: NOW + 10 });
       await store.createSession({ id: sb, user_id: b.id, auth_time: NOW, created_at: NOW, expires_at: NOW + 20 });
-      await store.createSession({ id: orphan, user_id: 'no-such-user', auth_time: NOW, created_at: NOW, expires_at: NOW + 10 });
+      await store.createSession({
+        id: orphan,
+        user_id: 'no-such-user',
+        auth_time: NOW,
+        created_at: NOW,
+        expires_at: NOW + 10,
+      });
       await store.saveConsent(a.id, 'c1', ['openid', 'apps'], NOW);
       await store.saveConsent(b.id, 'c1', ['email'], NOW);
       const g = grant(a.id, 'c1');
@@ -165,15 +195,29 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       await store.revokeAccessToken(revokedJti, NOW + 60);
 
       const sessionReads: Array<[string, number, string]> = [
-        [sa, NOW + 5, 'c1'], [sb, NOW + 5, 'c1'], [sa, NOW + 5, 'c2'], [sa, NOW + 15, 'c1'], [sb, NOW + 15, 'c1'], [orphan, NOW, 'c1'],
-        [newId(), NOW, 'c1'], [sa, NOW + 5, 'c1'], [sa, NOW + 5, 'c1\nNOW'],
+        [sa, NOW + 5, 'c1'],
+        [sb, NOW + 5, 'c1'],
+        [sa, NOW + 5, 'c2'],
+        [sa, NOW + 15, 'c1'],
+        [sb, NOW + 15, 'c1'],
+        [orphan, NOW, 'c1'],
+        [newId(), NOW, 'c1'],
+        [sa, NOW + 5, 'c1'],
+        [sa, NOW + 5, 'c1\nNOW'],
       ];
       const tokenReads = [
-        { userId: a.id, grantId: g.id, jti: newId() }, { userId: a.id, grantId: g.id, jti: revokedJti }, { userId: 'gone', grantId: g.id, jti: newId() },
-        { userId: b.id, grantId: 'gone', jti: revokedJti }, { userId: a.id, grantId: g.id, jti: revokedJti },
+        { userId: a.id, grantId: g.id, jti: newId() },
+        { userId: a.id, grantId: g.id, jti: revokedJti },
+        { userId: 'gone', grantId: g.id, jti: newId() },
+        { userId: b.id, grantId: 'gone', jti: revokedJti },
+        { userId: a.id, grantId: g.id, jti: revokedJti },
       ];
       const reads: Array<() => Promise<unknown>> = [
-        ...sessionReads.map(([id, now, clientId]) => () => store.getSessionAndUser(id, now, clientId)),
+        ...sessionReads.map(
+          ([id, now, clientId]) =>
+            () =>
+              store.getSessionAndUser(id, now, clientId),
+        ),
         ...tokenReads.map((read) => () => store.getAccessTokenState(read)),
       ];
       const oneByOne: unknown[] = [];
@@ -183,13 +227,31 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.deepEqual(plain(atOnce), plain(oneByOne));
       // And they are what they should be.
       const sessions = atOnce.slice(0, sessionReads.length) as Array<Awaited<ReturnType<Store['getSessionAndUser']>>>;
-      assert.deepEqual(sessions.map((s) => s && [s.user?.name ?? null, s.consentedScopes]), [
-        ['A', ['openid', 'apps']], ['B', ['email']], ['A', []], undefined, ['B', ['email']], [null, []], undefined, ['A', ['openid', 'apps']], ['A', []],
-      ]);
+      assert.deepEqual(
+        sessions.map((s) => s && [s.user?.name ?? null, s.consentedScopes]),
+        [
+          ['A', ['openid', 'apps']],
+          ['B', ['email']],
+          ['A', []],
+          undefined,
+          ['B', ['email']],
+          [null, []],
+          undefined,
+          ['A', ['openid', 'apps']],
+          ['A', []],
+        ],
+      );
       const states = atOnce.slice(sessionReads.length) as Array<Awaited<ReturnType<Store['getAccessTokenState']>>>;
-      assert.deepEqual(states.map((s) => [s.user?.name ?? null, s.grant?.id ?? null, s.revoked]), [
-        ['A', g.id, false], ['A', g.id, true], [null, g.id, false], ['B', null, true], ['A', g.id, true],
-      ]);
+      assert.deepEqual(
+        states.map((s) => [s.user?.name ?? null, s.grant?.id ?? null, s.revoked]),
+        [
+          ['A', g.id, false],
+          ['A', g.id, true],
+          [null, g.id, false],
+          ['B', null, true],
+          ['A', g.id, true],
+        ],
+      );
     });
 
     it('consent is an upsert per user and client', { skip }, async () => {
@@ -200,16 +262,20 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.deepEqual(await store.getConsentedScopes('u1', 'c2'), []);
     });
 
-    it("a code is redeemed once: the first grant under its id wins, holding its refresh token's state", { skip }, async () => {
-      const g = grant('u1', 'c1');
-      assert.equal(await store.getGrant(g.id), undefined);
-      assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
-      assert.deepEqual({ ...(await store.getGrant(g.id)) }, g);
-      // A second redemption of the same code: same grant id, other contents.
-      const again: GrantRow = { ...grant('u2', 'c2'), id: g.id, refresh_expires_at: NOW + 500 };
-      assert.equal(await store.redeemAuthorizationCode({ grant: again }), false);
-      assert.deepEqual({ ...(await store.getGrant(g.id)) }, g);
-    });
+    it(
+      "a code is redeemed once: the first grant under its id wins, holding its refresh token's state",
+      { skip },
+      async () => {
+        const g = grant('u1', 'c1');
+        assert.equal(await store.getGrant(g.id), undefined);
+        assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
+        assert.deepEqual({ ...(await store.getGrant(g.id)) }, g);
+        // A second redemption of the same code: same grant id, other contents.
+        const again: GrantRow = { ...grant('u2', 'c2'), id: g.id, refresh_expires_at: NOW + 500 };
+        assert.equal(await store.redeemAuthorizationCode({ grant: again }), false);
+        assert.deepEqual({ ...(await store.getGrant(g.id)) }, g);
+      },
+    );
 
     it('a code is not redeemed for a user who is disabled or gone', { skip }, async () => {
       const disabled = user({ disabled: true });
@@ -239,7 +305,10 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
         store.redeemAuthorizationCode({ grant: failing }),
         store.redeemAuthorizationCode({ grant: b }),
       ]);
-      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
       assert.equal(await store.getGrant(failing.id), undefined);
       assert.ok(await store.getGrant(a.id));
       assert.ok(await store.getGrant(b.id));
@@ -253,14 +322,34 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       const g = grant(u.id, 'c1');
       assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
       const jti = newId();
-      assert.deepEqual(await store.getAccessTokenState({ userId: u.id, grantId: g.id, jti }), { user: u, grant: { id: g.id, revoked_at: null }, revoked: false });
+      assert.deepEqual(await store.getAccessTokenState({ userId: u.id, grantId: g.id, jti }), {
+        user: u,
+        grant: { id: g.id, revoked_at: null },
+        revoked: false,
+      });
       await store.revokeAccessToken(jti, NOW + 60);
       await store.revokeGrant(g.id, NOW + 5);
-      assert.deepEqual(await store.getAccessTokenState({ userId: u.id, grantId: g.id, jti }), { user: u, grant: { id: g.id, revoked_at: NOW + 5 }, revoked: true });
+      assert.deepEqual(await store.getAccessTokenState({ userId: u.id, grantId: g.id, jti }), {
+        user: u,
+        grant: { id: g.id, revoked_at: NOW + 5 },
+        revoked: true,
+      });
       // Whatever is missing reads as absent, each on its own.
-      assert.deepEqual(await store.getAccessTokenState({ userId: 'gone', grantId: g.id, jti: newId() }), { user: undefined, grant: { id: g.id, revoked_at: NOW + 5 }, revoked: false });
-      assert.deepEqual(await store.getAccessTokenState({ userId: u.id, grantId: 'gone', jti }), { user: u, grant: undefined, revoked: true });
-      assert.deepEqual(await store.getAccessTokenState({ userId: 'gone', grantId: 'gone', jti: 'gone' }), { user: undefined, grant: undefined, revoked: false });
+      assert.deepEqual(await store.getAccessTokenState({ userId: 'gone', grantId: g.id, jti: newId() }), {
+        user: undefined,
+        grant: { id: g.id, revoked_at: NOW + 5 },
+        revoked: false,
+      });
+      assert.deepEqual(await store.getAccessTokenState({ userId: u.id, grantId: 'gone', jti }), {
+        user: u,
+        grant: undefined,
+        revoked: true,
+      });
+      assert.deepEqual(await store.getAccessTokenState({ userId: 'gone', grantId: 'gone', jti: 'gone' }), {
+        user: undefined,
+        grant: undefined,
+        revoked: false,
+      });
     });
 
     it('a token family is its grant, read with its user', { skip }, async () => {
@@ -283,64 +372,88 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
 
     /** A refresh of `g` from generation 1 by client c1 that holds; `sign` stands for signing the tokens. */
     const rotation = (g: GrantRow, changes: Partial<Rotation> = {}): Rotation => ({
-      grantId: g.id, generation: 1, clientId: 'c1', scope: null, now: NOW + 10, ttl: 50, absoluteTtl: 1000, ...changes,
+      grantId: g.id,
+      generation: 1,
+      clientId: 'c1',
+      scope: null,
+      now: NOW + 10,
+      ttl: 50,
+      absoluteTtl: 1000,
+      ...changes,
     });
     const sign = async (family: { grant: GrantRow }) => `tokens of generation ${family.grant.refresh_generation}`;
 
-    it('a refresh moves the family to the next generation, and hands out what was signed once it has', { skip }, async () => {
-      const u = user();
-      await store.createUser(u);
-      const g = grant(u.id, 'c1');
-      assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
-      const outcome = await store.rotateTokenFamily(rotation(g), sign);
-      const next = { ...g, refresh_generation: 2, refresh_issued_at: NOW + 10, refresh_expires_at: NOW + 60 };
-      assert.equal(outcome.rotated, true);
-      assert.deepEqual({ ...outcome.family!.grant }, next);
-      assert.deepEqual(outcome.family!.user, u);
-      assert.equal(outcome.rotated && outcome.value, 'tokens of generation 2');
-      assert.deepEqual({ ...(await store.getGrant(g.id)) }, next);
-      // The next token's lifetime stops at the family's end.
-      const last = await store.rotateTokenFamily(rotation(g, { generation: 2, now: NOW + 20, absoluteTtl: 30 }), sign);
-      assert.equal(last.family?.grant.refresh_expires_at, NOW + 30);
-    });
+    it(
+      'a refresh moves the family to the next generation, and hands out what was signed once it has',
+      { skip },
+      async () => {
+        const u = user();
+        await store.createUser(u);
+        const g = grant(u.id, 'c1');
+        assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
+        const outcome = await store.rotateTokenFamily(rotation(g), sign);
+        const next = { ...g, refresh_generation: 2, refresh_issued_at: NOW + 10, refresh_expires_at: NOW + 60 };
+        assert.equal(outcome.rotated, true);
+        assert.deepEqual({ ...outcome.family!.grant }, next);
+        assert.deepEqual(outcome.family!.user, u);
+        assert.equal(outcome.rotated && outcome.value, 'tokens of generation 2');
+        assert.deepEqual({ ...(await store.getGrant(g.id)) }, next);
+        // The next token's lifetime stops at the family's end.
+        const last = await store.rotateTokenFamily(
+          rotation(g, { generation: 2, now: NOW + 20, absoluteTtl: 30 }),
+          sign,
+        );
+        assert.equal(last.family?.grant.refresh_expires_at, NOW + 30);
+      },
+    );
 
-    it('a refresh that does not hold writes nothing, signs nothing, and returns the family as it stands', { skip }, async () => {
-      const u = user();
-      await store.createUser(u);
-      const g = { ...grant(u.id, 'c1'), scope: 'openid apps' };
-      assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
-      const refused = async (changes: Partial<Rotation>) => {
-        const before = await store.getGrant(g.id);
-        const outcome = await store.rotateTokenFamily(rotation(g, changes), () => assert.fail('signed'));
-        assert.equal(outcome.rotated, false, JSON.stringify(changes));
-        assert.deepEqual(outcome.family && { ...outcome.family.grant }, changes.grantId ? undefined : { ...before });
-        assert.deepEqual(await store.getGrant(g.id), before);
-      };
-      await refused({ clientId: 'c2' });
-      await refused({ now: NOW + 100 }); // the token expires at NOW + 100
-      await refused({ absoluteTtl: 10 }); // the family ends at NOW + 10
-      await refused({ grantId: 'unknown' });
-      await refused({ generation: 2 });
-      await refused({ generation: 0 });
-      await refused({ scope: 'openid email' }); // wider than the grant
-      const narrowed = await store.rotateTokenFamily(rotation(g, { scope: 'apps' }), sign);
-      assert.equal(narrowed.rotated, true);
-      await refused({}); // generation 1 is used
-      await store.setUserDisabled(u.id, true, NOW);
-      await refused({ generation: 2 });
-      await store.setUserDisabled(u.id, false, NOW);
-      await store.revokeGrant(g.id, NOW + 5);
-      await store.revokeGrant(g.id, NOW + 6);
-      assert.equal((await store.getGrant(g.id))?.revoked_at, NOW + 5, 'revoking is idempotent');
-      await refused({ generation: 2 });
-      await side.updateTable('grants').set({ revoked_at: null }).where('id', '=', g.id).execute();
-      assert.equal((await store.rotateTokenFamily(rotation(g, { generation: 2 }), sign)).rotated, true, 'the same request passes once the grant is live');
-    });
+    it(
+      'a refresh that does not hold writes nothing, signs nothing, and returns the family as it stands',
+      { skip },
+      async () => {
+        const u = user();
+        await store.createUser(u);
+        const g = { ...grant(u.id, 'c1'), scope: 'openid apps' };
+        assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
+        const refused = async (changes: Partial<Rotation>) => {
+          const before = await store.getGrant(g.id);
+          const outcome = await store.rotateTokenFamily(rotation(g, changes), () => assert.fail('signed'));
+          assert.equal(outcome.rotated, false, JSON.stringify(changes));
+          assert.deepEqual(outcome.family && { ...outcome.family.grant }, changes.grantId ? undefined : { ...before });
+          assert.deepEqual(await store.getGrant(g.id), before);
+        };
+        await refused({ clientId: 'c2' });
+        await refused({ now: NOW + 100 }); // the token expires at NOW + 100
+        await refused({ absoluteTtl: 10 }); // the family ends at NOW + 10
+        await refused({ grantId: 'unknown' });
+        await refused({ generation: 2 });
+        await refused({ generation: 0 });
+        await refused({ scope: 'openid email' }); // wider than the grant
+        const narrowed = await store.rotateTokenFamily(rotation(g, { scope: 'apps' }), sign);
+        assert.equal(narrowed.rotated, true);
+        await refused({}); // generation 1 is used
+        await store.setUserDisabled(u.id, true, NOW);
+        await refused({ generation: 2 });
+        await store.setUserDisabled(u.id, false, NOW);
+        await store.revokeGrant(g.id, NOW + 5);
+        await store.revokeGrant(g.id, NOW + 6);
+        assert.equal((await store.getGrant(g.id))?.revoked_at, NOW + 5, 'revoking is idempotent');
+        await refused({ generation: 2 });
+        await side.updateTable('grants').set({ revoked_at: null }).where('id', '=', g.id).execute();
+        assert.equal(
+          (await store.rotateTokenFamily(rotation(g, { generation: 2 }), sign)).rotated,
+          true,
+          'the same request passes once the grant is live',
+        );
+      },
+    );
 
     it('concurrent refreshes with one token: exactly one wins', { skip }, async () => {
       const g = grant('u1', 'c1');
       assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
-      const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => store.rotateTokenFamily(rotation(g, { ttl: 10 + i }), sign)));
+      const outcomes = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => store.rotateTokenFamily(rotation(g, { ttl: 10 + i }), sign)),
+      );
       const won = outcomes.findIndex((o) => o.rotated);
       assert.equal(outcomes.filter((o) => o.rotated).length, 1);
       // The losers are told how the family stands now: a generation ahead.
@@ -348,33 +461,50 @@ function contract(name: string, database: () => Promise<TestDatabase | undefined
       assert.equal((await store.getGrant(g.id))?.refresh_expires_at, NOW + 10 + 10 + won);
     });
 
-    it('concurrent redemptions and refreshes of different codes and families (on PostgreSQL, batched into shared statements) are each answered for themselves', { skip }, async () => {
-      const u = user();
-      const off = user({ disabled: true });
-      await store.createUser(u);
-      await store.createUser(off);
-      const grants = Array.from({ length: 12 }, (_, i) => grant(i % 4 === 3 ? off.id : u.id, 'c1'));
-      const redeemed = await Promise.all(grants.map((g) => store.redeemAuthorizationCode({ grant: g })));
-      assert.deepEqual(redeemed, grants.map((_, i) => i % 4 !== 3));
-      for (const [i, g] of grants.entries()) {
-        const stored = await store.getGrant(g.id);
-        assert.deepEqual(stored && { ...stored }, i % 4 === 3 ? undefined : g);
-      }
-      const live = grants.filter((_, i) => i % 4 !== 3);
-      // Every other request presents a generation already gone; the rest rotate.
-      const rotations = live.map((g, i) => rotation(g, { generation: i % 2 === 0 ? 1 : 0, now: NOW + 10 + i }));
-      const outcomes = await Promise.all(rotations.map((r) => store.rotateTokenFamily(r, sign)));
-      for (const [i, g] of live.entries()) {
-        const expected = i % 2 === 0 ? { ...g, refresh_generation: 2, refresh_issued_at: NOW + 10 + i, refresh_expires_at: NOW + 60 + i } : g;
-        assert.equal(outcomes[i]!.rotated, i % 2 === 0);
-        assert.deepEqual({ ...outcomes[i]!.family!.grant }, expected);
-        assert.deepEqual(outcomes[i]!.family!.user, u);
-        assert.deepEqual({ ...(await store.getGrant(g.id)) }, expected);
-      }
-    });
+    it(
+      'concurrent redemptions and refreshes of different codes and families (on PostgreSQL, batched into shared statements) are each answered for themselves',
+      { skip },
+      async () => {
+        const u = user();
+        const off = user({ disabled: true });
+        await store.createUser(u);
+        await store.createUser(off);
+        const grants = Array.from({ length: 12 }, (_, i) => grant(i % 4 === 3 ? off.id : u.id, 'c1'));
+        const redeemed = await Promise.all(grants.map((g) => store.redeemAuthorizationCode({ grant: g })));
+        assert.deepEqual(
+          redeemed,
+          grants.map((_, i) => i % 4 !== 3),
+        );
+        for (const [i, g] of grants.entries()) {
+          const stored = await store.getGrant(g.id);
+          assert.deepEqual(stored && { ...stored }, i % 4 === 3 ? undefined : g);
+        }
+        const live = grants.filter((_, i) => i % 4 !== 3);
+        // Every other request presents a generation already gone; the rest rotate.
+        const rotations = live.map((g, i) => rotation(g, { generation: i % 2 === 0 ? 1 : 0, now: NOW + 10 + i }));
+        const outcomes = await Promise.all(rotations.map((r) => store.rotateTokenFamily(r, sign)));
+        for (const [i, g] of live.entries()) {
+          const expected =
+            i % 2 === 0
+              ? { ...g, refresh_generation: 2, refresh_issued_at: NOW + 10 + i, refresh_expires_at: NOW + 60 + i }
+              : g;
+          assert.equal(outcomes[i]!.rotated, i % 2 === 0);
+          assert.deepEqual({ ...outcomes[i]!.family!.grant }, expected);
+          assert.deepEqual(outcomes[i]!.family!.user, u);
+          assert.deepEqual({ ...(await store.getGrant(g.id)) }, expected);
+        }
+      },
+    );
 
     it('signing keys: insert, list, retire all but one', { skip }, async () => {
-      const key = (kid: string, created: number) => ({ kid, alg: 'ES256', public_jwk: '{}', private_jwk_enc: 'x', created_at: created, status: 'active' as const });
+      const key = (kid: string, created: number) => ({
+        kid,
+        alg: 'ES256',
+        public_jwk: '{}',
+        private_jwk_enc: 'x',
+        created_at: created,
+        status: 'active' as const,
+      });
       await store.insertSigningKey(key('k1', NOW));
       await store.insertSigningKey(key('k2', NOW + 1));
       await store.retireSigningKeys('ES256', 'k2');

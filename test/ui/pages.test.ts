@@ -19,13 +19,22 @@ describe('pages', () => {
     assert.match(page, /name="csrf" value="c"/);
     assert.match(page, /<form method="post" action="\/login">/);
     assert.doesNotMatch(page, /role="alert"/);
-    assert.match(loginPage({ interaction: 'i', csrfToken: 'c', clientName: 'App', error: 'Nope' }), /role="alert">Nope</);
+    assert.match(
+      loginPage({ interaction: 'i', csrfToken: 'c', clientName: 'App', error: 'Nope' }),
+      /role="alert">Nope</,
+    );
   });
 
   it('the consent page names the client and describes each scope', () => {
     const page = consentPage({
-      interaction: 'i', csrfToken: 'c', clientName: 'Acme <Tools>', username: 'alice',
-      scopes: [{ name: 'apps', description: 'Manage your apps' }, { name: 'email', description: 'Your email address' }],
+      interaction: 'i',
+      csrfToken: 'c',
+      clientName: 'Acme <Tools>',
+      username: 'alice',
+      scopes: [
+        { name: 'apps', description: 'Manage your apps' },
+        { name: 'email', description: 'Your email address' },
+      ],
     });
     assert.match(page, /Acme &lt;Tools&gt;/);
     assert.match(page, /Manage your apps <code>apps<\/code>/);

@@ -50,17 +50,24 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         name: requireOption(values.name, '--name'),
         redirectUris: values['redirect-uri'] ?? [],
         postLogoutRedirectUris: values['post-logout-redirect-uri'] ?? [],
-        scopes: requireOption(values.scope, '--scope').split(' ').filter((s) => s !== ''),
+        scopes: requireOption(values.scope, '--scope')
+          .split(' ')
+          .filter((s) => s !== ''),
         public: values.public ?? false,
         firstParty: values['first-party'] ?? false,
         ...(authMethod ? { authMethod } : {}),
         ...(alg ? { alg } : {}),
       });
       if (values.json) {
-        io.out(JSON.stringify({ ...describe(client), ...(clientSecret ? { client_secret: clientSecret } : {}) }, null, 2));
+        io.out(
+          JSON.stringify({ ...describe(client), ...(clientSecret ? { client_secret: clientSecret } : {}) }, null, 2),
+        );
       } else {
         printClient(io, client);
-        if (clientSecret) io.out(`${'client_secret'.padEnd(30)} ${clientSecret}\n\nStore the client secret now: it is shown only once.`);
+        if (clientSecret)
+          io.out(
+            `${'client_secret'.padEnd(30)} ${clientSecret}\n\nStore the client secret now: it is shown only once.`,
+          );
       }
       return 0;
     }
@@ -94,10 +101,15 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
       if (!(await store.getClient(id))) throw new NotFound(`no client ${id}`);
       const secret = await rotateClientSecret(store, id);
       if (values.json) io.out(JSON.stringify({ client_id: id, client_secret: secret }, null, 2));
-      else io.out(`client_secret ${secret}\n\nThe old secret no longer works. Store the new one now: it is shown only once.`);
+      else
+        io.out(
+          `client_secret ${secret}\n\nThe old secret no longer works. Store the new one now: it is shown only once.`,
+        );
       return 0;
     }
     default:
-      throw new UsageError(sub ? `unknown clients command "${sub}"` : 'clients needs a command: create, list, show, delete, rotate-secret');
+      throw new UsageError(
+        sub ? `unknown clients command "${sub}"` : 'clients needs a command: create, list, show, delete, rotate-secret',
+      );
   }
 }

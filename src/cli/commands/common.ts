@@ -33,7 +33,8 @@ export async function withStore(
 
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, positionals = 0) {
   const parsed = parseArgs({ args, options, strict: true, allowPositionals: positionals > 0 });
-  if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
+  if (parsed.positionals.length > positionals)
+    throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
   return parsed;
 }
 

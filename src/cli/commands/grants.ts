@@ -4,7 +4,12 @@ import type { ClientStore, GrantStore, UserStore } from '../../store/store.ts';
 import { UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption } from './common.ts';
 
-export async function grantsCommand(store: ClientStore & UserStore & GrantStore, _config: Config, args: string[], io: Io): Promise<number> {
+export async function grantsCommand(
+  store: ClientStore & UserStore & GrantStore,
+  _config: Config,
+  args: string[],
+  io: Io,
+): Promise<number> {
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
   switch (sub) {
@@ -15,11 +20,24 @@ export async function grantsCommand(store: ClientStore & UserStore & GrantStore,
       if (!user) throw new NotFound(`no user ${username}`);
       const grants = await store.listActiveGrants(user.id, now);
       if (values.json) {
-        io.out(JSON.stringify(grants.map((g) => ({ grant_id: g.id, client_id: g.client_id, client_name: g.client_name, scope: g.scope, created_at: formatTime(g.created_at) })), null, 2));
+        io.out(
+          JSON.stringify(
+            grants.map((g) => ({
+              grant_id: g.id,
+              client_id: g.client_id,
+              client_name: g.client_name,
+              scope: g.scope,
+              created_at: formatTime(g.created_at),
+            })),
+            null,
+            2,
+          ),
+        );
       } else if (grants.length === 0) {
         io.out(`${username} has granted no application access`);
       } else {
-        for (const g of grants) io.out(`${g.id}  ${g.client_id}  ${g.client_name.padEnd(24)}  ${g.scope}  ${formatTime(g.created_at)}`);
+        for (const g of grants)
+          io.out(`${g.id}  ${g.client_id}  ${g.client_name.padEnd(24)}  ${g.scope}  ${formatTime(g.created_at)}`);
       }
       return 0;
     }

@@ -46,7 +46,8 @@ export async function usersCommand(store: UserStore, config: Config, args: strin
         passwordHash,
       });
       io.out(`created user ${user.username} (${user.id})`);
-      if (!passwordHash) io.out('The user has no password and cannot sign in until one is set with "users set-password".');
+      if (!passwordHash)
+        io.out('The user has no password and cannot sign in until one is set with "users set-password".');
       return 0;
     }
     case 'list': {
@@ -54,13 +55,16 @@ export async function usersCommand(store: UserStore, config: Config, args: strin
       const users = await store.listUsers();
       if (values.json) io.out(JSON.stringify(users.map(describe), null, 2));
       else if (users.length === 0) io.out('no users');
-      else for (const u of users) io.out(`${u.id}  ${u.username.padEnd(20)}  ${u.email}${u.disabled ? '  (disabled)' : ''}`);
+      else
+        for (const u of users)
+          io.out(`${u.id}  ${u.username.padEnd(20)}  ${u.email}${u.disabled ? '  (disabled)' : ''}`);
       return 0;
     }
     case 'set-password': {
       const { values, positionals } = parse(rest, { 'password-stdin': { type: 'boolean' } }, 1);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
-      if (!values['password-stdin']) throw new UsageError('set-password reads the password from standard input: add --password-stdin');
+      if (!values['password-stdin'])
+        throw new UsageError('set-password reads the password from standard input: add --password-stdin');
       await store.setUserPassword(user.id, await hashPassword(await readPassword(io)), now);
       io.out(`password set for ${user.username}`);
       return 0;
@@ -73,6 +77,8 @@ export async function usersCommand(store: UserStore, config: Config, args: strin
       return 0;
     }
     default:
-      throw new UsageError(sub ? `unknown users command "${sub}"` : 'users needs a command: create, list, set-password, disable');
+      throw new UsageError(
+        sub ? `unknown users command "${sub}"` : 'users needs a command: create, list, set-password, disable',
+      );
   }
 }

@@ -37,7 +37,10 @@ export function errorHandler(err: FastifyError | Error, request: FastifyRequest,
   }
 
   if (request.routeOptions.config?.html) {
-    sendHtml(reply.code(oauthError.status), errorPage({ title: 'Something went wrong', error: oauthError.error, description: oauthError.message }));
+    sendHtml(
+      reply.code(oauthError.status),
+      errorPage({ title: 'Something went wrong', error: oauthError.error, description: oauthError.message }),
+    );
     return;
   }
   reply.code(oauthError.status).header('cache-control', 'no-store').header('pragma', 'no-cache');
@@ -55,6 +58,9 @@ export function errorHandler(err: FastifyError | Error, request: FastifyRequest,
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).header('cache-control', 'no-store').send({ error: 'not_found', error_description: `no route for ${request.method} ${request.url.split('?')[0]}` });
+    void reply
+      .code(404)
+      .header('cache-control', 'no-store')
+      .send({ error: 'not_found', error_description: `no route for ${request.method} ${request.url.split('?')[0]}` });
   });
 }

@@ -24,6 +24,8 @@ export function registerMetrics(app: FastifyInstance): Registry {
     requests.inc({ route, method: request.method, status: String(reply.statusCode) });
     duration.observe({ route }, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', async (_, reply) => reply.header('content-type', registry.contentType).send(await registry.metrics()));
+  app.get('/metrics', async (_, reply) =>
+    reply.header('content-type', registry.contentType).send(await registry.metrics()),
+  );
   return registry;
 }

@@ -19,7 +19,14 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     for (const grant of await ctx.store.listActiveGrants(user.id, now)) {
       let entry = byClient.get(grant.client_id);
       if (!entry) {
-        entry = { clientId: grant.client_id, clientName: grant.client_name, scopes: [], since: '', scopeSet: new Set(), createdAt: grant.created_at };
+        entry = {
+          clientId: grant.client_id,
+          clientName: grant.client_name,
+          scopes: [],
+          since: '',
+          scopeSet: new Set(),
+          createdAt: grant.created_at,
+        };
         byClient.set(grant.client_id, entry);
       }
       for (const scope of grant.scope.split(' ')) entry.scopeSet.add(scope);
@@ -31,7 +38,10 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
       since: new Date(entry.createdAt * 1000).toISOString().slice(0, 10),
       scopes: [...entry.scopeSet].map((name) => ({ name, description: ctx.config.scopes.get(name) ?? name })),
     }));
-    return sendHtml(reply, accountPage({ username: user.username, csrfToken: ctx.browser.csrfToken(request, reply), applications }));
+    return sendHtml(
+      reply,
+      accountPage({ username: user.username, csrfToken: ctx.browser.csrfToken(request, reply), applications }),
+    );
   });
 
   app.post('/account/withdraw', { config: { html: true } }, async (request, reply) => {
@@ -48,17 +58,25 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   app.get('/account/login', { config: { html: true } }, async (request, reply) =>
-    sendHtml(reply, loginPage({
-      interaction: '',
-      csrfToken: ctx.browser.csrfToken(request, reply),
-      clientName: 'your account',
-      action: '/account/login',
-      ...(queryValue(request, 'error') === 'login_failed' ? { error: LOGIN_FAILED } : {}),
-    })));
+    sendHtml(
+      reply,
+      loginPage({
+        interaction: '',
+        csrfToken: ctx.browser.csrfToken(request, reply),
+        clientName: 'your account',
+        action: '/account/login',
+        ...(queryValue(request, 'error') === 'login_failed' ? { error: LOGIN_FAILED } : {}),
+      }),
+    ),
+  );
 
   app.post('/account/login', { config: { html: true } }, async (request, reply) => {
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const user = await authenticateUser(ctx.store, formValue(request, 'username') ?? '', formValue(request, 'password') ?? '');
+    const user = await authenticateUser(
+      ctx.store,
+      formValue(request, 'username') ?? '',
+      formValue(request, 'password') ?? '',
+    );
     if (!user) return reply.redirect('/account/login?error=login_failed', 303);
     await ctx.browser.startSession(request, reply, user.id, ctx.now());
     return reply.redirect('/account', 303);

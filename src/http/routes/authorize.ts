@@ -12,14 +12,24 @@ export function authorizeRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const now = ctx.now();
     const params = paramsFrom(new URLSearchParams(query));
     // The consent for the client is read with the session; authorize() checks the client itself.
-    const outcome = await authorize(deps, params, await ctx.browser.session(request, now, single(params, 'client_id')), now);
+    const outcome = await authorize(
+      deps,
+      params,
+      await ctx.browser.session(request, now, single(params, 'client_id')),
+      now,
+    );
     return sendOutcome(reply, outcome, 302);
   });
   app.post('/oauth2/authorize', { config: { html: true } }, async (request, reply) => {
     const now = ctx.now();
     const body = request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
     const params = paramsFrom(body);
-    const outcome = await authorize(deps, params, await ctx.browser.session(request, now, single(params, 'client_id')), now);
+    const outcome = await authorize(
+      deps,
+      params,
+      await ctx.browser.session(request, now, single(params, 'client_id')),
+      now,
+    );
     return sendOutcome(reply, outcome, 303);
   });
 }

@@ -14,14 +14,19 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
   const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, codes: ctx.codes };
 
   function expired(reply: FastifyReply): FastifyReply {
-    return sendHtml(reply.code(400), errorPage({
-      title: 'This sign-in request has expired',
-      error: 'invalid_request',
-      description: 'Go back to the application and start again.',
-    }));
+    return sendHtml(
+      reply.code(400),
+      errorPage({
+        title: 'This sign-in request has expired',
+        error: 'invalid_request',
+        description: 'Go back to the application and start again.',
+      }),
+    );
   }
 
-  async function openInteraction(sealed: string | undefined): Promise<{ interaction: Interaction; clientName: string } | undefined> {
+  async function openInteraction(
+    sealed: string | undefined,
+  ): Promise<{ interaction: Interaction; clientName: string } | undefined> {
     const interaction = sealed ? ctx.sealer.open(sealed, ctx.now()) : undefined;
     if (!interaction) return undefined;
     const client = await ctx.store.getClient(interaction.request.clientId);
@@ -33,12 +38,15 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const opened = await openInteraction(sealed);
     if (!opened || !sealed) return expired(reply);
     const failed = queryValue(request, 'error') === 'login_failed';
-    return sendHtml(reply, loginPage({
-      interaction: sealed,
-      csrfToken: ctx.browser.csrfToken(request, reply),
-      clientName: opened.clientName,
-      ...(failed ? { error: LOGIN_FAILED } : {}),
-    }));
+    return sendHtml(
+      reply,
+      loginPage({
+        interaction: sealed,
+        csrfToken: ctx.browser.csrfToken(request, reply),
+        clientName: opened.clientName,
+        ...(failed ? { error: LOGIN_FAILED } : {}),
+      }),
+    );
   });
 
   app.post('/login', { config: { html: true } }, async (request, reply) => {
@@ -46,7 +54,11 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const opened = await openInteraction(sealed);
     if (!opened || !sealed) return expired(reply);
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const user = await authenticateUser(ctx.store, formValue(request, 'username') ?? '', formValue(request, 'password') ?? '');
+    const user = await authenticateUser(
+      ctx.store,
+      formValue(request, 'username') ?? '',
+      formValue(request, 'password') ?? '',
+    );
     if (!user) {
       request.log.info({ event: 'login_failed' }, 'login failed');
       return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}&error=login_failed`, 303);
@@ -71,16 +83,19 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
       return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}`, 302);
     }
     const scopes = await scopesNeedingConsent(ctx.store, session, opened.interaction.request);
-    return sendHtml(reply, consentPage({
-      interaction: sealed,
-      csrfToken: ctx.browser.csrfToken(request, reply),
-      clientName: opened.clientName,
-      username: user.username,
-      scopes: (scopes.length > 0 ? scopes : opened.interaction.request.scopes).map((name) => ({
-        name,
-        description: ctx.config.scopes.get(name) ?? name,
-      })),
-    }));
+    return sendHtml(
+      reply,
+      consentPage({
+        interaction: sealed,
+        csrfToken: ctx.browser.csrfToken(request, reply),
+        clientName: opened.clientName,
+        username: user.username,
+        scopes: (scopes.length > 0 ? scopes : opened.interaction.request.scopes).map((name) => ({
+          name,
+          description: ctx.config.scopes.get(name) ?? name,
+        })),
+      }),
+    );
   });
 
   app.post('/consent', { config: { html: true } }, async (request, reply) => {
@@ -96,8 +111,15 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     }
     const decision = formValue(request, 'decision');
     if (decision !== 'allow' && decision !== 'deny') {
-      return sendHtml(reply.code(400), errorPage({ title: 'Invalid answer', error: 'invalid_request', description: 'decision must be allow or deny' }));
+      return sendHtml(
+        reply.code(400),
+        errorPage({ title: 'Invalid answer', error: 'invalid_request', description: 'decision must be allow or deny' }),
+      );
     }
-    return sendOutcome(reply, await completeConsent(deps, opened.interaction, session, user, decision === 'allow', now), 303);
+    return sendOutcome(
+      reply,
+      await completeConsent(deps, opened.interaction, session, user, decision === 'allow', now),
+      303,
+    );
   });
 }

@@ -21,7 +21,10 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: st
       logout = await validateLogout(ctx, paramsFrom(params), now);
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
-      return sendHtml(reply.code(400), errorPage({ title: 'Invalid sign-out request', error: err.error, description: err.message }));
+      return sendHtml(
+        reply.code(400),
+        errorPage({ title: 'Invalid sign-out request', error: err.error, description: err.message }),
+      );
     }
     const session = await ctx.browser.session(request, now);
     const user = await sessionUser(ctx.store, session);
@@ -29,12 +32,15 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: st
       // Nobody to sign out: go where the client asked (§3) or show the signed-out page.
       return reply.header('cache-control', 'no-store').redirect(afterLogout(logout), 303);
     }
-    return sendHtml(reply, logoutConfirmPage({
-      logout: sealer.seal(logout),
-      csrfToken: ctx.browser.csrfToken(request, reply),
-      clientName: logout.clientName,
-      username: user.username,
-    }));
+    return sendHtml(
+      reply,
+      logoutConfirmPage({
+        logout: sealer.seal(logout),
+        csrfToken: ctx.browser.csrfToken(request, reply),
+        clientName: logout.clientName,
+        username: user.username,
+      }),
+    );
   }
 
   app.get('/oauth2/logout', { config: { html: true } }, async (request, reply) => {
@@ -42,12 +48,20 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: st
     return start(request, reply, new URLSearchParams(query));
   });
   app.post('/oauth2/logout', { config: { html: true } }, async (request, reply) =>
-    start(request, reply, request.body instanceof URLSearchParams ? request.body : new URLSearchParams()));
+    start(request, reply, request.body instanceof URLSearchParams ? request.body : new URLSearchParams()),
+  );
 
   app.post('/logout', { config: { html: true } }, async (request, reply) => {
     const logout = sealer.open(formValue(request, 'logout') ?? '', ctx.now());
     if (!logout) {
-      return sendHtml(reply.code(400), errorPage({ title: 'This sign-out request has expired', error: 'invalid_request', description: 'Go back and start again.' }));
+      return sendHtml(
+        reply.code(400),
+        errorPage({
+          title: 'This sign-out request has expired',
+          error: 'invalid_request',
+          description: 'Go back and start again.',
+        }),
+      );
     }
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     await ctx.browser.endSession(request, reply);

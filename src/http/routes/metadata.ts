@@ -7,13 +7,24 @@ import type { RouteContext } from '../context.ts';
 export function metadataRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const metadata = JSON.stringify(discoveryMetadata(ctx.config));
   const sendMetadata = async (_: unknown, reply: import('fastify').FastifyReply) =>
-    reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'public, max-age=300').send(metadata);
+    reply
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('cache-control', 'public, max-age=300')
+      .send(metadata);
   app.get('/.well-known/openid-configuration', sendMetadata);
   app.get('/.well-known/oauth-authorization-server', sendMetadata);
   app.get('/oauth2/jwks', async (_, reply) =>
-    reply.header('content-type', 'application/jwk-set+json').header('cache-control', 'public, max-age=300').send(ctx.keys.jwks()));
+    reply
+      .header('content-type', 'application/jwk-set+json')
+      .header('cache-control', 'public, max-age=300')
+      .send(ctx.keys.jwks()),
+  );
   app.get('/assets/tessera.css', async (_, reply) =>
-    reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLES));
+    reply
+      .header('content-type', 'text/css; charset=utf-8')
+      .header('cache-control', 'public, max-age=3600')
+      .send(STYLES),
+  );
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_, reply) => {
     try {

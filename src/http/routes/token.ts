@@ -7,7 +7,14 @@ import { formParams } from '../forms.ts';
 export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.post('/oauth2/token', async (request, reply) => {
     const response = await tokenEndpoint(
-      { config: ctx.config, store: ctx.store, keys: ctx.keys, codes: ctx.codes, refreshTokens: ctx.refreshTokens, now: ctx.now() },
+      {
+        config: ctx.config,
+        store: ctx.store,
+        keys: ctx.keys,
+        codes: ctx.codes,
+        refreshTokens: ctx.refreshTokens,
+        now: ctx.now(),
+      },
       request.headers.authorization,
       formParams(request),
     );

@@ -7,7 +7,8 @@ import type { RouteContext } from '../context.ts';
 function bearerToken(request: FastifyRequest): string {
   const header = request.headers.authorization;
   const fromBody = request.body instanceof URLSearchParams ? request.body.get('access_token') : null;
-  if (header !== undefined && fromBody !== null) throw new InvalidRequest('the access token must be sent in only one way');
+  if (header !== undefined && fromBody !== null)
+    throw new InvalidRequest('the access token must be sent in only one way');
   if (header !== undefined) {
     const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
     if (!match) throw new InvalidToken('the Authorization header must carry a Bearer token');
@@ -20,6 +21,10 @@ function bearerToken(request: FastifyRequest): string {
 export function userinfoRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const handler = async (request: FastifyRequest) => userinfo(ctx, bearerToken(request), ctx.now());
   const options = { config: { bearer: true } };
-  app.get('/oauth2/userinfo', options, async (request, reply) => reply.header('cache-control', 'no-store').send(await handler(request)));
-  app.post('/oauth2/userinfo', options, async (request, reply) => reply.header('cache-control', 'no-store').send(await handler(request)));
+  app.get('/oauth2/userinfo', options, async (request, reply) =>
+    reply.header('cache-control', 'no-store').send(await handler(request)),
+  );
+  app.post('/oauth2/userinfo', options, async (request, reply) =>
+    reply.header('cache-control', 'no-store').send(await handler(request)),
+  );
 }

@@ -2,8 +2,13 @@
 // in the order ./index.ts runs them. The first decides whether errors may go back to the client;
 // every other one throws an OAuthError that does.
 import {
-  InvalidRequest, InvalidScope, RequestNotSupported, RequestUriNotSupported, UnauthorizedClient,
-  UnsupportedResponseType, UntrustedRedirectError,
+  InvalidRequest,
+  InvalidScope,
+  RequestNotSupported,
+  RequestUriNotSupported,
+  UnauthorizedClient,
+  UnsupportedResponseType,
+  UntrustedRedirectError,
 } from '../../errors/index.ts';
 import type { Client, ClientStore } from '../../store/store.ts';
 import { type Params, single } from '../params.ts';
@@ -14,12 +19,14 @@ const PROMPTS = ['none', 'login', 'consent', 'select_account'];
 
 /** RFC 6749 §3.1.2.3: the client must be known and the redirect URI registered, exactly. */
 export async function checkClientAndRedirectUri(store: ClientStore, params: Params) {
-  if ((params.get('client_id')?.length ?? 0) > 1) throw new UntrustedRedirectError('invalid_request', 'client_id is included more than once');
+  if ((params.get('client_id')?.length ?? 0) > 1)
+    throw new UntrustedRedirectError('invalid_request', 'client_id is included more than once');
   const clientId = single(params, 'client_id');
   if (!clientId) throw new UntrustedRedirectError('invalid_request', 'client_id is required');
   const client = await store.getClient(clientId);
   if (!client) throw new UntrustedRedirectError('invalid_client', 'the client is unknown');
-  if ((params.get('redirect_uri')?.length ?? 0) > 1) throw new UntrustedRedirectError('invalid_request', 'redirect_uri is included more than once');
+  if ((params.get('redirect_uri')?.length ?? 0) > 1)
+    throw new UntrustedRedirectError('invalid_request', 'redirect_uri is included more than once');
   const redirectUri = single(params, 'redirect_uri');
   // OIDC Core §3.1.2.1 makes redirect_uri required; Tessera requires it for every client.
   if (!redirectUri) throw new UntrustedRedirectError('invalid_request', 'redirect_uri is required');
@@ -57,13 +64,18 @@ export function checkScope(params: Params, client: Client, known: ReadonlyMap<st
 }
 
 /** RFC 7636 §4.3, §4.4.1: S256 only; required for public clients. */
-export function checkPkce(params: Params, client: Client): { codeChallenge: string | null; codeChallengeMethod: string | null } {
+export function checkPkce(
+  params: Params,
+  client: Client,
+): { codeChallenge: string | null; codeChallengeMethod: string | null } {
   const codeChallenge = single(params, 'code_challenge');
   const method = single(params, 'code_challenge_method');
   if (!codeChallenge) {
     if (method) throw new InvalidRequest('code_challenge_method was sent without code_challenge');
     if (client.tokenEndpointAuthMethod === 'none') {
-      throw new InvalidRequest('PKCE is required for public clients: send code_challenge with code_challenge_method=S256');
+      throw new InvalidRequest(
+        'PKCE is required for public clients: send code_challenge with code_challenge_method=S256',
+      );
     }
     return { codeChallenge: null, codeChallengeMethod: null };
   }
@@ -81,7 +93,8 @@ export function checkPrompt(params: Params): string[] {
   for (const prompt of prompts) {
     if (!PROMPTS.includes(prompt)) throw new InvalidRequest(`unsupported prompt value "${prompt}"`);
   }
-  if (prompts.includes('none') && prompts.length > 1) throw new InvalidRequest('prompt=none must not be combined with other values');
+  if (prompts.includes('none') && prompts.length > 1)
+    throw new InvalidRequest('prompt=none must not be combined with other values');
   return prompts;
 }
 

@@ -11,7 +11,15 @@ import type { AuthorizationRequest, Interaction, InteractionSealer } from '../in
 import { type Params, rejectDuplicates, single } from '../params.ts';
 import { redirectWith } from '../redirect.ts';
 import { type BrowserSession, sessionUser } from '../session.ts';
-import { checkClientAndRedirectUri, checkMaxAge, checkPkce, checkPrompt, checkResponseType, checkScope, rejectRequestObjects } from './checks.ts';
+import {
+  checkClientAndRedirectUri,
+  checkMaxAge,
+  checkPkce,
+  checkPrompt,
+  checkResponseType,
+  checkScope,
+  rejectRequestObjects,
+} from './checks.ts';
 
 export interface AuthorizeDeps {
   config: Pick<Config, 'issuer' | 'codeTtl' | 'scopes'>;
@@ -30,7 +38,12 @@ export type AuthorizeOutcome =
 const INTERACTION_TTL = 30 * 60;
 
 /** The steps after the client and its redirect URI are trusted, in order; each reports to the client. */
-function checkRequest(config: AuthorizeDeps['config'], client: Client, redirectUri: string, params: Params): AuthorizationRequest {
+function checkRequest(
+  config: AuthorizeDeps['config'],
+  client: Client,
+  redirectUri: string,
+  params: Params,
+): AuthorizationRequest {
   rejectDuplicates(params);
   rejectRequestObjects(params);
   checkResponseType(params, client);
@@ -39,19 +52,37 @@ function checkRequest(config: AuthorizeDeps['config'], client: Client, redirectU
   const prompts = checkPrompt(params);
   const maxAge = checkMaxAge(params);
   const state = single(params, 'state') ?? null;
-  return { clientId: client.clientId, redirectUri, scopes, state, nonce: single(params, 'nonce') ?? null, ...pkce, prompts, maxAge };
+  return {
+    clientId: client.clientId,
+    redirectUri,
+    scopes,
+    state,
+    nonce: single(params, 'nonce') ?? null,
+    ...pkce,
+    prompts,
+    maxAge,
+  };
 }
 
 function errorRedirect(issuer: string, redirectUri: string, state: string | null, err: OAuthError): AuthorizeOutcome {
-  return { kind: 'redirect', location: redirectWith(redirectUri, { error: err.error, error_description: err.message, state, iss: issuer }) };
+  return {
+    kind: 'redirect',
+    location: redirectWith(redirectUri, { error: err.error, error_description: err.message, state, iss: issuer }),
+  };
 }
 
-export async function authorize(deps: AuthorizeDeps, params: Params, session: BrowserSession | undefined, now: number): Promise<AuthorizeOutcome> {
+export async function authorize(
+  deps: AuthorizeDeps,
+  params: Params,
+  session: BrowserSession | undefined,
+  now: number,
+): Promise<AuthorizeOutcome> {
   let trusted: { client: Client; redirectUri: string };
   try {
     trusted = await checkClientAndRedirectUri(deps.store, params);
   } catch (err) {
-    if (err instanceof UntrustedRedirectError) return { kind: 'error-page', error: err.error, description: err.message };
+    if (err instanceof UntrustedRedirectError)
+      return { kind: 'error-page', error: err.error, description: err.message };
     throw err;
   }
   let request: AuthorizationRequest;
@@ -82,7 +113,12 @@ export async function continueAuthorization(
   const { request } = interaction;
   const fail = (err: OAuthError) => errorRedirect(deps.config.issuer, request.redirectUri, request.state, err);
   const user = await sessionUser(deps.store, session);
-  const loggedIn = !interaction.forceLogin && session !== undefined && user !== undefined && !user.disabled && session.authTime >= interaction.minAuthTime;
+  const loggedIn =
+    !interaction.forceLogin &&
+    session !== undefined &&
+    user !== undefined &&
+    !user.disabled &&
+    session.authTime >= interaction.minAuthTime;
   if (!loggedIn) {
     if (request.prompts.includes('none')) return fail(new LoginRequired('the user must log in'));
     return { kind: 'login', interaction: deps.sealer.seal(interaction) };
@@ -96,9 +132,16 @@ export async function continueAuthorization(
 }
 
 /** Scopes still to be approved: the new ones, or all of them on prompt=consent. */
-export async function scopesNeedingConsent(store: SessionStore, session: BrowserSession, request: AuthorizationRequest): Promise<string[]> {
+export async function scopesNeedingConsent(
+  store: SessionStore,
+  session: BrowserSession,
+  request: AuthorizationRequest,
+): Promise<string[]> {
   if (request.prompts.includes('consent')) return request.scopes;
-  const granted = session.consented?.clientId === request.clientId ? session.consented.scopes : await store.getConsentedScopes(session.userId, request.clientId);
+  const granted =
+    session.consented?.clientId === request.clientId
+      ? session.consented.scopes
+      : await store.getConsentedScopes(session.userId, request.clientId);
   return request.scopes.filter((s) => !granted.includes(s));
 }
 
@@ -113,24 +156,42 @@ export async function completeConsent(
 ): Promise<AuthorizeOutcome> {
   const { request } = interaction;
   if (!allow) {
-    return errorRedirect(deps.config.issuer, request.redirectUri, request.state, new OAuthError('access_denied', 'the user denied the request'));
+    return errorRedirect(
+      deps.config.issuer,
+      request.redirectUri,
+      request.state,
+      new OAuthError('access_denied', 'the user denied the request'),
+    );
   }
   const granted = await deps.store.getConsentedScopes(session.userId, request.clientId);
   await deps.store.saveConsent(session.userId, request.clientId, [...new Set([...granted, ...request.scopes])], now);
   return issueCode(deps, request, session, user, now);
 }
 
-function issueCode(deps: AuthorizeDeps, request: AuthorizationRequest, session: BrowserSession, user: User, now: number): AuthorizeOutcome {
-  const code = deps.codes.issue({
-    clientId: request.clientId,
-    userId: session.userId,
-    redirectUri: request.redirectUri,
-    scope: request.scopes.join(' '),
-    codeChallenge: request.codeChallenge,
-    codeChallengeMethod: request.codeChallengeMethod,
-    nonce: request.nonce,
-    authTime: session.authTime,
-    claims: claimsForScopes(user, request.scopes),
-  }, now, deps.config.codeTtl);
-  return { kind: 'redirect', location: redirectWith(request.redirectUri, { code, state: request.state, iss: deps.config.issuer }) };
+function issueCode(
+  deps: AuthorizeDeps,
+  request: AuthorizationRequest,
+  session: BrowserSession,
+  user: User,
+  now: number,
+): AuthorizeOutcome {
+  const code = deps.codes.issue(
+    {
+      clientId: request.clientId,
+      userId: session.userId,
+      redirectUri: request.redirectUri,
+      scope: request.scopes.join(' '),
+      codeChallenge: request.codeChallenge,
+      codeChallengeMethod: request.codeChallengeMethod,
+      nonce: request.nonce,
+      authTime: session.authTime,
+      claims: claimsForScopes(user, request.scopes),
+    },
+    now,
+    deps.config.codeTtl,
+  );
+  return {
+    kind: 'redirect',
+    location: redirectWith(request.redirectUri, { code, state: request.state, iss: deps.config.issuer }),
+  };
 }

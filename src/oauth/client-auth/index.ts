@@ -23,7 +23,11 @@ export function parseBasicCredentials(header: string): { clientId: string; clien
   }
 }
 
-export async function authenticateClient(store: ClientStore, authorization: string | undefined, body: Params): Promise<Client> {
+export async function authenticateClient(
+  store: ClientStore,
+  authorization: string | undefined,
+  body: Params,
+): Promise<Client> {
   const bodyClientId = single(body, 'client_id');
   const bodySecret = single(body, 'client_secret');
   let clientId: string;

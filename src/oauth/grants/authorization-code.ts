@@ -39,11 +39,26 @@ export const authorizationCodeGrant: GrantHandler = {
     // The tokens are signed while the grant's writes commit, and handed out only once they have.
     // The user is not read: the code carries the claims, and the grant is written only if the user
     // is still active.
-    const signing = signTokens(ctx, { client, subject: code.userId, claims: code.claims, scopes, grantId, authTime: code.authTime, nonce: code.nonce, refreshToken });
+    const signing = signTokens(ctx, {
+      client,
+      subject: code.userId,
+      claims: code.claims,
+      scopes,
+      grantId,
+      authTime: code.authTime,
+      nonce: code.nonce,
+      refreshToken,
+    });
     signing.catch(() => {});
     const won = await store.redeemAuthorizationCode({
       grant: {
-        id: grantId, user_id: code.userId, client_id: client.clientId, scope: code.scope, auth_time: code.authTime, created_at: now, revoked_at: null,
+        id: grantId,
+        user_id: code.userId,
+        client_id: client.clientId,
+        scope: code.scope,
+        auth_time: code.authTime,
+        created_at: now,
+        revoked_at: null,
         refresh_generation: 1,
         refresh_expires_at: now + Math.min(ctx.config.refreshTokenTtl, ctx.config.refreshTokenAbsoluteTtl),
         refresh_issued_at: now,
@@ -60,7 +75,10 @@ export const authorizationCodeGrant: GrantHandler = {
 async function rejectCode(store: GrantStore, code: AuthorizationCode, now: number, reason: string): Promise<never> {
   if (await store.getGrant(code.id)) {
     await store.revokeGrant(code.id, now);
-    throw new InvalidGrant('the authorization code has already been used', `second use of code ${code.id}: its grant revoked`);
+    throw new InvalidGrant(
+      'the authorization code has already been used',
+      `second use of code ${code.id}: its grant revoked`,
+    );
   }
   throw new InvalidGrant(reason);
 }
@@ -68,7 +86,9 @@ async function rejectCode(store: GrantStore, code: AuthorizationCode, now: numbe
 /** RFC 7636 §4.6, and the downgrade rule: a verifier without a challenge is rejected too. */
 function checkPkce(codeChallenge: string | null, codeVerifier: string | undefined): string | undefined {
   if (codeChallenge === null) {
-    return codeVerifier === undefined ? undefined : 'code_verifier was sent but the authorization request had no code_challenge';
+    return codeVerifier === undefined
+      ? undefined
+      : 'code_verifier was sent but the authorization request had no code_challenge';
   }
   if (codeVerifier === undefined) return 'code_verifier is required';
   if (!verifyS256(codeVerifier, codeChallenge)) return 'code_verifier does not match the code_challenge';

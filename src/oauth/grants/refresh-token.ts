@@ -27,8 +27,13 @@ export const refreshTokenGrant: GrantHandler = {
     // One conditional write: the tokens are signed while it commits, and handed out once it has.
     const outcome = await ctx.store.rotateTokenFamily(
       {
-        grantId: id.grantId, generation: id.generation, clientId: client.clientId, scope: scopes?.join(' ') ?? null,
-        now, ttl: config.refreshTokenTtl, absoluteTtl: config.refreshTokenAbsoluteTtl,
+        grantId: id.grantId,
+        generation: id.generation,
+        clientId: client.clientId,
+        scope: scopes?.join(' ') ?? null,
+        now,
+        ttl: config.refreshTokenTtl,
+        absoluteTtl: config.refreshTokenAbsoluteTtl,
       },
       (family) => refreshed(ctx, client, family, scopes),
     );
@@ -55,7 +60,8 @@ async function refused(
     throw new InvalidGrant('the refresh token is invalid', `grant ${grant.id} was issued to client ${grant.client_id}`);
   }
   if (grant.revoked_at !== null) throw new InvalidGrant('the refresh token has been revoked');
-  if (id.generation > current) throw new InvalidGrant('the refresh token is invalid', `generation ${id.generation} of ${current}`);
+  if (id.generation > current)
+    throw new InvalidGrant('the refresh token is invalid', `generation ${id.generation} of ${current}`);
   const reused = id.generation === current - 1 && withinReuseInterval(ctx.config, grant.refresh_issued_at, ctx.now);
   if (id.generation < current && !reused) return replayed(ctx, grant.id, `generation ${id.generation} of ${current}`);
   const { now, config } = ctx;
@@ -70,7 +76,11 @@ async function refused(
   return refreshed(ctx, client, family, scopes);
 }
 
-function withinReuseInterval(config: Pick<Config, 'refreshTokenReuseInterval'>, rotatedAt: number, now: number): boolean {
+function withinReuseInterval(
+  config: Pick<Config, 'refreshTokenReuseInterval'>,
+  rotatedAt: number,
+  now: number,
+): boolean {
   return config.refreshTokenReuseInterval > 0 && now - rotatedAt <= config.refreshTokenReuseInterval;
 }
 
@@ -85,7 +95,13 @@ function refreshed(ctx: GrantContext, client: Client, family: TokenFamily, scope
   const { grant, user } = family;
   const granted = scopes ?? grant.scope.split(' ').filter((s) => s !== '');
   return signTokens(ctx, {
-    client, subject: user!.id, claims: claimsForScopes(user!, granted), scopes: granted, grantId: grant.id,
-    authTime: grant.auth_time, nonce: null, refreshToken: ctx.refreshTokens.issue(grant.id, grant.refresh_generation),
+    client,
+    subject: user!.id,
+    claims: claimsForScopes(user!, granted),
+    scopes: granted,
+    grantId: grant.id,
+    authTime: grant.auth_time,
+    nonce: null,
+    refreshToken: ctx.refreshTokens.issue(grant.id, grant.refresh_generation),
   });
 }

@@ -38,7 +38,12 @@ export class StatementBatches<Item, Result> {
   /** The keys of the batches in flight. */
   readonly #busy = new Set<string>();
 
-  constructor(options: { statement: BatchStatement<Item, Result>; key: (item: Item) => string; lanes?: number; maxBatch?: number }) {
+  constructor(options: {
+    statement: BatchStatement<Item, Result>;
+    key: (item: Item) => string;
+    lanes?: number;
+    maxBatch?: number;
+  }) {
     this.#statement = options.statement;
     this.#key = options.key;
     this.#lanes = options.lanes ?? 2;

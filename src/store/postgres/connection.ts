@@ -10,7 +10,9 @@ export function postgresPool(connectionString: string): pg.Pool {
     max: 10,
     types: {
       getTypeParser: ((oid: number, format?: string) =>
-        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+        oid === INT8_OID
+          ? (value: string) => Number(value)
+          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   });
 }
@@ -18,10 +20,7 @@ export function postgresPool(connectionString: string): pg.Pool {
 export function postgresDialect(pool: pg.Pool, namedStatements = true): PostgresDialect {
   if (!namedStatements) return new PostgresDialect({ pool });
   return new PostgresDialect({
-    pool: {
-      connect: async () => prepareStatements(await pool.connect()),
-      end: () => pool.end(),
-    },
+    pool: { connect: async () => prepareStatements(await pool.connect()), end: () => pool.end() },
   });
 }
 
@@ -51,7 +50,10 @@ export function prepareStatements(client: pg.PoolClient): pg.PoolClient {
   clients.set(client, state);
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   client.query = ((first: unknown, ...rest: unknown[]) => {
-    const name = state.named && typeof first === 'string' && Array.isArray(rest[0]) && rest.length === 1 ? nameFor(first) : undefined;
+    const name =
+      state.named && typeof first === 'string' && Array.isArray(rest[0]) && rest.length === 1
+        ? nameFor(first)
+        : undefined;
     if (!name) return query(first, ...rest);
     return query({ name, text: first, values: rest[0] }).catch((error: unknown) => {
       const { code, message } = error as { code?: string; message?: string };

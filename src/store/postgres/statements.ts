@@ -7,8 +7,16 @@ export const READS = sharedStatements((n) => `$${n}`);
 
 // PostgreSQL's types for the grant's columns: the arrays a batch's parameters are cast to.
 const GRANT_TYPES: Record<(typeof GRANT_COLUMNS)[number], 'text' | 'bigint' | 'integer'> = {
-  id: 'text', user_id: 'text', client_id: 'text', scope: 'text', auth_time: 'bigint', created_at: 'bigint',
-  revoked_at: 'bigint', refresh_generation: 'integer', refresh_expires_at: 'bigint', refresh_issued_at: 'bigint',
+  id: 'text',
+  user_id: 'text',
+  client_id: 'text',
+  scope: 'text',
+  auth_time: 'bigint',
+  created_at: 'bigint',
+  revoked_at: 'bigint',
+  refresh_generation: 'integer',
+  refresh_expires_at: 'bigint',
+  refresh_issued_at: 'bigint',
 };
 
 /**

@@ -16,18 +16,25 @@ export class PostgresStore extends Repository implements Store {
   /** `namedStatements` (default true) names each statement, so a connection plans it once. */
   constructor(databaseUrl: string, namedStatements = true) {
     const db = new Kysely<Database>({ dialect: postgresDialect(postgresPool(databaseUrl), namedStatements) });
-    super(db, (n) => `$${n}`, (statements) =>
-      statements.length === 1
-        ? Promise.all([db.executeQuery(statements[0]!)])
-        : db.transaction().execute(async (trx) => {
-          const results = [];
-          for (const statement of statements) results.push(await trx.executeQuery(statement));
-          return results;
-        }));
+    super(
+      db,
+      (n) => `$${n}`,
+      (statements) =>
+        statements.length === 1
+          ? Promise.all([db.executeQuery(statements[0]!)])
+          : db.transaction().execute(async (trx) => {
+              const results = [];
+              for (const statement of statements) results.push(await trx.executeQuery(statement));
+              return results;
+            }),
+    );
     this.#redemptions = new StatementBatches({
       key: (grant) => grant.id,
       statement: async (grants) => {
-        const rows = await this.rows(REDEEM_AUTHORIZATION_CODES, GRANT_COLUMNS.map((c) => grants.map((g) => g[c])));
+        const rows = await this.rows(
+          REDEEM_AUTHORIZATION_CODES,
+          GRANT_COLUMNS.map((c) => grants.map((g) => g[c])),
+        );
         return new Map(rows.map((row) => [row.id as string, true as const]));
       },
     });
@@ -35,8 +42,13 @@ export class PostgresStore extends Repository implements Store {
       key: (r) => r.grantId,
       statement: async (rs) => {
         const rows = await this.rows(ROTATE_TOKEN_FAMILIES, [
-          rs.map((r) => r.now), rs.map((r) => r.grantId), rs.map((r) => r.generation), rs.map((r) => r.clientId),
-          rs.map((r) => r.scope), rs.map((r) => r.absoluteTtl), rs.map((r) => r.ttl),
+          rs.map((r) => r.now),
+          rs.map((r) => r.grantId),
+          rs.map((r) => r.generation),
+          rs.map((r) => r.clientId),
+          rs.map((r) => r.scope),
+          rs.map((r) => r.absoluteTtl),
+          rs.map((r) => r.ttl),
         ]);
         return new Map(rows.map((row) => [row.g_id as string, toTokenFamily(row)!]));
       },
@@ -48,7 +60,10 @@ export class PostgresStore extends Repository implements Store {
   }
 
   /** One statement when the refresh is valid; when it wrote nothing, a read tells the caller why. */
-  async rotateTokenFamily<T>(r: Rotation, whileCommitting: (family: TokenFamily) => Promise<T>): Promise<RotationOutcome<T>> {
+  async rotateTokenFamily<T>(
+    r: Rotation,
+    whileCommitting: (family: TokenFamily) => Promise<T>,
+  ): Promise<RotationOutcome<T>> {
     const family = await this.#rotations.run(r);
     if (!family) return { rotated: false, family: await this.getTokenFamily(r.grantId) };
     return { rotated: true, family, value: await whileCommitting(family) };

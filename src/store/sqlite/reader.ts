@@ -41,8 +41,10 @@ export class SqliteReader {
     return toTokenFamily(this.#get('tokenFamily', grantId));
   }
   sessionAndUser(id: string, now: number, clientId?: string) {
-    return toSessionAndUser(clientId === undefined
-      ? this.#get('sessionAndUser', id, now)
-      : this.#get('sessionUserAndConsent', id, now, clientId));
+    return toSessionAndUser(
+      clientId === undefined
+        ? this.#get('sessionAndUser', id, now)
+        : this.#get('sessionUserAndConsent', id, now, clientId),
+    );
   }
 }

@@ -15,7 +15,8 @@ export const WRITES = {
    * it is the first and its user is active. The WHERE also settles SQLite's parsing of ON CONFLICT
    * after INSERT … SELECT.
    */
-  insertGrant: `insert into grants (${GRANT_COLUMNS.join(', ')}) select ${GRANT_COLUMNS.map((_, i) => `?${i + 1}`).join(', ')}
+  insertGrant: `insert into grants (${GRANT_COLUMNS.join(', ')})
+    select ${GRANT_COLUMNS.map((_, i) => `?${i + 1}`).join(', ')}
     where exists (select 1 from users where id = ?${GRANT_COLUMNS.indexOf('user_id') + 1} and disabled = 0)
     on conflict (id) do nothing`,
   /**

@@ -17,10 +17,16 @@ function mayRotate(r: Rotation, family: TokenFamily | undefined): family is Toke
   if (!family) return false;
   const { grant, user } = family;
   const granted = grant.scope.split(' ');
-  return grant.refresh_generation === r.generation && grant.client_id === r.clientId && grant.revoked_at === null
-    && grant.refresh_expires_at > r.now && grant.created_at + r.absoluteTtl > r.now
-    && user !== undefined && !user.disabled
-    && (r.scope === null || r.scope.split(' ').every((s) => s === '' || granted.includes(s)));
+  return (
+    grant.refresh_generation === r.generation &&
+    grant.client_id === r.clientId &&
+    grant.revoked_at === null &&
+    grant.refresh_expires_at > r.now &&
+    grant.created_at + r.absoluteTtl > r.now &&
+    user !== undefined &&
+    !user.disabled &&
+    (r.scope === null || r.scope.split(' ').every((s) => s === '' || granted.includes(s)))
+  );
 }
 
 export class SqliteStore extends Repository implements Store {
@@ -30,7 +36,11 @@ export class SqliteStore extends Repository implements Store {
   /** `sqlite` is the event loop's connection; it only reads. */
   constructor(sqlite: DatabaseSync, writer: Writer) {
     const db = new Kysely<Database>({ dialect: sqliteDialect(sqlite) });
-    super(db, (n) => `?${n}`, (statements) => writer.execute(statements.map(({ sql, parameters }) => ({ sql, parameters }))));
+    super(
+      db,
+      (n) => `?${n}`,
+      (statements) => writer.execute(statements.map(({ sql, parameters }) => ({ sql, parameters }))),
+    );
     this.#reader = new SqliteReader(sqlite);
     this.#writer = writer;
   }
@@ -56,18 +66,28 @@ export class SqliteStore extends Repository implements Store {
   }
 
   async redeemAuthorizationCode({ grant }: { grant: GrantRow }): Promise<boolean> {
-    const [inserted] = await this.#writer.execute([{ sql: WRITES.insertGrant, parameters: GRANT_COLUMNS.map((c) => grant[c]) }]);
+    const [inserted] = await this.#writer.execute([
+      { sql: WRITES.insertGrant, parameters: GRANT_COLUMNS.map((c) => grant[c]) },
+    ]);
     return inserted!.numAffectedRows === 1n;
   }
 
   /** The family is read here, and written only when the refresh holds: SQLite's reads cost little. */
-  async rotateTokenFamily<T>(r: Rotation, whileCommitting: (family: TokenFamily) => Promise<T>): Promise<RotationOutcome<T>> {
+  async rotateTokenFamily<T>(
+    r: Rotation,
+    whileCommitting: (family: TokenFamily) => Promise<T>,
+  ): Promise<RotationOutcome<T>> {
     const family = this.#reader.tokenFamily(r.grantId);
     if (!mayRotate(r, family)) return { rotated: false, family };
     const expiresAt = Math.min(r.now + r.ttl, family.grant.created_at + r.absoluteTtl);
     const parameters = [r.grantId, r.generation, r.now, expiresAt];
     const committing = this.#writer.execute([{ sql: WRITES.advanceFamily, parameters }]);
-    const next = { ...family.grant, refresh_generation: r.generation + 1, refresh_issued_at: r.now, refresh_expires_at: expiresAt };
+    const next = {
+      ...family.grant,
+      refresh_generation: r.generation + 1,
+      refresh_issued_at: r.now,
+      refresh_expires_at: expiresAt,
+    };
     const value = whileCommitting({ grant: next, user: family.user });
     value.catch(() => {});
     const [advanced] = await committing;
