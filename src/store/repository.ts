@@ -2,20 +2,19 @@
 // hot writes (a code's redemption and a refresh), which each database does its own way
 // (./sqlite/store.ts, ./postgres/store.ts). Writes are built here and run by the database's store:
 // on SQLite by the writer's group commit, on PostgreSQL as one statement or in a transaction.
-import { type Compilable, CompiledQuery, type Kysely, type NoMigrations, type QueryResult, sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import type { Compilable, ExpressionBuilder, Kysely, NoMigrations, OnConflictBuilder, QueryResult } from 'kysely';
 import { ClientCache } from './client-cache.ts';
 import { migrate } from './migrations/index.ts';
 import { fromClient, fromUser, type Placeholder, sharedStatements, splitScope, toAccessTokenState } from './rows.ts';
 import { toClient, toSessionAndUser, toTokenFamily, toUser } from './rows.ts';
 import type { Client, PurgeInput, User } from './store.ts';
-import type { Database, GrantRow, SessionRow, SigningKeyRow } from './types.ts';
+import type { Database, GrantRow, SessionRow, SigningKeyRow, UserRow } from './types.ts';
 
 type Db = Kysely<Database>;
+type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
 /** Runs a write's statements, all or none; resolves once they are committed. */
 export type Writes = (statements: CompiledQuery[]) => Promise<Array<Pick<QueryResult<unknown>, 'numAffectedRows'>>>;
-
-const changed = ([result]: Array<Pick<QueryResult<unknown>, 'numAffectedRows'>>) => result?.numAffectedRows === 1n;
-const count = ([result]: Array<Pick<QueryResult<unknown>, 'numAffectedRows'>>) => Number(result?.numAffectedRows ?? 0);
 
 export class Repository {
   readonly db: Db;
@@ -29,14 +28,15 @@ export class Repository {
     this.statements = sharedStatements(placeholder);
   }
 
-  /** A write of one or more statements (built with `this.db`), all or none. */
-  protected write(...queries: Compilable[]) {
-    return this.#writes(queries.map((query) => query.compile()));
+  /** A write of one or more statements (built with `this.db`), all or none: the rows the first changed. */
+  protected async write(...queries: Compilable[]): Promise<number> {
+    const [first] = await this.#writes(queries.map((query) => query.compile()));
+    return Number(first?.numAffectedRows ?? 0);
   }
 
-  /** The rows of a statement written out by hand (./rows.ts). */
-  protected async rows(text: string, parameters: unknown[]): Promise<Array<Record<string, unknown>>> {
-    return (await this.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, parameters))).rows;
+  /** The rows of a statement written out by hand (./rows.ts); SQLite runs them prepared once. */
+  protected async rows<T = Record<string, unknown>>(text: string, parameters: unknown[]): Promise<T[]> {
+    return (await this.db.executeQuery<T>(CompiledQuery.raw(text, parameters))).rows;
   }
 
   migrate(to?: string | NoMigrations): Promise<string[]> {
@@ -72,12 +72,12 @@ export class Repository {
   }
   async deleteClient(clientId: string): Promise<boolean> {
     this.clients.forget(clientId);
-    return changed(await this.write(this.db.deleteFrom('clients').where('client_id', '=', clientId)));
+    return (await this.write(this.db.deleteFrom('clients').where('client_id', '=', clientId))) === 1;
   }
   async setClientSecretHash(clientId: string, secretHash: string): Promise<boolean> {
     this.clients.forget(clientId);
     const set = { secret_hash: secretHash };
-    return changed(await this.write(this.db.updateTable('clients').set(set).where('client_id', '=', clientId)));
+    return (await this.write(this.db.updateTable('clients').set(set).where('client_id', '=', clientId))) === 1;
   }
 
   // users
@@ -85,7 +85,7 @@ export class Repository {
     await this.write(this.db.insertInto('users').values(fromUser(user)));
   }
   async getUserById(id: string): Promise<User | undefined> {
-    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    const [row] = await this.rows<UserRow>(this.statements.user, [id]);
     return row && toUser(row);
   }
   async getUserByUsername(username: string): Promise<User | undefined> {
@@ -97,11 +97,11 @@ export class Repository {
   }
   async setUserPassword(id: string, passwordHash: string, now: number): Promise<boolean> {
     const set = { password_hash: passwordHash, updated_at: now };
-    return changed(await this.write(this.db.updateTable('users').set(set).where('id', '=', id)));
+    return (await this.write(this.db.updateTable('users').set(set).where('id', '=', id))) === 1;
   }
   async setUserDisabled(id: string, disabled: boolean, now: number): Promise<boolean> {
     const set = { disabled: disabled ? 1 : 0, updated_at: now };
-    return changed(await this.write(this.db.updateTable('users').set(set).where('id', '=', id)));
+    return (await this.write(this.db.updateTable('users').set(set).where('id', '=', id))) === 1;
   }
   async countUsers(): Promise<number> {
     const count = (eb: { fn: Db['fn'] }) => eb.fn.countAll<number | string>().as('n');
@@ -113,45 +113,34 @@ export class Repository {
     await this.write(this.db.insertInto('sessions').values(session));
   }
   async getSessionAndUser(id: string, now: number, clientId?: string) {
-    const [text, parameters] =
-      clientId === undefined
-        ? [this.statements.sessionAndUser, [id, now]]
-        : [this.statements.sessionUserAndConsent, [id, now, clientId]];
-    return toSessionAndUser((await this.rows(text, parameters))[0]);
+    if (clientId === undefined)
+      return toSessionAndUser((await this.rows(this.statements.sessionAndUser, [id, now]))[0]);
+    return toSessionAndUser((await this.rows(this.statements.sessionUserAndConsent, [id, now, clientId]))[0]);
   }
   async deleteSession(id: string): Promise<void> {
     await this.write(this.db.deleteFrom('sessions').where('id', '=', id));
   }
   async getConsentedScopes(userId: string, clientId: string): Promise<string[]> {
-    const row = await this.db
-      .selectFrom('consents')
-      .select('scope')
-      .where('user_id', '=', userId)
-      .where('client_id', '=', clientId)
-      .executeTakeFirst();
+    const [row] = await this.rows<{ scope: string }>(this.statements.consent, [userId, clientId]);
     return splitScope(row?.scope);
   }
   async saveConsent(userId: string, clientId: string, scopes: string[], now: number): Promise<void> {
-    const scope = scopes.join(' ');
-    await this.write(
-      this.db
-        .insertInto('consents')
-        .values({ user_id: userId, client_id: clientId, scope, updated_at: now })
-        .onConflict((oc) => oc.columns(['user_id', 'client_id']).doUpdateSet({ scope, updated_at: now })),
-    );
+    const values = { user_id: userId, client_id: clientId, scope: scopes.join(' '), updated_at: now };
+    const replace = (c: OnConflictBuilder<Database, 'consents'>) =>
+      c.columns(['user_id', 'client_id']).doUpdateSet(values);
+    await this.write(this.db.insertInto('consents').values(values).onConflict(replace));
   }
 
   // grants
   async getGrant(id: string): Promise<GrantRow | undefined> {
-    return this.db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst();
+    return (await this.rows<GrantRow>(this.statements.grant, [id]))[0];
   }
   async getTokenFamily(grantId: string) {
     return toTokenFamily((await this.rows(this.statements.tokenFamily, [grantId]))[0]);
   }
   async revokeGrant(id: string, now: number): Promise<void> {
-    await this.write(
-      this.db.updateTable('grants').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null),
-    );
+    const live = (eb: Where<'grants'>) => eb.and({ id, revoked_at: null });
+    await this.write(this.db.updateTable('grants').set({ revoked_at: now }).where(live));
   }
   async listActiveGrants(userId: string, now: number) {
     return this.db
@@ -159,39 +148,28 @@ export class Repository {
       .innerJoin('clients', 'clients.client_id', 'grants.client_id')
       .selectAll('grants')
       .select('clients.name as client_name')
-      .where('grants.user_id', '=', userId)
-      .where('grants.revoked_at', 'is', null)
+      .where((eb) => eb.and([eb('grants.user_id', '=', userId), eb('grants.revoked_at', 'is', null)]))
       .where('grants.refresh_expires_at', '>', now)
       .orderBy('grants.created_at', 'desc')
       .execute();
   }
   async withdrawClient(userId: string, clientId: string, now: number): Promise<number> {
-    return count(
-      await this.write(
-        this.db
-          .updateTable('grants')
-          .set({ revoked_at: now })
-          .where('user_id', '=', userId)
-          .where('client_id', '=', clientId)
-          .where('revoked_at', 'is', null),
-        this.db.deleteFrom('consents').where('user_id', '=', userId).where('client_id', '=', clientId),
-      ),
-    );
+    const live = (eb: Where<'grants'>) => eb.and({ user_id: userId, client_id: clientId, revoked_at: null });
+    const consent = (eb: Where<'consents'>) => eb.and({ user_id: userId, client_id: clientId });
+    const revoked = this.db.updateTable('grants').set({ revoked_at: now }).where(live);
+    return this.write(revoked, this.db.deleteFrom('consents').where(consent));
   }
 
   // access tokens
   async revokeAccessToken(jti: string, expiresAt: number): Promise<void> {
+    const once = (c: OnConflictBuilder<Database, 'revoked_access_tokens'>) => c.doNothing();
     await this.write(
-      this.db
-        .insertInto('revoked_access_tokens')
-        .values({ jti, expires_at: expiresAt })
-        .onConflict((oc) => oc.column('jti').doNothing()),
+      this.db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt }).onConflict(once),
     );
   }
   async getAccessTokenState(input: { userId: string; grantId: string; jti: string }) {
-    return toAccessTokenState(
-      (await this.rows(this.statements.accessTokenState, [input.userId, input.grantId, input.jti]))[0],
-    );
+    const [row] = await this.rows(this.statements.accessTokenState, [input.userId, input.grantId, input.jti]);
+    return toAccessTokenState(row);
   }
 
   /**
@@ -205,22 +183,20 @@ export class Repository {
     const horizon = now - input.accessTokenTtl;
     const sessions = await this.write(this.db.deleteFrom('sessions').where('expires_at', '<=', now));
     const revoked = await this.write(this.db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now));
-    const grants = await this.write(
-      this.db
-        .deleteFrom('grants')
-        .where('created_at', '<', now - input.codeTtl - input.codeGrace)
-        .where((eb) =>
-          eb.or([
-            eb('revoked_at', '<', horizon),
-            eb.and([
-              eb('created_at', '<', horizon),
-              eb('refresh_issued_at', '<', horizon),
-              eb('refresh_expires_at', '<=', now),
-            ]),
+    const gone = (eb: Where<'grants'>) =>
+      eb.and([
+        eb('created_at', '<', now - input.codeTtl - input.codeGrace),
+        eb.or([
+          eb('revoked_at', '<', horizon),
+          eb.and([
+            eb('created_at', '<', horizon),
+            eb('refresh_issued_at', '<', horizon),
+            eb('refresh_expires_at', '<=', now),
           ]),
-        ),
-    );
-    return { sessions: count(sessions), revoked_access_tokens: count(revoked), grants: count(grants) };
+        ]),
+      ]);
+    const grants = await this.write(this.db.deleteFrom('grants').where(gone));
+    return { sessions, revoked_access_tokens: revoked, grants };
   }
 
   // signing keys
@@ -231,13 +207,8 @@ export class Repository {
     await this.write(this.db.insertInto('signing_keys').values(key));
   }
   async retireSigningKeys(alg: string, exceptKid: string): Promise<void> {
-    await this.write(
-      this.db
-        .updateTable('signing_keys')
-        .set({ status: 'retired' })
-        .where('alg', '=', alg)
-        .where('kid', '!=', exceptKid)
-        .where('status', '=', 'active'),
-    );
+    const others = (eb: Where<'signing_keys'>) =>
+      eb.and([eb('alg', '=', alg), eb('status', '=', 'active'), eb('kid', '!=', exceptKid)]);
+    await this.write(this.db.updateTable('signing_keys').set({ status: 'retired' }).where(others));
   }
 }

@@ -1,7 +1,8 @@
-// Rows to domain objects and back, and the statements written out by hand that both databases share
-// (only their parameters are written differently: `?1` on SQLite, `$1` on PostgreSQL). Each is one
-// statement (a join) for reads that go together: on PostgreSQL every statement saved is a round trip,
-// on SQLite a prepared statement costs a third of one built through Kysely (bench/RESULTS.md, item 11).
+// Rows to domain objects and back, and the reads of every request written out by hand, which both
+// databases share (only their parameters are written differently: `?1` on SQLite, `$1` on PostgreSQL).
+// Reads that go together are one statement (a join): on PostgreSQL every statement saved is a round
+// trip; on SQLite, prepared once, they cost a third of statements built through Kysely (bench/RESULTS.md,
+// item 11).
 import type { AccessTokenState, Client, SessionAndUser, TokenFamily, User } from './store.ts';
 import type { ClientRow, GrantRow, SessionRow, UserRow } from './types.ts';
 
@@ -44,9 +45,12 @@ export type Placeholder = (n: number) => string;
 export const prefixed = (table: string, list: readonly string[]) =>
   list.map((c) => `${table}.${c} as ${table}_${c}`).join(', ');
 
-/** The statements every request makes, in a database's parameter style. */
+/** The reads every request makes, in a database's parameter style. */
 export function sharedStatements(p: Placeholder) {
   return {
+    user: `select * from users where id = ${p(1)}`,
+    consent: `select scope from consents where user_id = ${p(1)} and client_id = ${p(2)}`,
+    grant: `select * from grants where id = ${p(1)}`,
     /** A refresh: the grant and its user. Parameter: the grant's id. */
     tokenFamily: `select ${prefixed('g', GRANT_COLUMNS)}, ${prefixed('u', USER_COLUMNS)}
       from grants g left join users u on u.id = g.user_id where g.id = ${p(1)}`,

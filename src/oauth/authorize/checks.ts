@@ -1,15 +1,8 @@
 // The authorization request's checks (RFC 6749 §4.1.1, OIDC Core §3.1.2.1), one small function each,
 // in the order ./index.ts runs them. The first decides whether errors may go back to the client;
 // every other one throws an OAuthError that does.
-import {
-  InvalidRequest,
-  InvalidScope,
-  RequestNotSupported,
-  RequestUriNotSupported,
-  UnauthorizedClient,
-  UnsupportedResponseType,
-  UntrustedRedirectError,
-} from '../../errors/index.ts';
+import { InvalidRequest, InvalidScope, RequestNotSupported, RequestUriNotSupported } from '../../errors/index.ts';
+import { UnauthorizedClient, UnsupportedResponseType, UntrustedRedirectError } from '../../errors/index.ts';
 import type { Client, ClientStore } from '../../store/store.ts';
 import { type Params, single } from '../params.ts';
 import { isWellFormedPkceValue } from '../pkce.ts';
@@ -18,7 +11,7 @@ import { checkAllowedScopes, parseScope } from '../scopes.ts';
 const PROMPTS = ['none', 'login', 'consent', 'select_account'];
 
 /** RFC 6749 §3.1.2.3: the client must be known and the redirect URI registered, exactly. */
-export async function checkClientAndRedirectUri(store: ClientStore, params: Params) {
+export async function clientAndRedirectUri(store: ClientStore, params: Params) {
   if ((params.get('client_id')?.length ?? 0) > 1)
     throw new UntrustedRedirectError('invalid_request', 'client_id is included more than once');
   const clientId = single(params, 'client_id');
@@ -37,13 +30,13 @@ export async function checkClientAndRedirectUri(store: ClientStore, params: Para
 }
 
 /** OIDC Core §6: request objects are not supported. */
-export function rejectRequestObjects(params: Params): void {
+export function noRequestObjects(params: Params): void {
   if (params.has('request')) throw new RequestNotSupported('request objects are not supported');
   if (params.has('request_uri')) throw new RequestUriNotSupported('request_uri is not supported');
 }
 
 /** RFC 6749 §4.1.1: response_type=code, for a client allowed the authorization code grant. */
-export function checkResponseType(params: Params, client: Client): void {
+export function responseType(params: Params, client: Client): void {
   const responseType = single(params, 'response_type');
   if (!responseType) throw new InvalidRequest('response_type is required');
   if (responseType !== 'code') throw new UnsupportedResponseType('only response_type=code is supported');
@@ -53,7 +46,7 @@ export function checkResponseType(params: Params, client: Client): void {
 }
 
 /** RFC 6749 §3.3: known scopes the client is registered for. */
-export function checkScope(params: Params, client: Client, known: ReadonlyMap<string, string>): string[] {
+export function scope(params: Params, client: Client, known: ReadonlyMap<string, string>): string[] {
   const scopeParam = single(params, 'scope');
   if (!scopeParam) throw new InvalidRequest('scope is required');
   const scopes = parseScope(scopeParam);
@@ -64,7 +57,7 @@ export function checkScope(params: Params, client: Client, known: ReadonlyMap<st
 }
 
 /** RFC 7636 §4.3, §4.4.1: S256 only; required for public clients. */
-export function checkPkce(
+export function pkce(
   params: Params,
   client: Client,
 ): { codeChallenge: string | null; codeChallengeMethod: string | null } {
@@ -88,7 +81,7 @@ export function checkPkce(
 }
 
 /** OIDC Core §3.1.2.1: known prompt values; "none" must not be combined with any other. */
-export function checkPrompt(params: Params): string[] {
+export function prompt(params: Params): string[] {
   const prompts = (single(params, 'prompt') ?? '').split(' ').filter((p) => p !== '');
   for (const prompt of prompts) {
     if (!PROMPTS.includes(prompt)) throw new InvalidRequest(`unsupported prompt value "${prompt}"`);
@@ -99,7 +92,7 @@ export function checkPrompt(params: Params): string[] {
 }
 
 /** OIDC Core §3.1.2.1: max_age, seconds. */
-export function checkMaxAge(params: Params): number | null {
+export function maxAge(params: Params): number | null {
   const maxAge = single(params, 'max_age');
   if (maxAge === undefined) return null;
   if (!/^\d{1,10}$/.test(maxAge)) throw new InvalidRequest('max_age must be a non-negative integer');

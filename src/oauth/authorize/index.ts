@@ -7,19 +7,11 @@ import { ConsentRequired, LoginRequired, OAuthError, UntrustedRedirectError } fr
 import { claimsForScopes } from '../../oidc/claims.ts';
 import type { Client, ClientStore, SessionStore, User, UserStore } from '../../store/store.ts';
 import type { CodeSealer } from '../codes.ts';
-import type { AuthorizationRequest, Interaction, InteractionSealer } from '../interaction.ts';
+import type { AuthorizationRequest as Request, Interaction, InteractionSealer } from '../interaction.ts';
 import { type Params, rejectDuplicates, single } from '../params.ts';
 import { redirectWith } from '../redirect.ts';
-import { type BrowserSession, sessionUser } from '../session.ts';
-import {
-  checkClientAndRedirectUri,
-  checkMaxAge,
-  checkPkce,
-  checkPrompt,
-  checkResponseType,
-  checkScope,
-  rejectRequestObjects,
-} from './checks.ts';
+import { type BrowserSession as Session, sessionUser } from '../session.ts';
+import * as check from './checks.ts';
 
 export interface AuthorizeDeps {
   config: Pick<Config, 'issuer' | 'codeTtl' | 'scopes'>;
@@ -33,59 +25,43 @@ export type AuthorizeOutcome =
   | { kind: 'redirect'; location: string }
   | { kind: 'login'; interaction: string }
   | { kind: 'consent'; interaction: string };
+type Outcome = Promise<AuthorizeOutcome>;
 
 /** How long the user has to complete login and consent. */
 const INTERACTION_TTL = 30 * 60;
 
 /** The steps after the client and its redirect URI are trusted, in order; each reports to the client. */
-function checkRequest(
-  config: AuthorizeDeps['config'],
-  client: Client,
-  redirectUri: string,
-  params: Params,
-): AuthorizationRequest {
+function checkRequest(config: AuthorizeDeps['config'], client: Client, redirectUri: string, params: Params): Request {
   rejectDuplicates(params);
-  rejectRequestObjects(params);
-  checkResponseType(params, client);
-  const scopes = checkScope(params, client, config.scopes);
-  const pkce = checkPkce(params, client);
-  const prompts = checkPrompt(params);
-  const maxAge = checkMaxAge(params);
-  const state = single(params, 'state') ?? null;
-  return {
-    clientId: client.clientId,
-    redirectUri,
-    scopes,
-    state,
-    nonce: single(params, 'nonce') ?? null,
-    ...pkce,
-    prompts,
-    maxAge,
-  };
+  check.noRequestObjects(params);
+  check.responseType(params, client);
+  const scopes = check.scope(params, client, config.scopes);
+  const pkce = check.pkce(params, client);
+  const prompts = check.prompt(params);
+  const maxAge = check.maxAge(params);
+  const [state, nonce] = [single(params, 'state') ?? null, single(params, 'nonce') ?? null];
+  return { clientId: client.clientId, redirectUri, scopes, state, nonce, ...pkce, prompts, maxAge };
 }
 
 function errorRedirect(issuer: string, redirectUri: string, state: string | null, err: OAuthError): AuthorizeOutcome {
-  return {
-    kind: 'redirect',
-    location: redirectWith(redirectUri, { error: err.error, error_description: err.message, state, iss: issuer }),
-  };
+  const error = { error: err.error, error_description: err.message, state, iss: issuer };
+  return { kind: 'redirect', location: redirectWith(redirectUri, error) };
 }
 
 export async function authorize(
   deps: AuthorizeDeps,
   params: Params,
-  session: BrowserSession | undefined,
+  session: Session | undefined,
   now: number,
-): Promise<AuthorizeOutcome> {
+): Outcome {
   let trusted: { client: Client; redirectUri: string };
   try {
-    trusted = await checkClientAndRedirectUri(deps.store, params);
+    trusted = await check.clientAndRedirectUri(deps.store, params);
   } catch (err) {
-    if (err instanceof UntrustedRedirectError)
-      return { kind: 'error-page', error: err.error, description: err.message };
-    throw err;
+    if (!(err instanceof UntrustedRedirectError)) throw err;
+    return { kind: 'error-page', error: err.error, description: err.message };
   }
-  let request: AuthorizationRequest;
+  let request: Request;
   try {
     request = checkRequest(deps.config, trusted.client, trusted.redirectUri, params);
   } catch (err) {
@@ -107,19 +83,14 @@ export async function continueAuthorization(
   deps: AuthorizeDeps,
   client: Client,
   interaction: Interaction,
-  session: BrowserSession | undefined,
+  session: Session | undefined,
   now: number,
-): Promise<AuthorizeOutcome> {
+): Outcome {
   const { request } = interaction;
   const fail = (err: OAuthError) => errorRedirect(deps.config.issuer, request.redirectUri, request.state, err);
   const user = await sessionUser(deps.store, session);
-  const loggedIn =
-    !interaction.forceLogin &&
-    session !== undefined &&
-    user !== undefined &&
-    !user.disabled &&
-    session.authTime >= interaction.minAuthTime;
-  if (!loggedIn) {
+  const active = session !== undefined && user !== undefined && !user.disabled;
+  if (interaction.forceLogin || !active || session.authTime < interaction.minAuthTime) {
     if (request.prompts.includes('none')) return fail(new LoginRequired('the user must log in'));
     return { kind: 'login', interaction: deps.sealer.seal(interaction) };
   }
@@ -132,15 +103,12 @@ export async function continueAuthorization(
 }
 
 /** Scopes still to be approved: the new ones, or all of them on prompt=consent. */
-export async function scopesNeedingConsent(
-  store: SessionStore,
-  session: BrowserSession,
-  request: AuthorizationRequest,
-): Promise<string[]> {
+export async function scopesNeedingConsent(store: SessionStore, session: Session, request: Request): Promise<string[]> {
   if (request.prompts.includes('consent')) return request.scopes;
+  const { consented } = session;
   const granted =
-    session.consented?.clientId === request.clientId
-      ? session.consented.scopes
+    consented?.clientId === request.clientId
+      ? consented.scopes
       : await store.getConsentedScopes(session.userId, request.clientId);
   return request.scopes.filter((s) => !granted.includes(s));
 }
@@ -148,50 +116,29 @@ export async function scopesNeedingConsent(
 /** The user's answer on the consent page. */
 export async function completeConsent(
   deps: AuthorizeDeps,
-  interaction: Interaction,
-  session: BrowserSession,
+  { request }: Interaction,
+  session: Session,
   user: User,
   allow: boolean,
   now: number,
-): Promise<AuthorizeOutcome> {
-  const { request } = interaction;
+): Outcome {
   if (!allow) {
-    return errorRedirect(
-      deps.config.issuer,
-      request.redirectUri,
-      request.state,
-      new OAuthError('access_denied', 'the user denied the request'),
-    );
+    const denied = new OAuthError('access_denied', 'the user denied the request');
+    return errorRedirect(deps.config.issuer, request.redirectUri, request.state, denied);
   }
   const granted = await deps.store.getConsentedScopes(session.userId, request.clientId);
   await deps.store.saveConsent(session.userId, request.clientId, [...new Set([...granted, ...request.scopes])], now);
   return issueCode(deps, request, session, user, now);
 }
 
-function issueCode(
-  deps: AuthorizeDeps,
-  request: AuthorizationRequest,
-  session: BrowserSession,
-  user: User,
-  now: number,
-): AuthorizeOutcome {
-  const code = deps.codes.issue(
-    {
-      clientId: request.clientId,
-      userId: session.userId,
-      redirectUri: request.redirectUri,
-      scope: request.scopes.join(' '),
-      codeChallenge: request.codeChallenge,
-      codeChallengeMethod: request.codeChallengeMethod,
-      nonce: request.nonce,
-      authTime: session.authTime,
-      claims: claimsForScopes(user, request.scopes),
-    },
-    now,
-    deps.config.codeTtl,
-  );
+function issueCode(deps: AuthorizeDeps, request: Request, session: Session, user: User, now: number): AuthorizeOutcome {
+  const { clientId, redirectUri, scopes, codeChallenge, codeChallengeMethod, nonce } = request;
+  const claims = claimsForScopes(user, scopes);
+  const fields = { clientId, userId: session.userId, redirectUri, scope: scopes.join(' '), codeChallenge };
+  const sealed = { ...fields, codeChallengeMethod, nonce, authTime: session.authTime, claims };
+  const code = deps.codes.issue(sealed, now, deps.config.codeTtl);
   return {
     kind: 'redirect',
-    location: redirectWith(request.redirectUri, { code, state: request.state, iss: deps.config.issuer }),
+    location: redirectWith(redirectUri, { code, state: request.state, iss: deps.config.issuer }),
   };
 }

@@ -1,9 +1,7 @@
-// PostgreSQL's statements written out by hand: the reads every request makes, and the two hot writes
-// as statements over arrays, one element per call, so that concurrent calls share one statement and
-// one commit (./batches.ts).
-import { GRANT_COLUMNS, prefixed, sharedStatements, USER_COLUMNS } from '../rows.ts';
-
-export const READS = sharedStatements((n) => `$${n}`);
+// PostgreSQL's two hot writes, written out by hand as statements over arrays, one element per call, so
+// that concurrent calls share one statement and one commit (./batches.ts). The reads every request
+// makes are shared with SQLite (../rows.ts).
+import { GRANT_COLUMNS, prefixed, USER_COLUMNS } from '../rows.ts';
 
 // PostgreSQL's types for the grant's columns: the arrays a batch's parameters are cast to.
 const GRANT_TYPES: Record<(typeof GRANT_COLUMNS)[number], 'text' | 'bigint' | 'integer'> = {

@@ -1,13 +1,6 @@
-// SQLite's statements written out by hand: the reads of every request, on the event loop's
-// connection (./reader.ts), and the two writes of every token request, on the writer's (./writer.ts).
-import { GRANT_COLUMNS, sharedStatements } from '../rows.ts';
-
-export const READS = {
-  ...sharedStatements((n) => `?${n}`),
-  user: 'select * from users where id = ?',
-  consent: 'select scope from consents where user_id = ? and client_id = ?',
-  grant: 'select * from grants where id = ?',
-};
+// SQLite's two writes of every token request, written out by hand and run by the writer (./writer.ts)
+// as statements prepared once; the reads every request makes are shared with PostgreSQL (../rows.ts).
+import { GRANT_COLUMNS } from '../rows.ts';
 
 export const WRITES = {
   /**

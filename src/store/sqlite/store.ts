@@ -1,5 +1,5 @@
-// The Store on SQLite: reads on the event loop's connection (./reader.ts, and Kysely for the rest),
-// writes through the writer (./writer.ts), on a worker thread for the server (./writer-thread.ts).
+// The Store on SQLite: reads on the event loop's connection (prepared once, ./reader.ts, or through
+// Kysely), writes through the writer (./writer.ts), on a worker thread for the server (./writer-thread.ts).
 // In WAL mode the reads never wait for the writer, and every write resolves after its commit.
 import { Kysely, type NoMigrations } from 'kysely';
 import type { DatabaseSync } from 'node:sqlite';
@@ -45,24 +45,9 @@ export class SqliteStore extends Repository implements Store {
     this.#writer = writer;
   }
 
-  // The reads of every request, prepared once.
-  override async getUserById(id: string) {
-    return this.#reader.user(id);
-  }
-  override async getConsentedScopes(userId: string, clientId: string) {
-    return this.#reader.consentedScopes(userId, clientId);
-  }
-  override async getGrant(id: string) {
-    return this.#reader.grant(id);
-  }
-  override async getAccessTokenState(input: { userId: string; grantId: string; jti: string }) {
-    return this.#reader.accessTokenState(input.userId, input.grantId, input.jti);
-  }
-  override async getTokenFamily(grantId: string) {
-    return this.#reader.tokenFamily(grantId);
-  }
-  override async getSessionAndUser(id: string, now: number, clientId?: string) {
-    return this.#reader.sessionAndUser(id, now, clientId);
+  /** The reads written out by hand, as statements prepared once on this connection. */
+  protected override async rows<T>(sql: string, parameters: unknown[]) {
+    return this.#reader.rows(sql, parameters) as T[];
   }
 
   async redeemAuthorizationCode({ grant }: { grant: GrantRow }): Promise<boolean> {
@@ -77,7 +62,7 @@ export class SqliteStore extends Repository implements Store {
     r: Rotation,
     whileCommitting: (family: TokenFamily) => Promise<T>,
   ): Promise<RotationOutcome<T>> {
-    const family = this.#reader.tokenFamily(r.grantId);
+    const family = await this.getTokenFamily(r.grantId);
     if (!mayRotate(r, family)) return { rotated: false, family };
     const expiresAt = Math.min(r.now + r.ttl, family.grant.created_at + r.absoluteTtl);
     const parameters = [r.grantId, r.generation, r.now, expiresAt];
@@ -92,7 +77,7 @@ export class SqliteStore extends Repository implements Store {
     value.catch(() => {});
     const [advanced] = await committing;
     // Lost to a concurrent refresh or revocation: the family as it now stands tells the caller why.
-    if (advanced!.numAffectedRows !== 1n) return { rotated: false, family: this.#reader.tokenFamily(r.grantId) };
+    if (advanced!.numAffectedRows !== 1n) return { rotated: false, family: await this.getTokenFamily(r.grantId) };
     return { rotated: true, family: { grant: next, user: family.user }, value: await value };
   }
 
