@@ -6,38 +6,21 @@
 import type { AccessTokenState, Client, SessionAndUser, TokenFamily, User } from './store.ts';
 import type { ClientRow, GrantRow, SessionRow, UserRow } from './types.ts';
 
-// Column lists, checked against the row types both ways: a column added to a row type must be added here.
-type Columns<Row> = ReadonlyArray<keyof Row>;
-type Complete<Row, List extends Columns<Row>> = Exclude<keyof Row, List[number]> extends never ? unknown : never;
+// Column lists, written as one string and checked against the row types both ways: a column added to
+// a row type must be added here.
+type Split<S extends string> = S extends `${infer Head} ${infer Tail}` ? [Head, ...Split<Tail>] : [S];
+type Exact<Row, S extends string> = [Exclude<keyof Row, Split<S>[number]>, Exclude<Split<S>[number], keyof Row>];
 function columns<Row>() {
-  return <const List extends Columns<Row>>(list: List & Complete<Row, List>): List => list;
+  return <const S extends string>(list: S & (Exact<Row, S> extends [never, never] ? unknown : never)) =>
+    list.split(' ') as Split<S>;
 }
-export const GRANT_COLUMNS = columns<GrantRow>()([
-  'id',
-  'user_id',
-  'client_id',
-  'scope',
-  'auth_time',
-  'created_at',
-  'revoked_at',
-  'refresh_generation',
-  'refresh_expires_at',
-  'refresh_issued_at',
-]);
-const SESSION_COLUMNS = columns<SessionRow>()(['id', 'user_id', 'auth_time', 'created_at', 'expires_at']);
-export const USER_COLUMNS = columns<UserRow>()([
-  'id',
-  'username',
-  'email',
-  'email_verified',
-  'name',
-  'given_name',
-  'family_name',
-  'password_hash',
-  'disabled',
-  'created_at',
-  'updated_at',
-]);
+export const GRANT_COLUMNS = columns<GrantRow>()(
+  'id user_id client_id scope auth_time created_at revoked_at refresh_generation refresh_expires_at refresh_issued_at',
+);
+const SESSION_COLUMNS = columns<SessionRow>()('id user_id auth_time created_at expires_at');
+export const USER_COLUMNS = columns<UserRow>()(
+  'id username email email_verified name given_name family_name password_hash disabled created_at updated_at',
+);
 
 /** How a database writes the n-th parameter of a statement. */
 export type Placeholder = (n: number) => string;
@@ -90,15 +73,9 @@ export function toTokenFamily(row: Joined | undefined): TokenFamily | undefined 
 }
 
 export function toAccessTokenState(row: Joined | undefined): AccessTokenState {
-  const revokedAt = row?.g_revoked_at;
-  return {
-    user: userOf(row),
-    grant:
-      row?.g_id == null
-        ? undefined
-        : { id: row.g_id as string, revoked_at: revokedAt == null ? null : Number(revokedAt) },
-    revoked: Number(row?.revoked ?? 0) > 0,
-  };
+  const revokedAt = row?.g_revoked_at == null ? null : Number(row.g_revoked_at);
+  const grant = row?.g_id == null ? undefined : { id: row.g_id as string, revoked_at: revokedAt };
+  return { user: userOf(row), grant, revoked: Number(row?.revoked ?? 0) > 0 };
 }
 
 export function toSessionAndUser(row: Joined | undefined): SessionAndUser | undefined {
