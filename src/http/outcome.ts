@@ -1,35 +1,36 @@
-// Answers shared by the browser routes: the outcome of an authorization step, and the refused form.
-import type { FastifyReply } from 'fastify';
+// Answers shared by the browser routes: the outcome of an authorization step, and error pages.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthorizeOutcome } from '../oauth/authorize/index.ts';
 import { errorPage } from '../ui/pages.ts';
+import { formValue } from './forms.ts';
 import { sendHtml } from './plugins/html.ts';
 
 /** Sends the outcome of an authorization step; `status` is 302 after GET and 303 after POST. */
 export function sendOutcome(reply: FastifyReply, outcome: AuthorizeOutcome, status: 302 | 303): FastifyReply {
-  switch (outcome.kind) {
-    case 'error-page':
-      return sendHtml(
-        reply.code(400),
-        errorPage({ title: 'Invalid authorization request', error: outcome.error, description: outcome.description }),
-      );
-    case 'redirect':
-      return reply.code(status).header('cache-control', 'no-store').redirect(outcome.location, status);
-    case 'login':
-    case 'consent':
-      return reply
-        .code(status)
-        .header('cache-control', 'no-store')
-        .redirect(`/${outcome.kind}?interaction=${encodeURIComponent(outcome.interaction)}`, status);
-  }
+  if (outcome.kind === 'error-page') return sendError(reply, 'Invalid authorization request', outcome);
+  const location =
+    outcome.kind === 'redirect'
+      ? outcome.location
+      : `/${outcome.kind}?interaction=${encodeURIComponent(outcome.interaction)}`;
+  return reply.code(status).header('cache-control', 'no-store').redirect(location, status);
+}
+
+/** An error page: `invalid_request` unless said otherwise, 400 unless said otherwise. */
+export function sendError(
+  reply: FastifyReply,
+  title: string,
+  { error = 'invalid_request', description }: { error?: string; description: string },
+  status = 400,
+): FastifyReply {
+  return sendHtml(reply.code(status), errorPage({ title, error, description }));
 }
 
 export function csrfFailedPage(reply: FastifyReply): FastifyReply {
-  return sendHtml(
-    reply.code(403),
-    errorPage({
-      title: 'The form could not be verified',
-      error: 'invalid_request',
-      description: 'The form was not submitted from this site or has expired. Go back and try again.',
-    }),
-  );
+  const description = 'The form was not submitted from this site or has expired. Go back and try again.';
+  return sendError(reply, 'The form could not be verified', { description }, 403);
+}
+
+/** The username and password of a sign-in form. */
+export function credentials(request: FastifyRequest): [string, string] {
+  return [formValue(request, 'username') ?? '', formValue(request, 'password') ?? ''];
 }

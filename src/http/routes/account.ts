@@ -7,7 +7,7 @@ import { accountPage, type AccountGrant, LOGIN_FAILED, loginPage } from '../../u
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
 import { formValue, queryValue } from '../forms.ts';
-import { csrfFailedPage } from '../outcome.ts';
+import { credentials, csrfFailedPage } from '../outcome.ts';
 
 export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.get('/account', { config: { html: true } }, async (request, reply) => {
@@ -19,15 +19,11 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     for (const grant of await ctx.store.listActiveGrants(user.id, now)) {
       let entry = byClient.get(grant.client_id);
       if (!entry) {
-        entry = {
-          clientId: grant.client_id,
-          clientName: grant.client_name,
-          scopes: [],
-          since: '',
-          scopeSet: new Set(),
-          createdAt: grant.created_at,
-        };
-        byClient.set(grant.client_id, entry);
+        const { client_id: clientId, client_name: clientName, created_at: createdAt } = grant;
+        byClient.set(
+          clientId,
+          (entry = { clientId, clientName, scopes: [], since: '', scopeSet: new Set(), createdAt }),
+        );
       }
       for (const scope of grant.scope.split(' ')) entry.scopeSet.add(scope);
       entry.createdAt = Math.min(entry.createdAt, grant.created_at);
@@ -38,10 +34,8 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
       since: new Date(entry.createdAt * 1000).toISOString().slice(0, 10),
       scopes: [...entry.scopeSet].map((name) => ({ name, description: ctx.config.scopes.get(name) ?? name })),
     }));
-    return sendHtml(
-      reply,
-      accountPage({ username: user.username, csrfToken: ctx.browser.csrfToken(request, reply), applications }),
-    );
+    const csrfToken = ctx.browser.csrfToken(request, reply);
+    return sendHtml(reply, accountPage({ username: user.username, csrfToken, applications }));
   });
 
   app.post('/account/withdraw', { config: { html: true } }, async (request, reply) => {
@@ -57,26 +51,15 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     return reply.redirect('/account', 303);
   });
 
-  app.get('/account/login', { config: { html: true } }, async (request, reply) =>
-    sendHtml(
-      reply,
-      loginPage({
-        interaction: '',
-        csrfToken: ctx.browser.csrfToken(request, reply),
-        clientName: 'your account',
-        action: '/account/login',
-        ...(queryValue(request, 'error') === 'login_failed' ? { error: LOGIN_FAILED } : {}),
-      }),
-    ),
-  );
+  app.get('/account/login', { config: { html: true } }, async (request, reply) => {
+    const failed = queryValue(request, 'error') === 'login_failed' ? { error: LOGIN_FAILED } : {};
+    const page = { interaction: '', clientName: 'your account', action: '/account/login', ...failed };
+    return sendHtml(reply, loginPage({ ...page, csrfToken: ctx.browser.csrfToken(request, reply) }));
+  });
 
   app.post('/account/login', { config: { html: true } }, async (request, reply) => {
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const user = await authenticateUser(
-      ctx.store,
-      formValue(request, 'username') ?? '',
-      formValue(request, 'password') ?? '',
-    );
+    const user = await authenticateUser(ctx.store, ...credentials(request));
     if (!user) return reply.redirect('/account/login?error=login_failed', 303);
     await ctx.browser.startSession(request, reply, user.id, ctx.now());
     return reply.redirect('/account', 303);

@@ -4,29 +4,23 @@ import { completeConsent, continueAuthorization, scopesNeedingConsent } from '..
 import { sessionUser } from '../../oauth/session.ts';
 import type { Interaction } from '../../oauth/interaction.ts';
 import { authenticateUser } from '../../oauth/login.ts';
-import { consentPage, errorPage, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
+import { consentPage, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
 import { formValue, queryValue } from '../forms.ts';
-import { csrfFailedPage, sendOutcome } from '../outcome.ts';
+import { credentials, csrfFailedPage, sendError, sendOutcome } from '../outcome.ts';
+
+type Opened = { interaction: Interaction; clientName: string };
 
 export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, codes: ctx.codes };
 
-  function expired(reply: FastifyReply): FastifyReply {
-    return sendHtml(
-      reply.code(400),
-      errorPage({
-        title: 'This sign-in request has expired',
-        error: 'invalid_request',
-        description: 'Go back to the application and start again.',
-      }),
-    );
-  }
+  const expired = (reply: FastifyReply) =>
+    sendError(reply, 'This sign-in request has expired', {
+      description: 'Go back to the application and start again.',
+    });
 
-  async function openInteraction(
-    sealed: string | undefined,
-  ): Promise<{ interaction: Interaction; clientName: string } | undefined> {
+  async function openInteraction(sealed: string | undefined): Promise<Opened | undefined> {
     const interaction = sealed ? ctx.sealer.open(sealed, ctx.now()) : undefined;
     if (!interaction) return undefined;
     const client = await ctx.store.getClient(interaction.request.clientId);
@@ -37,16 +31,9 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const sealed = queryValue(request, 'interaction');
     const opened = await openInteraction(sealed);
     if (!opened || !sealed) return expired(reply);
-    const failed = queryValue(request, 'error') === 'login_failed';
-    return sendHtml(
-      reply,
-      loginPage({
-        interaction: sealed,
-        csrfToken: ctx.browser.csrfToken(request, reply),
-        clientName: opened.clientName,
-        ...(failed ? { error: LOGIN_FAILED } : {}),
-      }),
-    );
+    const failed = queryValue(request, 'error') === 'login_failed' ? { error: LOGIN_FAILED } : {};
+    const csrfToken = ctx.browser.csrfToken(request, reply);
+    return sendHtml(reply, loginPage({ interaction: sealed, csrfToken, clientName: opened.clientName, ...failed }));
   });
 
   app.post('/login', { config: { html: true } }, async (request, reply) => {
@@ -54,11 +41,7 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const opened = await openInteraction(sealed);
     if (!opened || !sealed) return expired(reply);
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const user = await authenticateUser(
-      ctx.store,
-      formValue(request, 'username') ?? '',
-      formValue(request, 'password') ?? '',
-    );
+    const user = await authenticateUser(ctx.store, ...credentials(request));
     if (!user) {
       request.log.info({ event: 'login_failed' }, 'login failed');
       return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}&error=login_failed`, 303);
@@ -82,20 +65,11 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     if (!session || !user || user.disabled || session.authTime < opened.interaction.minAuthTime) {
       return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}`, 302);
     }
-    const scopes = await scopesNeedingConsent(ctx.store, session, opened.interaction.request);
-    return sendHtml(
-      reply,
-      consentPage({
-        interaction: sealed,
-        csrfToken: ctx.browser.csrfToken(request, reply),
-        clientName: opened.clientName,
-        username: user.username,
-        scopes: (scopes.length > 0 ? scopes : opened.interaction.request.scopes).map((name) => ({
-          name,
-          description: ctx.config.scopes.get(name) ?? name,
-        })),
-      }),
-    );
+    const missing = await scopesNeedingConsent(ctx.store, session, opened.interaction.request);
+    const asked = missing.length > 0 ? missing : opened.interaction.request.scopes;
+    const scopes = asked.map((name) => ({ name, description: ctx.config.scopes.get(name) ?? name }));
+    const page = { interaction: sealed, clientName: opened.clientName, username: user.username, scopes };
+    return sendHtml(reply, consentPage({ ...page, csrfToken: ctx.browser.csrfToken(request, reply) }));
   });
 
   app.post('/consent', { config: { html: true } }, async (request, reply) => {
@@ -111,15 +85,9 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     }
     const decision = formValue(request, 'decision');
     if (decision !== 'allow' && decision !== 'deny') {
-      return sendHtml(
-        reply.code(400),
-        errorPage({ title: 'Invalid answer', error: 'invalid_request', description: 'decision must be allow or deny' }),
-      );
+      return sendError(reply, 'Invalid answer', { description: 'decision must be allow or deny' });
     }
-    return sendOutcome(
-      reply,
-      await completeConsent(deps, opened.interaction, session, user, decision === 'allow', now),
-      303,
-    );
+    const outcome = await completeConsent(deps, opened.interaction, session, user, decision === 'allow', now);
+    return sendOutcome(reply, outcome, 303);
   });
 }

@@ -5,11 +5,11 @@ import { OAuthError } from '../../errors/index.ts';
 import { sessionUser } from '../../oauth/session.ts';
 import { paramsFrom } from '../../oauth/params.ts';
 import { afterLogout, LogoutSealer, validateLogout } from '../../oidc/logout.ts';
-import { errorPage, logoutConfirmPage, signedOutPage } from '../../ui/pages.ts';
+import { logoutConfirmPage, signedOutPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
 import { formValue } from '../forms.ts';
-import { csrfFailedPage } from '../outcome.ts';
+import { csrfFailedPage, sendError } from '../outcome.ts';
 
 export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: string): void {
   const sealer = new LogoutSealer(secret);
@@ -21,10 +21,7 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: st
       logout = await validateLogout(ctx, paramsFrom(params), now);
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
-      return sendHtml(
-        reply.code(400),
-        errorPage({ title: 'Invalid sign-out request', error: err.error, description: err.message }),
-      );
+      return sendError(reply, 'Invalid sign-out request', { error: err.error, description: err.message });
     }
     const session = await ctx.browser.session(request, now);
     const user = await sessionUser(ctx.store, session);
@@ -32,15 +29,8 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: st
       // Nobody to sign out: go where the client asked (§3) or show the signed-out page.
       return reply.header('cache-control', 'no-store').redirect(afterLogout(logout), 303);
     }
-    return sendHtml(
-      reply,
-      logoutConfirmPage({
-        logout: sealer.seal(logout),
-        csrfToken: ctx.browser.csrfToken(request, reply),
-        clientName: logout.clientName,
-        username: user.username,
-      }),
-    );
+    const page = { logout: sealer.seal(logout), clientName: logout.clientName, username: user.username };
+    return sendHtml(reply, logoutConfirmPage({ ...page, csrfToken: ctx.browser.csrfToken(request, reply) }));
   }
 
   app.get('/oauth2/logout', { config: { html: true } }, async (request, reply) => {
@@ -54,14 +44,7 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: st
   app.post('/logout', { config: { html: true } }, async (request, reply) => {
     const logout = sealer.open(formValue(request, 'logout') ?? '', ctx.now());
     if (!logout) {
-      return sendHtml(
-        reply.code(400),
-        errorPage({
-          title: 'This sign-out request has expired',
-          error: 'invalid_request',
-          description: 'Go back and start again.',
-        }),
-      );
+      return sendError(reply, 'This sign-out request has expired', { description: 'Go back and start again.' });
     }
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     await ctx.browser.endSession(request, reply);
