@@ -25,6 +25,8 @@ export const USAGE = `Usage: tessera <command> [options]
 
 Configuration comes from the environment: DATABASE_URL, TESSERA_SECRET, TESSERA_DATA_DIR, …`;
 
+const COMMANDS = { clients: clientsCommand, users: usersCommand, grants: grantsCommand, keys: keysCommand };
+
 /** Runs one command; returns the exit code (0 ok, 1 failure, 2 wrong arguments). */
 export async function run(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
@@ -34,45 +36,25 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
   try {
     const config = loadConfig(io.env);
-    switch (command) {
-      case 'clients':
-        return await withStore(config, (store) => clientsCommand(store, config, rest, io));
-      case 'users':
-        return await withStore(config, (store) => usersCommand(store, config, rest, io));
-      case 'grants':
-        return await withStore(config, (store) => grantsCommand(store, config, rest, io));
-      case 'keys':
-        return await withStore(config, (store) => keysCommand(store, config, rest, io));
-      case 'migrate': {
-        if (rest.length > 0) throw new UsageError(`migrate takes no arguments`);
-        return await withStore(
-          config,
-          async () => 0,
-          (applied) => {
-            io.out(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
-          },
-        );
-      }
-      case 'serve': {
-        if (rest.length > 0) throw new UsageError(`serve takes no arguments`);
-        const { start } = await import('../main.ts');
-        await start(io.env);
-        return 0;
-      }
-      default:
-        throw new UsageError(`unknown command "${command}"`);
+    const handler = COMMANDS[command as keyof typeof COMMANDS];
+    if (handler) return await withStore(config, (store) => handler(store, config, rest, io));
+    if (command !== 'migrate' && command !== 'serve') throw new UsageError(`unknown command "${command}"`);
+    if (rest.length > 0) throw new UsageError(`${command} takes no arguments`);
+    if (command === 'serve') {
+      const { start } = await import('../main.ts');
+      await start(io.env);
+      return 0;
     }
+    const migrated = (applied: string[]) =>
+      io.out(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
+    return await withStore(config, async () => 0, migrated);
   } catch (err) {
     if (err instanceof NotFound) {
       io.err(`tessera: ${err.message}`);
       return 1;
     }
-    const code = (err as { code?: unknown }).code;
-    if (
-      err instanceof UsageError ||
-      err instanceof ConfigError ||
-      (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))
-    ) {
+    const code = String((err as { code?: unknown }).code);
+    if (err instanceof UsageError || err instanceof ConfigError || code.startsWith('ERR_PARSE_ARGS')) {
       io.err(`tessera: ${(err as Error).message}`);
       io.err('Run "tessera --help" for usage.');
       return 2;

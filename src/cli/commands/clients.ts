@@ -1,6 +1,7 @@
 // `tessera clients …`: register, list, show, delete clients and rotate their secrets.
 import type { Config } from '../../config/index.ts';
 import type { Client, ClientStore } from '../../store/store.ts';
+import { splitScope } from '../../store/rows.ts';
 import { createClient, rotateClientSecret, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';
 
@@ -19,8 +20,8 @@ function describe(client: Client): Record<string, unknown> {
   };
 }
 
-function printClient(io: Io, client: Client): void {
-  for (const [key, value] of Object.entries(describe(client))) {
+function printClient(io: Io, described: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(described)) {
     io.out(`${key.padEnd(30)} ${Array.isArray(value) ? value.join(' ') : String(value)}`);
   }
 }
@@ -50,25 +51,16 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         name: requireOption(values.name, '--name'),
         redirectUris: values['redirect-uri'] ?? [],
         postLogoutRedirectUris: values['post-logout-redirect-uri'] ?? [],
-        scopes: requireOption(values.scope, '--scope')
-          .split(' ')
-          .filter((s) => s !== ''),
+        scopes: splitScope(requireOption(values.scope, '--scope')),
         public: values.public ?? false,
         firstParty: values['first-party'] ?? false,
         ...(authMethod ? { authMethod } : {}),
         ...(alg ? { alg } : {}),
       });
-      if (values.json) {
-        io.out(
-          JSON.stringify({ ...describe(client), ...(clientSecret ? { client_secret: clientSecret } : {}) }, null, 2),
-        );
-      } else {
-        printClient(io, client);
-        if (clientSecret)
-          io.out(
-            `${'client_secret'.padEnd(30)} ${clientSecret}\n\nStore the client secret now: it is shown only once.`,
-          );
-      }
+      const secret = clientSecret ? { client_secret: clientSecret } : {};
+      if (values.json) io.out(JSON.stringify({ ...describe(client), ...secret }, null, 2));
+      else printClient(io, { ...describe(client), ...secret });
+      if (clientSecret && !values.json) io.out('\nStore the client secret now: it is shown only once.');
       return 0;
     }
     case 'list': {
@@ -85,7 +77,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
       const client = await store.getClient(id);
       if (!client) throw new NotFound(`no client ${id}`);
       if (values.json) io.out(JSON.stringify(describe(client), null, 2));
-      else printClient(io, client);
+      else printClient(io, describe(client));
       return 0;
     }
     case 'delete': {

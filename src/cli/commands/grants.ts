@@ -4,12 +4,9 @@ import type { ClientStore, GrantStore, UserStore } from '../../store/store.ts';
 import { UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption } from './common.ts';
 
-export async function grantsCommand(
-  store: ClientStore & UserStore & GrantStore,
-  _config: Config,
-  args: string[],
-  io: Io,
-): Promise<number> {
+type Stores = ClientStore & UserStore & GrantStore;
+
+export async function grantsCommand(store: Stores, _config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
   switch (sub) {
@@ -19,20 +16,15 @@ export async function grantsCommand(
       const user = await store.getUserByUsername(username);
       if (!user) throw new NotFound(`no user ${username}`);
       const grants = await store.listActiveGrants(user.id, now);
+      const describe = ({ id, client_id, client_name, scope, created_at }: (typeof grants)[number]) => ({
+        grant_id: id,
+        client_id,
+        client_name,
+        scope,
+        created_at: formatTime(created_at),
+      });
       if (values.json) {
-        io.out(
-          JSON.stringify(
-            grants.map((g) => ({
-              grant_id: g.id,
-              client_id: g.client_id,
-              client_name: g.client_name,
-              scope: g.scope,
-              created_at: formatTime(g.created_at),
-            })),
-            null,
-            2,
-          ),
-        );
+        io.out(JSON.stringify(grants.map(describe), null, 2));
       } else if (grants.length === 0) {
         io.out(`${username} has granted no application access`);
       } else {

@@ -5,15 +5,15 @@ import { hashPassword } from '../../tokens/passwords.ts';
 import { createUser, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, readPassword, requireOption, requirePositional } from './common.ts';
 
-function describe(user: User): Record<string, unknown> {
+function describe({ id, username, email, name, disabled, passwordHash, createdAt }: User): Record<string, unknown> {
   return {
-    id: user.id,
-    username: user.username,
-    email: user.email,
-    name: user.name,
-    disabled: user.disabled,
-    has_password: user.passwordHash !== null,
-    created_at: formatTime(user.createdAt),
+    id,
+    username,
+    email,
+    name,
+    disabled,
+    has_password: passwordHash !== null,
+    created_at: formatTime(createdAt),
   };
 }
 
@@ -37,17 +37,11 @@ export async function usersCommand(store: UserStore, config: Config, args: strin
         'password-stdin': { type: 'boolean' },
       });
       const passwordHash = values['password-stdin'] ? await hashPassword(await readPassword(io)) : null;
-      const user = await createUser(store, config, {
-        username: requireOption(values.username, '--username'),
-        email: requireOption(values.email, '--email'),
-        name: values.name,
-        givenName: values['given-name'],
-        familyName: values['family-name'],
-        passwordHash,
-      });
+      const [username, email] = [requireOption(values.username, '--username'), requireOption(values.email, '--email')];
+      const names = { name: values.name, givenName: values['given-name'], familyName: values['family-name'] };
+      const user = await createUser(store, config, { username, email, ...names, passwordHash });
       io.out(`created user ${user.username} (${user.id})`);
-      if (!passwordHash)
-        io.out('The user has no password and cannot sign in until one is set with "users set-password".');
+      if (!passwordHash) io.out('The user has no password and cannot sign in until "users set-password" sets one.');
       return 0;
     }
     case 'list': {
