@@ -39,15 +39,9 @@ async function generateKey(alg: SigningAlg, secret: string, now: number): Promis
   const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
-  const privateJwk = await exportJWK(privateKey);
-  return {
-    kid,
-    alg,
-    public_jwk: JSON.stringify({ ...publicJwk, kid, alg, use: 'sig' }),
-    private_jwk_enc: sealPrivateJwk(privateJwk, secret),
-    created_at: now,
-    status: 'active',
-  };
+  const private_jwk_enc = sealPrivateJwk(await exportJWK(privateKey), secret);
+  const public_jwk = JSON.stringify({ ...publicJwk, kid, alg, use: 'sig' });
+  return { kid, alg, public_jwk, private_jwk_enc, created_at: now, status: 'active' };
 }
 
 export class KeyStore {
