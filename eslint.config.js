@@ -23,6 +23,12 @@ export default tseslint.config(
     },
     rules: { '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }] },
   },
+  // The Node.js check runs before any module loader Tessera needs: plain CommonJS.
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   // Prettier owns the layout of code; comments and long strings are ours to keep within its width.
   { files: ['src/**/*.ts'], rules: { 'max-len': ['error', { code: 120, ignoreUrls: true }] } },
 );

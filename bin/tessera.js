@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // The installed `tessera` command: runs the TypeScript CLI on this Node.js (24+, type stripping).
+// The version check comes first, before anything else is loaded.
+import './check-node.cjs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
