@@ -53,7 +53,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(cookie);
   registerErrorHandling(app);
-  registerMetrics(app);
+  registerMetrics(app, deps.store);
 
   const ctx: RouteContext = {
     config: deps.config,

@@ -38,7 +38,8 @@ export async function openStore(
   if (file !== undefined) {
     // Opening fails here, not on the first request, when the file cannot be opened.
     const reader = openSqlite(file);
-    const writer = options.thread === 'worker' ? new WriterThread(file) : new SqliteWriter(openSqlite(file));
+    const writer =
+      options.thread === 'worker' ? new WriterThread(file) : new SqliteWriter(openSqlite(file), () => openSqlite(file));
     return new SqliteStore(reader, writer);
   }
   if (isPostgres(databaseUrl)) return new PostgresStore(databaseUrl, options.pgPreparedStatements ?? true);

@@ -168,6 +168,17 @@ export interface PurgeInput {
   accessTokenTtl: number;
 }
 
+export interface DatabaseStats {
+  /** Connections open (PostgreSQL's pool; SQLite's reader and writer). */
+  open: number;
+  /** Connections running a statement (on SQLite: the writer, while writes are queued). */
+  inUse: number;
+  /** Callers waiting for a connection (on SQLite: writes queued for the writer). */
+  waiting: number;
+  /** Database faults since start (./faults.ts): lost connections, an unreachable server, a full disk. */
+  faults: number;
+}
+
 export interface Store extends ClientStore, UserStore, SessionStore, GrantStore, RevocationStore, SigningKeyStore {
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
@@ -177,5 +188,7 @@ export interface Store extends ClientStore, UserStore, SessionStore, GrantStore,
   clearCaches(): void;
   /** Readiness probe: a trivial query. */
   ping(): Promise<void>;
+  /** The connections and faults, for the metrics. */
+  stats(): DatabaseStats;
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@
 // RFC 6750 §3 WWW-Authenticate for bearer-token routes, an HTML page for the browser routes.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../../errors/index.ts';
+import { DatabaseUnavailable } from '../../store/faults.ts';
 import { errorPage } from '../../ui/pages.ts';
 import { sendHtml } from './html.ts';
 
@@ -18,8 +19,21 @@ function quoted(value: string): string {
   return value.replace(/["\\]/g, '');
 }
 
+/** Seconds a client is asked to wait when the database is unavailable (RFC 9110 §10.2.3). */
+const RETRY_AFTER = 5;
+
 function toOAuthError(err: FastifyError | Error): OAuthError {
   if (err instanceof OAuthError) return err;
+  if (err instanceof DatabaseUnavailable) {
+    // A fault of the database, not of the request (RFC 6749 §4.1.2.1's temporarily_unavailable,
+    // with 503 everywhere): the client may send the same request again.
+    return new OAuthError(
+      'temporarily_unavailable',
+      'the service is temporarily unavailable; try again shortly',
+      503,
+      err.message,
+    );
+  }
   const status = (err as FastifyError).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // Fastify's own client errors: unsupported media type, body too large, malformed body.
@@ -30,7 +44,10 @@ function toOAuthError(err: FastifyError | Error): OAuthError {
 
 export function errorHandler(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
   const oauthError = toOAuthError(err);
-  if (oauthError.status >= 500) request.log.error({ err }, 'request failed');
+  if (oauthError.status === 503) {
+    reply.header('retry-after', String(RETRY_AFTER));
+    request.log.warn({ error: oauthError.error, detail: oauthError.detail }, 'request failed: database unavailable');
+  } else if (oauthError.status >= 500) request.log.error({ err }, 'request failed');
   else {
     const { error, message: description, detail } = oauthError;
     request.log.info({ error, description, ...(detail ? { detail } : {}) }, 'request rejected');
@@ -44,7 +61,7 @@ export function errorHandler(err: FastifyError | Error, request: FastifyRequest,
     return;
   }
   reply.code(oauthError.status).header('cache-control', 'no-store').header('pragma', 'no-cache');
-  if (request.routeOptions.config?.bearer) {
+  if (request.routeOptions.config?.bearer && oauthError.status < 500) {
     reply.header(
       'www-authenticate',
       `Bearer realm="tessera", error="${oauthError.error}", error_description="${quoted(oauthError.message)}"`,

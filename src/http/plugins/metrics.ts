@@ -1,8 +1,10 @@
-// GET /metrics: Prometheus exposition of request counts and latencies per route, plus process metrics.
+// GET /metrics: Prometheus exposition of request counts and latencies per route, the database's
+// connections and faults, plus process metrics.
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Store } from '../../store/store.ts';
 
-export function registerMetrics(app: FastifyInstance): Registry {
+export function registerMetrics(app: FastifyInstance, store: Pick<Store, 'stats'>): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tessera_' });
   const requests = new Counter({
@@ -17,6 +19,29 @@ export function registerMetrics(app: FastifyInstance): Registry {
     labelNames: ['route'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
+  });
+  new Gauge({
+    name: 'tessera_database_connections',
+    help: 'Database connections: open, in use, and callers waiting for one',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const { open, inUse, waiting } = store.stats();
+      this.set({ state: 'open' }, open);
+      this.set({ state: 'in_use' }, inUse);
+      this.set({ state: 'waiting' }, waiting);
+    },
+  });
+  let faultsSeen = 0;
+  new Counter({
+    name: 'tessera_database_faults_total',
+    help: 'Database faults: connections lost, server unreachable, disk full, file read-only',
+    registers: [registry],
+    collect() {
+      const { faults } = store.stats();
+      this.inc(faults - faultsSeen);
+      faultsSeen = faults;
+    },
   });
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the raw URL: queries carry codes and states.

@@ -1,13 +1,19 @@
-// Kysely's PostgresDialect over a pg pool whose int8 columns (epoch seconds) parse as numbers.
+// Kysely's PostgresDialect over a pg pool whose int8 columns (epoch seconds) parse as numbers, and
+// whose faults (a restart, a failover, a server out of reach) become DatabaseUnavailable, never an
+// exit: the pool opens new connections on the next requests once the server is back.
 import { PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { FaultCounter } from '../faults.ts';
+import { isPostgresFault } from './faults.ts';
 
 const INT8_OID = 20;
 
-export function postgresPool(connectionString: string): pg.Pool {
-  return new pg.Pool({
+export function postgresPool(connectionString: string, faults: FaultCounter): pg.Pool {
+  const pool = new pg.Pool({
     connectionString,
     max: 10,
+    // Unreachable (a dropped network, not a refused connection): a request fails after 5 s, not never.
+    connectionTimeoutMillis: 5_000,
     types: {
       getTypeParser: ((oid: number, format?: string) =>
         oid === INT8_OID
@@ -15,12 +21,28 @@ export function postgresPool(connectionString: string): pg.Pool {
           : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   });
+  // A connection the server ends ("terminating connection due to administrator command") emits
+  // 'error', idle in the pool or checked out between two queries; unheard, that event ends the
+  // process. The pool drops such a connection; the query that was running on it fails on its own.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => void faults.count++));
+  return pool;
 }
 
-export function postgresDialect(pool: pg.Pool, namedStatements = true): PostgresDialect {
-  if (!namedStatements) return new PostgresDialect({ pool });
+export function postgresDialect(pool: pg.Pool, faults: FaultCounter, namedStatements = true): PostgresDialect {
   return new PostgresDialect({
-    pool: { connect: async () => prepareStatements(await pool.connect()), end: () => pool.end() },
+    pool: {
+      connect: async () => {
+        let client: pg.PoolClient;
+        try {
+          client = await pool.connect();
+        } catch (error) {
+          throw faults.translate(error, isPostgresFault);
+        }
+        return prepareStatements(client, faults, namedStatements);
+      },
+      end: () => pool.end(),
+    },
   });
 }
 
@@ -44,12 +66,17 @@ function nameFor(text: string): string | undefined {
   return name;
 }
 
-export function prepareStatements(client: pg.PoolClient): pg.PoolClient {
+/** Names the client's statements (unless `namedStatements` is false) and turns its faults into DatabaseUnavailable. */
+export function prepareStatements(
+  client: pg.PoolClient,
+  faults = new FaultCounter(),
+  namedStatements = true,
+): pg.PoolClient {
   if (clients.has(client)) return client;
-  const state = { named: true };
+  const state = { named: namedStatements };
   clients.set(client, state);
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-  client.query = ((first: unknown, ...rest: unknown[]) => {
+  const send = (first: unknown, rest: unknown[]) => {
     const name =
       state.named && typeof first === 'string' && Array.isArray(rest[0]) && rest.length === 1
         ? nameFor(first)
@@ -60,6 +87,14 @@ export function prepareStatements(client: pg.PoolClient): pg.PoolClient {
       if (code !== '0A000' || !message?.includes('cached plan')) throw error;
       state.named = false;
       return query(first, rest[0]);
+    });
+  };
+  client.query = ((first: unknown, ...rest: unknown[]) => {
+    const result = send(first, rest);
+    // A submittable (a cursor) is returned as it is; a query's promise, with its faults translated.
+    if (!(result instanceof Promise)) return result;
+    return result.catch((error: unknown) => {
+      throw faults.translate(error, isPostgresFault);
     });
   }) as typeof client.query;
   return client;

@@ -1,9 +1,11 @@
 // The Store on PostgreSQL: Kysely and named statements for everything (./connection.ts), and the two
 // hot writes batched, concurrent calls sharing one statement and its commit (./batches.ts).
 import { Kysely } from 'kysely';
+import type pg from 'pg';
+import { FaultCounter } from '../faults.ts';
 import { GRANT_COLUMNS, toTokenFamily } from '../rows.ts';
 import { Repository } from '../repository.ts';
-import type { Rotation, RotationOutcome, Store, TokenFamily } from '../store.ts';
+import type { DatabaseStats, Rotation, RotationOutcome, Store, TokenFamily } from '../store.ts';
 import type { Database, GrantRow } from '../types.ts';
 import { StatementBatches } from './batches.ts';
 import { postgresDialect, postgresPool } from './connection.ts';
@@ -12,10 +14,14 @@ import { REDEEM_AUTHORIZATION_CODES, ROTATE_TOKEN_FAMILIES } from './statements.
 export class PostgresStore extends Repository implements Store {
   readonly #redemptions: StatementBatches<GrantRow, true>;
   readonly #rotations: StatementBatches<Rotation, TokenFamily>;
+  readonly #pool: pg.Pool;
+  readonly #faults: FaultCounter;
 
   /** `namedStatements` (default true) names each statement, so a connection plans it once. */
   constructor(databaseUrl: string, namedStatements = true) {
-    const db = new Kysely<Database>({ dialect: postgresDialect(postgresPool(databaseUrl), namedStatements) });
+    const faults = new FaultCounter();
+    const pool = postgresPool(databaseUrl, faults);
+    const db = new Kysely<Database>({ dialect: postgresDialect(pool, faults, namedStatements) });
     super(
       db,
       (n) => `$${n}`,
@@ -28,6 +34,8 @@ export class PostgresStore extends Repository implements Store {
               return results;
             }),
     );
+    this.#pool = pool;
+    this.#faults = faults;
     this.#redemptions = new StatementBatches({
       key: (grant) => grant.id,
       statement: async (grants) => {
@@ -53,6 +61,16 @@ export class PostgresStore extends Repository implements Store {
         return new Map(rows.map((row) => [row.g_id as string, toTokenFamily(row)!]));
       },
     });
+  }
+
+  stats(): DatabaseStats {
+    const pool = this.#pool;
+    return {
+      open: pool.totalCount,
+      inUse: pool.totalCount - pool.idleCount,
+      waiting: pool.waitingCount,
+      faults: this.#faults.count,
+    };
   }
 
   async redeemAuthorizationCode(input: { grant: GrantRow }): Promise<boolean> {

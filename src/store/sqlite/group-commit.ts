@@ -29,6 +29,11 @@ export class GroupCommit {
     };
   }
 
+  /** Writes waiting for the next transaction. */
+  get queued(): number {
+    return this.#pending.length;
+  }
+
   /** Runs `op` (synchronous statements on the connection) in the next transaction; resolves after its commit. */
   run<T>(op: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -58,7 +63,14 @@ export class GroupCommit {
       }
       control.commit.run();
     } catch (error) {
-      if (this.#sqlite.isTransaction) control.rollback.run();
+      // The commit failed (a full disk, a read-only file) or SQLite rolled the transaction back by
+      // itself: nothing of the batch is stored, every caller hears why, and the next batch starts
+      // afresh. A rollback that fails too must not end the thread.
+      try {
+        if (this.#sqlite.isTransaction) control.rollback.run();
+      } catch {
+        // Nothing more to undo: the transaction is gone with the error.
+      }
       for (const item of batch) item.reject(error);
       return;
     }

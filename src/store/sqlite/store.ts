@@ -5,7 +5,7 @@ import { Kysely, type NoMigrations } from 'kysely';
 import type { DatabaseSync } from 'node:sqlite';
 import { Repository } from '../repository.ts';
 import { GRANT_COLUMNS } from '../rows.ts';
-import type { Rotation, RotationOutcome, Store, TokenFamily } from '../store.ts';
+import type { DatabaseStats, Rotation, RotationOutcome, Store, TokenFamily } from '../store.ts';
 import type { Database, GrantRow } from '../types.ts';
 import { sqliteDialect } from './connection.ts';
 import { SqliteReader } from './reader.ts';
@@ -79,6 +79,11 @@ export class SqliteStore extends Repository implements Store {
     // Lost to a concurrent refresh or revocation: the family as it now stands tells the caller why.
     if (advanced!.numAffectedRows !== 1n) return { rotated: false, family: await this.getTokenFamily(r.grantId) };
     return { rotated: true, family: { grant: next, user: family.user }, value: await value };
+  }
+
+  stats(): DatabaseStats {
+    const { queued, faults } = this.#writer.stats();
+    return { open: 2, inUse: queued > 0 ? 1 : 0, waiting: queued, faults };
   }
 
   override migrate(to?: string | NoMigrations) {

@@ -3,21 +3,25 @@
 // resolves after its commit, so a read that follows it on the event loop's connection sees it. This
 // file is also the worker's entry point.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { DatabaseUnavailable } from '../faults.ts';
 import { openSqlite } from './connection.ts';
 import { SqliteWriter } from './writer.ts';
 
 /** The writer's methods, as the event loop calls them: here or on the worker thread. */
-export type Writer = Pick<SqliteWriter, 'execute' | 'migrate' | 'close'>;
-type Method = keyof Writer;
+export type Writer = Pick<SqliteWriter, 'execute' | 'migrate' | 'close' | 'stats'>;
+type Method = Exclude<keyof Writer, 'stats'>;
 
 type Request = { id: number; method: Method; args: unknown[] };
-type Reply = { id: number; value?: unknown; error?: { name: string; message: string; code?: unknown } };
+/** An error crosses as its fields; `fault` marks a DatabaseUnavailable, sent as the error behind it. */
+type ErrorFields = { name: string; message: string; code?: unknown; errcode?: unknown; fault?: boolean };
+type Reply = { id: number; value?: unknown; error?: ErrorFields };
 
 export class WriterThread implements Writer {
   readonly #worker: Worker;
   readonly #pending = new Map<number, { resolve: (value: never) => void; reject: (error: Error) => void }>();
   #nextId = 0;
   #stopped: Error | undefined;
+  #faults = 0;
 
   constructor(file: string) {
     this.#worker = new Worker(new URL(import.meta.url), { workerData: { tesseraSqliteWriter: file } });
@@ -28,8 +32,11 @@ export class WriterThread implements Writer {
       if (!pending) return;
       this.#pending.delete(reply.id);
       if (this.#pending.size === 0) this.#worker.unref();
-      if (reply.error) pending.reject(Object.assign(new Error(reply.error.message), reply.error));
-      else pending.resolve(reply.value as never);
+      if (!reply.error) return pending.resolve(reply.value as never);
+      const { fault, ...fields } = reply.error;
+      const error = Object.assign(new Error(fields.message), fields);
+      if (fault) this.#faults++;
+      pending.reject(fault ? new DatabaseUnavailable(error) : error);
     });
     const fail = (error: Error) => {
       this.#stopped ??= error;
@@ -50,6 +57,9 @@ export class WriterThread implements Writer {
     });
   }
 
+  stats(): { queued: number; faults: number } {
+    return { queued: this.#pending.size, faults: this.#faults };
+  }
   execute(...args: Parameters<Writer['execute']>) {
     return this.#call<Awaited<ReturnType<Writer['execute']>>>('execute', args);
   }
@@ -64,7 +74,7 @@ export class WriterThread implements Writer {
 
 const file = isMainThread ? undefined : (workerData as { tesseraSqliteWriter?: string } | null)?.tesseraSqliteWriter;
 if (file !== undefined) {
-  const writer = new SqliteWriter(openSqlite(file));
+  const writer = new SqliteWriter(openSqlite(file), () => openSqlite(file));
   const port = parentPort!;
   port.on('message', ({ id, method, args }: Request) => {
     Promise.resolve()
@@ -72,9 +82,13 @@ if (file !== undefined) {
       .then(
         (value) => port.postMessage({ id, value } satisfies Reply),
         (error: unknown) => {
-          const err = error instanceof Error ? error : new Error(String(error));
-          const code = (err as { code?: unknown }).code;
-          port.postMessage({ id, error: { name: err.name, message: err.message, code } } satisfies Reply);
+          const fault = error instanceof DatabaseUnavailable;
+          const err = fault ? error.fault : error instanceof Error ? error : new Error(String(error));
+          const { code, errcode } = err as { code?: unknown; errcode?: unknown };
+          port.postMessage({
+            id,
+            error: { name: err.name, message: err.message, code, errcode, fault },
+          } satisfies Reply);
         },
       );
   });

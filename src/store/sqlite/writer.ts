@@ -4,9 +4,11 @@
 // never stall the event loop; short-lived commands run it in their own thread.
 import { Kysely, type NoMigrations } from 'kysely';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { FaultCounter } from '../faults.ts';
 import { migrate } from '../migrations/index.ts';
 import type { Database } from '../types.ts';
 import { sqliteDialect } from './connection.ts';
+import { isReadOnly, isSqliteFault } from './faults.ts';
 import { GroupCommit } from './group-commit.ts';
 
 /** A statement and its parameters, as Kysely compiles it or as written out by hand (./statements.ts). */
@@ -22,13 +24,31 @@ export interface Result {
 }
 
 export class SqliteWriter {
-  readonly #sqlite: DatabaseSync;
-  readonly #group: GroupCommit;
+  #sqlite: DatabaseSync;
+  #group: GroupCommit;
   readonly #prepared = new Map<string, StatementSync>();
+  readonly #faults = new FaultCounter();
+  readonly #reopen: (() => DatabaseSync) | undefined;
+  #stale = false;
 
-  constructor(sqlite: DatabaseSync) {
+  /**
+   * `reopen` opens the file again: after a write refused because the file was read-only or could not
+   * be opened, the next write uses a new connection, so that fixing the file's permissions is enough.
+   */
+  constructor(sqlite: DatabaseSync, reopen?: () => DatabaseSync) {
     this.#sqlite = sqlite;
     this.#group = new GroupCommit(sqlite);
+    this.#reopen = reopen;
+  }
+
+  #freshConnection(): void {
+    if (!this.#stale || !this.#reopen || this.#group.queued > 0) return;
+    const sqlite = this.#reopen();
+    this.#sqlite.close();
+    this.#prepared.clear();
+    this.#sqlite = sqlite;
+    this.#group = new GroupCommit(sqlite);
+    this.#stale = false;
   }
 
   #statement(sql: string): StatementSync {
@@ -37,16 +57,34 @@ export class SqliteWriter {
     return statement;
   }
 
-  /** Runs the statements together, all or none, in the next group commit; resolves after the commit. */
+  /**
+   * Runs the statements together, all or none, in the next group commit; resolves after the commit.
+   * A full disk or a read-only file rejects with DatabaseUnavailable, and the next write tries again.
+   */
   execute(statements: Statement[]): Promise<Result[]> {
-    return this.#group.run(() =>
-      statements.map(({ sql, parameters }) => {
-        const statement = this.#statement(sql);
-        const values = parameters as SQLInputValue[];
-        if (statement.columns().length > 0) return { rows: statement.all(...values), numAffectedRows: 0n };
-        return { rows: [], numAffectedRows: BigInt(statement.run(...values).changes) };
-      }),
-    );
+    try {
+      this.#freshConnection();
+    } catch (error) {
+      return Promise.reject(this.#faults.translate(error, isSqliteFault));
+    }
+    return this.#group
+      .run(() =>
+        statements.map(({ sql, parameters }) => {
+          const statement = this.#statement(sql);
+          const values = parameters as SQLInputValue[];
+          if (statement.columns().length > 0) return { rows: statement.all(...values), numAffectedRows: 0n };
+          return { rows: [], numAffectedRows: BigInt(statement.run(...values).changes) };
+        }),
+      )
+      .catch((error: unknown) => {
+        if (isReadOnly(error)) this.#stale = true;
+        throw this.#faults.translate(error, isSqliteFault);
+      });
+  }
+
+  /** Writes waiting for the next commit, and the faults seen. */
+  stats(): { queued: number; faults: number } {
+    return { queued: this.#group.queued, faults: this.#faults.count };
   }
 
   /** Before any other write: migrations run outside the group commit. */
