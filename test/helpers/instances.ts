@@ -1,0 +1,184 @@
+// Several Tessera instances over one database, as production runs them: real processes started as
+// `npm start` starts them (package.json's start script), one issuer, one TESSERA_SECRET, and a
+// round-robin balancer in front, so that every step of a browser flow may land on another instance.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient, createUser } from '../../src/cli/operations.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { openStore } from '../../src/store/index.ts';
+import { KeyStore } from '../../src/tokens/keystore.ts';
+import { hashPassword } from '../../src/tokens/passwords.ts';
+import { ALL_SCOPES, freePort, PASSWORD, type TestClient } from './server.ts';
+
+const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(' ')
+  .slice(1);
+
+export interface Instance {
+  /** Where this instance listens (the issuer is the balancer's address). */
+  url: string;
+  child: ChildProcess;
+  /** What it printed. */
+  output(): string;
+  exited(): boolean;
+  stop(): Promise<void>;
+}
+
+export async function startInstance(env: Record<string, string>): Promise<Instance> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, START_ARGS, {
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'test',
+      TESSERA_DEMO: 'false',
+      LOG_LEVEL: 'warn',
+      ...env,
+      PORT: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let exited = false;
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  const instance: Instance = {
+    url,
+    child,
+    output: () => output,
+    exited: () => exited,
+    async stop() {
+      if (!exited) child.kill('SIGTERM');
+      await Promise.race([exit, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+    },
+  };
+  const deadline = Date.now() + 30_000;
+  while ((await fetch(`${url}/readyz`).catch(() => undefined))?.status !== 200) {
+    if (exited || Date.now() > deadline) {
+      await instance.stop();
+      throw new Error(`the instance did not start: ${output}`);
+    }
+    await sleep(50);
+  }
+  return instance;
+}
+
+export interface Balancer {
+  url: string;
+  /** Requests sent to each backend. */
+  served: number[];
+  close(): Promise<void>;
+}
+
+/** A round-robin HTTP balancer on 127.0.0.1: each request goes to the next backend. */
+export async function startBalancer(port: number, backends: string[]): Promise<Balancer> {
+  const served = backends.map(() => 0);
+  let next = 0;
+  const server: Server = createServer((req, res) => {
+    const index = next++ % backends.length;
+    served[index]!++;
+    const target = new URL(req.url ?? '/', backends[index]);
+    const upstream = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    served,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface Cluster {
+  issuer: string;
+  secret: string;
+  env: Record<string, string>;
+  user: { username: string; password: string };
+  clients: { confidential: TestClient; public: TestClient };
+  instances: Instance[];
+  balancer: Balancer;
+  stop(): Promise<void>;
+}
+
+/** Seeds the database (schema, keys, a user, two clients), then starts `count` instances and the balancer. */
+export async function startCluster(
+  databaseUrl: string,
+  options: { count?: number; env?: Record<string, string> } = {},
+): Promise<Cluster> {
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const secret = randomBytes(32).toString('base64url');
+  const env = { TESSERA_ISSUER: issuer, DATABASE_URL: databaseUrl, TESSERA_SECRET: secret, ...options.env };
+  const config = loadConfig({ ...env, NODE_ENV: 'test' });
+  const store = await openStore(databaseUrl);
+  let clients: Cluster['clients'];
+  try {
+    await store.migrate();
+    await KeyStore.open(store, secret);
+    await createUser(store, config, {
+      username: 'alice',
+      email: 'alice@example.com',
+      passwordHash: await hashPassword(PASSWORD),
+    });
+    const make = async (name: string, isPublic: boolean): Promise<TestClient> => {
+      const redirectUri = `${issuer}/cb/${name}`;
+      const { client, clientSecret } = await createClient(store, config, {
+        name: `Test ${name}`,
+        redirectUris: [redirectUri],
+        postLogoutRedirectUris: [`${redirectUri}/logged-out`],
+        scopes: ALL_SCOPES,
+        public: isPublic,
+      });
+      return {
+        id: client.clientId,
+        secret: clientSecret,
+        redirectUri,
+        postLogoutRedirectUri: `${redirectUri}/logged-out`,
+      };
+    };
+    clients = { confidential: await make('confidential', false), public: await make('public', true) };
+  } finally {
+    await store.close();
+  }
+  const instances: Instance[] = [];
+  try {
+    for (let i = 0; i < (options.count ?? 2); i++) instances.push(await startInstance(env));
+  } catch (err) {
+    await Promise.all(instances.map((instance) => instance.stop()));
+    throw err;
+  }
+  const balancer = await startBalancer(
+    port,
+    instances.map((instance) => instance.url),
+  );
+  return {
+    issuer,
+    secret,
+    env,
+    user: { username: 'alice', password: PASSWORD },
+    clients,
+    instances,
+    balancer,
+    async stop() {
+      await balancer.close();
+      await Promise.all(instances.map((instance) => instance.stop()));
+    },
+  };
+}
