@@ -23,6 +23,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   const store = await openStore(config.databaseUrl, {
     thread: 'worker',
     pgPreparedStatements: config.pgPreparedStatements,
+    pgPoolSize: config.pgPoolSize,
   });
   await store.migrate();
   const keys = await KeyStore.open(store, secret);

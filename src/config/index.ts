@@ -23,6 +23,11 @@ export const configSchema = z.object({
    * `false` behind a pooler that cannot keep them (PgBouncer in transaction mode before 1.21).
    */
   TESSERA_PG_PREPARED_STATEMENTS: z.enum(['true', 'false']).default('true'),
+  /**
+   * TESSERA_PG_POOL_SIZE: PostgreSQL connections per instance at most. Instances × this must stay
+   * below the server's max_connections (100 by default), with room for the CLI and maintenance.
+   */
+  TESSERA_PG_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   /** TESSERA_DATA_DIR: where development mode keeps its generated secret. */
   TESSERA_DATA_DIR: z.string().min(1).default('./data'),
   /** TESSERA_SECRET: encrypts private signing keys and signs cookies; ≥ 32 characters. */
@@ -66,6 +71,7 @@ export interface Config {
   readonly databaseUrl: string;
   readonly dataDir: string;
   readonly pgPreparedStatements: boolean;
+  readonly pgPoolSize: number;
   /** Undefined until resolved (main.ts generates one under dataDir in development). */
   readonly secret: string | undefined;
   readonly signingAlg: 'RS256' | 'ES256';
@@ -153,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     scopes,
     demo: e.TESSERA_DEMO ? e.TESSERA_DEMO === 'true' : e.NODE_ENV === 'development',
     pgPreparedStatements: e.TESSERA_PG_PREPARED_STATEMENTS === 'true',
+    pgPoolSize: e.TESSERA_PG_POOL_SIZE,
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -24,11 +24,12 @@ const isPostgres = (databaseUrl: string) => /^postgres(ql)?:\/\//.test(databaseU
  * SQLite reads on the calling thread and writes on a connection of its own: on a worker thread with
  * `thread: 'worker'` (what the server uses), else on the calling thread, which suits short-lived
  * commands. `sqlite::memory:` has one connection (a second would see another database).
- * `pgPreparedStatements` (default true) names PostgreSQL statements (./postgres/connection.ts).
+ * `pgPreparedStatements` (default true) names PostgreSQL statements (./postgres/connection.ts);
+ * `pgPoolSize` (default 10) caps PostgreSQL's connections.
  */
 export async function openStore(
   databaseUrl: string,
-  options: { thread?: 'worker' | 'current'; pgPreparedStatements?: boolean } = {},
+  options: { thread?: 'worker' | 'current'; pgPreparedStatements?: boolean; pgPoolSize?: number } = {},
 ): Promise<Store> {
   const file = sqlitePath(databaseUrl);
   if (file === ':memory:') {
@@ -42,7 +43,12 @@ export async function openStore(
       options.thread === 'worker' ? new WriterThread(file) : new SqliteWriter(openSqlite(file), () => openSqlite(file));
     return new SqliteStore(reader, writer);
   }
-  if (isPostgres(databaseUrl)) return new PostgresStore(databaseUrl, options.pgPreparedStatements ?? true);
+  if (isPostgres(databaseUrl)) {
+    return new PostgresStore(databaseUrl, {
+      namedStatements: options.pgPreparedStatements ?? true,
+      poolSize: options.pgPoolSize ?? 10,
+    });
+  }
   throw new Error('DATABASE_URL: expected sqlite:<path> or postgres://…');
 }
 
@@ -50,6 +56,6 @@ export async function openStore(
 export function openDatabase(databaseUrl: string): Kysely<Database> {
   const file = sqlitePath(databaseUrl);
   if (file !== undefined) return new Kysely<Database>({ dialect: sqliteDialect(openSqlite(file)) });
-  if (isPostgres(databaseUrl)) return new PostgresStore(databaseUrl, false).db;
+  if (isPostgres(databaseUrl)) return new PostgresStore(databaseUrl, { namedStatements: false }).db;
   throw new Error('DATABASE_URL: expected sqlite:<path> or postgres://…');
 }

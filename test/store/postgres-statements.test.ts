@@ -82,4 +82,21 @@ describe('PostgreSQL named statements', () => {
       }
     }
   });
+
+  it('the pool holds TESSERA_PG_POOL_SIZE connections at most; callers beyond wait, and the metrics see it', async (t) => {
+    if (!db) return t.skip('no PostgreSQL');
+    const store = await openStore(db.url, { pgPoolSize: 2 });
+    try {
+      const queries = Array.from({ length: 5 }, () => sql`select pg_sleep(0.2)`.execute((store as PostgresStore).db));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const busy = store.stats();
+      assert.equal(busy.open, 2);
+      assert.equal(busy.inUse, 2);
+      assert.equal(busy.waiting, 3);
+      await Promise.all(queries);
+      assert.equal(store.stats().waiting, 0);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -21,7 +21,10 @@ export async function withStore(
   action: (store: Store) => Promise<number>,
   onMigrated?: (applied: string[]) => void,
 ): Promise<number> {
-  const store = await openStore(config.databaseUrl, { pgPreparedStatements: config.pgPreparedStatements });
+  const store = await openStore(config.databaseUrl, {
+    pgPreparedStatements: config.pgPreparedStatements,
+    pgPoolSize: 2,
+  });
   try {
     const applied = await store.migrate();
     onMigrated?.(applied);

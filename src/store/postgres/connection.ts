@@ -8,10 +8,10 @@ import { isPostgresFault } from './faults.ts';
 
 const INT8_OID = 20;
 
-export function postgresPool(connectionString: string, faults: FaultCounter): pg.Pool {
+export function postgresPool(connectionString: string, faults: FaultCounter, max = 10): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
-    max: 10,
+    max,
     // Unreachable (a dropped network, not a refused connection): a request fails after 5 s, not never.
     connectionTimeoutMillis: 5_000,
     types: {

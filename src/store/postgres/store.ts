@@ -17,10 +17,10 @@ export class PostgresStore extends Repository implements Store {
   readonly #pool: pg.Pool;
   readonly #faults: FaultCounter;
 
-  /** `namedStatements` (default true) names each statement, so a connection plans it once. */
-  constructor(databaseUrl: string, namedStatements = true) {
+  /** `namedStatements` (default true) names each statement, so a connection plans it once; `poolSize` (10). */
+  constructor(databaseUrl: string, { namedStatements = true, poolSize = 10 } = {}) {
     const faults = new FaultCounter();
-    const pool = postgresPool(databaseUrl, faults);
+    const pool = postgresPool(databaseUrl, faults, poolSize);
     const db = new Kysely<Database>({ dialect: postgresDialect(pool, faults, namedStatements) });
     super(
       db,
