@@ -46,7 +46,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
             redact: ['req.headers.authorization', 'req.headers.cookie'],
           },
     bodyLimit: 64 * 1024,
-    trustProxy: deps.config.env === 'production',
+    // A number of hops is Fastify's own rule, written out for its types: trust the first n.
+    trustProxy:
+      typeof deps.config.trustProxy === 'number'
+        ? (
+            (hops: number) => (_address: string, hop: number) =>
+              hop < hops
+          )(deps.config.trustProxy)
+        : deps.config.trustProxy,
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, new URLSearchParams(body as string));

@@ -16,6 +16,14 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** HOST: the address to listen on; 127.0.0.1 in development, 0.0.0.0 in production. */
   HOST: z.string().min(1).optional(),
+  /**
+   * TESSERA_TRUST_PROXY: which peers' X-Forwarded-For/-Proto/-Host to believe (the client's address
+   * for logs and throttling, https behind a TLS proxy): `false`, `true` (every peer: only when nothing
+   * but the proxy can reach the instance), a number of proxy hops, or addresses, CIDRs and the presets
+   * `loopback`, `linklocal`, `uniquelocal`, comma-separated. Default: the private ranges in production,
+   * `false` otherwise.
+   */
+  TESSERA_TRUST_PROXY: z.string().min(1).optional(),
   /** DATABASE_URL: `sqlite:<path>` (default, WAL mode) or `postgres://…`. */
   DATABASE_URL: z.string().min(1).default('sqlite:./data/tessera.db'),
   /**
@@ -72,6 +80,8 @@ export interface Config {
   readonly dataDir: string;
   readonly pgPreparedStatements: boolean;
   readonly pgPoolSize: number;
+  /** Fastify's trustProxy. */
+  readonly trustProxy: boolean | number | string[];
   /** Undefined until resolved (main.ts generates one under dataDir in development). */
   readonly secret: string | undefined;
   readonly signingAlg: 'RS256' | 'ES256';
@@ -113,6 +123,23 @@ function parseApiScopes(value: string): Map<string, string> {
     scopes.set(name, description);
   }
   return scopes;
+}
+
+const PRIVATE_RANGES = 'loopback,linklocal,uniquelocal';
+
+function parseTrustProxy(value: string): boolean | number | string[] {
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (!/^(loopback|linklocal|uniquelocal|[0-9a-fA-F.:]+(\/\d{1,3})?)$/.test(entry)) {
+      throw new ConfigError(`TESSERA_TRUST_PROXY: "${entry}" is not an address, a CIDR range or a preset`);
+    }
+  }
+  return entries;
 }
 
 /** Validates `env` and returns the frozen configuration; throws ConfigError with every problem. */
@@ -160,6 +187,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     demo: e.TESSERA_DEMO ? e.TESSERA_DEMO === 'true' : e.NODE_ENV === 'development',
     pgPreparedStatements: e.TESSERA_PG_PREPARED_STATEMENTS === 'true',
     pgPoolSize: e.TESSERA_PG_POOL_SIZE,
+    trustProxy: parseTrustProxy(e.TESSERA_TRUST_PROXY ?? (production ? PRIVATE_RANGES : 'false')),
     logLevel: e.LOG_LEVEL,
   });
 }
