@@ -1,9 +1,11 @@
-// The tessera command: tessera <clients|users|keys|migrate|serve> …
+// The tessera command: tessera <clients|users|grants|keys|events|migrate|serve> …
 // Reads the same environment variables as the server (DATABASE_URL, TESSERA_SECRET, …).
 import { pathToFileURL } from 'node:url';
-import { ConfigError, loadConfig } from '../config/index.ts';
+import { type Config, ConfigError, loadConfig } from '../config/index.ts';
+import type { Store } from '../store/store.ts';
 import { UsageError } from './operations.ts';
 import { clientsCommand } from './commands/clients.ts';
+import { eventsCommand } from './commands/events.ts';
 import { grantsCommand } from './commands/grants.ts';
 import { keysCommand } from './commands/keys.ts';
 import { usersCommand } from './commands/users.ts';
@@ -20,12 +22,19 @@ export const USAGE = `Usage: tessera <command> [options]
   grants list --user USERNAME [--json]
   grants revoke GRANT_ID | revoke --user USERNAME --client CLIENT_ID
   keys list [--json] | rotate [--alg RS256|ES256]
+  events list [--user USERNAME] [--client CLIENT_ID] [--type TYPE] [--since DATE|24h|7d] [--limit N] [--json]
   migrate        apply pending database migrations
   serve          start the server (same as npm start)
 
 Configuration comes from the environment: DATABASE_URL, TESSERA_SECRET, TESSERA_DATA_DIR, …`;
 
-const COMMANDS = { clients: clientsCommand, users: usersCommand, grants: grantsCommand, keys: keysCommand };
+const COMMANDS = {
+  clients: clientsCommand,
+  users: usersCommand,
+  grants: grantsCommand,
+  keys: keysCommand,
+  events: (store: Store, config: Config, args: string[], io: Io) => eventsCommand(store, config, args, io),
+};
 
 /** Runs one command; returns the exit code (0 ok, 1 failure, 2 wrong arguments). */
 export async function run(argv: string[], io: Io): Promise<number> {

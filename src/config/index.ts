@@ -61,6 +61,8 @@ export const configSchema = z.object({
   TESSERA_REFRESH_TOKEN_REUSE_INTERVAL: z.coerce.number().int().min(0).default(0),
   /** TESSERA_HOUSEKEEPING_INTERVAL: seconds between removals of expired sessions, grants and revocation records. */
   TESSERA_HOUSEKEEPING_INTERVAL: seconds(60),
+  /** TESSERA_EVENT_RETENTION: seconds the audit trail's events are kept (90 days), then housekeeping removes them. */
+  TESSERA_EVENT_RETENTION: seconds(7_776_000),
   /** TESSERA_SESSION_TTL: login session lifetime in seconds. */
   TESSERA_SESSION_TTL: seconds(86_400),
   /** TESSERA_API_SCOPES: `name=description;…` API scopes offered besides openid, profile, email. */
@@ -94,6 +96,7 @@ export interface Config {
   readonly refreshTokenReuseInterval: number;
   readonly housekeepingInterval: number;
   readonly sessionTtl: number;
+  readonly eventRetention: number;
   /** Every scope Tessera knows, with its consent-page description. */
   readonly scopes: ReadonlyMap<string, string>;
   readonly demo: boolean;
@@ -183,6 +186,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     refreshTokenReuseInterval: e.TESSERA_REFRESH_TOKEN_REUSE_INTERVAL,
     housekeepingInterval: e.TESSERA_HOUSEKEEPING_INTERVAL,
     sessionTtl: e.TESSERA_SESSION_TTL,
+    eventRetention: e.TESSERA_EVENT_RETENTION,
     scopes,
     demo: e.TESSERA_DEMO ? e.TESSERA_DEMO === 'true' : e.NODE_ENV === 'development',
     pgPreparedStatements: e.TESSERA_PG_PREPARED_STATEMENTS === 'true',

@@ -1,10 +1,12 @@
 // Browser state: the login session cookie and the CSRF cookie (double-submit, HMAC-bound).
 import { createHmac, type KeyObject } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { securityEvent } from '../events/index.ts';
 import type { BrowserSession } from '../oauth/session.ts';
 import type { SessionStore } from '../store/store.ts';
 import { hashToken, randomToken, safeEqual } from '../tokens/opaque.ts';
 import { purposeKey } from '../tokens/sealed.ts';
+import { requesterOf } from './requester.ts';
 
 export const SESSION_COOKIE = 'tessera_session';
 export const CSRF_COOKIE = 'tessera_csrf';
@@ -42,32 +44,39 @@ export class BrowserState {
     };
   }
 
-  /** A fresh session on every login (no fixation); the previous one of this browser ends. */
+  /**
+   * A fresh session on every login (no fixation); the previous one of this browser ends. The sign-in
+   * is recorded with it (`user.signed_in`), for the client it was for when there is one.
+   */
   async startSession(
     request: FastifyRequest,
     reply: FastifyReply,
     userId: string,
     now: number,
+    clientId: string | null = null,
   ): Promise<BrowserSession> {
     const previous = request.cookies[SESSION_COOKIE];
     if (previous) await this.#store.deleteSession(hashToken(previous));
     const value = randomToken();
     const id = hashToken(value);
-    await this.#store.createSession({
-      id,
-      user_id: userId,
-      auth_time: now,
-      created_at: now,
-      expires_at: now + this.#sessionTtl,
-    });
+    const signedIn = securityEvent('user.signed_in', now, { userId, clientId, requester: requesterOf(request) });
+    await this.#store.createSession(
+      { id, user_id: userId, auth_time: now, created_at: now, expires_at: now + this.#sessionTtl },
+      signedIn,
+    );
     reply.setCookie(SESSION_COOKIE, value, this.#cookieOptions(this.#sessionTtl));
     return { id, userId, authTime: now };
   }
 
-  /** Ends this browser's session (logout). */
-  async endSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  /** Ends this browser's session (logout), recorded as `user.signed_out` when there was one. */
+  async endSession(request: FastifyRequest, reply: FastifyReply, now: number): Promise<void> {
     const value = request.cookies[SESSION_COOKIE];
-    if (value) await this.#store.deleteSession(hashToken(value));
+    const found = value ? await this.#store.getSessionAndUser(hashToken(value), now) : undefined;
+    if (found) {
+      const userId = found.session.user_id;
+      const signedOut = securityEvent('user.signed_out', now, { userId, requester: requesterOf(request) });
+      await this.#store.deleteSession(found.session.id, signedOut);
+    }
     reply.clearCookie(SESSION_COOKIE, this.#cookieOptions());
   }
 

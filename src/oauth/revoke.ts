@@ -2,6 +2,7 @@
 // token revokes its family and the access tokens of the same grant; revoking an access token makes it
 // inactive until it expires. Unknown, expired or already revoked tokens answer 200 (§2.2).
 import { InvalidRequest, UnauthorizedClient } from '../errors/index.ts';
+import { type Requester, securityEvent } from '../events/index.ts';
 import { authenticateClient } from './client-auth/index.ts';
 import { type Params, rejectDuplicates, single } from './params.ts';
 import { activeAccessToken, looksLikeJwt, refreshTokenState, type TokenStatusDeps } from './token-status.ts';
@@ -11,6 +12,7 @@ export async function revoke(
   authorization: string | undefined,
   body: Params,
   now: number,
+  requester?: Requester,
 ): Promise<void> {
   rejectDuplicates(body);
   const client = await authenticateClient(deps.store, authorization, body);
@@ -25,11 +27,23 @@ export async function revoke(
       return;
     }
     if (claims.client_id !== client.clientId) throw new UnauthorizedClient('the token was issued to another client');
-    await deps.store.revokeAccessToken(claims.jti, claims.exp);
+    const revoked = securityEvent('token.revoked', now, {
+      userId: claims.sub,
+      clientId: client.clientId,
+      requester,
+      data: { token: 'access_token', jti: claims.jti, grant: claims.grant_id },
+    });
+    await deps.store.revokeAccessToken(claims.jti, claims.exp, revoked);
     return;
   }
   const state = await refreshTokenState(deps, token, now);
   if (!state) return;
   if (state.clientId !== client.clientId) throw new UnauthorizedClient('the token was issued to another client');
-  await deps.store.revokeGrant(state.grantId, now);
+  const revoked = securityEvent('token.revoked', now, {
+    userId: state.userId,
+    clientId: client.clientId,
+    requester,
+    data: { token: 'refresh_token', grant: state.grantId },
+  });
+  await deps.store.revokeGrant(state.grantId, now, revoked);
 }

@@ -1,8 +1,7 @@
 // Removes what can no longer be used, so the tables stay bounded under steady traffic: sessions,
-// refresh tokens and revocation records that expired, and grants no live access token can point at
-// once their code has expired (after a grace period in which a replay still revokes what the code
-// issued). On N instances each
-// runs it; the deletes are idempotent.
+// refresh tokens and revocation records that expired, events older than their retention, and grants
+// no live access token can point at once their code has expired (after a grace period in which a
+// replay still revokes what the code issued). On N instances each runs it; the deletes are idempotent.
 import type { Config } from '../config/index.ts';
 import type { Store } from './store.ts';
 
@@ -11,7 +10,7 @@ export const CODE_GRACE = 10 * 60;
 
 export async function purgeOnce(
   store: Store,
-  config: Pick<Config, 'accessTokenTtl' | 'codeTtl'>,
+  config: Pick<Config, 'accessTokenTtl' | 'codeTtl' | 'eventRetention'>,
   now: number,
 ): Promise<Record<string, number>> {
   return store.purgeExpired({
@@ -19,12 +18,13 @@ export async function purgeOnce(
     codeTtl: config.codeTtl,
     codeGrace: CODE_GRACE,
     accessTokenTtl: config.accessTokenTtl,
+    eventRetention: config.eventRetention,
   });
 }
 
 export function startHousekeeping(
   store: Store,
-  config: Pick<Config, 'accessTokenTtl' | 'codeTtl' | 'housekeepingInterval'>,
+  config: Pick<Config, 'accessTokenTtl' | 'codeTtl' | 'eventRetention' | 'housekeepingInterval'>,
   log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void },
   now: () => number = () => Math.floor(Date.now() / 1000),
 ): { stop(): void } {

@@ -4,7 +4,9 @@
 // on SQLite by the writer's group commit, on PostgreSQL as one statement or in a transaction.
 import { CompiledQuery, sql } from 'kysely';
 import type { Compilable, ExpressionBuilder, Kysely, NoMigrations, OnConflictBuilder, QueryResult } from 'kysely';
+import type { SecurityEvent } from '../events/index.ts';
 import { ClientCache } from './client-cache.ts';
+import { type EventFilter, insertEvents, listEvents } from './events.ts';
 import { migrate } from './migrations/index.ts';
 import { fromClient, fromUser, type Placeholder, sharedStatements, splitScope, toAccessTokenState } from './rows.ts';
 import { toClient, toSessionAndUser, toTokenFamily, toUser } from './rows.ts';
@@ -56,9 +58,9 @@ export class Repository {
   }
 
   // clients
-  async createClient(client: Client): Promise<void> {
+  async createClient(client: Client, event?: SecurityEvent): Promise<void> {
     this.clients.forget(client.clientId);
-    await this.write(this.db.insertInto('clients').values(fromClient(client)));
+    await this.write(this.db.insertInto('clients').values(fromClient(client)), ...this.#events(event));
   }
   getClient(clientId: string): Promise<Client | undefined> {
     return this.clients.get(clientId, async (id) => {
@@ -70,19 +72,21 @@ export class Repository {
     const rows = await this.db.selectFrom('clients').selectAll().orderBy('created_at').orderBy('client_id').execute();
     return rows.map(toClient);
   }
-  async deleteClient(clientId: string): Promise<boolean> {
+  async deleteClient(clientId: string, event?: SecurityEvent): Promise<boolean> {
     this.clients.forget(clientId);
-    return (await this.write(this.db.deleteFrom('clients').where('client_id', '=', clientId))) === 1;
+    const deleted = this.db.deleteFrom('clients').where('client_id', '=', clientId);
+    return (await this.write(deleted, ...this.#events(event))) === 1;
   }
-  async setClientSecretHash(clientId: string, secretHash: string): Promise<boolean> {
+  async setClientSecretHash(clientId: string, secretHash: string, event?: SecurityEvent): Promise<boolean> {
     this.clients.forget(clientId);
     const set = { secret_hash: secretHash };
-    return (await this.write(this.db.updateTable('clients').set(set).where('client_id', '=', clientId))) === 1;
+    const updated = this.db.updateTable('clients').set(set).where('client_id', '=', clientId);
+    return (await this.write(updated, ...this.#events(event))) === 1;
   }
 
   // users
-  async createUser(user: User): Promise<void> {
-    await this.write(this.db.insertInto('users').values(fromUser(user)));
+  async createUser(user: User, event?: SecurityEvent): Promise<void> {
+    await this.write(this.db.insertInto('users').values(fromUser(user)), ...this.#events(event));
   }
   async getUserById(id: string): Promise<User | undefined> {
     const [row] = await this.rows<UserRow>(this.statements.user, [id]);
@@ -95,13 +99,15 @@ export class Repository {
   async listUsers(): Promise<User[]> {
     return (await this.db.selectFrom('users').selectAll().orderBy('username').execute()).map(toUser);
   }
-  async setUserPassword(id: string, passwordHash: string, now: number): Promise<boolean> {
+  async setUserPassword(id: string, passwordHash: string, now: number, event?: SecurityEvent): Promise<boolean> {
     const set = { password_hash: passwordHash, updated_at: now };
-    return (await this.write(this.db.updateTable('users').set(set).where('id', '=', id))) === 1;
+    const updated = this.db.updateTable('users').set(set).where('id', '=', id);
+    return (await this.write(updated, ...this.#events(event))) === 1;
   }
-  async setUserDisabled(id: string, disabled: boolean, now: number): Promise<boolean> {
+  async setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent): Promise<boolean> {
     const set = { disabled: disabled ? 1 : 0, updated_at: now };
-    return (await this.write(this.db.updateTable('users').set(set).where('id', '=', id))) === 1;
+    const updated = this.db.updateTable('users').set(set).where('id', '=', id);
+    return (await this.write(updated, ...this.#events(event))) === 1;
   }
   async countUsers(): Promise<number> {
     const count = (eb: { fn: Db['fn'] }) => eb.fn.countAll<number | string>().as('n');
@@ -109,26 +115,32 @@ export class Repository {
   }
 
   // sessions and consent
-  async createSession(session: SessionRow): Promise<void> {
-    await this.write(this.db.insertInto('sessions').values(session));
+  async createSession(session: SessionRow, event?: SecurityEvent): Promise<void> {
+    await this.write(this.db.insertInto('sessions').values(session), ...this.#events(event));
   }
   async getSessionAndUser(id: string, now: number, clientId?: string) {
     if (clientId === undefined)
       return toSessionAndUser((await this.rows(this.statements.sessionAndUser, [id, now]))[0]);
     return toSessionAndUser((await this.rows(this.statements.sessionUserAndConsent, [id, now, clientId]))[0]);
   }
-  async deleteSession(id: string): Promise<void> {
-    await this.write(this.db.deleteFrom('sessions').where('id', '=', id));
+  async deleteSession(id: string, event?: SecurityEvent): Promise<void> {
+    await this.write(this.db.deleteFrom('sessions').where('id', '=', id), ...this.#events(event));
   }
   async getConsentedScopes(userId: string, clientId: string): Promise<string[]> {
     const [row] = await this.rows<{ scope: string }>(this.statements.consent, [userId, clientId]);
     return splitScope(row?.scope);
   }
-  async saveConsent(userId: string, clientId: string, scopes: string[], now: number): Promise<void> {
+  async saveConsent(
+    userId: string,
+    clientId: string,
+    scopes: string[],
+    now: number,
+    event?: SecurityEvent,
+  ): Promise<void> {
     const values = { user_id: userId, client_id: clientId, scope: scopes.join(' '), updated_at: now };
     const replace = (c: OnConflictBuilder<Database, 'consents'>) =>
       c.columns(['user_id', 'client_id']).doUpdateSet(values);
-    await this.write(this.db.insertInto('consents').values(values).onConflict(replace));
+    await this.write(this.db.insertInto('consents').values(values).onConflict(replace), ...this.#events(event));
   }
 
   // grants
@@ -138,9 +150,9 @@ export class Repository {
   async getTokenFamily(grantId: string) {
     return toTokenFamily((await this.rows(this.statements.tokenFamily, [grantId]))[0]);
   }
-  async revokeGrant(id: string, now: number): Promise<void> {
+  async revokeGrant(id: string, now: number, event?: SecurityEvent): Promise<void> {
     const live = (eb: Where<'grants'>) => eb.and({ id, revoked_at: null });
-    await this.write(this.db.updateTable('grants').set({ revoked_at: now }).where(live));
+    await this.write(this.db.updateTable('grants').set({ revoked_at: now }).where(live), ...this.#events(event));
   }
   async listActiveGrants(userId: string, now: number) {
     return this.db
@@ -153,19 +165,18 @@ export class Repository {
       .orderBy('grants.created_at', 'desc')
       .execute();
   }
-  async withdrawClient(userId: string, clientId: string, now: number): Promise<number> {
+  async withdrawClient(userId: string, clientId: string, now: number, event?: SecurityEvent): Promise<number> {
     const live = (eb: Where<'grants'>) => eb.and({ user_id: userId, client_id: clientId, revoked_at: null });
     const consent = (eb: Where<'consents'>) => eb.and({ user_id: userId, client_id: clientId });
     const revoked = this.db.updateTable('grants').set({ revoked_at: now }).where(live);
-    return this.write(revoked, this.db.deleteFrom('consents').where(consent));
+    return this.write(revoked, this.db.deleteFrom('consents').where(consent), ...this.#events(event));
   }
 
   // access tokens
-  async revokeAccessToken(jti: string, expiresAt: number): Promise<void> {
+  async revokeAccessToken(jti: string, expiresAt: number, event?: SecurityEvent): Promise<void> {
     const once = (c: OnConflictBuilder<Database, 'revoked_access_tokens'>) => c.doNothing();
-    await this.write(
-      this.db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt }).onConflict(once),
-    );
+    const revoked = this.db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt }).onConflict(once);
+    await this.write(revoked, ...this.#events(event));
   }
   async getAccessTokenState(input: { userId: string; grantId: string; jti: string }) {
     const [row] = await this.rows(this.statements.accessTokenState, [input.userId, input.grantId, input.jti]);
@@ -196,15 +207,28 @@ export class Repository {
         ]),
       ]);
     const grants = await this.write(this.db.deleteFrom('grants').where(gone));
-    return { sessions, revoked_access_tokens: revoked, grants };
+    const events = await this.write(this.db.deleteFrom('events').where('at', '<', now - input.eventRetention));
+    return { sessions, revoked_access_tokens: revoked, grants, events };
+  }
+
+  // the audit trail (src/events)
+  #events(event: SecurityEvent | undefined) {
+    return insertEvents(this.db, [event]);
+  }
+  /** An event that records no change of its own (a failed sign-in, a throttled one). */
+  async recordEvent(event: SecurityEvent): Promise<void> {
+    await this.write(...insertEvents(this.db, [event]));
+  }
+  listEvents(filter: EventFilter): Promise<SecurityEvent[]> {
+    return listEvents(this.db, filter);
   }
 
   // signing keys
   async listSigningKeys(): Promise<SigningKeyRow[]> {
     return this.db.selectFrom('signing_keys').selectAll().orderBy('created_at').orderBy('kid').execute();
   }
-  async insertSigningKey(key: SigningKeyRow): Promise<void> {
-    await this.write(this.db.insertInto('signing_keys').values(key));
+  async insertSigningKey(key: SigningKeyRow, event?: SecurityEvent): Promise<void> {
+    await this.write(this.db.insertInto('signing_keys').values(key), ...this.#events(event));
   }
   async retireSigningKeys(alg: string, exceptKid: string): Promise<void> {
     const others = (eb: Where<'signing_keys'>) =>

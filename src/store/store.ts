@@ -2,6 +2,8 @@
 // them. SQLite (./sqlite/store.ts) and PostgreSQL (./postgres/store.ts) implement every method alike;
 // they differ inside, never in what they answer. The contract tests in test/store run against both.
 import type { NoMigrations } from 'kysely';
+import type { SecurityEvent } from '../events/index.ts';
+import type { EventFilter } from './events.ts';
 import type { GrantRow, SessionRow, SigningKeyRow } from './types.ts';
 
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
@@ -79,39 +81,39 @@ export type RotationOutcome<T> =
   | { rotated: false; family: TokenFamily | undefined };
 
 export interface ClientStore {
-  createClient(client: Client): Promise<void>;
+  createClient(client: Client, event?: SecurityEvent): Promise<void>;
   getClient(clientId: string): Promise<Client | undefined>;
   listClients(): Promise<Client[]>;
   /** Returns false when no such client exists. */
-  deleteClient(clientId: string): Promise<boolean>;
+  deleteClient(clientId: string, event?: SecurityEvent): Promise<boolean>;
   /** Returns false when no such client exists. */
-  setClientSecretHash(clientId: string, secretHash: string): Promise<boolean>;
+  setClientSecretHash(clientId: string, secretHash: string, event?: SecurityEvent): Promise<boolean>;
 }
 
 export interface UserStore {
-  createUser(user: User): Promise<void>;
+  createUser(user: User, event?: SecurityEvent): Promise<void>;
   getUserById(id: string): Promise<User | undefined>;
   getUserByUsername(username: string): Promise<User | undefined>;
   listUsers(): Promise<User[]>;
   /** Returns false when no such user exists. */
-  setUserPassword(id: string, passwordHash: string, now: number): Promise<boolean>;
+  setUserPassword(id: string, passwordHash: string, now: number, event?: SecurityEvent): Promise<boolean>;
   /** Returns false when no such user exists. */
-  setUserDisabled(id: string, disabled: boolean, now: number): Promise<boolean>;
+  setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent): Promise<boolean>;
   countUsers(): Promise<number>;
 }
 
 /** Browser sessions (id = SHA-256 of the cookie value) and the consent remembered per user and client. */
 export interface SessionStore {
-  createSession(session: SessionRow): Promise<void>;
+  createSession(session: SessionRow, event?: SecurityEvent): Promise<void>;
   /**
    * The live session with its user (undefined when the user no longer exists), read together; with
    * `clientId`, also the scopes the user has consented to for that client.
    */
   getSessionAndUser(id: string, now: number, clientId?: string): Promise<SessionAndUser | undefined>;
-  deleteSession(id: string): Promise<void>;
+  deleteSession(id: string, event?: SecurityEvent): Promise<void>;
   getConsentedScopes(userId: string, clientId: string): Promise<string[]>;
   /** Replaces the remembered scopes with `scopes` (callers pass the union). */
-  saveConsent(userId: string, clientId: string, scopes: string[], now: number): Promise<void>;
+  saveConsent(userId: string, clientId: string, scopes: string[], now: number, event?: SecurityEvent): Promise<void>;
 }
 
 /** Grants: the token families issued from authorization codes. */
@@ -125,11 +127,11 @@ export interface GrantStore {
   redeemAuthorizationCode(input: { grant: GrantRow }): Promise<boolean>;
   getGrant(id: string): Promise<GrantRow | undefined>;
   /** Marks the grant revoked, which ends its refresh tokens and access tokens. Idempotent. */
-  revokeGrant(id: string, now: number): Promise<void>;
+  revokeGrant(id: string, now: number, event?: SecurityEvent): Promise<void>;
   /** The user's live grants (not revoked, refresh token unexpired), newest first. */
   listActiveGrants(userId: string, now: number): Promise<Array<GrantRow & { client_name: string }>>;
   /** Revokes every grant of the user for the client and forgets the consent; returns how many grants. */
-  withdrawClient(userId: string, clientId: string, now: number): Promise<number>;
+  withdrawClient(userId: string, clientId: string, now: number, event?: SecurityEvent): Promise<number>;
   /** The grant and its user, read together. */
   getTokenFamily(grantId: string): Promise<TokenFamily | undefined>;
   /**
@@ -148,16 +150,26 @@ export interface GrantStore {
 /** Access tokens revoked before they expire (RFC 7009), and what decides whether one is active. */
 export interface RevocationStore {
   /** Kept until the token would have expired. */
-  revokeAccessToken(jti: string, expiresAt: number): Promise<void>;
+  revokeAccessToken(jti: string, expiresAt: number, event?: SecurityEvent): Promise<void>;
   /** An access token's user, grant, and whether it was revoked by itself: one read. */
   getAccessTokenState(input: { userId: string; grantId: string; jti: string }): Promise<AccessTokenState>;
 }
 
 export interface SigningKeyStore {
   listSigningKeys(): Promise<SigningKeyRow[]>;
-  insertSigningKey(key: SigningKeyRow): Promise<void>;
+  insertSigningKey(key: SigningKeyRow, event?: SecurityEvent): Promise<void>;
   /** Marks every active key of `alg` other than `exceptKid` retired. */
   retireSigningKeys(alg: string, exceptKid: string): Promise<void>;
+}
+
+/**
+ * The audit trail (src/events). The write methods above take the event that records their change,
+ * written in the same transaction; this records the events that change nothing else.
+ */
+export interface EventStore {
+  recordEvent(event: SecurityEvent): Promise<void>;
+  /** Newest first. */
+  listEvents(filter: EventFilter): Promise<SecurityEvent[]>;
 }
 
 export interface PurgeInput {
@@ -166,6 +178,8 @@ export interface PurgeInput {
   /** How long after a code expires its grant is kept, so that its replay is still recognised as one. */
   codeGrace: number;
   accessTokenTtl: number;
+  /** Seconds events are kept (TESSERA_EVENT_RETENTION). */
+  eventRetention: number;
 }
 
 export interface DatabaseStats {
@@ -179,7 +193,8 @@ export interface DatabaseStats {
   faults: number;
 }
 
-export interface Store extends ClientStore, UserStore, SessionStore, GrantStore, RevocationStore, SigningKeyStore {
+export interface Store
+  extends ClientStore, UserStore, SessionStore, GrantStore, RevocationStore, SigningKeyStore, EventStore {
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
   /** Runs pending migrations (./migrations), or migrates up or down to `to`; returns the names applied or undone. */

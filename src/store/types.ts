@@ -80,6 +80,18 @@ export interface SigningKeyRow {
   status: 'active' | 'retired';
 }
 
+/** A security event of the audit trail (src/events); `data` is JSON. */
+export interface EventRow {
+  id: string;
+  at: number;
+  type: string;
+  user_id: string | null;
+  client_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  data: string | null;
+}
+
 /** An access token (JWT) revoked before its expiry, kept until it would have expired (RFC 7009). */
 export interface RevokedAccessTokenRow {
   jti: string;
@@ -94,4 +106,5 @@ export interface Database {
   consents: ConsentRow;
   grants: GrantRow;
   signing_keys: SigningKeyRow;
+  events: EventRow;
 }

@@ -8,7 +8,16 @@ import type { Store } from '../../src/store/store.ts';
 import type { Database } from '../../src/store/types.ts';
 import { withPostgresDatabase, withSqliteDatabase } from './databases.ts';
 
-const TABLES = ['clients', 'consents', 'grants', 'revoked_access_tokens', 'sessions', 'signing_keys', 'users'];
+const TABLES = [
+  'clients',
+  'consents',
+  'events',
+  'grants',
+  'revoked_access_tokens',
+  'sessions',
+  'signing_keys',
+  'users',
+];
 
 for (const [name, database] of [
   ['SQLite', withSqliteDatabase],

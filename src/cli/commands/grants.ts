@@ -1,5 +1,6 @@
 // `tessera grants …`: list a user's grants and revoke them.
 import type { Config } from '../../config/index.ts';
+import { CLI, securityEvent } from '../../events/index.ts';
 import type { ClientStore, GrantStore, UserStore } from '../../store/store.ts';
 import { UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption } from './common.ts';
@@ -40,7 +41,13 @@ export async function grantsCommand(store: Stores, _config: Config, args: string
         if (values.user || values.client) throw new UsageError('give either a GRANT_ID or --user with --client');
         const grant = await store.getGrant(grantId);
         if (!grant) throw new NotFound(`no grant ${grantId}`);
-        await store.revokeGrant(grantId, now);
+        const revoked = securityEvent('token.revoked', now, {
+          userId: grant.user_id,
+          clientId: grant.client_id,
+          requester: CLI,
+          data: { token: 'refresh_token', grant: grantId },
+        });
+        await store.revokeGrant(grantId, now, revoked);
         io.out(`revoked grant ${grantId}: its refresh tokens no longer work and its access tokens are inactive`);
         return 0;
       }
@@ -49,7 +56,8 @@ export async function grantsCommand(store: Stores, _config: Config, args: string
       const user = await store.getUserByUsername(username);
       if (!user) throw new NotFound(`no user ${username}`);
       if (!(await store.getClient(clientId))) throw new NotFound(`no client ${clientId}`);
-      const count = await store.withdrawClient(user.id, clientId, now);
+      const withdrawn = securityEvent('consent.withdrawn', now, { userId: user.id, clientId, requester: CLI });
+      const count = await store.withdrawClient(user.id, clientId, now, withdrawn);
       io.out(`revoked ${count} grant(s) of ${username} for client ${clientId}, and forgot the consent`);
       return 0;
     }

@@ -2,12 +2,14 @@
 // withdraw it (revoking every refresh token of those grants and their access tokens).
 import type { FastifyInstance } from 'fastify';
 import { sessionUser } from '../../oauth/session.ts';
-import { authenticateUser } from '../../oauth/login.ts';
+import { securityEvent } from '../../events/index.ts';
+import { authenticateUser, recordFailedSignIn } from '../../oauth/login.ts';
 import { accountPage, type AccountGrant, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
 import { formValue, queryValue } from '../forms.ts';
 import { credentials, csrfFailedPage } from '../outcome.ts';
+import { requesterOf } from '../requester.ts';
 
 export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.get('/account', { config: { html: true } }, async (request, reply) => {
@@ -45,7 +47,12 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     if (!session) return reply.redirect('/account/login', 303);
     const clientId = formValue(request, 'client_id');
     if (clientId) {
-      const count = await ctx.store.withdrawClient(session.userId, clientId, now);
+      const withdrawn = securityEvent('consent.withdrawn', now, {
+        userId: session.userId,
+        clientId,
+        requester: requesterOf(request),
+      });
+      const count = await ctx.store.withdrawClient(session.userId, clientId, now, withdrawn);
       request.log.info({ event: 'grant_withdrawn', clientId, grants: count }, 'access withdrawn');
     }
     return reply.redirect('/account', 303);
@@ -59,8 +66,12 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
 
   app.post('/account/login', { config: { html: true } }, async (request, reply) => {
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const user = await authenticateUser(ctx.store, ...credentials(request));
-    if (!user) return reply.redirect('/account/login?error=login_failed', 303);
+    const [username, password] = credentials(request);
+    const user = await authenticateUser(ctx.store, username, password);
+    if (!user) {
+      await recordFailedSignIn(ctx.store, username, null, ctx.now(), requesterOf(request));
+      return reply.redirect('/account/login?error=login_failed', 303);
+    }
     await ctx.browser.startSession(request, reply, user.id, ctx.now());
     return reply.redirect('/account', 303);
   });

@@ -3,12 +3,13 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { completeConsent, continueAuthorization, scopesNeedingConsent } from '../../oauth/authorize/index.ts';
 import { sessionUser } from '../../oauth/session.ts';
 import type { Interaction } from '../../oauth/interaction.ts';
-import { authenticateUser } from '../../oauth/login.ts';
+import { authenticateUser, recordFailedSignIn } from '../../oauth/login.ts';
 import { consentPage, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
 import { formValue, queryValue } from '../forms.ts';
 import { credentials, csrfFailedPage, sendError, sendOutcome } from '../outcome.ts';
+import { requesterOf } from '../requester.ts';
 
 type Opened = { interaction: Interaction; clientName: string };
 
@@ -41,13 +42,22 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const opened = await openInteraction(sealed);
     if (!opened || !sealed) return expired(reply);
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const user = await authenticateUser(ctx.store, ...credentials(request));
+    const [username, password] = credentials(request);
+    const user = await authenticateUser(ctx.store, username, password);
     if (!user) {
       request.log.info({ event: 'login_failed' }, 'login failed');
+      await recordFailedSignIn(
+        ctx.store,
+        username,
+        opened.interaction.request.clientId,
+        ctx.now(),
+        requesterOf(request),
+      );
       return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}&error=login_failed`, 303);
     }
     const now = ctx.now();
-    const session = await ctx.browser.startSession(request, reply, user.id, now);
+    const clientId = opened.interaction.request.clientId;
+    const session = await ctx.browser.startSession(request, reply, user.id, now, clientId);
     const client = await ctx.store.getClient(opened.interaction.request.clientId);
     if (!client) return expired(reply);
     // The login asked for (prompt=login included) has now happened.
@@ -87,7 +97,8 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     if (decision !== 'allow' && decision !== 'deny') {
       return sendError(reply, 'Invalid answer', { description: 'decision must be allow or deny' });
     }
-    const outcome = await completeConsent(deps, opened.interaction, session, user, decision === 'allow', now);
+    const allow = decision === 'allow';
+    const outcome = await completeConsent(deps, opened.interaction, session, user, allow, now, requesterOf(request));
     return sendOutcome(reply, outcome, 303);
   });
 }

@@ -47,7 +47,7 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: st
       return sendError(reply, 'This sign-out request has expired', { description: 'Go back and start again.' });
     }
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    await ctx.browser.endSession(request, reply);
+    await ctx.browser.endSession(request, reply, ctx.now());
     return reply.header('cache-control', 'no-store').redirect(afterLogout(logout), 303);
   });
 

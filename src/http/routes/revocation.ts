@@ -4,10 +4,11 @@ import { introspect } from '../../oauth/introspect.ts';
 import { revoke } from '../../oauth/revoke.ts';
 import type { RouteContext } from '../context.ts';
 import { formParams } from '../forms.ts';
+import { requesterOf } from '../requester.ts';
 
 export function revocationRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.post('/oauth2/revoke', async (request, reply) => {
-    await revoke(ctx, request.headers.authorization, formParams(request), ctx.now());
+    await revoke(ctx, request.headers.authorization, formParams(request), ctx.now(), requesterOf(request));
     return reply.header('cache-control', 'no-store').code(200).send();
   });
   app.post('/oauth2/introspect', async (request, reply) => {

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { tokenEndpoint } from '../../oauth/token.ts';
 import type { RouteContext } from '../context.ts';
+import { requesterOf } from '../requester.ts';
 import { formParams } from '../forms.ts';
 
 export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -14,6 +15,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
         codes: ctx.codes,
         refreshTokens: ctx.refreshTokens,
         now: ctx.now(),
+        requester: () => requesterOf(request),
       },
       request.headers.authorization,
       formParams(request),

@@ -4,6 +4,7 @@
 // carrying `state` and `iss` (RFC 9207).
 import type { Config } from '../../config/index.ts';
 import { ConsentRequired, LoginRequired, OAuthError, UntrustedRedirectError } from '../../errors/index.ts';
+import { type Requester, securityEvent } from '../../events/index.ts';
 import { claimsForScopes } from '../../oidc/claims.ts';
 import type { Client, ClientStore, SessionStore, User, UserStore } from '../../store/store.ts';
 import type { CodeSealer } from '../codes.ts';
@@ -121,13 +122,21 @@ export async function completeConsent(
   user: User,
   allow: boolean,
   now: number,
+  requester?: Requester,
 ): Outcome {
   if (!allow) {
     const denied = new OAuthError('access_denied', 'the user denied the request');
     return errorRedirect(deps.config.issuer, request.redirectUri, request.state, denied);
   }
   const granted = await deps.store.getConsentedScopes(session.userId, request.clientId);
-  await deps.store.saveConsent(session.userId, request.clientId, [...new Set([...granted, ...request.scopes])], now);
+  const scopes = [...new Set([...granted, ...request.scopes])];
+  const consented = securityEvent('consent.granted', now, {
+    userId: session.userId,
+    clientId: request.clientId,
+    requester,
+    data: { scopes: request.scopes },
+  });
+  await deps.store.saveConsent(session.userId, request.clientId, scopes, now, consented);
   return issueCode(deps, request, session, user, now);
 }
 

@@ -1,6 +1,7 @@
 // RFC 6749 §4.1.3 and RFC 7636 §4.6: exchanging an authorization code.
 import { InvalidGrant, InvalidRequest } from '../../errors/index.ts';
-import type { Client, GrantStore } from '../../store/store.ts';
+import { securityEvent } from '../../events/index.ts';
+import type { Client } from '../../store/store.ts';
 import type { AuthorizationCode } from '../codes.ts';
 import { type Params, single } from '../params.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../pkce.ts';
@@ -24,7 +25,7 @@ export const authorizationCodeGrant: GrantHandler = {
     if (!code) throw new InvalidGrant('the authorization code is invalid');
     // Every check that fails first asks whether the code was already redeemed: RFC 6749 §4.1.2, a
     // code used twice revokes what was issued from it, whoever presents it the second time.
-    const reject = (reason: string) => rejectCode(store, code, now, reason);
+    const reject = (reason: string) => rejectCode(ctx, code, reason);
     if (code.exp <= now) return reject('the authorization code has expired');
     if (code.clientId !== client.clientId) return reject('the authorization code was issued to another client');
     if (code.redirectUri !== redirectUri) return reject('redirect_uri does not match the authorization request');
@@ -66,15 +67,22 @@ export const authorizationCodeGrant: GrantHandler = {
     });
     // Lost: the code was redeemed before (or by a concurrent request), a second use; or the user is
     // no longer active.
-    if (!won) return rejectCode(store, code, now, 'the user is no longer active');
+    if (!won) return rejectCode(ctx, code, 'the user is no longer active');
     return signing;
   },
 };
 
-/** Rejects the code; when it was redeemed before, also revokes the grant issued from it. */
-async function rejectCode(store: GrantStore, code: AuthorizationCode, now: number, reason: string): Promise<never> {
+/** Rejects the code; when it was redeemed before, also revokes the grant issued from it (RFC 6749 §4.1.2). */
+async function rejectCode(ctx: GrantContext, code: AuthorizationCode, reason: string): Promise<never> {
+  const { store, now } = ctx;
   if (await store.getGrant(code.id)) {
-    await store.revokeGrant(code.id, now);
+    const replay = securityEvent('code.replayed', now, {
+      userId: code.userId,
+      clientId: code.clientId,
+      requester: ctx.requester?.(),
+      data: { grant: code.id },
+    });
+    await store.revokeGrant(code.id, now, replay);
     throw new InvalidGrant(
       'the authorization code has already been used',
       `second use of code ${code.id}: its grant revoked`,

@@ -4,6 +4,7 @@
 // is good for a refresh.
 import type { Config } from '../../config/index.ts';
 import { InvalidGrant, InvalidRequest, InvalidScope } from '../../errors/index.ts';
+import { securityEvent } from '../../events/index.ts';
 import { claimsForScopes } from '../../oidc/claims.ts';
 import type { Client, TokenFamily } from '../../store/store.ts';
 import type { RefreshTokenId } from '../../tokens/refresh.ts';
@@ -63,7 +64,7 @@ async function refused(
   if (id.generation > current)
     throw new InvalidGrant('the refresh token is invalid', `generation ${id.generation} of ${current}`);
   const reused = id.generation === current - 1 && withinReuseInterval(ctx.config, grant.refresh_issued_at, ctx.now);
-  if (id.generation < current && !reused) return replayed(ctx, grant.id, `generation ${id.generation} of ${current}`);
+  if (id.generation < current && !reused) return replayed(ctx, family, `generation ${id.generation} of ${current}`);
   const { now, config } = ctx;
   if (grant.refresh_expires_at <= now || grant.created_at + config.refreshTokenAbsoluteTtl <= now) {
     throw new InvalidGrant('the refresh token has expired');
@@ -85,8 +86,16 @@ function withinReuseInterval(
 }
 
 /** Revokes the family of a token presented again after its rotation. */
-async function replayed(ctx: GrantContext, grantId: string, presented: string): Promise<never> {
-  await ctx.store.revokeGrant(grantId, ctx.now);
+async function replayed(ctx: GrantContext, family: TokenFamily, presented: string): Promise<never> {
+  const { grant } = family;
+  const grantId = grant.id;
+  const reuse = securityEvent('refresh_token.reused', ctx.now, {
+    userId: grant.user_id,
+    clientId: grant.client_id,
+    requester: ctx.requester?.(),
+    data: { grant: grantId, presented },
+  });
+  await ctx.store.revokeGrant(grantId, ctx.now, reuse);
   throw new InvalidGrant('the refresh token has already been used', `replay of ${presented}: grant ${grantId} revoked`);
 }
 

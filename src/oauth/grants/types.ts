@@ -1,5 +1,6 @@
 // What a grant handler is given (a narrow slice of config and storage) and what it returns.
 import type { Config } from '../../config/index.ts';
+import type { Requester } from '../../events/index.ts';
 import type { Client, ClientStore, GrantStore } from '../../store/store.ts';
 import type { KeyStore } from '../../tokens/keystore.ts';
 import type { RefreshTokens } from '../../tokens/refresh.ts';
@@ -25,6 +26,8 @@ export interface GrantContext {
   codes: CodeSealer;
   refreshTokens: RefreshTokens;
   now: number;
+  /** Who sent the request: asked only when an event is recorded (a replay), never on the way to tokens. */
+  requester?: () => Requester;
 }
 
 /** RFC 6749 §5.1 and OIDC Core §3.1.3.3. */

@@ -26,6 +26,12 @@ const schema = (withoutRowid: boolean) => [
   'create index grants_revoked_at on grants (revoked_at) where revoked_at is not null',
   'create table revoked_access_tokens (jti text primary key, expires_at bigint not null)',
   'create index revoked_access_tokens_expires_at on revoked_access_tokens (expires_at)',
+  // The audit trail (src/events): read by user, by client, or by time; kept for TESSERA_EVENT_RETENTION.
+  `create table events (id text primary key, at bigint not null, type text not null, user_id text,
+    client_id text, ip text, user_agent text, data text)`,
+  'create index events_at on events (at)',
+  'create index events_user_id on events (user_id, at)',
+  'create index events_client_id on events (client_id, at)',
   `create table signing_keys (kid text primary key, alg text not null, public_jwk text not null,
     private_jwk_enc text not null, created_at bigint not null, status text not null)`,
 ];
@@ -37,7 +43,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['signing_keys', 'revoked_access_tokens', 'grants', 'consents', 'sessions', 'users', 'clients']) {
+  for (const table of [
+    'events',
+    'signing_keys',
+    'revoked_access_tokens',
+    'grants',
+    'consents',
+    'sessions',
+    'users',
+    'clients',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

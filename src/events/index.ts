@@ -1,0 +1,75 @@
+// The audit trail: security events, each with its time, type, user, client, source address and user
+// agent, and never a secret. An event is written in the same transaction as the change it records
+// where there is one (the store's write methods take it along), so the trail and the data agree.
+// Issuing tokens is not an event: the token endpoint's hot path writes nothing for the trail (the
+// metrics count tokens). Names are `subject.past_tense`, the catalogue the webhooks build on.
+import { newSortableId } from '../tokens/opaque.ts';
+
+export const EVENT_TYPES = [
+  'user.signed_in',
+  'user.sign_in_failed',
+  'user.sign_in_throttled',
+  'user.locked',
+  'user.unlocked',
+  'user.signed_out',
+  'user.created',
+  'user.disabled',
+  'user.enabled',
+  'user.password_changed',
+  'consent.granted',
+  'consent.withdrawn',
+  'code.replayed',
+  'refresh_token.reused',
+  'token.revoked',
+  'client.created',
+  'client.updated',
+  'client.deleted',
+  'client.secret_rotated',
+  'key.rotated',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Who sent the request an event comes from: its source address and user agent. */
+export interface Requester {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** Facts of an event beyond its user and client: ids, scopes, reasons; never a secret or a token. */
+export type EventData = Record<string, string | number | boolean | string[]>;
+
+export interface SecurityEvent {
+  id: string;
+  /** Epoch seconds. */
+  at: number;
+  type: EventType;
+  userId: string | null;
+  clientId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  data: EventData | null;
+}
+
+/** A user agent is kept to its first 256 characters: it describes, it is not evidence. */
+const USER_AGENT_LENGTH = 256;
+
+export function securityEvent(
+  type: EventType,
+  at: number,
+  fields: { userId?: string | null; clientId?: string | null; requester?: Requester | undefined; data?: EventData },
+): SecurityEvent {
+  return {
+    id: newSortableId(),
+    at,
+    type,
+    userId: fields.userId ?? null,
+    clientId: fields.clientId ?? null,
+    ip: fields.requester?.ip ?? null,
+    userAgent: fields.requester?.userAgent?.slice(0, USER_AGENT_LENGTH) ?? null,
+    data: fields.data ?? null,
+  };
+}
+
+/** The command line's requester: no address, and the command as the user agent. */
+export const CLI: Requester = { ip: null, userAgent: 'tessera CLI' };

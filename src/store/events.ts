@@ -1,0 +1,61 @@
+// The audit trail's table (src/events): an event's row, the insert that goes into the same write as
+// the change it records, and the reads of `tessera events list` and the account page.
+import type { Kysely } from 'kysely';
+import type { EventData, EventType, SecurityEvent } from '../events/index.ts';
+import type { Database, EventRow } from './types.ts';
+
+export interface EventFilter {
+  userId?: string;
+  clientId?: string;
+  type?: EventType;
+  /** Epoch seconds: events at or after. */
+  since?: number;
+  /** At most this many, newest first (default 100). */
+  limit?: number;
+}
+
+export function fromEvent(event: SecurityEvent): EventRow {
+  return {
+    id: event.id,
+    at: event.at,
+    type: event.type,
+    user_id: event.userId,
+    client_id: event.clientId,
+    ip: event.ip,
+    user_agent: event.userAgent,
+    data: event.data && JSON.stringify(event.data),
+  };
+}
+
+export function toEvent(row: EventRow): SecurityEvent {
+  return {
+    id: row.id,
+    at: Number(row.at),
+    type: row.type as EventType,
+    userId: row.user_id,
+    clientId: row.client_id,
+    ip: row.ip,
+    userAgent: row.user_agent,
+    data: row.data === null ? null : (JSON.parse(row.data) as EventData),
+  };
+}
+
+/** The insert of `events`, to run in the same write as the changes they record. */
+export function insertEvents(db: Kysely<Database>, events: Array<SecurityEvent | undefined>) {
+  const rows = events.filter((event) => event !== undefined).map(fromEvent);
+  return rows.length === 0 ? [] : [db.insertInto('events').values(rows)];
+}
+
+export async function listEvents(db: Kysely<Database>, filter: EventFilter): Promise<SecurityEvent[]> {
+  let query = db.selectFrom('events').selectAll();
+  if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+  if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId);
+  if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+  if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
+  const rows = await query
+    .orderBy('at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit ?? 100)
+    .execute();
+  return rows.map(toEvent);
+}
