@@ -1,4 +1,5 @@
 // Operations shared by the CLI and the development demo seeding: plain functions over the store.
+import { CLI, type Requester, securityEvent } from '../events/index.ts';
 import type { Config } from '../config/index.ts';
 import type { Client, ClientStore, TokenEndpointAuthMethod, User, UserStore } from '../store/store.ts';
 import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
@@ -36,6 +37,7 @@ export async function createClient(
   config: Pick<Config, 'scopes'>,
   input: CreateClientInput,
   now = Math.floor(Date.now() / 1000),
+  requester: Requester = CLI,
 ): Promise<{ client: Client; clientSecret: string | null }> {
   if (input.name.trim() === '') throw new UsageError('--name must not be empty');
   if (input.redirectUris.length === 0) throw new UsageError('at least one --redirect-uri is required');
@@ -61,16 +63,29 @@ export async function createClient(
     idTokenSignedResponseAlg: input.alg ?? null,
     createdAt: now,
   };
-  await store.createClient(client);
+  const data = { name: client.name, public: clientSecret === null, scopes: client.scopes };
+  await store.createClient(
+    client,
+    securityEvent('client.created', now, { clientId: client.clientId, requester, data }),
+  );
   return { client, clientSecret };
 }
 
-export async function rotateClientSecret(store: ClientStore, clientId: string): Promise<string> {
+export async function rotateClientSecret(
+  store: ClientStore,
+  clientId: string,
+  now = Math.floor(Date.now() / 1000),
+  requester: Requester = CLI,
+): Promise<string> {
   const client = await store.getClient(clientId);
   if (!client) throw new UsageError(`no client ${clientId}`);
   if (client.tokenEndpointAuthMethod === 'none') throw new UsageError(`client ${clientId} is public and has no secret`);
   const secret = randomToken();
-  await store.setClientSecretHash(clientId, hashToken(secret));
+  await store.setClientSecretHash(
+    clientId,
+    hashToken(secret),
+    securityEvent('client.secret_rotated', now, { clientId, requester }),
+  );
   return secret;
 }
 
@@ -89,6 +104,7 @@ export async function createUser(
   _config: unknown,
   input: CreateUserInput,
   now = Math.floor(Date.now() / 1000),
+  requester: Requester = CLI,
 ): Promise<User> {
   if (!/^[A-Za-z0-9._@+-]{1,64}$/.test(input.username)) {
     throw new UsageError('--username: 1 to 64 characters of letters, digits and . _ @ + -');
@@ -109,6 +125,6 @@ export async function createUser(
     createdAt: now,
     updatedAt: now,
   };
-  await store.createUser(user);
+  await store.createUser(user, securityEvent('user.created', now, { userId: user.id, requester }));
   return user;
 }

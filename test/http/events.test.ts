@@ -122,8 +122,9 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
       const existing = (await server.store.getClient(server.clients.confidential.id))!;
       const now = Math.floor(Date.now() / 1000);
       const created = securityEvent('client.created', now, { clientId: existing.clientId, requester: CLI });
+      const before = (await server.store.listEvents({ type: 'client.created' })).length;
       await assert.rejects(server.store.createClient(existing, created));
-      assert.equal((await server.store.listEvents({ type: 'client.created' })).length, 0);
+      assert.equal((await server.store.listEvents({ type: 'client.created' })).length, before);
       const user = (await server.store.getUserById(server.user.id))!;
       const disabled = securityEvent('user.disabled', now, { userId: user.id, requester: CLI });
       assert.ok(await server.store.setUserDisabled(user.id, false, now, disabled));
@@ -154,6 +155,24 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
         assert.equal(await run(['events', 'list', '--since', '2099-01-01'], io), 0);
         assert.deepEqual(lines, ['no events']);
         assert.equal(await run(['events', 'list', '--type', 'token.issued'], io), 2);
+
+        // What the CLI changes is recorded too, with the command as the user agent.
+        const cli = { ...io, stdin: async () => 'a passphrase long enough\n' };
+        assert.equal(
+          await run(['users', 'create', '--username', 'bob', '--email', 'b@example.com', '--password-stdin'], cli),
+          0,
+        );
+        assert.equal(await run(['users', 'set-password', 'bob', '--password-stdin'], cli), 0);
+        assert.equal(await run(['users', 'disable', 'bob'], cli), 0);
+        assert.equal(await run(['clients', 'rotate-secret', server.clients.post.id], io), 0);
+        assert.equal(await run(['clients', 'delete', server.clients.narrow.id], io), 0);
+        const recorded = await server.store.listEvents({ limit: 5 });
+        assert.deepEqual(
+          recorded.map((e) => [e.type, e.ip, e.userAgent]).reverse(),
+          ['user.created', 'user.password_changed', 'user.disabled', 'client.secret_rotated', 'client.deleted'].map(
+            (type) => [type, null, 'tessera CLI'],
+          ),
+        );
 
         const now = Math.floor(Date.now() / 1000);
         const count = (await events()).length;

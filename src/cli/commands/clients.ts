@@ -1,4 +1,5 @@
 // `tessera clients …`: register, list, show, delete clients and rotate their secrets.
+import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
 import type { Client, ClientStore } from '../../store/store.ts';
 import { splitScope } from '../../store/rows.ts';
@@ -83,7 +84,9 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
     case 'delete': {
       const { positionals } = parse(rest, {}, 1);
       const id = requirePositional(positionals, 'the client id');
-      if (!(await store.deleteClient(id))) throw new NotFound(`no client ${id}`);
+      if (!(await store.getClient(id))) throw new NotFound(`no client ${id}`);
+      const deleted = securityEvent('client.deleted', Math.floor(Date.now() / 1000), { clientId: id, requester: CLI });
+      if (!(await store.deleteClient(id, deleted))) throw new NotFound(`no client ${id}`);
       io.out(`deleted client ${id}`);
       return 0;
     }

@@ -1,4 +1,5 @@
 // `tessera users …`: create, list, set passwords of and disable users.
+import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
 import type { User, UserStore } from '../../store/store.ts';
 import { hashPassword } from '../../tokens/passwords.ts';
@@ -59,14 +60,16 @@ export async function usersCommand(store: UserStore, config: Config, args: strin
       const user = await findUser(store, requirePositional(positionals, 'the username'));
       if (!values['password-stdin'])
         throw new UsageError('set-password reads the password from standard input: add --password-stdin');
-      await store.setUserPassword(user.id, await hashPassword(await readPassword(io)), now);
+      const changed = securityEvent('user.password_changed', now, { userId: user.id, requester: CLI });
+      await store.setUserPassword(user.id, await hashPassword(await readPassword(io)), now, changed);
       io.out(`password set for ${user.username}`);
       return 0;
     }
     case 'disable': {
       const { positionals } = parse(rest, {}, 1);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
-      await store.setUserDisabled(user.id, true, now);
+      const disabled = securityEvent('user.disabled', now, { userId: user.id, requester: CLI });
+      await store.setUserDisabled(user.id, true, now, disabled);
       io.out(`disabled ${user.username}`);
       return 0;
     }
