@@ -21,6 +21,7 @@ import type { KeyStore } from './tokens/keystore.ts';
 import { RefreshTokens } from './tokens/refresh.ts';
 import type { DemoCredentials } from './demo.ts';
 import { demoRoutes } from './http/routes/demo.ts';
+import { Lifecycle } from './lifecycle.ts';
 
 export interface AppDeps {
   config: Config;
@@ -33,6 +34,8 @@ export interface AppDeps {
   logger?: boolean;
   /** Demo credentials (development): enables the /demo/callback page that exchanges the code. */
   demo?: DemoCredentials | undefined;
+  /** Draining after SIGTERM (src/main.ts): /readyz answers 503 and answers close their connection. */
+  lifecycle?: Lifecycle;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -46,6 +49,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
             redact: ['req.headers.authorization', 'req.headers.cookie'],
           },
     bodyLimit: 64 * 1024,
+    // A request received while closing is answered, not refused: the drain's last requests still
+    // count (src/lifecycle.ts). Fastify marks those answers Connection: close.
+    return503OnClosing: false,
     // A number of hops is Fastify's own rule, written out for its types: trust the first n.
     trustProxy:
       typeof deps.config.trustProxy === 'number'
@@ -59,8 +65,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done(null, new URLSearchParams(body as string));
   });
   await app.register(cookie);
+  const lifecycle = deps.lifecycle ?? new Lifecycle();
+  // While draining, every answer ends its keep-alive connection, so the next request opens a new one
+  // (through the load balancer, to an instance that is ready).
+  app.addHook('onSend', async (_request, reply) => {
+    if (lifecycle.draining) reply.header('connection', 'close');
+  });
   registerErrorHandling(app);
-  registerMetrics(app, deps.store);
+  registerMetrics(app, deps.store, lifecycle);
 
   const ctx: RouteContext = {
     config: deps.config,
@@ -76,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       sessionTtl: deps.config.sessionTtl,
     }),
     now: deps.now ?? (() => Math.floor(Date.now() / 1000)),
+    lifecycle,
   };
   authorizeRoutes(app, ctx);
   interactionRoutes(app, ctx);

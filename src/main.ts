@@ -4,8 +4,10 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config/index.ts';
 import { resolveSecret } from './config/secret.ts';
 import { demoAuthorizationUrls, readDemoCredentials, seedDemo } from './demo.ts';
+import { Lifecycle, waitForDatabase } from './lifecycle.ts';
+import { DatabaseUnavailable } from './store/faults.ts';
 import { startHousekeeping } from './store/housekeeping.ts';
-import { openStore } from './store/index.ts';
+import { openStore, type Store } from './store/index.ts';
 import { KeyStore } from './tokens/keystore.ts';
 
 export async function start(env: Record<string, string | undefined> = process.env): Promise<void> {
@@ -20,38 +22,67 @@ export async function start(env: Record<string, string | undefined> = process.en
     throw err;
   }
   const secret = await resolveSecret(config);
-  const store = await openStore(config.databaseUrl, {
-    thread: 'worker',
-    pgPreparedStatements: config.pgPreparedStatements,
-    pgPoolSize: config.pgPoolSize,
-  });
-  await store.migrate();
+  const database = config.databaseUrl.replace(/\/\/[^@/]*@/, '//***@');
+  let store: Store;
+  try {
+    store = await openStore(config.databaseUrl, {
+      thread: 'worker',
+      pgPreparedStatements: config.pgPreparedStatements,
+      pgPoolSize: config.pgPoolSize,
+    });
+    const report = (attempt: number, error: Error, wait: number) =>
+      console.error(
+        `tessera: waiting for the database ${database} (attempt ${attempt}, again in ${wait} ms): ${error.message}`,
+      );
+    await waitForDatabase(() => store.migrate().then(() => undefined), config.dbConnectTimeout, report);
+  } catch (err) {
+    const cause =
+      err instanceof DatabaseUnavailable
+        ? `unreachable after ${config.dbConnectTimeout} s: ${err.fault.message}`
+        : (err as Error).message;
+    console.error(`tessera: cannot start: the database ${database}: ${cause}`);
+    process.exit(1);
+  }
   const keys = await KeyStore.open(store, secret);
   const seeded = config.demo ? await seedDemo(store, config) : undefined;
   const demo = config.demo ? (seeded ?? (await readDemoCredentials(config))) : undefined;
 
-  const app = await buildApp({ config, store, keys, secret, demo });
+  const lifecycle = new Lifecycle();
+  const app = await buildApp({ config, store, keys, secret, demo, lifecycle });
   // Keys rotated by `tessera keys rotate` (or another instance) are picked up within a minute.
   const keyReload = setInterval(() => {
     keys.reload().catch((err: unknown) => app.log.error({ err }, 'reloading signing keys failed'));
   }, 60_000);
   keyReload.unref();
   const housekeeping = startHousekeeping(store, config, app.log);
+  // SIGTERM: not ready at once, serve on for the drain, then close the listener, finish what is in
+  // flight (idle keep-alive connections close at once), close the store and exit 0; all within
+  // TESSERA_SHUTDOWN_TIMEOUT, else exit 1. A second signal ends the drain early.
+  let endDrain: (() => void) | undefined;
   const shutdown = async (signal: string) => {
-    app.log.info({ signal }, 'shutting down');
+    if (lifecycle.draining) return endDrain?.();
+    lifecycle.draining = true;
+    app.log.info({ signal, drain: config.shutdownDrain }, 'shutting down: draining');
+    setTimeout(() => {
+      app.log.error({ timeout: config.shutdownTimeout }, 'shutdown took too long; exiting');
+      process.exit(1);
+    }, config.shutdownTimeout * 1000).unref();
+    await new Promise<void>((resolve) => {
+      endDrain = resolve;
+      setTimeout(resolve, config.shutdownDrain * 1000);
+    });
     clearInterval(keyReload);
     housekeeping.stop();
     await app.close();
     await store.close();
+    app.log.info('shut down');
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
   await app.listen({ port: config.port, host: config.host });
-  console.log(
-    `Tessera is listening: ${config.issuer} (database: ${config.databaseUrl.replace(/\/\/[^@/]*@/, '//***@')})`,
-  );
+  console.log(`Tessera is listening: ${config.issuer} (database: ${database})`);
   if (seeded) {
     const urls = demoAuthorizationUrls(config, seeded);
     console.log(`

@@ -59,6 +59,18 @@ export const configSchema = z.object({
    * refreshes) without revoking its family.
    */
   TESSERA_REFRESH_TOKEN_REUSE_INTERVAL: z.coerce.number().int().min(0).default(0),
+  /**
+   * TESSERA_DB_CONNECT_TIMEOUT: at start, seconds to keep trying a database that cannot be reached
+   * (backoff 0.5 s doubling to 5 s, each attempt logged) before giving up.
+   */
+  TESSERA_DB_CONNECT_TIMEOUT: z.coerce.number().int().min(0).default(60),
+  /**
+   * TESSERA_SHUTDOWN_DRAIN: seconds between SIGTERM and closing the listener, serving on while /readyz
+   * answers 503, so that load balancers stop sending first. Default 5 in production, 0 otherwise.
+   */
+  TESSERA_SHUTDOWN_DRAIN: z.coerce.number().min(0).optional(),
+  /** TESSERA_SHUTDOWN_TIMEOUT: seconds a shutdown may take in all; then the process exits with 1. */
+  TESSERA_SHUTDOWN_TIMEOUT: seconds(30),
   /** TESSERA_HOUSEKEEPING_INTERVAL: seconds between removals of expired sessions, grants and revocation records. */
   TESSERA_HOUSEKEEPING_INTERVAL: seconds(60),
   /** TESSERA_EVENT_RETENTION: seconds the audit trail's events are kept (90 days), then housekeeping removes them. */
@@ -97,6 +109,9 @@ export interface Config {
   readonly housekeepingInterval: number;
   readonly sessionTtl: number;
   readonly eventRetention: number;
+  readonly dbConnectTimeout: number;
+  readonly shutdownDrain: number;
+  readonly shutdownTimeout: number;
   /** Every scope Tessera knows, with its consent-page description. */
   readonly scopes: ReadonlyMap<string, string>;
   readonly demo: boolean;
@@ -187,6 +202,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     housekeepingInterval: e.TESSERA_HOUSEKEEPING_INTERVAL,
     sessionTtl: e.TESSERA_SESSION_TTL,
     eventRetention: e.TESSERA_EVENT_RETENTION,
+    dbConnectTimeout: e.TESSERA_DB_CONNECT_TIMEOUT,
+    shutdownDrain: e.TESSERA_SHUTDOWN_DRAIN ?? (production ? 5 : 0),
+    shutdownTimeout: e.TESSERA_SHUTDOWN_TIMEOUT,
     scopes,
     demo: e.TESSERA_DEMO ? e.TESSERA_DEMO === 'true' : e.NODE_ENV === 'development',
     pgPreparedStatements: e.TESSERA_PG_PREPARED_STATEMENTS === 'true',

@@ -1,5 +1,6 @@
 // What the routes share, built once in buildApp.
 import type { Config } from '../config/index.ts';
+import type { Lifecycle } from '../lifecycle.ts';
 import type { CodeSealer } from '../oauth/codes.ts';
 import type { InteractionSealer } from '../oauth/interaction.ts';
 import type { Store } from '../store/store.ts';
@@ -17,4 +18,5 @@ export interface RouteContext {
   browser: BrowserState;
   /** Epoch seconds; injectable so tests can move time without sleeping. */
   now: () => number;
+  lifecycle: Lifecycle;
 }

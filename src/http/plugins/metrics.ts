@@ -2,9 +2,14 @@
 // connections and faults, plus process metrics.
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Lifecycle } from '../../lifecycle.ts';
 import type { Store } from '../../store/store.ts';
 
-export function registerMetrics(app: FastifyInstance, store: Pick<Store, 'stats'>): Registry {
+export function registerMetrics(
+  app: FastifyInstance,
+  store: Pick<Store, 'stats' | 'ping'>,
+  lifecycle: Lifecycle,
+): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tessera_' });
   const requests = new Counter({
@@ -30,6 +35,20 @@ export function registerMetrics(app: FastifyInstance, store: Pick<Store, 'stats'
       this.set({ state: 'open' }, open);
       this.set({ state: 'in_use' }, inUse);
       this.set({ state: 'waiting' }, waiting);
+    },
+  });
+  new Gauge({
+    name: 'tessera_ready',
+    help: 'What /readyz says: 1 when serving and the database answers, 0 when draining or the database is down',
+    registers: [registry],
+    async collect() {
+      const up =
+        !lifecycle.draining &&
+        (await store.ping().then(
+          () => true,
+          () => false,
+        ));
+      this.set(up ? 1 : 0);
     },
   });
   let faultsSeen = 0;

@@ -27,6 +27,8 @@ export function metadataRoutes(app: FastifyInstance, ctx: RouteContext): void {
   );
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_, reply) => {
+    // Draining after SIGTERM: not ready, whatever the database says.
+    if (ctx.lifecycle.draining) return reply.code(503).send({ status: 'draining' });
     try {
       await ctx.store.ping();
       return { status: 'ok' };

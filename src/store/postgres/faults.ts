@@ -23,6 +23,8 @@ const MESSAGES = [
 ];
 
 export function isPostgresFault(error: unknown): boolean {
+  // Every address of a host name refused (localhost: ::1 and 127.0.0.1).
+  if (error instanceof AggregateError) return error.errors.some(isPostgresFault);
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {

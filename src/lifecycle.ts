@@ -1,0 +1,43 @@
+// Starting and stopping as a production instance should: at start, wait for a database that is not
+// reachable yet (a container started before PostgreSQL, a failover in progress) with backoff, but
+// not forever; at SIGTERM, say "not ready" at once, keep serving while load balancers notice, then
+// finish what is in flight and close, within a bound.
+import { DatabaseUnavailable } from './store/faults.ts';
+
+/** Whether the instance is draining (after SIGTERM): /readyz answers 503, answers close their connection. */
+export class Lifecycle {
+  draining = false;
+}
+
+/** Backoff between attempts to reach the database: 0.5 s, doubling, at most 5 s. */
+export function backoff(attempt: number): number {
+  return Math.min(500 * 2 ** (attempt - 1), 5_000);
+}
+
+/**
+ * Runs `connect` until it succeeds; while it fails with DatabaseUnavailable (the server unreachable,
+ * starting up, out of connections), retries with backoff for up to `timeoutSeconds`, reporting each
+ * attempt. Any other error (a wrong password, an unknown database) is thrown at once, as is the last
+ * unavailability once the time is up.
+ */
+export async function waitForDatabase(
+  connect: () => Promise<void>,
+  timeoutSeconds: number,
+  report: (attempt: number, error: Error, retryInMs: number) => void,
+  sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  now = () => Date.now(),
+): Promise<void> {
+  const deadline = now() + timeoutSeconds * 1000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await connect();
+      return;
+    } catch (error) {
+      if (!(error instanceof DatabaseUnavailable)) throw error;
+      const wait = Math.min(backoff(attempt), Math.max(0, deadline - now()));
+      if (wait <= 0) throw error;
+      report(attempt, error.fault, wait);
+      await sleep(wait);
+    }
+  }
+}
