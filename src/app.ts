@@ -72,7 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (lifecycle.draining) reply.header('connection', 'close');
   });
   registerErrorHandling(app);
-  registerMetrics(app, deps.store, lifecycle);
+  registerMetrics(app, deps.store, lifecycle, deps.keys);
 
   const ctx: RouteContext = {
     config: deps.config,

@@ -8,6 +8,8 @@ import { Lifecycle, waitForDatabase } from './lifecycle.ts';
 import { DatabaseUnavailable } from './store/faults.ts';
 import { startHousekeeping } from './store/housekeeping.ts';
 import { openStore, type Store } from './store/index.ts';
+import { startKeyMaintenance } from './tokens/key-rotation.ts';
+import { keyTimeline } from './tokens/key-timeline.ts';
 import { KeyStore } from './tokens/keystore.ts';
 
 export async function start(env: Record<string, string | undefined> = process.env): Promise<void> {
@@ -43,17 +45,14 @@ export async function start(env: Record<string, string | undefined> = process.en
     console.error(`tessera: cannot start: the database ${database}: ${cause}`);
     process.exit(1);
   }
-  const keys = await KeyStore.open(store, secret);
+  const keys = await KeyStore.open(store, secret, { timeline: keyTimeline(config) });
   const seeded = config.demo ? await seedDemo(store, config) : undefined;
   const demo = config.demo ? (seeded ?? (await readDemoCredentials(config))) : undefined;
 
   const lifecycle = new Lifecycle();
   const app = await buildApp({ config, store, keys, secret, demo, lifecycle });
-  // Keys rotated by `tessera keys rotate` (or another instance) are picked up within a minute.
-  const keyReload = setInterval(() => {
-    keys.reload().catch((err: unknown) => app.log.error({ err }, 'reloading signing keys failed'));
-  }, 60_000);
-  keyReload.unref();
+  // Keys rotated by `tessera keys rotate` or another instance are picked up within the reload interval.
+  const keyMaintenance = startKeyMaintenance(keys, app.log);
   const housekeeping = startHousekeeping(store, config, app.log);
   // SIGTERM: not ready at once, serve on for the drain, then close the listener, finish what is in
   // flight (idle keep-alive connections close at once), close the store and exit 0; all within
@@ -71,7 +70,7 @@ export async function start(env: Record<string, string | undefined> = process.en
       endDrain = resolve;
       setTimeout(resolve, config.shutdownDrain * 1000);
     });
-    clearInterval(keyReload);
+    keyMaintenance.stop();
     housekeeping.stop();
     await app.close();
     await store.close();

@@ -21,7 +21,7 @@ export const USAGE = `Usage: tessera <command> [options]
   users list [--json] | set-password USERNAME --password-stdin | disable USERNAME
   grants list --user USERNAME [--json]
   grants revoke GRANT_ID | revoke --user USERNAME --client CLIENT_ID
-  keys list [--json] | rotate [--alg RS256|ES256]
+  keys list [--json] | rotate [--alg RS256|ES256] [--now]
   events list [--user USERNAME] [--client CLIENT_ID] [--type TYPE] [--since DATE|24h|7d] [--limit N] [--json]
   migrate        apply pending database migrations
   serve          start the server (same as npm start)

@@ -71,6 +71,13 @@ export const configSchema = z.object({
   TESSERA_SHUTDOWN_DRAIN: z.coerce.number().min(0).optional(),
   /** TESSERA_SHUTDOWN_TIMEOUT: seconds a shutdown may take in all; then the process exits with 1. */
   TESSERA_SHUTDOWN_TIMEOUT: seconds(30),
+  /**
+   * TESSERA_KEY_ROTATION_INTERVAL: seconds between automatic signing-key rotations (90 days); 0 turns
+   * them off. A rotation stages the new key (src/tokens/key-timeline.ts); one instance makes it.
+   */
+  TESSERA_KEY_ROTATION_INTERVAL: z.coerce.number().int().min(0).default(7_776_000),
+  /** TESSERA_KEY_RELOAD_INTERVAL: seconds between an instance's re-reads of the signing keys. */
+  TESSERA_KEY_RELOAD_INTERVAL: seconds(60),
   /** TESSERA_HOUSEKEEPING_INTERVAL: seconds between removals of expired sessions, grants and revocation records. */
   TESSERA_HOUSEKEEPING_INTERVAL: seconds(60),
   /** TESSERA_EVENT_RETENTION: seconds the audit trail's events are kept (90 days), then housekeeping removes them. */
@@ -110,6 +117,8 @@ export interface Config {
   readonly sessionTtl: number;
   readonly eventRetention: number;
   readonly dbConnectTimeout: number;
+  readonly keyRotationInterval: number;
+  readonly keyReloadInterval: number;
   readonly shutdownDrain: number;
   readonly shutdownTimeout: number;
   /** Every scope Tessera knows, with its consent-page description. */
@@ -203,6 +212,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     sessionTtl: e.TESSERA_SESSION_TTL,
     eventRetention: e.TESSERA_EVENT_RETENTION,
     dbConnectTimeout: e.TESSERA_DB_CONNECT_TIMEOUT,
+    keyRotationInterval: e.TESSERA_KEY_ROTATION_INTERVAL,
+    keyReloadInterval: e.TESSERA_KEY_RELOAD_INTERVAL,
     shutdownDrain: e.TESSERA_SHUTDOWN_DRAIN ?? (production ? 5 : 0),
     shutdownTimeout: e.TESSERA_SHUTDOWN_TIMEOUT,
     scopes,

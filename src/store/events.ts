@@ -46,6 +46,30 @@ export function insertEvents(db: Kysely<Database>, events: Array<SecurityEvent |
   return rows.length === 0 ? [] : [db.insertInto('events').values(rows)];
 }
 
+/**
+ * The insert of `event` only if the signing key `kid` exists when it runs: the event of an insert
+ * that may do nothing (ON CONFLICT DO NOTHING) is written with it or not at all.
+ */
+export function insertEventsIf(db: Kysely<Database>, event: SecurityEvent | undefined, kid: string) {
+  if (!event) return [];
+  const row = fromEvent(event);
+  const values = db
+    .selectFrom('signing_keys')
+    .select((eb) => [
+      eb.val(row.id).as('id'),
+      eb.val(row.at).as('at'),
+      eb.val(row.type).as('type'),
+      eb.val(row.user_id).as('user_id'),
+      eb.val(row.client_id).as('client_id'),
+      eb.val(row.ip).as('ip'),
+      eb.val(row.user_agent).as('user_agent'),
+      eb.val(row.data).as('data'),
+    ])
+    .where('kid', '=', kid);
+  const columns = ['id', 'at', 'type', 'user_id', 'client_id', 'ip', 'user_agent', 'data'] as const;
+  return [db.insertInto('events').columns(columns).expression(values)];
+}
+
 export async function listEvents(db: Kysely<Database>, filter: EventFilter): Promise<SecurityEvent[]> {
   let query = db.selectFrom('events').selectAll();
   if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);

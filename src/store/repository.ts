@@ -6,7 +6,7 @@ import { CompiledQuery, sql } from 'kysely';
 import type { Compilable, ExpressionBuilder, Kysely, NoMigrations, OnConflictBuilder, QueryResult } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { ClientCache } from './client-cache.ts';
-import { type EventFilter, insertEvents, listEvents } from './events.ts';
+import { type EventFilter, insertEvents, insertEventsIf, listEvents } from './events.ts';
 import { migrate } from './migrations/index.ts';
 import { fromClient, fromUser, type Placeholder, sharedStatements, splitScope, toAccessTokenState } from './rows.ts';
 import { toClient, toSessionAndUser, toTokenFamily, toUser } from './rows.ts';
@@ -227,12 +227,17 @@ export class Repository {
   async listSigningKeys(): Promise<SigningKeyRow[]> {
     return this.db.selectFrom('signing_keys').selectAll().orderBy('created_at').orderBy('kid').execute();
   }
-  async insertSigningKey(key: SigningKeyRow, event?: SecurityEvent): Promise<void> {
-    await this.write(this.db.insertInto('signing_keys').values(key), ...this.#events(event));
+  async insertSigningKey(key: SigningKeyRow, event?: SecurityEvent): Promise<boolean> {
+    const once = (c: OnConflictBuilder<Database, 'signing_keys'>) => c.column('successor_of').doNothing();
+    const inserted = this.db.insertInto('signing_keys').values(key).onConflict(once);
+    return (await this.write(inserted, ...insertEventsIf(this.db, event, key.kid))) === 1;
   }
-  async retireSigningKeys(alg: string, exceptKid: string): Promise<void> {
-    const others = (eb: Where<'signing_keys'>) =>
-      eb.and([eb('alg', '=', alg), eb('status', '=', 'active'), eb('kid', '!=', exceptKid)]);
-    await this.write(this.db.updateTable('signing_keys').set({ status: 'retired' }).where(others));
+  async activateSigningKey(kid: string, at: number, event?: SecurityEvent): Promise<boolean> {
+    const moved = this.db.updateTable('signing_keys').set({ activates_at: at }).where('kid', '=', kid);
+    return (await this.write(moved, ...this.#events(event))) === 1;
+  }
+  async deleteSigningKeys(kids: string[]): Promise<number> {
+    if (kids.length === 0) return 0;
+    return this.write(this.db.deleteFrom('signing_keys').where('kid', 'in', kids));
   }
 }

@@ -157,9 +157,14 @@ export interface RevocationStore {
 
 export interface SigningKeyStore {
   listSigningKeys(): Promise<SigningKeyRow[]>;
-  insertSigningKey(key: SigningKeyRow, event?: SecurityEvent): Promise<void>;
-  /** Marks every active key of `alg` other than `exceptKid` retired. */
-  retireSigningKeys(alg: string, exceptKid: string): Promise<void>;
+  /**
+   * Inserts the key unless another key succeeds the same one already (a concurrent rotation won):
+   * whether it was inserted. The event is written only with the key.
+   */
+  insertSigningKey(key: SigningKeyRow, event?: SecurityEvent): Promise<boolean>;
+  /** Moves a key's activation (an emergency rotation activates a pending key at once). */
+  activateSigningKey(kid: string, at: number, event?: SecurityEvent): Promise<boolean>;
+  deleteSigningKeys(kids: string[]): Promise<number>;
 }
 
 /**

@@ -76,8 +76,10 @@ export interface SigningKeyRow {
   /** Private JWK, encrypted with AES-256-GCM under a key derived from TESSERA_SECRET. */
   private_jwk_enc: string;
   created_at: number;
-  /** 'active' keys sign; 'retired' keys are still published for verification. */
-  status: 'active' | 'retired';
+  /** From then on it signs (until a successor activates); published from its creation. */
+  activates_at: number;
+  /** The kid of the key it replaces, or `initial:<alg>`: unique, so one rotation inserts one key. */
+  successor_of: string;
 }
 
 /** A security event of the audit trail (src/events); `data` is JSON. */

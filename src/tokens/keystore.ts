@@ -1,9 +1,11 @@
 // Signing keys: generated on first start, kept in the database with the private half encrypted
-// (AES-256-GCM under a key derived from TESSERA_SECRET), published as a JWKS (RFC 7517).
+// (AES-256-GCM under a key derived from TESSERA_SECRET), published as a JWKS (RFC 7517), and
+// rotated on the schedule of ./key-timeline.ts (./key-rotation.ts starts rotations).
 import { createPrivateKey, hkdfSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { SigningKeyStore } from '../store/store.ts';
 import type { SigningKeyRow } from '../store/types.ts';
+import { DEFAULT_TIMELINE, type KeyDates, type KeyTimeline, keyStates, nextChange } from './key-timeline.ts';
 import { gcmDecrypt, gcmEncrypt } from './sealed.ts';
 
 export type SigningAlg = 'RS256' | 'ES256';
@@ -35,34 +37,71 @@ export function openPrivateJwk(sealed: string, secret: string): JWK {
   return JSON.parse(plain) as JWK;
 }
 
-async function generateKey(alg: SigningAlg, secret: string, now: number): Promise<SigningKeyRow> {
+/** A new key of `alg` that replaces `successorOf` and signs from `activatesAt`. */
+export async function generateKey(
+  alg: SigningAlg,
+  secret: string,
+  now: number,
+  activatesAt: number,
+  successorOf: string,
+): Promise<SigningKeyRow> {
   const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
   const private_jwk_enc = sealPrivateJwk(await exportJWK(privateKey), secret);
   const public_jwk = JSON.stringify({ ...publicJwk, kid, alg, use: 'sig' });
-  return { kid, alg, public_jwk, private_jwk_enc, created_at: now, status: 'active' };
+  return {
+    kid,
+    alg,
+    public_jwk,
+    private_jwk_enc,
+    created_at: now,
+    activates_at: activatesAt,
+    successor_of: successorOf,
+  };
 }
 
+export interface KeyStoreOptions {
+  timeline?: KeyTimeline;
+  /** Epoch seconds; tests move it. */
+  now?: () => number;
+}
+
+/** An instance seeing a kid it does not know reloads the keys, at most this often (seconds). */
+const UNKNOWN_KID_RELOAD = 5;
+
 export class KeyStore {
-  readonly #store: SigningKeyStore;
-  readonly #secret: string;
+  readonly store: SigningKeyStore;
+  readonly secret: string;
+  readonly timeline: KeyTimeline;
+  readonly now: () => number;
+  #rows: SigningKeyRow[] = [];
+  #imported = new Map<string, { publicKey: CryptoKey; privateKey?: KeyObject }>();
   #signing = new Map<SigningAlg, SigningKey>();
   #verifying = new Map<string, CryptoKey>();
   #jwks: { keys: JWK[] } = { keys: [] };
+  /** When the next key activates or leaves: the state is computed again then. */
+  #changeAt = Infinity;
+  #lastReload = 0;
 
-  private constructor(store: SigningKeyStore, secret: string) {
-    this.#store = store;
-    this.#secret = secret;
+  private constructor(store: SigningKeyStore, secret: string, options: KeyStoreOptions) {
+    this.store = store;
+    this.secret = secret;
+    this.timeline = options.timeline ?? DEFAULT_TIMELINE;
+    this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
   }
 
-  /** Loads the keys, generating an active key for each supported algorithm that has none. */
-  static async open(store: SigningKeyStore, secret: string, now = Math.floor(Date.now() / 1000)): Promise<KeyStore> {
-    const keyStore = new KeyStore(store, secret);
+  /**
+   * Loads the keys, generating an active key for each supported algorithm that has none. Instances
+   * starting together on an empty database insert one key per algorithm between them.
+   */
+  static async open(store: SigningKeyStore, secret: string, options: KeyStoreOptions = {}): Promise<KeyStore> {
+    const keyStore = new KeyStore(store, secret, options);
     const rows = await store.listSigningKeys();
+    const now = keyStore.now();
     for (const alg of SIGNING_ALGS) {
-      if (!rows.some((row) => row.alg === alg && row.status === 'active')) {
-        await store.insertSigningKey(await generateKey(alg, secret, now));
+      if (!rows.some((row) => row.alg === alg)) {
+        await store.insertSigningKey(await generateKey(alg, secret, now, now, `initial:${alg}`));
       }
     }
     await keyStore.reload();
@@ -71,58 +110,75 @@ export class KeyStore {
 
   /** Re-reads the keys from the database (another instance may have rotated them). */
   async reload(): Promise<void> {
-    const rows = await this.#store.listSigningKeys();
+    this.#lastReload = this.now();
+    const rows = await this.store.listSigningKeys();
+    const imported = new Map<string, { publicKey: CryptoKey; privateKey?: KeyObject }>();
+    for (const row of rows) {
+      imported.set(
+        row.kid,
+        this.#imported.get(row.kid) ?? {
+          publicKey: (await importJWK(JSON.parse(row.public_jwk) as JWK, row.alg)) as CryptoKey,
+        },
+      );
+    }
+    this.#imported = imported;
+    this.#rows = rows;
+    this.#compute(this.now());
+  }
+
+  /** The keys' states now: which signs, which are published. */
+  #compute(now: number): void {
+    const states = keyStates(this.#rows, now, this.timeline);
+    const rows = new Map(this.#rows.map((row) => [row.kid, row]));
     const signing = new Map<SigningAlg, SigningKey>();
     const verifying = new Map<string, CryptoKey>();
     const keys: JWK[] = [];
-    // Newest first, so the newest active key of each algorithm signs.
-    for (const row of [...rows].sort((a, b) => b.created_at - a.created_at)) {
-      const alg = row.alg as SigningAlg;
-      const publicJwk = JSON.parse(row.public_jwk) as JWK;
-      const publicKey = (await importJWK(publicJwk, alg)) as CryptoKey;
-      verifying.set(row.kid, publicKey);
-      keys.push(publicJwk);
-      if (row.status === 'active' && !signing.has(alg)) {
-        const privateKey = createPrivateKey({
-          key: openPrivateJwk(row.private_jwk_enc, this.#secret) as never,
+    for (const state of states) {
+      if (state.state === 'expired') continue;
+      const row = rows.get(state.kid)!;
+      const key = this.#imported.get(state.kid)!;
+      verifying.set(state.kid, key.publicKey);
+      keys.push(JSON.parse(row.public_jwk) as JWK);
+      if (state.state === 'active') {
+        key.privateKey ??= createPrivateKey({
+          key: openPrivateJwk(row.private_jwk_enc, this.secret) as never,
           format: 'jwk',
         });
-        signing.set(alg, { kid: row.kid, alg, privateKey, publicKey });
+        const alg = row.alg as SigningAlg;
+        signing.set(alg, { kid: row.kid, alg, privateKey: key.privateKey, publicKey: key.publicKey });
       }
     }
     this.#signing = signing;
     this.#verifying = verifying;
     this.#jwks = { keys };
+    this.#changeAt = nextChange(states, now);
   }
 
+  /** The active key of `alg`. A comparison of the clock per call: a key activates on time between reloads. */
   signingKey(alg: SigningAlg): SigningKey {
+    const now = this.now();
+    if (now >= this.#changeAt) this.#compute(now);
     const key = this.#signing.get(alg);
     if (!key) throw new Error(`no active ${alg} signing key`);
     return key;
   }
 
+  /** A published key; an unknown kid makes this instance reload the keys (at most every 5 s). */
   verificationKey(kid: string): CryptoKey | undefined {
-    return this.#verifying.get(kid);
+    const key = this.#verifying.get(kid);
+    if (!key && this.now() - this.#lastReload >= UNKNOWN_KID_RELOAD) this.reload().catch(() => {});
+    return key;
   }
 
-  /** Public keys only. */
+  /** Public keys only: the active, the next and the retired keys still published. */
   jwks(): { keys: JWK[] } {
+    const now = this.now();
+    if (now >= this.#changeAt) this.#compute(now);
     return this.#jwks;
   }
 
-  /** Generates a new active key for `alg`; older keys of it are retired but still published. */
-  async rotate(alg: SigningAlg, now = Math.floor(Date.now() / 1000)): Promise<{ kid: string }> {
-    const row = await generateKey(alg, this.#secret, now);
-    await this.#store.insertSigningKey(row);
-    await this.#store.retireSigningKeys(alg, row.kid);
-    await this.reload();
-    return { kid: row.kid };
+  /** Every key's state and dates, as of now. */
+  states(): KeyDates[] {
+    return keyStates(this.#rows, this.now(), this.timeline);
   }
-}
-
-export async function listKeys(
-  store: SigningKeyStore,
-): Promise<Array<{ kid: string; alg: string; status: string; createdAt: number }>> {
-  const rows = await store.listSigningKeys();
-  return rows.map((row) => ({ kid: row.kid, alg: row.alg, status: row.status, createdAt: row.created_at }));
 }

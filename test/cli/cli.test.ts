@@ -170,14 +170,33 @@ describe('tessera CLI', () => {
     assert.equal((await tessera(['grants', 'list', '--user', 'nobody'])).code, 1);
   });
 
-  it('keys: rotate and list', async () => {
+  it('keys: a staged rotation, the emergency one, and the states listed', async () => {
     const rotated = await tessera(['keys', 'rotate', '--alg', 'ES256']);
     assert.equal(rotated.code, 0, rotated.stderr);
-    const keys = JSON.parse((await tessera(['keys', 'list', '--json'])).stdout) as Array<{
-      alg: string;
-      status: string;
-    }>;
-    assert.ok(keys.some((k) => k.alg === 'ES256' && k.status === 'active'));
+    assert.match(
+      rotated.stdout,
+      /new ES256 signing key \S+: published now, signs from \S+ \(in 420 s, once every cached JWKS/,
+    );
+    const again = await tessera(['keys', 'rotate', '--alg', 'ES256']);
+    assert.match(again.stdout, /a rotation of ES256 is under way already: key \S+ signs from/);
+    type Listed = { kid: string; alg: string; state: string; activatesAt: number; retiresAt: number | null };
+    const list = async () => JSON.parse((await tessera(['keys', 'list', '--json'])).stdout) as Listed[];
+    const staged = await list();
+    const es256 = staged.filter((k) => k.alg === 'ES256').map((k) => k.state);
+    assert.deepEqual(es256, ['active', 'next']);
+    const now = await tessera(['keys', 'rotate', '--alg', 'ES256', '--now']);
+    assert.equal(now.code, 0);
+    assert.match(now.stderr, /^warning: ES256 key \S+ signs from now on\. Until every instance has reloaded its keys/);
+    assert.match(now.stderr, /relying parties holding a cached JWKS \(up to 300 s\) refuse them/);
+    const after = (await list()).filter((k) => k.alg === 'ES256');
+    assert.deepEqual(
+      after.map((k) => k.state),
+      ['retired', 'active'],
+    );
+    assert.equal(after[0]!.retiresAt, after[1]!.activatesAt);
+    const table = (await tessera(['keys', 'list'])).stdout;
+    assert.match(table, /^KID {2}ALG {2}STATE {2}CREATED {2}ACTIVATES {2}RETIRES {2}REMOVED$/m);
+    assert.match(table, /ES256 {2}retired/);
   });
 
   it('migrate reports an up-to-date database', async () => {

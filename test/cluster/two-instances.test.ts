@@ -28,7 +28,7 @@ describe('two instances over one PostgreSQL database', async () => {
   let b: string;
   before(async () => {
     if (!database) return;
-    cluster = await startCluster(database.url);
+    cluster = await startCluster(database.url, { env: { TESSERA_KEY_RELOAD_INTERVAL: '1' } });
     [a, b] = cluster.instances.map((instance) => instance.url) as [string, string];
     via = (url) => ({ issuer: url, user: cluster.user, clients: cluster.clients }) as unknown as TestServer;
   });
@@ -149,6 +149,41 @@ describe('two instances over one PostgreSQL database', async () => {
       }
     },
   );
+
+  it('a key rotation through the CLI is seen by both instances within the reload interval', { skip }, async () => {
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, ['src/cli/main.ts', 'keys', ...args, '--alg', 'RS256'], {
+        env: { PATH: process.env.PATH, ...cluster.env, NODE_ENV: 'test' },
+        encoding: 'utf8',
+      });
+    const jwks = async (url: string) =>
+      ((await (await fetch(`${url}/oauth2/jwks`)).json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
+    const kidOf = (token: string) =>
+      (JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { kid: string }).kid;
+    const before = kidOf((await tokensAt(a)).access_token);
+    const staged = cli('rotate');
+    assert.equal(staged.status, 0, staged.stderr);
+    const kid = /signing key (\S+):/.exec(staged.stdout)![1]!;
+    const waitFor = async (check: () => Promise<boolean>, what: string) => {
+      const deadline = Date.now() + 3_000;
+      while (!(await check())) {
+        assert.ok(Date.now() < deadline, what);
+        await sleep(100);
+      }
+    };
+    // Published by both at once (1 s reload here), signing with it only after the stage.
+    await waitFor(async () => (await jwks(a)).includes(kid) && (await jwks(b)).includes(kid), 'published by both');
+    assert.equal(kidOf((await tokensAt(a)).access_token), before);
+    assert.equal(kidOf((await tokensAt(b)).access_token), before);
+    // The emergency path: both sign with it within the reload interval, and verify each other's tokens.
+    assert.equal(cli('rotate', '--now').status, 0);
+    await waitFor(
+      async () => kidOf((await tokensAt(a)).access_token) === kid && kidOf((await tokensAt(b)).access_token) === kid,
+      'both sign with the new key',
+    );
+    assert.equal((await userinfo(b, (await tokensAt(a)).access_token)).status, 200);
+    assert.ok((await jwks(a)).includes(before) && (await jwks(b)).includes(before), 'the old key stays published');
+  });
 
   // Last: it deletes the client the other tests use.
   it(

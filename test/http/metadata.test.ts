@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { CLI } from '../../src/events/index.ts';
+import { rotateKey } from '../../src/tokens/key-rotation.ts';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
@@ -48,9 +50,14 @@ describe('discovery, JWKS, health and metrics', () => {
     }
   });
 
-  it('a rotated key is published beside the new one, and the new one signs', async () => {
+  it('a staged key is published before it signs; after --now the new one signs, the old one still published', async () => {
     const before = server.keys.signingKey('ES256').kid;
-    const { kid } = await server.keys.rotate('ES256');
+    const staged = await rotateKey(server.keys, 'ES256', { requester: CLI });
+    assert.equal(server.keys.signingKey('ES256').kid, before);
+    const published = (await (await fetch(`${server.issuer}/oauth2/jwks`)).json()) as { keys: Array<{ kid: string }> };
+    assert.ok(published.keys.some((k) => k.kid === staged.kid));
+    const { kid } = await rotateKey(server.keys, 'ES256', { emergency: true, requester: CLI });
+    assert.equal(kid, staged.kid);
     assert.notEqual(kid, before);
     assert.equal(server.keys.signingKey('ES256').kid, kid);
     const { keys } = (await (await fetch(`${server.issuer}/oauth2/jwks`)).json()) as { keys: Array<{ kid: string }> };
@@ -63,6 +70,10 @@ describe('discovery, JWKS, health and metrics', () => {
     assert.equal((await fetch(`${server.issuer}/readyz`)).status, 200);
     const metrics = await (await fetch(`${server.issuer}/metrics`)).text();
     assert.match(metrics, /tessera_http_requests_total\{route="\/readyz",method="GET",status="200"\} 1/);
+    assert.match(metrics, /^tessera_signing_key_age_seconds\{alg="ES256"\} \d+$/m);
+    assert.match(metrics, /^tessera_ready 1$/m);
+    assert.match(metrics, /^tessera_database_connections\{state="open"\} 2$/m);
+    assert.match(metrics, /^tessera_database_faults_total 0$/m);
   });
 
   it('unknown routes → 404 JSON', async () => {

@@ -1,4 +1,6 @@
 // The resource-server module and the example API, with tokens from a real flow.
+import { CLI } from '../../src/events/index.ts';
+import { rotateKey } from '../../src/tokens/key-rotation.ts';
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -78,7 +80,7 @@ describe('APIs that accept the tokens', () => {
     const verify = createVerifier({ issuer: server.issuer, audience: server.issuer, jwksCooldown: 0 });
     const first = await accessToken('openid apps');
     assert.equal((await verify(`Bearer ${first}`, { scopes: ['apps'] })).sub, server.user.id);
-    await server.keys.rotate(server.config.signingAlg);
+    await rotateKey(server.keys, server.config.signingAlg, { emergency: true, requester: CLI });
     const second = await accessToken('openid apps');
     assert.equal((await verify(`Bearer ${second}`)).client_id, server.clients.confidential.id);
 

@@ -6,6 +6,7 @@ import { openDatabase, openStore } from '../../src/store/index.ts';
 import type { Client, Rotation, Store, User } from '../../src/store/store.ts';
 import type { Database, GrantRow } from '../../src/store/types.ts';
 import { newId } from '../../src/tokens/opaque.ts';
+import { CLI, securityEvent } from '../../src/events/index.ts';
 import { type TestDatabase, withPostgresDatabase, withSqliteDatabase } from './databases.ts';
 
 const NOW = 1_800_000_000;
@@ -496,21 +497,31 @@ function contract(
       },
     );
 
-    it('signing keys: insert, list, retire all but one', { skip }, async () => {
-      const key = (kid: string, created: number) => ({
+    it('signing keys: one successor per key, activation moved, expired keys deleted', { skip }, async () => {
+      const key = (kid: string, successorOf: string) => ({
         kid,
         alg: 'ES256',
         public_jwk: '{}',
         private_jwk_enc: 'x',
-        created_at: created,
-        status: 'active' as const,
+        created_at: NOW,
+        activates_at: NOW + 100,
+        successor_of: successorOf,
       });
-      await store.insertSigningKey(key('k1', NOW));
-      await store.insertSigningKey(key('k2', NOW + 1));
-      await store.retireSigningKeys('ES256', 'k2');
-      const keys = await store.listSigningKeys();
-      assert.equal(keys.find((k) => k.kid === 'k1')?.status, 'retired');
-      assert.equal(keys.find((k) => k.kid === 'k2')?.status, 'active');
+      const event = (kid: string) => securityEvent('key.rotated', NOW, { requester: CLI, data: { kid } });
+      assert.equal(await store.insertSigningKey(key('k1', 'initial:ES256'), event('k1')), true);
+      assert.equal(await store.insertSigningKey(key('k2', 'k1'), event('k2')), true);
+      // A second successor of k1 (another instance rotating at the same moment) is not inserted, nor its event.
+      assert.equal(await store.insertSigningKey(key('k3', 'k1'), event('k3')), false);
+      assert.deepEqual((await store.listSigningKeys()).map((k) => k.kid).sort(), ['k1', 'k2']);
+      const kids = (await store.listEvents({ type: 'key.rotated' })).map((e) => e.data?.kid).sort();
+      assert.deepEqual(kids, ['k1', 'k2']);
+      assert.equal(await store.activateSigningKey('k2', NOW + 5), true);
+      assert.equal((await store.listSigningKeys()).find((k) => k.kid === 'k2')?.activates_at, NOW + 5);
+      assert.equal(await store.deleteSigningKeys(['k1']), 1);
+      assert.deepEqual(
+        (await store.listSigningKeys()).map((k) => k.kid),
+        ['k2'],
+      );
     });
   });
 }

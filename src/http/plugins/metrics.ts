@@ -1,14 +1,16 @@
 // GET /metrics: Prometheus exposition of request counts and latencies per route, the database's
-// connections and faults, plus process metrics.
+// connections and faults, readiness, the signing keys' age, plus process metrics.
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Lifecycle } from '../../lifecycle.ts';
 import type { Store } from '../../store/store.ts';
+import type { KeyStore } from '../../tokens/keystore.ts';
 
 export function registerMetrics(
   app: FastifyInstance,
   store: Pick<Store, 'stats' | 'ping'>,
   lifecycle: Lifecycle,
+  keys: Pick<KeyStore, 'states' | 'now'>,
 ): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tessera_' });
@@ -49,6 +51,16 @@ export function registerMetrics(
           () => false,
         ));
       this.set(up ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'tessera_signing_key_age_seconds',
+    help: 'Seconds since the active signing key of each algorithm began to sign',
+    labelNames: ['alg'] as const,
+    registers: [registry],
+    collect() {
+      const now = keys.now();
+      for (const key of keys.states()) if (key.state === 'active') this.set({ alg: key.alg }, now - key.activatesAt);
     },
   });
   let faultsSeen = 0;

@@ -1,6 +1,7 @@
 // Discovery metadata, the JWKS, the stylesheet, and health endpoints.
 import type { FastifyInstance } from 'fastify';
 import { discoveryMetadata } from '../../oidc/discovery.ts';
+import { JWKS_MAX_AGE } from '../../tokens/key-timeline.ts';
 import { STYLES } from '../../ui/styles.ts';
 import type { RouteContext } from '../context.ts';
 
@@ -16,7 +17,7 @@ export function metadataRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.get('/oauth2/jwks', async (_, reply) =>
     reply
       .header('content-type', 'application/jwk-set+json')
-      .header('cache-control', 'public, max-age=300')
+      .header('cache-control', `public, max-age=${JWKS_MAX_AGE}`)
       .send(ctx.keys.jwks()),
   );
   app.get('/assets/tessera.css', async (_, reply) =>

@@ -32,8 +32,12 @@ const schema = (withoutRowid: boolean) => [
   'create index events_at on events (at)',
   'create index events_user_id on events (user_id, at)',
   'create index events_client_id on events (client_id, at)',
+  // A key's state follows from its times (src/tokens/key-timeline.ts). `successor_of` names the key it
+  // replaces (`initial:<alg>` for the first): unique, so that of two instances rotating at once, or
+  // starting on an empty database at once, one inserts the key and the other nothing.
   `create table signing_keys (kid text primary key, alg text not null, public_jwk text not null,
-    private_jwk_enc text not null, created_at bigint not null, status text not null)`,
+    private_jwk_enc text not null, created_at bigint not null, activates_at bigint not null,
+    successor_of text not null unique)`,
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
