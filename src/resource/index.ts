@@ -4,6 +4,7 @@
 //   import { createVerifier } from 'tessera/resource';
 //   const verify = createVerifier({ issuer: 'https://auth.example.com', audience: 'https://auth.example.com' });
 //   const token = await verify(request.headers.authorization, { scopes: ['apps'] });
+import { JWKS_MAX_AGE } from '../tokens/key-timeline.ts';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 
 export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
@@ -61,9 +62,12 @@ function bearer(authorization: string | undefined): string {
 
 export function createVerifier(options: VerifierOptions): Verifier {
   const issuer = options.issuer.replace(/\/+$/, '');
-  // jose caches the key set and refetches it when a token names an unknown kid (with a cooldown).
+  // jose caches the key set and refetches it when a token names an unknown kid (with a cooldown). It
+  // keeps a copy no longer than the JWKS's Cache-Control max-age (300 s), which key rotation counts on
+  // (src/tokens/key-timeline.ts); jose's own default is 10 minutes.
   const jwks = createRemoteJWKSet(new URL(options.jwksUri ?? `${issuer}/oauth2/jwks`), {
     cooldownDuration: options.jwksCooldown ?? 30_000,
+    cacheMaxAge: JWKS_MAX_AGE * 1000,
   });
   return async (authorization, required = {}) => {
     const token = bearer(authorization);

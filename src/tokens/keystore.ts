@@ -139,6 +139,8 @@ export class KeyStore {
       const key = this.#imported.get(state.kid)!;
       verifying.set(state.kid, key.publicKey);
       keys.push(JSON.parse(row.public_jwk) as JWK);
+      // A key that does not sign keeps no private half in memory (a retired one never signs again).
+      if (state.state !== 'active') delete key.privateKey;
       if (state.state === 'active') {
         key.privateKey ??= createPrivateKey({
           key: openPrivateJwk(row.private_jwk_enc, this.secret) as never,
