@@ -11,16 +11,16 @@
 //   BENCH_PG_URL: the PostgreSQL server tessera-pg creates its database on; by default its Unix
 //     socket in /var/run/postgresql when there is one (PostgreSQL on the same host), else
 //     TEST_DATABASE_URL or 127.0.0.1:5432
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../test/helpers/server.ts';
-import { ADMIN_URL, withPostgresDatabase } from '../test/store/databases.ts';
+import { withPostgresDatabase } from '../test/store/databases.ts';
 import { drive, Http, type Measurement, type Target, VirtualUser } from './load.ts';
+import { cpuMs, PG_LOCAL, PG_URL, postgresCpuMs, spawnServer, START_ARGS, stopper, waitForLine } from './processes.ts';
 import { seedTessera } from './seed.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -32,19 +32,6 @@ const WORKLOADS = (process.env.BENCH_WORKLOADS ?? 'returning,refresh,userinfo,fi
 const RSS_EVERY = Number(process.env.BENCH_RSS_EVERY ?? 0);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('BENCH_ROUNDS: expected a positive integer');
-// On one host a Unix socket is how Tessera would reach PostgreSQL: each query and its answer cost
-// the kernel less than over TCP on loopback (bench/RESULTS.md, item 22).
-const PG_SOCKET = '/var/run/postgresql/.s.PGSQL.5432';
-const PG_URL =
-  process.env.BENCH_PG_URL ??
-  (existsSync(PG_SOCKET) && !process.env.TEST_DATABASE_URL
-    ? 'postgres://postgres@localhost/test?host=/var/run/postgresql'
-    : ADMIN_URL);
-const pgAddress = new URL(PG_URL);
-/** Whether tessera-pg's PostgreSQL runs on this machine (a Unix socket or loopback): its CPU is then measured. */
-const PG_LOCAL =
-  pgAddress.searchParams.get('host')?.startsWith('/') === true ||
-  ['localhost', '127.0.0.1', '[::1]'].includes(pgAddress.hostname);
 const API_SCOPE = 'openid profile email apps webhooks';
 
 interface Running {
@@ -52,34 +39,6 @@ interface Running {
   child: ChildProcess;
   stop(): Promise<void>;
   users: Array<{ username: string; password: string }>;
-}
-
-/** CPU time (user + system, all threads) a process has used so far, in ms, from /proc. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    .replace(/^.*\) /, '')
-    .split(' ');
-  // utime and stime are fields 14 and 15 of stat(5), counted in clock ticks (100 per second here).
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/**
- * CPU time of every PostgreSQL process on this machine (its backends, WAL writer, checkpointer), in
- * ms, from /proc: for tessera-pg the database's own share of the work. Undefined when none runs here.
- */
-function postgresCpuMs(): number | undefined {
-  let total: number | undefined;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      total = (total ?? 0) + cpuMs(Number(entry));
-    } catch {
-      /* the process ended */
-    }
-  }
-  return total;
 }
 
 /** Peak resident set size of a process while `work` runs, sampled from /proc, and the CPU it used. */
@@ -126,49 +85,6 @@ async function withPeakRss<T>(
   } finally {
     clearInterval(timer);
   }
-}
-
-async function waitForLine(child: ChildProcess, pattern: RegExp, what: string): Promise<void> {
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      if (pattern.test(output)) resolve();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
-    child.once('exit', (code) => reject(new Error(`${what} exited (${code}):\n${output}`)));
-  });
-}
-
-// Servers must not outlive the benchmark, however it ends (an error, Ctrl-C, a closed pipe).
-const children = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-});
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => process.exit(130));
-
-// Tessera runs as `npm start` runs it: the same Node.js flags and entry point (package.json).
-const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
-  .split(' ')
-  .slice(1);
-
-function spawnServer(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
-
-function stopper(child: ChildProcess): () => Promise<void> {
-  return async () => {
-    if (child.exitCode !== null) return;
-    child.kill('SIGTERM');
-    await Promise.race([
-      new Promise((resolve) => child.once('exit', resolve)),
-      sleep(5000).then(() => child.kill('SIGKILL')),
-    ]);
-  };
 }
 
 async function startTessera(

@@ -1,0 +1,181 @@
+// Scale-out: Tessera on PostgreSQL as one instance and as two over the same database, each instance
+// held to the same CPU share (a cgroup v1 `cpu.cfs_quota_us` of its own, else `taskset` on one core
+// each), the load generator and PostgreSQL outside those shares. Reports flows per second for one and
+// for two instances and their ratio, for the returning-user and refresh flows.
+//
+//   npm run bench:scale-out
+//   BENCH_SECONDS (10)  BENCH_WARMUP (3)  BENCH_USERS (32 per instance)  BENCH_ALGS (ES256)  BENCH_ROUNDS (3)
+//   BENCH_WORKLOADS (returning,refresh)  BENCH_INSTANCE_CPU (0.25: cores per instance)  BENCH_JSON
+//
+// Both instances run throughout; a "one instance" measurement sends BENCH_USERS virtual users to the
+// first, a "two instances" one BENCH_USERS to each, each user's flows on one instance. The two
+// alternate, round by round, so that the machine's drift does not favour either.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../test/helpers/server.ts';
+import { withPostgresDatabase } from '../test/store/databases.ts';
+import { drive, Http, VirtualUser } from './load.ts';
+import { PG_URL, spawnServer, START_ARGS, stopper, waitForLine } from './processes.ts';
+import { seedTessera } from './seed.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const USERS = Number(process.env.BENCH_USERS ?? 32);
+const ALGS = (process.env.BENCH_ALGS ?? 'ES256').split(',') as Array<'RS256' | 'ES256'>;
+const WORKLOADS = (process.env.BENCH_WORKLOADS ?? 'returning,refresh').split(',');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SHARE = Number(process.env.BENCH_INSTANCE_CPU ?? 0.25);
+const API_SCOPE = 'openid profile email apps webhooks';
+const CGROUP = '/sys/fs/cgroup/cpu';
+
+/** The machine's idle CPU time so far, and all CPU time, in clock ticks (/proc/stat). */
+function machineTicks(): { idle: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
+  return { idle: fields[3]! + fields[4]!, total: fields.reduce((a, b) => a + b, 0) };
+}
+
+/** Holds a process to `SHARE` of a core: a cgroup of its own, removed by `release`. */
+function capCpu(pid: number, name: string): { how: string; release(): void } {
+  const dir = join(CGROUP, name);
+  try {
+    mkdirSync(dir);
+    // A short period (10 ms) spreads the share evenly: with the default 100 ms, an instance would run
+    // 40 ms and then stall 60 ms, and the stalls, not the share, would set its throughput.
+    writeFileSync(join(dir, 'cpu.cfs_period_us'), '10000');
+    writeFileSync(join(dir, 'cpu.cfs_quota_us'), String(Math.round(SHARE * 10_000)));
+    writeFileSync(join(dir, 'cgroup.procs'), String(pid));
+    return {
+      how: `cgroup ${dir}, ${SHARE} core`,
+      release: () => {
+        try {
+          rmdirSync(dir);
+        } catch {
+          /* a process still in it; the cgroup goes with the machine */
+        }
+      },
+    };
+  } catch (err) {
+    throw new Error(`cannot cap the instance's CPU with a cgroup (${CGROUP} must be writable): ${String(err)}`);
+  }
+}
+
+const ITERATIONS: Record<string, (user: VirtualUser) => Promise<void>> = {
+  returning: async (user) => {
+    const { code, verifier } = await user.authorize(API_SCOPE);
+    await user.exchange(code, verifier);
+  },
+  refresh: (user) => user.refresh(),
+};
+
+interface Row {
+  alg: string;
+  workload: string;
+  round: number;
+  instances: number;
+  perSecond: number;
+  p99: number;
+  errors: number;
+  /** The whole machine's CPU in use during the measurement, in per cent. */
+  busy: number;
+}
+
+const rows: Row[] = [];
+const dir = await mkdtemp(join(tmpdir(), 'tessera-scale-out-'));
+const cleanups: Array<() => Promise<void> | void> = [];
+try {
+  for (const alg of ALGS) {
+    const database = await withPostgresDatabase(PG_URL);
+    if (!database) throw new Error('PostgreSQL unreachable');
+    cleanups.push(database.drop);
+    const issuer = `http://127.0.0.1:${await freePort()}`;
+    const secret = randomBytes(32).toString('base64url');
+    const redirectUri = 'http://127.0.0.1:9/callback';
+    const seeded = await seedTessera({
+      databaseUrl: database.url,
+      issuer,
+      secret,
+      redirectUri,
+      users: 2 * USERS,
+      extraUsers: 0,
+      extraRefreshTokens: 0,
+    });
+    const origins: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const port = await freePort();
+      const child = spawnServer(START_ARGS, {
+        PATH: process.env.PATH,
+        NODE_ENV: 'development',
+        TESSERA_DEMO: 'false',
+        LOG_LEVEL: 'warn',
+        TESSERA_ISSUER: issuer,
+        PORT: String(port),
+        DATABASE_URL: database.url,
+        TESSERA_SECRET: secret,
+        TESSERA_DATA_DIR: dir,
+        TESSERA_SIGNING_ALG: alg,
+      });
+      // Capped from its first instruction: threads it starts later (libuv's pool) inherit the cgroup.
+      const cap = capCpu(child.pid!, `tessera-bench-${process.pid}-${alg}-${i}`);
+      cleanups.push(cap.release, stopper(child));
+      await waitForLine(child, /Tessera is listening/, 'Tessera');
+      console.log(`instance ${i + 1}: 127.0.0.1:${port}, ${cap.how}`);
+      origins.push(`http://127.0.0.1:${port}`);
+    }
+    const https = origins.map((origin) => new Http(origin, USERS));
+    cleanups.push(...https.map((http) => () => http.close()));
+    const { clientId, clientSecret } = seeded;
+    const target = (i: number) => ({ name: 'tessera', origin: origins[i]!, redirectUri, clientId, clientSecret });
+    // Each instance gets BENCH_USERS virtual users: one instance with its users, then two with twice
+    // as many between them. So the question is the operator's: with twice the clients, do two
+    // instances serve twice as many?
+    const usersOn = (count: number) =>
+      seeded.users
+        .slice(0, count * USERS)
+        .map((credentials, u) => new VirtualUser(https[u % count]!, target(u % count), credentials));
+    const layouts = { 1: usersOn(1), 2: usersOn(2) };
+    // Every user signs in and consents once on its instance(s): the returning-user flow reuses that.
+    for (const users of Object.values(layouts)) await Promise.all(users.map((user) => ITERATIONS.returning!(user)));
+    for (const workload of WORKLOADS) {
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const instances of round % 2 === 1 ? [1, 2] : [2, 1]) {
+          const users = layouts[instances as 1 | 2];
+          await drive(users, WARMUP, ITERATIONS[workload]!);
+          const before = machineTicks();
+          const m = await drive(users, SECONDS, ITERATIONS[workload]!);
+          const after = machineTicks();
+          // How busy the whole machine was: near 100 % means something outside the shares was the limit.
+          const busy = Math.round(100 * (1 - (after.idle - before.idle) / (after.total - before.total)));
+          rows.push({ alg, workload, round, instances, perSecond: m.perSecond, p99: m.p99, errors: m.errors, busy });
+          console.log(
+            `${alg}  ${workload.padEnd(10)} round ${round}  ${instances} instance${instances > 1 ? 's' : ' '}  ${m.perSecond.toFixed(1).padStart(8)}/s  p99 ${m.p99.toFixed(1).padStart(6)} ms  errors ${m.errors}  machine ${busy} % busy`,
+          );
+        }
+      }
+    }
+    while (cleanups.length > 0) await cleanups.pop()!();
+  }
+} finally {
+  while (cleanups.length > 0) await cleanups.pop()!();
+  await rm(dir, { recursive: true, force: true });
+}
+
+console.log(`\nTwo instances / one instance, each held to ${SHARE} core (median of ${ROUNDS} rounds, range):`);
+for (const alg of ALGS) {
+  for (const workload of WORKLOADS) {
+    const ratios: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const of = (n: number) =>
+        rows.find((r) => r.alg === alg && r.workload === workload && r.round === round && r.instances === n);
+      ratios.push(of(2)!.perSecond / of(1)!.perSecond);
+    }
+    ratios.sort((a, b) => a - b);
+    const median = ratios[Math.floor(ratios.length / 2)]!;
+    console.log(
+      `${alg}  ${workload.padEnd(10)} ×${median.toFixed(2)} (${ratios[0]!.toFixed(2)}–${ratios.at(-1)!.toFixed(2)})`,
+    );
+  }
+}
+if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(rows, null, 2)}\n`);
