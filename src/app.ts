@@ -68,8 +68,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const lifecycle = deps.lifecycle ?? new Lifecycle();
   // While draining, every answer ends its keep-alive connection, so the next request opens a new one
   // (through the load balancer, to an instance that is ready).
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (lifecycle.draining) reply.header('connection', 'close');
+    done(null, payload);
   });
   registerErrorHandling(app);
   registerMetrics(app, deps.store, lifecycle, deps.keys);
