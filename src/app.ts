@@ -14,6 +14,7 @@ import { metadataRoutes } from './http/routes/metadata.ts';
 import { revocationRoutes } from './http/routes/revocation.ts';
 import { tokenRoutes } from './http/routes/token.ts';
 import { userinfoRoutes } from './http/routes/userinfo.ts';
+import { ClientAuthThrottle } from './oauth/client-auth/throttle.ts';
 import { CodeSealer } from './oauth/codes.ts';
 import { InteractionSealer } from './oauth/interaction.ts';
 import type { Store } from './store/store.ts';
@@ -73,7 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done(null, payload);
   });
   registerErrorHandling(app);
-  registerMetrics(app, deps.store, lifecycle, deps.keys);
+  const { security } = registerMetrics(app, deps.store, lifecycle, deps.keys);
 
   const ctx: RouteContext = {
     config: deps.config,
@@ -90,6 +91,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     now: deps.now ?? (() => Math.floor(Date.now() / 1000)),
     lifecycle,
+    security,
+    clientThrottle: new ClientAuthThrottle(deps.store, deps.config.throttle, security),
   };
   authorizeRoutes(app, ctx);
   interactionRoutes(app, ctx);

@@ -18,7 +18,7 @@ export const USAGE = `Usage: tessera <command> [options]
                  [--auth-method client_secret_basic|client_secret_post] [--alg RS256|ES256] [--json]
   clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--json]
   users create --username U --email E [--name N] [--given-name G] [--family-name F] [--password-stdin]
-  users list [--json] | set-password USERNAME --password-stdin | disable USERNAME
+  users list [--json] | set-password USERNAME --password-stdin | disable USERNAME | unlock USERNAME
   grants list --user USERNAME [--json]
   grants revoke GRANT_ID | revoke --user USERNAME --client CLIENT_ID
   keys list [--json] | rotate [--alg RS256|ES256] [--now]

@@ -1,6 +1,7 @@
 // Tessera's configuration: one schema, each option documented beside its default. It is read from
 // environment variables once at start-up (src/main.ts, src/cli), validated, and frozen.
 import { z } from 'zod';
+import type { ThrottlePolicy } from '../oauth/throttle.ts';
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -82,6 +83,23 @@ export const configSchema = z.object({
   TESSERA_HOUSEKEEPING_INTERVAL: seconds(60),
   /** TESSERA_EVENT_RETENTION: seconds the audit trail's events are kept (90 days), then housekeeping removes them. */
   TESSERA_EVENT_RETENTION: seconds(7_776_000),
+  /**
+   * TESSERA_SIGNIN_FREE_FAILURES: failed sign-ins (or client authentications) of one account (client)
+   * before each attempt must wait a delay, doubling from 1 s; a source address gets ten times as many.
+   */
+  TESSERA_SIGNIN_FREE_FAILURES: z.coerce.number().int().min(1).default(5),
+  /** TESSERA_SIGNIN_LOCK_AFTER: failures after which the account (client) is locked; an address, ten times as many. */
+  TESSERA_SIGNIN_LOCK_AFTER: z.coerce.number().int().min(1).max(100).default(20),
+  /** TESSERA_SIGNIN_LOCK_DURATION: seconds a lock lasts (and the longest delay). */
+  TESSERA_SIGNIN_LOCK_DURATION: seconds(900),
+  /** TESSERA_SIGNIN_FAILURE_WINDOW: seconds without a failure after which the count starts again (12 h). */
+  TESSERA_SIGNIN_FAILURE_WINDOW: seconds(43_200),
+  /**
+   * TESSERA_PASSWORD_MIN_LENGTH: the shortest new password, in characters (Unicode code points). 8,
+   * with the list of leaked passwords and throttled sign-ins; NIST SP 800-63B-4 asks 15 where a
+   * password alone signs in.
+   */
+  TESSERA_PASSWORD_MIN_LENGTH: z.coerce.number().int().min(1).max(64).default(8),
   /** TESSERA_SESSION_TTL: login session lifetime in seconds. */
   TESSERA_SESSION_TTL: seconds(86_400),
   /** TESSERA_API_SCOPES: `name=description;…` API scopes offered besides openid, profile, email. */
@@ -116,6 +134,9 @@ export interface Config {
   readonly housekeepingInterval: number;
   readonly sessionTtl: number;
   readonly eventRetention: number;
+  readonly passwordMinLength: number;
+  /** Throttling of sign-ins and client authentications per account or client (src/oauth/throttle.ts). */
+  readonly throttle: ThrottlePolicy;
   readonly dbConnectTimeout: number;
   readonly keyRotationInterval: number;
   readonly keyReloadInterval: number;
@@ -211,6 +232,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     housekeepingInterval: e.TESSERA_HOUSEKEEPING_INTERVAL,
     sessionTtl: e.TESSERA_SESSION_TTL,
     eventRetention: e.TESSERA_EVENT_RETENTION,
+    passwordMinLength: e.TESSERA_PASSWORD_MIN_LENGTH,
+    throttle: {
+      freeFailures: e.TESSERA_SIGNIN_FREE_FAILURES,
+      lockAfter: Math.max(e.TESSERA_SIGNIN_LOCK_AFTER, e.TESSERA_SIGNIN_FREE_FAILURES),
+      lockSeconds: e.TESSERA_SIGNIN_LOCK_DURATION,
+      window: e.TESSERA_SIGNIN_FAILURE_WINDOW,
+    },
     dbConnectTimeout: e.TESSERA_DB_CONNECT_TIMEOUT,
     keyRotationInterval: e.TESSERA_KEY_ROTATION_INTERVAL,
     keyReloadInterval: e.TESSERA_KEY_RELOAD_INTERVAL,

@@ -59,6 +59,19 @@ export const LoginRequired = oauthError('login_required');
 export const ConsentRequired = oauthError('consent_required');
 export const RequestNotSupported = oauthError('request_not_supported');
 export const RequestUriNotSupported = oauthError('request_uri_not_supported');
+/**
+ * Too many failed authentications (src/oauth/throttle.ts): 429 with Retry-After. RFC 6749 has no
+ * code for it; `temporarily_unavailable` tells the client to try again later rather than that its
+ * credentials are wrong (which it cannot know while throttled).
+ */
+export class TooManyAttempts extends OAuthError {
+  readonly retryAfter: number;
+  constructor(description: string, refusal: { retryAfter: number; key: string }) {
+    super('temporarily_unavailable', description, 429, `throttled: ${refusal.key}`);
+    this.retryAfter = refusal.retryAfter;
+  }
+}
+
 /** RFC 6750 §3.1: missing, expired, revoked or malformed access token; 401. */
 export const InvalidToken = oauthError('invalid_token', 401);
 

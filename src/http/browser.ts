@@ -10,15 +10,21 @@ import { requesterOf } from './requester.ts';
 
 export const SESSION_COOKIE = 'tessera_session';
 export const CSRF_COOKIE = 'tessera_csrf';
+/** Which user this browser signed in as before (src/oauth/login.ts counts its failures apart). */
+export const DEVICE_COOKIE = 'tessera_device';
+/** 400 days: the longest a browser keeps a cookie. */
+const DEVICE_MAX_AGE = 400 * 86_400;
 
 export class BrowserState {
   readonly #csrfKey: KeyObject;
+  readonly #deviceKey: KeyObject;
   readonly #secure: boolean;
   readonly #store: SessionStore;
   readonly #sessionTtl: number;
 
   constructor(opts: { secret: string; secure: boolean; store: SessionStore; sessionTtl: number }) {
     this.#csrfKey = purposeKey(opts.secret, 'tessera csrf v1');
+    this.#deviceKey = purposeKey(opts.secret, 'tessera device v1');
     this.#secure = opts.secure;
     this.#store = opts.store;
     this.#sessionTtl = opts.sessionTtl;
@@ -78,6 +84,25 @@ export class BrowserState {
       await this.#store.deleteSession(found.session.id, signedOut);
     }
     reply.clearCookie(SESSION_COOKIE, this.#cookieOptions());
+  }
+
+  #deviceMac(deviceId: string, username: string): string {
+    return createHmac('sha256', this.#deviceKey).update(`${deviceId}\n${username.toLowerCase()}`).digest('base64url');
+  }
+
+  /** The device id, when this browser's device cookie says it signed in as `username` before. */
+  knownDevice(request: FastifyRequest, username: string): string | undefined {
+    const [deviceId, mac] = (request.cookies[DEVICE_COOKIE] ?? '').split('.');
+    if (!deviceId || !mac || !username) return undefined;
+    return safeEqual(this.#deviceMac(deviceId, username), mac) ? deviceId : undefined;
+  }
+
+  /** After a successful sign-in: this browser is a known device of `username` (a signed cookie, 400 days). */
+  rememberDevice(request: FastifyRequest, reply: FastifyReply, username: string): void {
+    // A new id unless the cookie is already this user's: an id planted by someone else is not reused.
+    const deviceId = this.knownDevice(request, username) ?? randomToken(12);
+    const value = `${deviceId}.${this.#deviceMac(deviceId, username)}`;
+    reply.setCookie(DEVICE_COOKIE, value, this.#cookieOptions(DEVICE_MAX_AGE));
   }
 
   /** The CSRF token for a form, setting the CSRF cookie when the browser has none. */

@@ -1,6 +1,8 @@
 // What the routes share, built once in buildApp.
 import type { Config } from '../config/index.ts';
 import type { Lifecycle } from '../lifecycle.ts';
+import type { ClientAuthThrottle } from '../oauth/client-auth/throttle.ts';
+import type { ThrottleObserver } from '../oauth/throttle.ts';
 import type { CodeSealer } from '../oauth/codes.ts';
 import type { InteractionSealer } from '../oauth/interaction.ts';
 import type { Store } from '../store/store.ts';
@@ -19,4 +21,8 @@ export interface RouteContext {
   /** Epoch seconds; injectable so tests can move time without sleeping. */
   now: () => number;
   lifecycle: Lifecycle;
+  /** Counts failed and refused sign-ins and client authentications (the metrics). */
+  security: ThrottleObserver;
+  /** This instance's view of throttled client authentications (src/oauth/client-auth/throttle.ts). */
+  clientThrottle: ClientAuthThrottle;
 }

@@ -1,7 +1,12 @@
-// Answers shared by the browser routes: the outcome of an authorization step, and error pages.
+// Answers shared by the browser routes: the outcome of an authorization step, error pages, and a
+// sign-in from the form (throttled: src/oauth/login.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthorizeOutcome } from '../oauth/authorize/index.ts';
-import { errorPage } from '../ui/pages.ts';
+import { signIn, type SignInOutcome } from '../oauth/login.ts';
+import type { Refusal } from '../oauth/throttle.ts';
+import { errorPage, loginPage } from '../ui/pages.ts';
+import type { RouteContext } from './context.ts';
+import { requesterOf } from './requester.ts';
 import { formValue } from './forms.ts';
 import { sendHtml } from './plugins/html.ts';
 
@@ -33,4 +38,34 @@ export function csrfFailedPage(reply: FastifyReply): FastifyReply {
 /** The username and password of a sign-in form. */
 export function credentials(request: FastifyRequest): [string, string] {
   return [formValue(request, 'username') ?? '', formValue(request, 'password') ?? ''];
+}
+
+/** The sign-in form's attempt, for `clientId`'s authorization request or the account page. */
+export async function signInFromForm(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  clientId: string | null,
+): Promise<SignInOutcome> {
+  const [username, password] = credentials(request);
+  const knownDevice = ctx.browser.knownDevice(request, username);
+  const attempt = { username, password, knownDevice, clientId, requester: requesterOf(request), now: ctx.now() };
+  return signIn(ctx.store, ctx.config.throttle, attempt, ctx.security);
+}
+
+/** "Try again in 15 minutes": a wait in words. */
+function inWords(seconds: number): string {
+  if (seconds < 120) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  return `${Math.ceil(seconds / 60)} minutes`;
+}
+
+/** 429 with Retry-After: the sign-in page again, saying when to try; it says nothing of the password. */
+export function sendThrottled(
+  reply: FastifyReply,
+  page: Omit<Parameters<typeof loginPage>[0], 'error'>,
+  refusal: Refusal,
+): FastifyReply {
+  const error = refusal.locked
+    ? `Too many failed sign-ins: signing in is locked. Try again in ${inWords(refusal.retryAfter)}.`
+    : `Too many failed sign-ins. Try again in ${inWords(refusal.retryAfter)}.`;
+  return sendHtml(reply.code(429).header('retry-after', String(refusal.retryAfter)), loginPage({ ...page, error }));
 }

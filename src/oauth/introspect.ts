@@ -3,6 +3,7 @@
 // Whatever is not active answers {"active": false} and nothing else (§2.2).
 import { InvalidClient, InvalidRequest } from '../errors/index.ts';
 import { authenticateClient } from './client-auth/index.ts';
+import type { ClientAuthGuard } from './client-auth/throttle.ts';
 import { type Params, rejectDuplicates, single } from './params.ts';
 import { activeAccessToken, looksLikeJwt, refreshTokenState, type TokenStatusDeps } from './token-status.ts';
 
@@ -13,9 +14,10 @@ export async function introspect(
   authorization: string | undefined,
   body: Params,
   now: number,
+  guard?: ClientAuthGuard,
 ): Promise<IntrospectionResponse> {
   rejectDuplicates(body);
-  const client = await authenticateClient(deps.store, authorization, body);
+  const client = await authenticateClient(deps.store, authorization, body, guard);
   if (client.tokenEndpointAuthMethod === 'none')
     throw new InvalidClient('introspection requires client authentication');
   const token = single(body, 'token');

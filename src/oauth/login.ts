@@ -1,8 +1,18 @@
-// Checking a user's credentials, in the same time whether or not the username exists, and recording
-// a failed sign-in in the audit trail.
+// A sign-in with a username and password: refused at once while its account, device or source address
+// is throttled (./throttle.ts), before any password is hashed; otherwise the password is checked, in
+// the same time whether or not the username exists, and the outcome counted and recorded in the
+// audit trail.
 import { type Requester, securityEvent } from '../events/index.ts';
-import type { EventStore, User, UserStore } from '../store/store.ts';
+import type { EventStore, ThrottleStore, User, UserStore } from '../store/store.ts';
 import { dummyPasswordHash, verifyPassword } from '../tokens/passwords.ts';
+import {
+  addressPolicy,
+  lockedBy,
+  type Refusal,
+  refusal,
+  type ThrottleObserver,
+  type ThrottlePolicy,
+} from './throttle.ts';
 
 export async function authenticateUser(
   store: UserStore,
@@ -15,20 +25,86 @@ export async function authenticateUser(
   return valid && user && user.passwordHash !== null && !user.disabled ? user : undefined;
 }
 
-/**
- * `user.sign_in_failed`, with the user when the username names one. An unknown username is not
- * recorded: people type their password into the username field.
- */
-export async function recordFailedSignIn(
-  store: UserStore & EventStore,
-  username: string,
-  clientId: string | null,
-  now: number,
-  requester: Requester,
-): Promise<void> {
-  const user = username ? await store.getUserByUsername(username) : undefined;
-  const reason = !user ? 'unknown_user' : user.disabled ? 'disabled' : 'wrong_password';
-  await store.recordEvent(
-    securityEvent('user.sign_in_failed', now, { userId: user?.id ?? null, clientId, requester, data: { reason } }),
+export interface SignInAttempt {
+  username: string;
+  password: string;
+  /** The browser's device id, when its device cookie says it signed in as this username before. */
+  knownDevice: string | undefined;
+  /** The client the sign-in is for (the authorization request's), if any. */
+  clientId: string | null;
+  requester: Requester;
+  now: number;
+}
+
+export type SignInOutcome =
+  { kind: 'signed-in'; user: User } | { kind: 'failed' } | { kind: 'refused'; refusal: Refusal };
+
+type SignInStore = UserStore & EventStore & ThrottleStore;
+
+/** Usernames are compared as typed in the form, so counting must be too: the key is the lowercase username. */
+const subjectOf = (username: string) => username.toLowerCase();
+
+export async function signIn(
+  store: SignInStore,
+  policy: ThrottlePolicy,
+  attempt: SignInAttempt,
+  observer?: Pick<ThrottleObserver, 'signInFailed' | 'signInRefused'>,
+): Promise<SignInOutcome> {
+  const { now, requester } = attempt;
+  const subject = subjectOf(attempt.username);
+  // A browser that signed in as this user before counts its failures apart from everyone else's,
+  // so that someone guessing elsewhere does not lock the user out of it (OWASP's device cookies).
+  const account = attempt.knownDevice ? `device:${attempt.knownDevice}:${subject}` : `account:${subject}`;
+  const address = `address:${requester.ip ?? 'unknown'}`;
+  const states = await store.getThrottles([account, address]);
+  const refused = refusal(
+    [
+      { state: states.find((s) => s.key === account), policy },
+      { state: states.find((s) => s.key === address), policy: addressPolicy(policy) },
+    ],
+    now,
   );
+  if (refused) {
+    observer?.signInRefused(refused.locked);
+    const user = attempt.username ? await store.getUserByUsername(attempt.username) : undefined;
+    const data = { locked: refused.locked, retry_after: refused.retryAfter, by: refused.key.split(':')[0]! };
+    const event = securityEvent('user.sign_in_throttled', now, {
+      userId: user?.id ?? null,
+      clientId: attempt.clientId,
+      requester,
+      data,
+    });
+    await store.recordEvent(event);
+    return { kind: 'refused', refusal: refused };
+  }
+
+  const user = await authenticateUser(store, attempt.username, attempt.password);
+  if (user) {
+    if (states.length > 0) await store.clearThrottles([account]);
+    return { kind: 'signed-in', user };
+  }
+  observer?.signInFailed();
+  const counted = await store.recordFailures({
+    keys: [
+      { key: account, subject },
+      { key: address, subject: address },
+    ],
+    now,
+    window: policy.window,
+  });
+  await recordFailure(store, attempt, lockedBy(counted.find((s) => s.key === account)?.failures ?? 0, policy));
+  return { kind: 'failed' };
+}
+
+/**
+ * `user.sign_in_failed` (and `user.locked` when this failure locked the account), with the user when
+ * the username names one. An unknown username is not recorded: people type their password into it.
+ */
+async function recordFailure(store: SignInStore, attempt: SignInAttempt, locked: boolean): Promise<void> {
+  const { now, requester, clientId } = attempt;
+  const user = attempt.username ? await store.getUserByUsername(attempt.username) : undefined;
+  const reason = !user ? 'unknown_user' : user.disabled ? 'disabled' : 'wrong_password';
+  const userId = user?.id ?? null;
+  await store.recordEvent(securityEvent('user.sign_in_failed', now, { userId, clientId, requester, data: { reason } }));
+  if (locked) await store.recordEvent(securityEvent('user.locked', now, { userId, clientId, requester }));
 }

@@ -4,6 +4,7 @@
 import { InvalidRequest, UnauthorizedClient } from '../errors/index.ts';
 import { type Requester, securityEvent } from '../events/index.ts';
 import { authenticateClient } from './client-auth/index.ts';
+import type { ClientAuthGuard } from './client-auth/throttle.ts';
 import { type Params, rejectDuplicates, single } from './params.ts';
 import { activeAccessToken, looksLikeJwt, refreshTokenState, type TokenStatusDeps } from './token-status.ts';
 
@@ -13,9 +14,10 @@ export async function revoke(
   body: Params,
   now: number,
   requester?: Requester,
+  guard?: ClientAuthGuard,
 ): Promise<void> {
   rejectDuplicates(body);
-  const client = await authenticateClient(deps.store, authorization, body);
+  const client = await authenticateClient(deps.store, authorization, body, guard);
   const token = single(body, 'token');
   if (!token) throw new InvalidRequest('token is required');
   // token_type_hint is a hint only (§2.1): the token's own shape tells access from refresh tokens.

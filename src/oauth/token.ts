@@ -1,6 +1,7 @@
 // The token endpoint (RFC 6749 §3.2): authenticate the client, then hand over to the grant.
 import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../errors/index.ts';
 import { authenticateClient } from './client-auth/index.ts';
+import type { ClientAuthGuard } from './client-auth/throttle.ts';
 import { authorizationCodeGrant } from './grants/authorization-code.ts';
 import { refreshTokenGrant } from './grants/refresh-token.ts';
 import type { GrantContext, GrantHandler, TokenResponse } from './grants/types.ts';
@@ -15,9 +16,10 @@ export async function tokenEndpoint(
   ctx: GrantContext,
   authorization: string | undefined,
   body: Params,
+  guard?: ClientAuthGuard,
 ): Promise<TokenResponse> {
   rejectDuplicates(body);
-  const client = await authenticateClient(ctx.store, authorization, body);
+  const client = await authenticateClient(ctx.store, authorization, body, guard);
   const grantType = single(body, 'grant_type');
   if (!grantType) throw new InvalidRequest('grant_type is required');
   const grant = GRANTS.get(grantType);

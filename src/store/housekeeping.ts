@@ -10,7 +10,7 @@ export const CODE_GRACE = 10 * 60;
 
 export async function purgeOnce(
   store: Store,
-  config: Pick<Config, 'accessTokenTtl' | 'codeTtl' | 'eventRetention'>,
+  config: Pick<Config, 'accessTokenTtl' | 'codeTtl' | 'eventRetention' | 'throttle'>,
   now: number,
 ): Promise<Record<string, number>> {
   return store.purgeExpired({
@@ -19,12 +19,13 @@ export async function purgeOnce(
     codeGrace: CODE_GRACE,
     accessTokenTtl: config.accessTokenTtl,
     eventRetention: config.eventRetention,
+    throttleHorizon: Math.max(config.throttle.window, config.throttle.lockSeconds),
   });
 }
 
 export function startHousekeeping(
   store: Store,
-  config: Pick<Config, 'accessTokenTtl' | 'codeTtl' | 'eventRetention' | 'housekeepingInterval'>,
+  config: Pick<Config, 'accessTokenTtl' | 'codeTtl' | 'eventRetention' | 'throttle' | 'housekeepingInterval'>,
   log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void },
   now: () => number = () => Math.floor(Date.now() / 1000),
 ): { stop(): void } {

@@ -10,13 +10,22 @@ import { type EventFilter, insertEvents, insertEventsIf, listEvents } from './ev
 import { migrate } from './migrations/index.ts';
 import { fromClient, fromUser, type Placeholder, sharedStatements, splitScope, toAccessTokenState } from './rows.ts';
 import { toClient, toSessionAndUser, toTokenFamily, toUser } from './rows.ts';
+import type { ThrottleState } from '../oauth/throttle.ts';
 import type { Client, PurgeInput, User } from './store.ts';
-import type { Database, GrantRow, SessionRow, SigningKeyRow, UserRow } from './types.ts';
+import type { Database, GrantRow, SessionRow, SigningKeyRow, ThrottleRow, UserRow } from './types.ts';
+
+const toThrottleState = (row: ThrottleRow): ThrottleState => ({
+  key: row.key,
+  failures: Number(row.failures),
+  lastFailureAt: Number(row.last_failure_at),
+});
 
 type Db = Kysely<Database>;
 type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
 /** Runs a write's statements, all or none; resolves once they are committed. */
-export type Writes = (statements: CompiledQuery[]) => Promise<Array<Pick<QueryResult<unknown>, 'numAffectedRows'>>>;
+export type Writes = (
+  statements: CompiledQuery[],
+) => Promise<Array<Pick<QueryResult<unknown>, 'numAffectedRows' | 'rows'>>>;
 
 export class Repository {
   readonly db: Db;
@@ -34,6 +43,12 @@ export class Repository {
   protected async write(...queries: Compilable[]): Promise<number> {
     const [first] = await this.#writes(queries.map((query) => query.compile()));
     return Number(first?.numAffectedRows ?? 0);
+  }
+
+  /** A write of statements that return rows (RETURNING), all or none: the rows of every statement. */
+  protected async writeRows<T>(...queries: Compilable[]): Promise<T[]> {
+    const results = await this.#writes(queries.map((query) => query.compile()));
+    return results.flatMap((result) => result.rows as T[]);
   }
 
   /** The rows of a statement written out by hand (./rows.ts); SQLite runs them prepared once. */
@@ -108,6 +123,19 @@ export class Repository {
     const set = { disabled: disabled ? 1 : 0, updated_at: now };
     const updated = this.db.updateTable('users').set(set).where('id', '=', id);
     return (await this.write(updated, ...this.#events(event))) === 1;
+  }
+  async changePassword(
+    input: { userId: string; passwordHash: string; now: number; keepSession: string },
+    event: SecurityEvent,
+  ): Promise<void> {
+    const set = { password_hash: input.passwordHash, updated_at: input.now };
+    const others = (eb: Where<'sessions'>) =>
+      eb.and([eb('user_id', '=', input.userId), eb('id', '!=', input.keepSession)]);
+    await this.write(
+      this.db.updateTable('users').set(set).where('id', '=', input.userId),
+      this.db.deleteFrom('sessions').where(others),
+      ...this.#events(event),
+    );
   }
   async countUsers(): Promise<number> {
     const count = (eb: { fn: Db['fn'] }) => eb.fn.countAll<number | string>().as('n');
@@ -208,7 +236,43 @@ export class Repository {
       ]);
     const grants = await this.write(this.db.deleteFrom('grants').where(gone));
     const events = await this.write(this.db.deleteFrom('events').where('at', '<', now - input.eventRetention));
-    return { sessions, revoked_access_tokens: revoked, grants, events };
+    const stale = this.db.deleteFrom('throttles').where('last_failure_at', '<', now - input.throttleHorizon);
+    const throttles = await this.write(stale);
+    return { sessions, revoked_access_tokens: revoked, grants, events, throttles };
+  }
+
+  // throttling (src/oauth/throttle.ts)
+  async getThrottles(keys: string[]): Promise<ThrottleState[]> {
+    if (keys.length === 0) return [];
+    const rows = await this.db.selectFrom('throttles').selectAll().where('key', 'in', keys).execute();
+    return rows.map(toThrottleState);
+  }
+  async recordFailures(input: { keys: Array<{ key: string; subject: string }>; now: number; window: number }) {
+    const { now } = input;
+    const upserts = input.keys.map(({ key, subject }) =>
+      this.db
+        .insertInto('throttles')
+        .values({ key, subject, failures: 1, last_failure_at: now })
+        .onConflict((c) =>
+          c.column('key').doUpdateSet((eb) => ({
+            failures: eb
+              .case()
+              .when('throttles.last_failure_at', '<=', now - input.window)
+              .then(1)
+              .else(eb('throttles.failures', '+', 1))
+              .end(),
+            last_failure_at: now,
+          })),
+        )
+        .returning(['key', 'subject', 'failures', 'last_failure_at']),
+    );
+    return (await this.writeRows<ThrottleRow>(...upserts)).map(toThrottleState);
+  }
+  async clearThrottles(keys: string[]): Promise<void> {
+    if (keys.length > 0) await this.write(this.db.deleteFrom('throttles').where('key', 'in', keys));
+  }
+  async clearThrottlesOf(subject: string, event?: SecurityEvent): Promise<number> {
+    return this.write(this.db.deleteFrom('throttles').where('subject', '=', subject), ...this.#events(event));
   }
 
   // the audit trail (src/events)

@@ -3,6 +3,7 @@
 // they differ inside, never in what they answer. The contract tests in test/store run against both.
 import type { NoMigrations } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
+import type { ThrottleState } from '../oauth/throttle.ts';
 import type { EventFilter } from './events.ts';
 import type { GrantRow, SessionRow, SigningKeyRow } from './types.ts';
 
@@ -99,6 +100,11 @@ export interface UserStore {
   setUserPassword(id: string, passwordHash: string, now: number, event?: SecurityEvent): Promise<boolean>;
   /** Returns false when no such user exists. */
   setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent): Promise<boolean>;
+  /** A new password, and every session of the user but `keepSession` ended, in one transaction. */
+  changePassword(
+    input: { userId: string; passwordHash: string; now: number; keepSession: string },
+    event: SecurityEvent,
+  ): Promise<void>;
   countUsers(): Promise<number>;
 }
 
@@ -177,6 +183,24 @@ export interface EventStore {
   listEvents(filter: EventFilter): Promise<SecurityEvent[]>;
 }
 
+/** Counters of failed sign-ins and client authentications, shared by every instance (src/oauth/throttle.ts). */
+export interface ThrottleStore {
+  getThrottles(keys: string[]): Promise<ThrottleState[]>;
+  /**
+   * Counts a failure for each key, starting again from one when its last failure is older than
+   * `window` seconds: the keys' new states. One write for all of them.
+   */
+  recordFailures(input: {
+    keys: Array<{ key: string; subject: string }>;
+    now: number;
+    window: number;
+  }): Promise<ThrottleState[]>;
+  /** Forgets the keys' failures (after a success). */
+  clearThrottles(keys: string[]): Promise<void>;
+  /** Forgets every key of a username or client (`tessera users unlock`): how many there were. */
+  clearThrottlesOf(subject: string, event?: SecurityEvent): Promise<number>;
+}
+
 export interface PurgeInput {
   now: number;
   codeTtl: number;
@@ -185,6 +209,8 @@ export interface PurgeInput {
   accessTokenTtl: number;
   /** Seconds events are kept (TESSERA_EVENT_RETENTION). */
   eventRetention: number;
+  /** Seconds after which a throttle's failures no longer count (its window, or its lock if longer). */
+  throttleHorizon: number;
 }
 
 export interface DatabaseStats {
@@ -199,7 +225,15 @@ export interface DatabaseStats {
 }
 
 export interface Store
-  extends ClientStore, UserStore, SessionStore, GrantStore, RevocationStore, SigningKeyStore, EventStore {
+  extends
+    ClientStore,
+    UserStore,
+    SessionStore,
+    GrantStore,
+    RevocationStore,
+    SigningKeyStore,
+    EventStore,
+    ThrottleStore {
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
   /** Runs pending migrations (./migrations), or migrates up or down to `to`; returns the names applied or undone. */

@@ -82,6 +82,14 @@ export interface SigningKeyRow {
   successor_of: string;
 }
 
+/** Failures counted for a key (src/oauth/throttle.ts). */
+export interface ThrottleRow {
+  key: string;
+  subject: string;
+  failures: number;
+  last_failure_at: number;
+}
+
 /** A security event of the audit trail (src/events); `data` is JSON. */
 export interface EventRow {
   id: string;
@@ -109,4 +117,5 @@ export interface Database {
   grants: GrantRow;
   signing_keys: SigningKeyRow;
   events: EventRow;
+  throttles: ThrottleRow;
 }

@@ -119,7 +119,20 @@ export interface AccountGrant {
   since: string;
 }
 
-export function accountPage(input: { username: string; csrfToken: string; applications: AccountGrant[] }): string {
+export interface RecentSignIn {
+  at: string;
+  ip: string;
+  userAgent: string;
+}
+
+export function accountPage(input: {
+  username: string;
+  csrfToken: string;
+  applications: AccountGrant[];
+  signIns: RecentSignIn[];
+  /** What the password form says after an attempt: what was wrong, or that it changed. */
+  password?: { error?: string; changed?: boolean };
+}): string {
   return layout(
     'Your account',
     html`<h1>Your account</h1>
@@ -146,6 +159,28 @@ ${app.scopes.map(
 </section>
 `,
       )
-}`,
+}
+<h2>Recent sign-ins</h2>
+${
+  input.signIns.length === 0
+    ? html`<p class="muted">None recorded.</p>`
+    : html`<ul class="sign-ins">
+${input.signIns.map(
+  (s) => html`<li>${s.at} from ${s.ip} <span class="muted">${s.userAgent}</span></li>
+`,
+)}
+</ul>`
+}
+<h2>Change your password</h2>
+${input.password?.error ? html`<p class="alert" role="alert">${input.password.error}</p>` : ''}
+${input.password?.changed ? html`<p role="status">Your password has changed; your other sessions have ended.</p>` : ''}
+<form method="post" action="/account/password">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<label for="current">Current password</label>
+<input type="password" id="current" name="current" autocomplete="current-password" required>
+<label for="new">New password</label>
+<input type="password" id="new" name="new" autocomplete="new-password" required>
+<button type="submit">Change password</button>
+</form>`,
   );
 }

@@ -31,7 +31,8 @@ export interface TestServer {
   store: Store;
   keys: KeyStore;
   app: FastifyInstance;
-  clock: { offset: number };
+  /** The server's clock: real time plus `offset` seconds, or `frozen` plus `offset` when set. */
+  clock: { offset: number; frozen?: number };
   /** The server's TESSERA_SECRET. */
   secret: string;
   /** A second connection to the server's database, for looking behind the Store (opened on first use). */
@@ -122,14 +123,14 @@ export async function startServer(
     post: await make('post', { authMethod: 'client_secret_post' }),
     narrow: await make('narrow', { scopes: ['openid', 'profile'] }),
   };
-  const clock = { offset: 0 };
+  const clock: TestServer['clock'] = { offset: 0 };
   const app = await buildApp({
     config,
     store,
     keys,
     secret,
     logger: false,
-    now: () => Math.floor(Date.now() / 1000) + clock.offset,
+    now: () => (clock.frozen ?? Math.floor(Date.now() / 1000)) + clock.offset,
   });
   await app.listen({ port, host: '127.0.0.1' });
   let direct: Kysely<Database> | undefined;

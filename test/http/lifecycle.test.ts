@@ -178,9 +178,11 @@ describe('SIGTERM', () => {
     assert.equal(code, 0, server.output());
     assert.ok(at - signalled >= 1000, 'the drain lasted its second');
     assert.ok(at - signalled < 5000);
-    const failed = [...outcomes.keys()].filter((k) => !['200', '401'].includes(k));
+    // 401 for the unknown client, then 429 once its failures are throttled: answers all the same.
+    const failed = [...outcomes.keys()].filter((k) => !['200', '401', '429'].includes(k));
     assert.deepEqual(failed, [], JSON.stringify([...outcomes]));
-    assert.ok(outcomes.get('200')! > 50 && outcomes.get('401')! > 50, JSON.stringify([...outcomes]));
+    const refused = (outcomes.get('401') ?? 0) + (outcomes.get('429') ?? 0);
+    assert.ok(outcomes.get('200')! > 50 && refused > 50, JSON.stringify([...outcomes]));
   });
 
   it('a request in flight when the listener closes is answered before the process exits', async () => {
@@ -197,13 +199,16 @@ describe('SIGTERM', () => {
       `POST /oauth2/token HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/x-www-form-urlencoded\r\n` +
         `content-length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
     );
+    // Time for the server to read the headers, even on a busy machine: the request is then in flight.
     await sleep(200);
     server.kill('SIGTERM');
     await sleep(300);
-    socket.end(body.slice(10));
+    // The rest of the body, without closing our side: a client waits for the answer.
+    socket.write(body.slice(10));
     const { code } = await server.exit;
+    socket.destroy();
     assert.equal(code, 0, server.output());
-    assert.match(answer, /^HTTP\/1\.1 401 /);
+    assert.match(answer, /^HTTP\/1\.1 401 /, server.output());
     assert.match(answer, /"error":"invalid_client"/);
   });
 });

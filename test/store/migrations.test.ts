@@ -16,6 +16,7 @@ const TABLES = [
   'revoked_access_tokens',
   'sessions',
   'signing_keys',
+  'throttles',
   'users',
 ];
 

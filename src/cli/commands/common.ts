@@ -58,7 +58,5 @@ export function formatTime(epochSeconds: number): string {
 
 /** The password from standard input, without its final newline. */
 export async function readPassword(io: Io): Promise<string> {
-  const password = (await io.stdin()).replace(/\r?\n$/, '');
-  if (password.length < 8) throw new UsageError('the password must have at least 8 characters');
-  return password;
+  return (await io.stdin()).replace(/\r?\n$/, '');
 }

@@ -1,7 +1,8 @@
 // `tessera users …`: create, list, set passwords of and disable users.
+import { passwordProblem } from '../../tokens/password-rules.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
-import type { User, UserStore } from '../../store/store.ts';
+import type { ThrottleStore, User, UserStore } from '../../store/store.ts';
 import { hashPassword } from '../../tokens/passwords.ts';
 import { createUser, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, readPassword, requireOption, requirePositional } from './common.ts';
@@ -24,7 +25,20 @@ async function findUser(store: UserStore, username: string): Promise<User> {
   return user;
 }
 
-export async function usersCommand(store: UserStore, config: Config, args: string[], io: Io): Promise<number> {
+/** The password from standard input, refused with the rule it breaks (src/tokens/password-rules.ts). */
+async function newPassword(io: Io, config: Config, username: string): Promise<string> {
+  const password = await readPassword(io);
+  const problem = passwordProblem(password, { minLength: config.passwordMinLength, username });
+  if (problem) throw new UsageError(problem);
+  return password;
+}
+
+export async function usersCommand(
+  store: UserStore & ThrottleStore,
+  config: Config,
+  args: string[],
+  io: Io,
+): Promise<number> {
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
   switch (sub) {
@@ -37,8 +51,10 @@ export async function usersCommand(store: UserStore, config: Config, args: strin
         'family-name': { type: 'string' },
         'password-stdin': { type: 'boolean' },
       });
-      const passwordHash = values['password-stdin'] ? await hashPassword(await readPassword(io)) : null;
       const [username, email] = [requireOption(values.username, '--username'), requireOption(values.email, '--email')];
+      const passwordHash = values['password-stdin']
+        ? await hashPassword(await newPassword(io, config, username))
+        : null;
       const names = { name: values.name, givenName: values['given-name'], familyName: values['family-name'] };
       const user = await createUser(store, config, { username, email, ...names, passwordHash });
       io.out(`created user ${user.username} (${user.id})`);
@@ -61,7 +77,8 @@ export async function usersCommand(store: UserStore, config: Config, args: strin
       if (!values['password-stdin'])
         throw new UsageError('set-password reads the password from standard input: add --password-stdin');
       const changed = securityEvent('user.password_changed', now, { userId: user.id, requester: CLI });
-      await store.setUserPassword(user.id, await hashPassword(await readPassword(io)), now, changed);
+      const hash = await hashPassword(await newPassword(io, config, user.username));
+      await store.setUserPassword(user.id, hash, now, changed);
       io.out(`password set for ${user.username}`);
       return 0;
     }
@@ -73,9 +90,18 @@ export async function usersCommand(store: UserStore, config: Config, args: strin
       io.out(`disabled ${user.username}`);
       return 0;
     }
+    case 'unlock': {
+      // Ends a lock (or delays) of sign-ins to this account, from every device (src/oauth/throttle.ts).
+      const { positionals } = parse(rest, {}, 1);
+      const user = await findUser(store, requirePositional(positionals, 'the username'));
+      const unlocked = securityEvent('user.unlocked', now, { userId: user.id, requester: CLI });
+      const keys = await store.clearThrottlesOf(user.username.toLowerCase(), unlocked);
+      io.out(keys > 0 ? `unlocked ${user.username}` : `${user.username} was not locked`);
+      return 0;
+    }
     default:
       throw new UsageError(
-        sub ? `unknown users command "${sub}"` : 'users needs a command: create, list, set-password, disable',
+        sub ? `unknown users command "${sub}"` : 'users needs a command: create, list, set-password, disable, unlock',
       );
   }
 }

@@ -1,7 +1,7 @@
 // The single place that turns errors into responses: RFC 6749 §5.2 JSON for the API routes,
 // RFC 6750 §3 WWW-Authenticate for bearer-token routes, an HTML page for the browser routes.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OAuthError } from '../../errors/index.ts';
+import { OAuthError, TooManyAttempts } from '../../errors/index.ts';
 import { DatabaseUnavailable } from '../../store/faults.ts';
 import { errorPage } from '../../ui/pages.ts';
 import { sendHtml } from './html.ts';
@@ -44,6 +44,7 @@ function toOAuthError(err: FastifyError | Error): OAuthError {
 
 export function errorHandler(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
   const oauthError = toOAuthError(err);
+  if (oauthError instanceof TooManyAttempts) reply.header('retry-after', String(oauthError.retryAfter));
   if (oauthError.status === 503) {
     reply.header('retry-after', String(RETRY_AFTER));
     request.log.warn({ error: oauthError.error, detail: oauthError.detail }, 'request failed: database unavailable');

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Lifecycle } from '../../lifecycle.ts';
+import type { ThrottleObserver } from '../../oauth/throttle.ts';
 import type { Store } from '../../store/store.ts';
 import type { KeyStore } from '../../tokens/keystore.ts';
 
@@ -11,7 +12,7 @@ export function registerMetrics(
   store: Pick<Store, 'stats' | 'ping'>,
   lifecycle: Lifecycle,
   keys: Pick<KeyStore, 'states' | 'now'>,
-): Registry {
+): { registry: Registry; security: ThrottleObserver } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tessera_' });
   const requests = new Counter({
@@ -83,5 +84,22 @@ export function registerMetrics(
   app.get('/metrics', async (_, reply) =>
     reply.header('content-type', registry.contentType).send(await registry.metrics()),
   );
-  return registry;
+  return { registry, security: securityCounters(registry) };
+}
+
+/** Failed and refused sign-ins and client authentications (src/oauth/throttle.ts). */
+function securityCounters(registry: Registry): ThrottleObserver {
+  const counter = (name: string, help: string) =>
+    new Counter({ name, help, labelNames: ['outcome'] as const, registers: [registry] });
+  const signIns = counter('tessera_signin_failures_total', 'Sign-ins failed (wrong) or refused (throttled, locked)');
+  const clients = counter(
+    'tessera_client_auth_failures_total',
+    'Client authentications failed (wrong) or refused (throttled, locked)',
+  );
+  return {
+    signInFailed: () => signIns.inc({ outcome: 'wrong' }),
+    signInRefused: (locked) => signIns.inc({ outcome: locked ? 'locked' : 'throttled' }),
+    clientAuthFailed: () => clients.inc({ outcome: 'wrong' }),
+    clientAuthRefused: (locked) => clients.inc({ outcome: locked ? 'locked' : 'throttled' }),
+  };
 }

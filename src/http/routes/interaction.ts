@@ -3,12 +3,11 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { completeConsent, continueAuthorization, scopesNeedingConsent } from '../../oauth/authorize/index.ts';
 import { sessionUser } from '../../oauth/session.ts';
 import type { Interaction } from '../../oauth/interaction.ts';
-import { authenticateUser, recordFailedSignIn } from '../../oauth/login.ts';
 import { consentPage, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
 import { formValue, queryValue } from '../forms.ts';
-import { credentials, csrfFailedPage, sendError, sendOutcome } from '../outcome.ts';
+import { credentials, csrfFailedPage, sendError, sendOutcome, sendThrottled, signInFromForm } from '../outcome.ts';
 import { requesterOf } from '../requester.ts';
 
 type Opened = { interaction: Interaction; clientName: string };
@@ -42,21 +41,20 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const opened = await openInteraction(sealed);
     if (!opened || !sealed) return expired(reply);
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const [username, password] = credentials(request);
-    const user = await authenticateUser(ctx.store, username, password);
-    if (!user) {
+    const clientId = opened.interaction.request.clientId;
+    const outcome = await signInFromForm(ctx, request, clientId);
+    if (outcome.kind === 'refused') {
+      const [username] = credentials(request);
+      const page = { interaction: sealed, clientName: opened.clientName, username };
+      return sendThrottled(reply, { ...page, csrfToken: ctx.browser.csrfToken(request, reply) }, outcome.refusal);
+    }
+    if (outcome.kind === 'failed') {
       request.log.info({ event: 'login_failed' }, 'login failed');
-      await recordFailedSignIn(
-        ctx.store,
-        username,
-        opened.interaction.request.clientId,
-        ctx.now(),
-        requesterOf(request),
-      );
       return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}&error=login_failed`, 303);
     }
+    const { user } = outcome;
     const now = ctx.now();
-    const clientId = opened.interaction.request.clientId;
+    ctx.browser.rememberDevice(request, reply, user.username);
     const session = await ctx.browser.startSession(request, reply, user.id, now, clientId);
     const client = await ctx.store.getClient(opened.interaction.request.clientId);
     if (!client) return expired(reply);

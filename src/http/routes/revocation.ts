@@ -8,11 +8,15 @@ import { requesterOf } from '../requester.ts';
 
 export function revocationRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.post('/oauth2/revoke', async (request, reply) => {
-    await revoke(ctx, request.headers.authorization, formParams(request), ctx.now(), requesterOf(request));
+    const now = ctx.now();
+    const guard = { throttle: ctx.clientThrottle, ip: request.ip, now };
+    await revoke(ctx, request.headers.authorization, formParams(request), now, requesterOf(request), guard);
     return reply.header('cache-control', 'no-store').code(200).send();
   });
   app.post('/oauth2/introspect', async (request, reply) => {
-    const result = await introspect(ctx, request.headers.authorization, formParams(request), ctx.now());
+    const now = ctx.now();
+    const guard = { throttle: ctx.clientThrottle, ip: request.ip, now };
+    const result = await introspect(ctx, request.headers.authorization, formParams(request), now, guard);
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(result);
   });
 }

@@ -7,6 +7,7 @@ import { formParams } from '../forms.ts';
 
 export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.post('/oauth2/token', async (request, reply) => {
+    const now = ctx.now();
     const response = await tokenEndpoint(
       {
         config: ctx.config,
@@ -14,11 +15,12 @@ export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
         keys: ctx.keys,
         codes: ctx.codes,
         refreshTokens: ctx.refreshTokens,
-        now: ctx.now(),
+        now,
         requester: () => requesterOf(request),
       },
       request.headers.authorization,
       formParams(request),
+      { throttle: ctx.clientThrottle, ip: request.ip, now },
     );
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
   });

@@ -1,9 +1,10 @@
 // Client authentication at the token endpoint (RFC 6749 §2.3): client_secret_basic,
 // client_secret_post, or none (public clients, which prove possession with PKCE instead).
-import { InvalidClient, InvalidRequest } from '../../errors/index.ts';
+import { InvalidClient, InvalidRequest, TooManyAttempts } from '../../errors/index.ts';
 import type { Client, ClientStore } from '../../store/store.ts';
 import { hashToken, safeEqual } from '../../tokens/opaque.ts';
 import { type Params, single } from '../params.ts';
+import type { ClientAuthGuard } from './throttle.ts';
 
 /** RFC 6749 §2.3.1: the id and secret are form-urlencoded before they are joined and Base64-encoded. */
 function formDecode(value: string): string {
@@ -23,10 +24,15 @@ export function parseBasicCredentials(header: string): { clientId: string; clien
   }
 }
 
+/**
+ * The client the request authenticates as. With a `guard`, a client_id or address that failed too
+ * often is refused (429, before the secret is compared) and a failure is counted (./throttle.ts).
+ */
 export async function authenticateClient(
   store: ClientStore,
   authorization: string | undefined,
   body: Params,
+  guard?: ClientAuthGuard,
 ): Promise<Client> {
   const bodyClientId = single(body, 'client_id');
   const bodySecret = single(body, 'client_secret');
@@ -54,6 +60,29 @@ export async function authenticateClient(
     throw new InvalidClient('client authentication is required');
   }
 
+  if (!guard) return verify(store, clientId, method, secret);
+  const refused = guard.throttle.check(clientId, guard.ip, guard.now);
+  if (refused) {
+    const wait = `try again in ${refused.retryAfter} s`;
+    throw new TooManyAttempts(`too many failed authentications of this client or from this address; ${wait}`, refused);
+  }
+  try {
+    const client = await verify(store, clientId, method, secret);
+    const clearing = guard.throttle.succeeded(clientId);
+    if (clearing) await clearing;
+    return client;
+  } catch (err) {
+    if (err instanceof InvalidClient) await guard.throttle.failed(clientId, guard.ip, guard.now);
+    throw err;
+  }
+}
+
+async function verify(
+  store: ClientStore,
+  clientId: string,
+  method: Client['tokenEndpointAuthMethod'],
+  secret: string | undefined,
+): Promise<Client> {
   const client = await store.getClient(clientId);
   if (!client) throw new InvalidClient('client authentication failed', `no client ${JSON.stringify(clientId)}`);
   if (client.tokenEndpointAuthMethod !== method) {

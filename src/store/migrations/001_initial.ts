@@ -26,6 +26,12 @@ const schema = (withoutRowid: boolean) => [
   'create index grants_revoked_at on grants (revoked_at) where revoked_at is not null',
   'create table revoked_access_tokens (jti text primary key, expires_at bigint not null)',
   'create index revoked_access_tokens_expires_at on revoked_access_tokens (expires_at)',
+  // Failed sign-ins and client authentications per key (src/oauth/throttle.ts); `subject` is the
+  // username or client a key counts for, so that `tessera users unlock` finds every key of a user.
+  `create table throttles (key text primary key, subject text not null, failures integer not null,
+    last_failure_at bigint not null)`,
+  'create index throttles_subject on throttles (subject)',
+  'create index throttles_last_failure_at on throttles (last_failure_at)',
   // The audit trail (src/events): read by user, by client, or by time; kept for TESSERA_EVENT_RETENTION.
   `create table events (id text primary key, at bigint not null, type text not null, user_id text,
     client_id text, ip text, user_agent text, data text)`,
@@ -48,6 +54,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of [
+    'throttles',
     'events',
     'signing_keys',
     'revoked_access_tokens',
