@@ -7,18 +7,13 @@ import type { Compilable, ExpressionBuilder, Kysely, NoMigrations, OnConflictBui
 import type { SecurityEvent } from '../events/index.ts';
 import { ClientCache } from './client-cache.ts';
 import { type EventFilter, insertEvents, insertEventsIf, listEvents } from './events.ts';
+import { countFailures, toThrottleState } from './throttles.ts';
 import { migrate } from './migrations/index.ts';
 import { fromClient, fromUser, type Placeholder, sharedStatements, splitScope, toAccessTokenState } from './rows.ts';
 import { toClient, toSessionAndUser, toTokenFamily, toUser } from './rows.ts';
 import type { ThrottleState } from '../oauth/throttle.ts';
 import type { Client, PurgeInput, User } from './store.ts';
 import type { Database, GrantRow, SessionRow, SigningKeyRow, ThrottleRow, UserRow } from './types.ts';
-
-const toThrottleState = (row: ThrottleRow): ThrottleState => ({
-  key: row.key,
-  failures: Number(row.failures),
-  lastFailureAt: Number(row.last_failure_at),
-});
 
 type Db = Kysely<Database>;
 type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
@@ -248,25 +243,7 @@ export class Repository {
     return rows.map(toThrottleState);
   }
   async recordFailures(input: { keys: Array<{ key: string; subject: string }>; now: number; window: number }) {
-    const { now } = input;
-    const upserts = input.keys.map(({ key, subject }) =>
-      this.db
-        .insertInto('throttles')
-        .values({ key, subject, failures: 1, last_failure_at: now })
-        .onConflict((c) =>
-          c.column('key').doUpdateSet((eb) => ({
-            failures: eb
-              .case()
-              .when('throttles.last_failure_at', '<=', now - input.window)
-              .then(1)
-              .else(eb('throttles.failures', '+', 1))
-              .end(),
-            last_failure_at: now,
-          })),
-        )
-        .returning(['key', 'subject', 'failures', 'last_failure_at']),
-    );
-    return (await this.writeRows<ThrottleRow>(...upserts)).map(toThrottleState);
+    return (await this.writeRows<ThrottleRow>(...countFailures(this.db, input))).map(toThrottleState);
   }
   async clearThrottles(keys: string[]): Promise<void> {
     if (keys.length > 0) await this.write(this.db.deleteFrom('throttles').where('key', 'in', keys));
