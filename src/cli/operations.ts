@@ -17,7 +17,11 @@ export interface CreateClientInput {
   firstParty?: boolean;
   authMethod?: Exclude<TokenEndpointAuthMethod, 'none'>;
   alg?: 'RS256' | 'ES256';
+  /** RFC 7591 grant type names; authorization_code and refresh_token by default. */
+  grantTypes?: string[];
 }
+
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
 
 /** RFC 6749 §3.1.2: an absolute URI without a fragment. */
 function checkRedirectUri(uri: string, option: string): void {
@@ -40,7 +44,22 @@ export async function createClient(
   requester: Requester = CLI,
 ): Promise<{ client: Client; clientSecret: string | null }> {
   if (input.name.trim() === '') throw new UsageError('--name must not be empty');
-  if (input.redirectUris.length === 0) throw new UsageError('at least one --redirect-uri is required');
+  const grantTypes = [...new Set(input.grantTypes ?? ['authorization_code', 'refresh_token'])];
+  const unknownGrant = grantTypes.filter((g) => !GRANT_TYPES.includes(g));
+  if (unknownGrant.length > 0 || grantTypes.length === 0) {
+    throw new UsageError(`--grant-types: a comma-separated list of ${GRANT_TYPES.join(', ')}`);
+  }
+  if (grantTypes.includes('refresh_token') && !grantTypes.includes('authorization_code')) {
+    throw new UsageError('--grant-types: refresh_token comes with authorization_code');
+  }
+  // RFC 6749 §4.4: client_credentials is for confidential clients only.
+  if (input.public && grantTypes.includes('client_credentials')) {
+    throw new UsageError('--grant-types: a --public client cannot use client_credentials');
+  }
+  // A client with only client_credentials redirects nowhere.
+  if (input.redirectUris.length === 0 && grantTypes.includes('authorization_code')) {
+    throw new UsageError('at least one --redirect-uri is required');
+  }
   for (const uri of input.redirectUris) checkRedirectUri(uri, '--redirect-uri');
   for (const uri of input.postLogoutRedirectUris ?? []) checkRedirectUri(uri, '--post-logout-redirect-uri');
   if (input.scopes.length === 0) throw new UsageError('--scope must name at least one scope');
@@ -57,7 +76,7 @@ export async function createClient(
     redirectUris: [...new Set(input.redirectUris)],
     postLogoutRedirectUris: [...new Set(input.postLogoutRedirectUris ?? [])],
     scopes: [...new Set(input.scopes)],
-    grantTypes: ['authorization_code', 'refresh_token'],
+    grantTypes,
     tokenEndpointAuthMethod: input.public ? 'none' : (input.authMethod ?? 'client_secret_basic'),
     firstParty: input.firstParty ?? false,
     idTokenSignedResponseAlg: input.alg ?? null,

@@ -1,5 +1,5 @@
-// Adding parameters to a client's registered redirect URI, for authorization responses (RFC 6749
-// §4.1.2) and the return after logout.
+// Matching a redirect URI to the registered ones (exactly; loopback ports are free, RFC 8252), and
+// adding parameters to it, for authorization responses (RFC 6749 §4.1.2) and the return after logout.
 
 /**
  * The registered redirect URI (absolute, without a fragment: RFC 6749 §3.1.2, checked at
@@ -31,3 +31,17 @@ function formEncode(value: string): string {
 }
 const FORM_EXTRA = /[!'()~]|%20/;
 const FORM_EXTRA_ALL = /[!'()~]|%20/g;
+
+/** `http://127.0.0.1:PORT`, `http://[::1]:PORT` or `http://localhost:PORT` at the start of a URI. */
+const LOOPBACK_WITH_PORT = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):\d{1,5}(?=[/?]|$)/;
+
+/**
+ * RFC 6749 §3.1.2.3: the redirect URI must be one registered, exactly; except that a loopback URI
+ * registered without a port matches any port (RFC 8252 §7.3, §8.3: a native app listens on a port
+ * the system gives it), its path and query still exactly.
+ */
+export function isRegisteredRedirectUri(registered: readonly string[], requested: string): boolean {
+  if (registered.includes(requested)) return true;
+  const match = LOOPBACK_WITH_PORT.exec(requested);
+  return match !== null && registered.includes(`http://${match[1]}${requested.slice(match[0].length)}`);
+}

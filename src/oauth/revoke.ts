@@ -33,7 +33,7 @@ export async function revoke(
       userId: claims.sub,
       clientId: client.clientId,
       requester,
-      data: { token: 'access_token', jti: claims.jti, grant: claims.grant_id },
+      data: { token: 'access_token', jti: claims.jti, ...(claims.grant_id ? { grant: claims.grant_id } : {}) },
     });
     await deps.store.revokeAccessToken(claims.jti, claims.exp, revoked);
     return;

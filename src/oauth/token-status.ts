@@ -19,7 +19,8 @@ export interface TokenStatusDeps {
 
 export interface ActiveAccessToken {
   claims: AccessTokenClaims;
-  user: User;
+  /** Undefined for a client's own token (client_credentials): no user. */
+  user: User | undefined;
 }
 
 /** The access token's claims and user, or InvalidToken saying why it is not active. */
@@ -29,6 +30,14 @@ export async function activeAccessToken(deps: TokenStatusDeps, token: string, no
     audience: deps.config.accessTokenAudience,
     now,
   });
+  if (claims.grant_id === undefined) {
+    // A client's own token (RFC 6749 §4.4): active while its client exists and it was not revoked.
+    const client = await deps.store.getClient(claims.client_id);
+    if (!client || client.clientId !== claims.sub) throw new InvalidToken('the client no longer exists');
+    const { revoked } = await deps.store.getAccessTokenState({ userId: '', grantId: '', jti: claims.jti });
+    if (revoked) throw new InvalidToken('the access token has been revoked');
+    return { claims, user: undefined };
+  }
   const { grant, revoked, user } = await deps.store.getAccessTokenState({
     userId: claims.sub,
     grantId: claims.grant_id,

@@ -3,12 +3,13 @@ import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../err
 import { authenticateClient } from './client-auth/index.ts';
 import type { ClientAuthGuard } from './client-auth/throttle.ts';
 import { authorizationCodeGrant } from './grants/authorization-code.ts';
+import { clientCredentialsGrant } from './grants/client-credentials.ts';
 import { refreshTokenGrant } from './grants/refresh-token.ts';
 import type { GrantContext, GrantHandler, TokenResponse } from './grants/types.ts';
 import { type Params, rejectDuplicates, single } from './params.ts';
 
 const GRANTS: ReadonlyMap<string, GrantHandler> = new Map(
-  [authorizationCodeGrant, refreshTokenGrant].map((grant) => [grant.grantType, grant]),
+  [authorizationCodeGrant, refreshTokenGrant, clientCredentialsGrant].map((grant) => [grant.grantType, grant]),
 );
 export const SUPPORTED_GRANT_TYPES = [...GRANTS.keys()];
 

@@ -10,8 +10,9 @@ export async function userinfo(
 ): Promise<Record<string, unknown>> {
   const { claims, user } = await activeAccessToken(deps, accessToken, now);
   const scopes = claims.scope.split(' ');
-  // RFC 6750 §3.1: a valid token without the openid scope lacks the privileges userinfo needs.
-  if (!scopes.includes('openid'))
+  // RFC 6750 §3.1: a valid token without the openid scope (a client's own token never has it) lacks
+  // the privileges userinfo needs.
+  if (!scopes.includes('openid') || !user)
     throw new OAuthError('insufficient_scope', 'the access token lacks the openid scope', 403);
   return { sub: user.id, ...claimsForScopes(user, scopes) };
 }

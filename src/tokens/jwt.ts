@@ -11,8 +11,10 @@ export interface AccessTokenInput {
   subject: string;
   clientId: string;
   scope: string;
-  grantId: string;
-  authTime: number;
+  /** The grant (with a user); absent for a client's own token (client_credentials): `sub` is the client. */
+  grantId?: string;
+  /** When the user signed in; absent without a user. */
+  authTime?: number;
   now: number;
   ttl: number;
   alg: SigningAlg;
@@ -137,7 +139,8 @@ export interface AccessTokenClaims {
   sub: string;
   client_id: string;
   scope: string;
-  grant_id: string;
+  /** Absent from a client's own token (client_credentials): no grant, no user, `sub` is the client. */
+  grant_id?: string;
   jti: string;
   iat: number;
   exp: number;

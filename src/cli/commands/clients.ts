@@ -40,8 +40,10 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         'first-party': { type: 'boolean' },
         'auth-method': { type: 'string' },
         alg: { type: 'string' },
+        'grant-types': { type: 'string' },
         json: { type: 'boolean' },
       });
+      const grantTypes = values['grant-types']?.split(',').map((g) => g.trim());
       const authMethod = values['auth-method'];
       if (authMethod !== undefined && authMethod !== 'client_secret_basic' && authMethod !== 'client_secret_post') {
         throw new UsageError('--auth-method must be client_secret_basic or client_secret_post');
@@ -57,6 +59,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         firstParty: values['first-party'] ?? false,
         ...(authMethod ? { authMethod } : {}),
         ...(alg ? { alg } : {}),
+        ...(grantTypes ? { grantTypes } : {}),
       });
       const secret = clientSecret ? { client_secret: clientSecret } : {};
       if (values.json) io.out(JSON.stringify({ ...describe(client), ...secret }, null, 2));

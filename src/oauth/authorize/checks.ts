@@ -1,6 +1,7 @@
 // The authorization request's checks (RFC 6749 §4.1.1, OIDC Core §3.1.2.1), one small function each,
 // in the order ./index.ts runs them. The first decides whether errors may go back to the client;
 // every other one throws an OAuthError that does.
+import { isRegisteredRedirectUri } from '../redirect.ts';
 import { InvalidRequest, InvalidScope, RequestNotSupported, RequestUriNotSupported } from '../../errors/index.ts';
 import { UnauthorizedClient, UnsupportedResponseType, UntrustedRedirectError } from '../../errors/index.ts';
 import type { Client, ClientStore } from '../../store/store.ts';
@@ -23,7 +24,7 @@ export async function clientAndRedirectUri(store: ClientStore, params: Params) {
   const redirectUri = single(params, 'redirect_uri');
   // OIDC Core §3.1.2.1 makes redirect_uri required; Tessera requires it for every client.
   if (!redirectUri) throw new UntrustedRedirectError('invalid_request', 'redirect_uri is required');
-  if (!client.redirectUris.includes(redirectUri)) {
+  if (!isRegisteredRedirectUri(client.redirectUris, redirectUri)) {
     throw new UntrustedRedirectError('invalid_request', 'redirect_uri is not registered for this client');
   }
   return { client, redirectUri };

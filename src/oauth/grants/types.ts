@@ -35,7 +35,8 @@ export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
-  refresh_token: string;
+  /** Not for client_credentials (RFC 6749 §4.4.3). */
+  refresh_token?: string;
   scope: string;
   id_token?: string;
 }

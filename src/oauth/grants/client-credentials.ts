@@ -1,0 +1,44 @@
+// RFC 6749 §4.4: a confidential client gets an access token for itself, with no user: an RFC 9068
+// JWT whose `sub` is the client id, with no refresh token (§4.4.3) and no ID token. The scopes are
+// the API scopes the client is registered for; openid, profile and email speak of a user, so a
+// client acting for itself cannot have them.
+import { InvalidScope, UnauthorizedClient } from '../../errors/index.ts';
+import type { SigningAlg } from '../../tokens/keystore.ts';
+import { signAccessToken } from '../../tokens/jwt.ts';
+import { type Params, single } from '../params.ts';
+import { checkAllowedScopes, parseScope } from '../scopes.ts';
+import type { GrantHandler, TokenResponse } from './types.ts';
+
+const USER_SCOPES = ['openid', 'profile', 'email'];
+
+export const clientCredentialsGrant: GrantHandler = {
+  grantType: 'client_credentials',
+  async handle(ctx, client, body: Params): Promise<TokenResponse> {
+    // §4.4: only a confidential client; registration refuses the grant to public ones, this makes sure.
+    if (client.tokenEndpointAuthMethod === 'none') {
+      throw new UnauthorizedClient('a public client cannot use the client_credentials grant');
+    }
+    const requested = single(body, 'scope');
+    // §3.3: without a scope, the client's registered API scopes.
+    const scopes =
+      requested === undefined ? client.scopes.filter((s) => !USER_SCOPES.includes(s)) : parseScope(requested);
+    const userScopes = scopes.filter((s) => USER_SCOPES.includes(s));
+    if (userScopes.length > 0) {
+      throw new InvalidScope(`${userScopes.join(' ')}: a client acting for itself has no user to ask about`);
+    }
+    checkAllowedScopes(scopes, client.scopes);
+    const { config, keys, now } = ctx;
+    const scope = scopes.join(' ');
+    const accessToken = await signAccessToken(keys, {
+      issuer: config.issuer,
+      audience: config.accessTokenAudience,
+      subject: client.clientId,
+      clientId: client.clientId,
+      scope,
+      now,
+      ttl: config.accessTokenTtl,
+      alg: (client.idTokenSignedResponseAlg ?? config.signingAlg) as SigningAlg,
+    });
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: config.accessTokenTtl, scope };
+  },
+};
