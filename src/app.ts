@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/index.ts';
 import { BrowserState } from './http/browser.ts';
 import type { RouteContext } from './http/context.ts';
+import { registerCors } from './http/plugins/cors.ts';
 import { registerErrorHandling } from './http/plugins/errors.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { accountRoutes } from './http/routes/account.ts';
@@ -74,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done(null, payload);
   });
   registerErrorHandling(app);
+  registerCors(app);
   const { security } = registerMetrics(app, deps.store, lifecycle, deps.keys);
 
   const ctx: RouteContext = {

@@ -16,7 +16,9 @@ export const USAGE = `Usage: tessera <command> [options]
   clients create --name NAME --redirect-uri URI [--redirect-uri URI …] --scope "openid profile …"
                  [--post-logout-redirect-uri URI …] [--public] [--first-party]
                  [--auth-method client_secret_basic|client_secret_post] [--alg RS256|ES256]
-                 [--grant-types authorization_code,refresh_token,client_credentials] [--json]
+                 [--grant-types authorization_code,refresh_token,client_credentials]
+                 [--allowed-origin ORIGIN …] [--json]
+  clients update ID [--grant-types …] [--allowed-origin ORIGIN …] [--no-allowed-origins] [--json]
   clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--json]
   users create --username U --email E [--name N] [--given-name G] [--family-name F] [--password-stdin]
   users list [--json] | set-password USERNAME --password-stdin | disable USERNAME | unlock USERNAME

@@ -19,6 +19,39 @@ export interface CreateClientInput {
   alg?: 'RS256' | 'ES256';
   /** RFC 7591 grant type names; authorization_code and refresh_token by default. */
   grantTypes?: string[];
+  /** Origins that may call the token endpoints from a browser, besides a public client's redirect URIs'. */
+  allowedOrigins?: string[];
+}
+
+/** An origin as a browser sends it: http(s)://host[:port], nothing after. */
+function checkOrigin(origin: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(origin);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== origin) {
+    throw new UsageError(`--allowed-origin: "${origin}" is not an origin (https://app.example.com, no path)`);
+  }
+  return origin;
+}
+
+/** The grant types of a client: known names, refresh with code, no client_credentials for a public client. */
+function checkGrantTypes(grantTypes: string[], isPublic: boolean): string[] {
+  const unique = [...new Set(grantTypes)];
+  const unknownGrant = unique.filter((g) => !GRANT_TYPES.includes(g));
+  if (unknownGrant.length > 0 || unique.length === 0) {
+    throw new UsageError(`--grant-types: a comma-separated list of ${GRANT_TYPES.join(', ')}`);
+  }
+  if (unique.includes('refresh_token') && !unique.includes('authorization_code')) {
+    throw new UsageError('--grant-types: refresh_token comes with authorization_code');
+  }
+  // RFC 6749 §4.4: client_credentials is for confidential clients only.
+  if (isPublic && unique.includes('client_credentials')) {
+    throw new UsageError('--grant-types: a --public client cannot use client_credentials');
+  }
+  return unique;
 }
 
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
@@ -44,18 +77,8 @@ export async function createClient(
   requester: Requester = CLI,
 ): Promise<{ client: Client; clientSecret: string | null }> {
   if (input.name.trim() === '') throw new UsageError('--name must not be empty');
-  const grantTypes = [...new Set(input.grantTypes ?? ['authorization_code', 'refresh_token'])];
-  const unknownGrant = grantTypes.filter((g) => !GRANT_TYPES.includes(g));
-  if (unknownGrant.length > 0 || grantTypes.length === 0) {
-    throw new UsageError(`--grant-types: a comma-separated list of ${GRANT_TYPES.join(', ')}`);
-  }
-  if (grantTypes.includes('refresh_token') && !grantTypes.includes('authorization_code')) {
-    throw new UsageError('--grant-types: refresh_token comes with authorization_code');
-  }
-  // RFC 6749 §4.4: client_credentials is for confidential clients only.
-  if (input.public && grantTypes.includes('client_credentials')) {
-    throw new UsageError('--grant-types: a --public client cannot use client_credentials');
-  }
+  const grantTypes = checkGrantTypes(input.grantTypes ?? ['authorization_code', 'refresh_token'], input.public);
+  const allowedOrigins = [...new Set((input.allowedOrigins ?? []).map(checkOrigin))];
   // A client with only client_credentials redirects nowhere.
   if (input.redirectUris.length === 0 && grantTypes.includes('authorization_code')) {
     throw new UsageError('at least one --redirect-uri is required');
@@ -77,6 +100,7 @@ export async function createClient(
     postLogoutRedirectUris: [...new Set(input.postLogoutRedirectUris ?? [])],
     scopes: [...new Set(input.scopes)],
     grantTypes,
+    allowedOrigins,
     tokenEndpointAuthMethod: input.public ? 'none' : (input.authMethod ?? 'client_secret_basic'),
     firstParty: input.firstParty ?? false,
     idTokenSignedResponseAlg: input.alg ?? null,
@@ -88,6 +112,30 @@ export async function createClient(
     securityEvent('client.created', now, { clientId: client.clientId, requester, data }),
   );
   return { client, clientSecret };
+}
+
+/** Changes a client's grant types and allowed origins (`tessera clients update`). */
+export async function updateClient(
+  store: ClientStore,
+  clientId: string,
+  input: { grantTypes?: string[] | undefined; allowedOrigins?: string[] | undefined },
+  now = Math.floor(Date.now() / 1000),
+  requester: Requester = CLI,
+): Promise<Client> {
+  const client = await store.getClient(clientId);
+  if (!client) throw new UsageError(`no client ${clientId}`);
+  const isPublic = client.tokenEndpointAuthMethod === 'none';
+  const grantTypes = input.grantTypes ? checkGrantTypes(input.grantTypes, isPublic) : client.grantTypes;
+  if (grantTypes.includes('authorization_code') && client.redirectUris.length === 0) {
+    throw new UsageError('--grant-types: authorization_code needs a redirect URI, and this client has none');
+  }
+  const allowedOrigins = input.allowedOrigins
+    ? [...new Set(input.allowedOrigins.map(checkOrigin))]
+    : client.allowedOrigins;
+  const updated = { ...client, grantTypes, allowedOrigins };
+  const data = { grant_types: grantTypes, allowed_origins: allowedOrigins };
+  await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));
+  return updated;
 }
 
 export async function rotateClientSecret(

@@ -56,6 +56,12 @@ export const configSchema = z.object({
   /** TESSERA_REFRESH_TOKEN_ABSOLUTE_TTL: no token of a refresh family outlives its grant by more (90 days). */
   TESSERA_REFRESH_TOKEN_ABSOLUTE_TTL: seconds(7_776_000),
   /**
+   * TESSERA_PUBLIC_REFRESH_TOKEN_ABSOLUTE_TTL: public clients' (browser and native apps') refresh
+   * tokens, still rotated with reuse detection, end this long after the sign-in (1 day), as
+   * draft-ietf-oauth-browser-based-apps asks of tokens held in a browser.
+   */
+  TESSERA_PUBLIC_REFRESH_TOKEN_ABSOLUTE_TTL: seconds(86_400),
+  /**
    * TESSERA_REFRESH_TOKEN_REUSE_INTERVAL: seconds a rotated refresh token may still be used (concurrent
    * refreshes) without revoking its family.
    */
@@ -131,6 +137,7 @@ export interface Config {
   readonly refreshTokenTtl: number;
   readonly refreshTokenAbsoluteTtl: number;
   readonly refreshTokenReuseInterval: number;
+  readonly publicRefreshTokenAbsoluteTtl: number;
   readonly housekeepingInterval: number;
   readonly sessionTtl: number;
   readonly eventRetention: number;
@@ -229,6 +236,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     refreshTokenTtl: e.TESSERA_REFRESH_TOKEN_TTL,
     refreshTokenAbsoluteTtl: e.TESSERA_REFRESH_TOKEN_ABSOLUTE_TTL,
     refreshTokenReuseInterval: e.TESSERA_REFRESH_TOKEN_REUSE_INTERVAL,
+    publicRefreshTokenAbsoluteTtl: e.TESSERA_PUBLIC_REFRESH_TOKEN_ABSOLUTE_TTL,
     housekeepingInterval: e.TESSERA_HOUSEKEEPING_INTERVAL,
     sessionTtl: e.TESSERA_SESSION_TTL,
     eventRetention: e.TESSERA_EVENT_RETENTION,

@@ -4,6 +4,7 @@
 import { InvalidRequest, UnauthorizedClient } from '../errors/index.ts';
 import { type Requester, securityEvent } from '../events/index.ts';
 import { authenticateClient } from './client-auth/index.ts';
+import { isOriginAllowed } from './origins.ts';
 import type { ClientAuthGuard } from './client-auth/throttle.ts';
 import { type Params, rejectDuplicates, single } from './params.ts';
 import { activeAccessToken, looksLikeJwt, refreshTokenState, type TokenStatusDeps } from './token-status.ts';
@@ -15,9 +16,13 @@ export async function revoke(
   now: number,
   requester?: Requester,
   guard?: ClientAuthGuard,
+  origin?: string,
 ): Promise<void> {
   rejectDuplicates(body);
   const client = await authenticateClient(deps.store, authorization, body, guard);
+  if (origin !== undefined && !isOriginAllowed(client, origin)) {
+    throw new InvalidRequest(`the origin ${origin} is not allowed for this client`);
+  }
   const token = single(body, 'token');
   if (!token) throw new InvalidRequest('token is required');
   // token_type_hint is a hint only (§2.1): the token's own shape tells access from refresh tokens.

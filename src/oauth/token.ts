@@ -1,6 +1,7 @@
 // The token endpoint (RFC 6749 §3.2): authenticate the client, then hand over to the grant.
 import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../errors/index.ts';
 import { authenticateClient } from './client-auth/index.ts';
+import { isOriginAllowed } from './origins.ts';
 import type { ClientAuthGuard } from './client-auth/throttle.ts';
 import { authorizationCodeGrant } from './grants/authorization-code.ts';
 import { clientCredentialsGrant } from './grants/client-credentials.ts';
@@ -18,9 +19,15 @@ export async function tokenEndpoint(
   authorization: string | undefined,
   body: Params,
   guard?: ClientAuthGuard,
+  origin?: string,
 ): Promise<TokenResponse> {
   rejectDuplicates(body);
   const client = await authenticateClient(ctx.store, authorization, body, guard);
+  // A browser's request from an origin the client does not allow redeems nothing (CORS would only
+  // have kept the answer from being read).
+  if (origin !== undefined && !isOriginAllowed(client, origin)) {
+    throw new InvalidRequest(`the origin ${origin} is not allowed for this client`);
+  }
   const grantType = single(body, 'grant_type');
   if (!grantType) throw new InvalidRequest('grant_type is required');
   const grant = GRANTS.get(grantType);

@@ -3,16 +3,17 @@ import { OAuthError } from '../errors/index.ts';
 import { activeAccessToken, type TokenStatusDeps } from '../oauth/token-status.ts';
 import { claimsForScopes } from './claims.ts';
 
+/** The claims, and the client the token was issued to (whose allowed origins may read them). */
 export async function userinfo(
   deps: TokenStatusDeps,
   accessToken: string,
   now: number,
-): Promise<Record<string, unknown>> {
+): Promise<{ body: Record<string, unknown>; clientId: string }> {
   const { claims, user } = await activeAccessToken(deps, accessToken, now);
   const scopes = claims.scope.split(' ');
   // RFC 6750 §3.1: a valid token without the openid scope (a client's own token never has it) lacks
   // the privileges userinfo needs.
   if (!scopes.includes('openid') || !user)
     throw new OAuthError('insufficient_scope', 'the access token lacks the openid scope', 403);
-  return { sub: user.id, ...claimsForScopes(user, scopes) };
+  return { body: { sub: user.id, ...claimsForScopes(user, scopes) }, clientId: claims.client_id };
 }

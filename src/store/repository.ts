@@ -94,6 +94,16 @@ export class Repository {
     return (await this.write(updated, ...this.#events(event))) === 1;
   }
 
+  async updateClient(client: Client, event?: SecurityEvent): Promise<boolean> {
+    this.clients.forget(client.clientId);
+    const set = {
+      grant_types: JSON.stringify(client.grantTypes),
+      allowed_origins: JSON.stringify(client.allowedOrigins),
+    };
+    const updated = this.db.updateTable('clients').set(set).where('client_id', '=', client.clientId);
+    return (await this.write(updated, ...this.#events(event))) === 1;
+  }
+
   // users
   async createUser(user: User, event?: SecurityEvent): Promise<void> {
     await this.write(this.db.insertInto('users').values(fromUser(user)), ...this.#events(event));

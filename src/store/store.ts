@@ -19,6 +19,8 @@ export interface Client {
   /** Scopes this client may request. */
   scopes: string[];
   grantTypes: string[];
+  /** Origins besides a public client's redirect URIs' that may call the token endpoints from a browser. */
+  allowedOrigins: string[];
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   /** First-party clients skip the consent page. */
   firstParty: boolean;
@@ -89,6 +91,8 @@ export interface ClientStore {
   deleteClient(clientId: string, event?: SecurityEvent): Promise<boolean>;
   /** Returns false when no such client exists. */
   setClientSecretHash(clientId: string, secretHash: string, event?: SecurityEvent): Promise<boolean>;
+  /** Replaces the client's grant types and allowed origins. */
+  updateClient(client: Client, event?: SecurityEvent): Promise<boolean>;
 }
 
 export interface UserStore {

@@ -14,6 +14,8 @@ export interface ClientRow {
   scope: string;
   /** JSON array of grant types, e.g. ["authorization_code","refresh_token"]. */
   grant_types: string;
+  /** JSON array of origins allowed to call the token, userinfo and revocation endpoints (CORS). */
+  allowed_origins: string;
   token_endpoint_auth_method: 'client_secret_basic' | 'client_secret_post' | 'none';
   first_party: number;
   id_token_signed_response_alg: string | null;

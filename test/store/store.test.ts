@@ -20,6 +20,7 @@ function client(overrides: Partial<Client> = {}): Client {
     postLogoutRedirectUris: [],
     scopes: ['openid', 'apps'],
     grantTypes: ['authorization_code', 'refresh_token'],
+    allowedOrigins: [],
     tokenEndpointAuthMethod: 'client_secret_basic',
     firstParty: false,
     idTokenSignedResponseAlg: null,

@@ -1,9 +1,10 @@
 // `tessera clients …`: register, list, show, delete clients and rotate their secrets.
+import { allowedOrigins } from '../../oauth/origins.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
 import type { Client, ClientStore } from '../../store/store.ts';
 import { splitScope } from '../../store/rows.ts';
-import { createClient, rotateClientSecret, UsageError } from '../operations.ts';
+import { createClient, updateClient, rotateClientSecret, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';
 
 function describe(client: Client): Record<string, unknown> {
@@ -14,6 +15,8 @@ function describe(client: Client): Record<string, unknown> {
     post_logout_redirect_uris: client.postLogoutRedirectUris,
     scope: client.scopes.join(' '),
     grant_types: client.grantTypes,
+    allowed_origins: client.allowedOrigins,
+    cors_origins: allowedOrigins(client),
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
     first_party: client.firstParty,
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
@@ -41,6 +44,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         'auth-method': { type: 'string' },
         alg: { type: 'string' },
         'grant-types': { type: 'string' },
+        'allowed-origin': { type: 'string', multiple: true },
         json: { type: 'boolean' },
       });
       const grantTypes = values['grant-types']?.split(',').map((g) => g.trim());
@@ -60,6 +64,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         ...(authMethod ? { authMethod } : {}),
         ...(alg ? { alg } : {}),
         ...(grantTypes ? { grantTypes } : {}),
+        allowedOrigins: values['allowed-origin'] ?? [],
       });
       const secret = clientSecret ? { client_secret: clientSecret } : {};
       if (values.json) io.out(JSON.stringify({ ...describe(client), ...secret }, null, 2));
@@ -93,6 +98,28 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
       io.out(`deleted client ${id}`);
       return 0;
     }
+    case 'update': {
+      const { values, positionals } = parse(
+        rest,
+        {
+          'grant-types': { type: 'string' },
+          'allowed-origin': { type: 'string', multiple: true },
+          'no-allowed-origins': { type: 'boolean' },
+          json: { type: 'boolean' },
+        },
+        1,
+      );
+      const id = requirePositional(positionals, 'the client id');
+      if (!(await store.getClient(id))) throw new NotFound(`no client ${id}`);
+      const origins = values['no-allowed-origins'] ? [] : values['allowed-origin'];
+      const client = await updateClient(store, id, {
+        grantTypes: values['grant-types']?.split(',').map((g) => g.trim()),
+        allowedOrigins: origins,
+      });
+      if (values.json) io.out(JSON.stringify(describe(client), null, 2));
+      else printClient(io, describe(client));
+      return 0;
+    }
     case 'rotate-secret': {
       const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
       const id = requirePositional(positionals, 'the client id');
@@ -107,7 +134,9 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
     }
     default:
       throw new UsageError(
-        sub ? `unknown clients command "${sub}"` : 'clients needs a command: create, list, show, delete, rotate-secret',
+        sub
+          ? `unknown clients command "${sub}"`
+          : 'clients needs a command: create, list, show, update, delete, rotate-secret',
       );
   }
 }

@@ -11,12 +11,14 @@ export function metadataRoutes(app: FastifyInstance, ctx: RouteContext): void {
     reply
       .header('content-type', 'application/json; charset=utf-8')
       .header('cache-control', 'public, max-age=300')
+      .header('access-control-allow-origin', '*')
       .send(metadata);
   app.get('/.well-known/openid-configuration', sendMetadata);
   app.get('/.well-known/oauth-authorization-server', sendMetadata);
   app.get('/oauth2/jwks', async (_, reply) =>
     reply
       .header('content-type', 'application/jwk-set+json')
+      .header('access-control-allow-origin', '*')
       .header('cache-control', `public, max-age=${JWKS_MAX_AGE}`)
       .send(ctx.keys.jwks()),
   );

@@ -5,12 +5,19 @@ import { revoke } from '../../oauth/revoke.ts';
 import type { RouteContext } from '../context.ts';
 import { formParams } from '../forms.ts';
 import { requesterOf } from '../requester.ts';
+import { allowOrigin, namedClient } from '../plugins/cors.ts';
+import { originAllowedFor } from '../../oauth/origins.ts';
 
 export function revocationRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.post('/oauth2/revoke', async (request, reply) => {
     const now = ctx.now();
     const guard = { throttle: ctx.clientThrottle, ip: request.ip, now };
-    await revoke(ctx, request.headers.authorization, formParams(request), now, requesterOf(request), guard);
+    const origin = request.headers.origin;
+    if (origin !== undefined && (await originAllowedFor(ctx.store, namedClient(request), origin))) {
+      allowOrigin(reply, origin);
+    }
+    const params = formParams(request);
+    await revoke(ctx, request.headers.authorization, params, now, requesterOf(request), guard, origin);
     return reply.header('cache-control', 'no-store').code(200).send();
   });
   app.post('/oauth2/introspect', async (request, reply) => {

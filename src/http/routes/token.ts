@@ -3,11 +3,18 @@ import type { FastifyInstance } from 'fastify';
 import { tokenEndpoint } from '../../oauth/token.ts';
 import type { RouteContext } from '../context.ts';
 import { requesterOf } from '../requester.ts';
+import { allowOrigin, namedClient } from '../plugins/cors.ts';
+import { originAllowedFor } from '../../oauth/origins.ts';
 import { formParams } from '../forms.ts';
 
 export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.post('/oauth2/token', async (request, reply) => {
     const now = ctx.now();
+    // From a browser: its answers, errors included, are readable by the origins its client allows.
+    const origin = request.headers.origin;
+    if (origin !== undefined && (await originAllowedFor(ctx.store, namedClient(request), origin))) {
+      allowOrigin(reply, origin);
+    }
     const response = await tokenEndpoint(
       {
         config: ctx.config,
@@ -21,6 +28,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
       request.headers.authorization,
       formParams(request),
       { throttle: ctx.clientThrottle, ip: request.ip, now },
+      request.headers.origin,
     );
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
   });

@@ -1,5 +1,7 @@
 // GET and POST /oauth2/userinfo (OIDC Core §5.3) with a Bearer token (RFC 6750 §2.1, §2.2).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { originAllowedFor } from '../../oauth/origins.ts';
+import { allowOrigin } from '../plugins/cors.ts';
 import { InvalidRequest, InvalidToken } from '../../errors/index.ts';
 import { userinfo } from '../../oidc/userinfo.ts';
 import type { RouteContext } from '../context.ts';
@@ -19,12 +21,13 @@ function bearerToken(request: FastifyRequest): string {
 }
 
 export function userinfoRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const handler = async (request: FastifyRequest) => userinfo(ctx, bearerToken(request), ctx.now());
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { body, clientId } = await userinfo(ctx, bearerToken(request), ctx.now());
+    const origin = request.headers.origin;
+    if (origin !== undefined && (await originAllowedFor(ctx.store, clientId, origin))) allowOrigin(reply, origin);
+    return reply.header('cache-control', 'no-store').send(body);
+  };
   const options = { config: { bearer: true } };
-  app.get('/oauth2/userinfo', options, async (request, reply) =>
-    reply.header('cache-control', 'no-store').send(await handler(request)),
-  );
-  app.post('/oauth2/userinfo', options, async (request, reply) =>
-    reply.header('cache-control', 'no-store').send(await handler(request)),
-  );
+  app.get('/oauth2/userinfo', options, handler);
+  app.post('/oauth2/userinfo', options, handler);
 }

@@ -6,7 +6,7 @@ import type { AuthorizationCode } from '../codes.ts';
 import { type Params, single } from '../params.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../pkce.ts';
 import { signTokens } from './issue.ts';
-import type { GrantContext, GrantHandler, TokenResponse } from './types.ts';
+import { type GrantContext, type GrantHandler, refreshAbsoluteTtl, type TokenResponse } from './types.ts';
 
 export const authorizationCodeGrant: GrantHandler = {
   grantType: 'authorization_code',
@@ -61,7 +61,7 @@ export const authorizationCodeGrant: GrantHandler = {
         created_at: now,
         revoked_at: null,
         refresh_generation: 1,
-        refresh_expires_at: now + Math.min(ctx.config.refreshTokenTtl, ctx.config.refreshTokenAbsoluteTtl),
+        refresh_expires_at: now + Math.min(ctx.config.refreshTokenTtl, refreshAbsoluteTtl(ctx.config, client)),
         refresh_issued_at: now,
       },
     });

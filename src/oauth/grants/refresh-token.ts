@@ -11,7 +11,7 @@ import type { RefreshTokenId } from '../../tokens/refresh.ts';
 import { type Params, single } from '../params.ts';
 import { parseScope } from '../scopes.ts';
 import { signTokens } from './issue.ts';
-import type { GrantContext, GrantHandler, TokenResponse } from './types.ts';
+import { type GrantContext, type GrantHandler, refreshAbsoluteTtl, type TokenResponse } from './types.ts';
 
 export const refreshTokenGrant: GrantHandler = {
   grantType: 'refresh_token',
@@ -34,7 +34,7 @@ export const refreshTokenGrant: GrantHandler = {
         scope: scopes?.join(' ') ?? null,
         now,
         ttl: config.refreshTokenTtl,
-        absoluteTtl: config.refreshTokenAbsoluteTtl,
+        absoluteTtl: refreshAbsoluteTtl(config, client),
       },
       (family) => refreshed(ctx, client, family, scopes),
     );
@@ -66,7 +66,7 @@ async function refused(
   const reused = id.generation === current - 1 && withinReuseInterval(ctx.config, grant.refresh_issued_at, ctx.now);
   if (id.generation < current && !reused) return replayed(ctx, family, `generation ${id.generation} of ${current}`);
   const { now, config } = ctx;
-  if (grant.refresh_expires_at <= now || grant.created_at + config.refreshTokenAbsoluteTtl <= now) {
+  if (grant.refresh_expires_at <= now || grant.created_at + refreshAbsoluteTtl(config, client) <= now) {
     throw new InvalidGrant('the refresh token has expired');
   }
   const widened = scopes?.filter((s) => !grant.scope.split(' ').includes(s)) ?? [];

@@ -15,6 +15,7 @@ export type TokenConfig = Pick<
   | 'idTokenTtl'
   | 'refreshTokenTtl'
   | 'refreshTokenAbsoluteTtl'
+  | 'publicRefreshTokenAbsoluteTtl'
   | 'refreshTokenReuseInterval'
   | 'signingAlg'
 >;
@@ -44,4 +45,11 @@ export interface TokenResponse {
 export interface GrantHandler {
   readonly grantType: string;
   handle(ctx: GrantContext, client: Client, body: Params): Promise<TokenResponse>;
+}
+
+/** How long a client's refresh token family may live: shorter for a public client (a browser or native app). */
+export function refreshAbsoluteTtl(config: TokenConfig, client: Client): number {
+  return client.tokenEndpointAuthMethod === 'none'
+    ? Math.min(config.refreshTokenAbsoluteTtl, config.publicRefreshTokenAbsoluteTtl)
+    : config.refreshTokenAbsoluteTtl;
 }

@@ -10,7 +10,7 @@ const schema = (withoutRowid: boolean) => [
   `create table clients (client_id text primary key, secret_hash text, name text not null,
     redirect_uris text not null, post_logout_redirect_uris text not null, scope text not null,
     grant_types text not null, token_endpoint_auth_method text not null, first_party integer not null,
-    id_token_signed_response_alg text, created_at bigint not null)`,
+    id_token_signed_response_alg text, allowed_origins text not null, created_at bigint not null)`,
   `create table users (id text primary key, username text not null unique, email text not null,
     email_verified integer not null, name text, given_name text, family_name text, password_hash text,
     disabled integer not null, created_at bigint not null, updated_at bigint not null)`,
