@@ -14,7 +14,11 @@ export const CLIENT_CORS_PATHS = ['/oauth2/token', '/oauth2/userinfo', '/oauth2/
 
 /** Lets `origin` read this answer. */
 export function allowOrigin(reply: FastifyReply, origin: string): void {
-  reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+  reply
+    .header('access-control-allow-origin', origin)
+    .header('vary', 'Origin')
+    // What a browser app needs to read beyond the body: a bearer error's challenge, a throttle's wait.
+    .header('access-control-expose-headers', 'WWW-Authenticate, Retry-After');
 }
 
 /** The client a token or revocation request names (HTTP Basic or the body), before it is authenticated. */
