@@ -156,3 +156,18 @@ export async function startServer(
     },
   };
 }
+
+/** The CLI's I/O against the server's database: what it printed, in `lines`, and `stdin` as given. */
+export function cliIo(
+  server: TestServer,
+  stdin = '',
+): { lines: string[]; io: import('../../src/cli/commands/common.ts').Io } {
+  const lines: string[] = [];
+  const io = {
+    env: { DATABASE_URL: server.config.databaseUrl, TESSERA_SECRET: server.secret, NODE_ENV: 'test' },
+    out: (line: string) => lines.push(line),
+    err: (line: string) => lines.push(line),
+    stdin: async () => stdin,
+  };
+  return { lines, io };
+}

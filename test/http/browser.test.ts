@@ -1,28 +1,15 @@
 // A real browser: headless Chromium opens the authorization URL, signs in, consents, and lands on the
 // client's redirect URI with a code that the test exchanges for tokens.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, needsChromium } from '../helpers/chromium.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { createClient } from '../../src/cli/operations.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is required under CI (.ci/run installs it)`);
-
-describe('real browser (headless Chromium)', { skip: !available && `${CHROMIUM} not installed` }, () => {
+describe('real browser (headless Chromium)', { skip: needsChromium }, () => {
   let server: TestServer;
   let browser: Browser;
   let clientApp: Server;
@@ -40,7 +27,7 @@ describe('real browser (headless Chromium)', { skip: !available && `${CHROMIUM} 
     await new Promise<void>((resolve) => clientApp.listen(0, '127.0.0.1', resolve));
     const address = clientApp.address();
     redirectUri = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
     await browser?.close();

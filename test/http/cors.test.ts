@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { run } from '../../src/cli/main.ts';
 import { createClient } from '../../src/cli/operations.ts';
-import { startServer, type TestClient, type TestServer } from '../helpers/server.ts';
+import { startServer, type TestClient, type TestServer, cliIo } from '../helpers/server.ts';
 import { basic, exchange, getCode } from '../helpers/tokens.ts';
 
 const SPA = 'https://spa.example';
@@ -122,13 +122,7 @@ describe('CORS for apps in the browser', () => {
       400,
       'a confidential client allows no origin by default',
     );
-    const lines: string[] = [];
-    const io = {
-      env: { DATABASE_URL: server.config.databaseUrl, TESSERA_SECRET: server.secret, NODE_ENV: 'test' },
-      out: (line: string) => lines.push(line),
-      err: (line: string) => lines.push(line),
-      stdin: async () => '',
-    };
+    const { lines, io } = cliIo(server);
     assert.equal(
       await run(['clients', 'update', c.id, '--allowed-origin', 'https://backoffice.example', '--json'], io),
       0,

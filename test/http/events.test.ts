@@ -7,7 +7,7 @@ import { run } from '../../src/cli/main.ts';
 import { CLI, type SecurityEvent, securityEvent } from '../../src/events/index.ts';
 import { purgeOnce } from '../../src/store/housekeeping.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { startServer, type TestServer, cliIo } from '../helpers/server.ts';
 import { basic, exchange, getCode, tokenRequest } from '../helpers/tokens.ts';
 import { withPostgresDatabase, type TestDatabase } from '../store/databases.ts';
 
@@ -138,13 +138,7 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
       'tessera events list filters by user, client, type and time; housekeeping removes old events',
       { skip },
       async () => {
-        const lines: string[] = [];
-        const io = {
-          env: { DATABASE_URL: server.config.databaseUrl, TESSERA_SECRET: server.secret, NODE_ENV: 'test' },
-          out: (line: string) => lines.push(line),
-          err: (line: string) => lines.push(line),
-          stdin: async () => '',
-        };
+        const { lines, io } = cliIo(server);
         assert.equal(await run(['events', 'list', '--user', 'alice', '--type', 'user.signed_in', '--json'], io), 0);
         const listed = JSON.parse(lines.join('\n')) as SecurityEvent[];
         assert.ok(listed.length > 0 && listed.every((e) => e.type === 'user.signed_in' && e.userId === server.user.id));

@@ -11,7 +11,7 @@ import { run } from '../../src/cli/main.ts';
 import { createClient } from '../../src/cli/operations.ts';
 import { createVerifier } from '../../src/resource/index.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
-import { ALL_SCOPES, startServer, type TestServer } from '../helpers/server.ts';
+import { ALL_SCOPES, startServer, type TestServer, cliIo } from '../helpers/server.ts';
 import { basic, tokenRequest } from '../helpers/tokens.ts';
 
 describe('native apps: loopback redirect URIs on any port (RFC 8252 §7.3)', () => {
@@ -183,13 +183,7 @@ describe('services: client_credentials (RFC 6749 §4.4)', () => {
   });
 
   it('tessera clients create --grant-types: client_credentials needs no redirect URI, and no public client has it', async () => {
-    const lines: string[] = [];
-    const io = {
-      env: { DATABASE_URL: server.config.databaseUrl, TESSERA_SECRET: server.secret, NODE_ENV: 'test' },
-      out: (line: string) => lines.push(line),
-      err: (line: string) => lines.push(line),
-      stdin: async () => '',
-    };
+    const { lines, io } = cliIo(server);
     const create = (...extra: string[]) =>
       run(['clients', 'create', '--name', 'Svc', '--scope', 'apps webhooks', '--json', ...extra], io);
     assert.equal(await create('--grant-types', 'client_credentials'), 0);

@@ -3,25 +3,14 @@
 // browser code, across origins (CORS); a page on an origin the client does not allow cannot read a
 // token response.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, needsChromium } from '../helpers/chromium.ts';
 import { createClient } from '../../src/cli/operations.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`${CHROMIUM} is required under CI (.ci/run installs it)`);
 const LIBRARY = readFileSync('node_modules/oidc-client-ts/dist/browser/oidc-client-ts.min.js', 'utf8');
 
 /** A static site on 127.0.0.1 and a port of its own: the library and the pages given. */
@@ -37,7 +26,7 @@ async function site(pages: Record<string, string>): Promise<{ server: Server; or
   return { server, origin: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
 }
 
-describe('oidc-client-ts in Chromium', { skip: !available && `${CHROMIUM} not installed` }, () => {
+describe('oidc-client-ts in Chromium', { skip: needsChromium }, () => {
   let tessera: TestServer;
   let browser: Browser;
   let app: { server: Server; origin: string };
@@ -95,7 +84,7 @@ fetch(${JSON.stringify(`${tessera.issuer}/oauth2/token`)}, {
 }).then((r) => (window.result = { read: r.status }), (e) => (window.result = { blocked: String(e) }));
 </script>`,
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
     await browser?.close();
