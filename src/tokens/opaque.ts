@@ -39,9 +39,15 @@ export function safeEqual(a: string, b: string): boolean {
   return ab.length === bb.length && timingSafeEqual(ab, bb);
 }
 
-/** Application-generated identifiers shared by SQLite and PostgreSQL (no database functions). */
+/**
+ * Application-generated identifiers shared by SQLite and PostgreSQL (no database functions). Never
+ * starting with `-` or `_`: a client id is typed on command lines (`tessera clients delete ID`,
+ * `--client ID`), where a leading `-` reads as an option.
+ */
 export function newId(): string {
-  return random(16).toString('base64url');
+  const id = random(16).toString('base64url');
+  const first = id.charCodeAt(0);
+  return first === 45 || first === 95 ? newId() : id;
 }
 
 /** 48 bits of milliseconds in hex: a prefix under which newer values sort after older ones. */

@@ -345,3 +345,10 @@ describe('JWS signatures', () => {
       assert.throws(() => ecdsaDerToJose(Buffer.from(bad), 32), /ECDSA/);
   });
 });
+
+describe('identifiers', () => {
+  it('never start with - or _, so that a command line takes them as values', async () => {
+    const { newId } = await import('../../src/tokens/opaque.ts');
+    for (let i = 0; i < 2000; i++) assert.match(newId(), /^[A-Za-z0-9][A-Za-z0-9_-]{21}$/);
+  });
+});
