@@ -4,6 +4,11 @@
 // finish what is in flight and close, within a bound.
 import { DatabaseUnavailable } from './store/faults.ts';
 
+/** A DATABASE_URL fit for a log line: the credentials before `@` and any password parameter masked. */
+export function describeDatabase(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@').replace(/([?&](?:ssl)?password=)[^&]*/gi, '$1***');
+}
+
 /** Whether the instance is draining (after SIGTERM): /readyz answers 503, answers close their connection. */
 export class Lifecycle {
   draining = false;

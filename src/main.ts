@@ -4,7 +4,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config/index.ts';
 import { resolveSecret } from './config/secret.ts';
 import { demoAuthorizationUrls, readDemoCredentials, seedDemo } from './demo.ts';
-import { Lifecycle, waitForDatabase } from './lifecycle.ts';
+import { describeDatabase, Lifecycle, waitForDatabase } from './lifecycle.ts';
 import { DatabaseUnavailable } from './store/faults.ts';
 import { startHousekeeping } from './store/housekeeping.ts';
 import { openStore, type Store } from './store/index.ts';
@@ -24,7 +24,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     throw err;
   }
   const secret = await resolveSecret(config);
-  const database = config.databaseUrl.replace(/\/\/[^@/]*@/, '//***@');
+  const database = describeDatabase(config.databaseUrl);
   let store: Store;
   try {
     store = await openStore(config.databaseUrl, {
