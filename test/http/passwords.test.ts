@@ -7,7 +7,7 @@ import { run } from '../../src/cli/main.ts';
 import { isCommonPassword, passwordProblem } from '../../src/tokens/password-rules.ts';
 import { hashPassword, verifyPassword } from '../../src/tokens/passwords.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { cliIo, startServer, type TestServer } from '../helpers/server.ts';
 
 const rules = { minLength: 8, username: 'alice' };
 
@@ -44,13 +44,7 @@ describe('passwords set through the CLI and the account page', () => {
   after(() => server.close());
 
   const cli = (args: string[], stdin: string) => {
-    const lines: string[] = [];
-    const io = {
-      env: { DATABASE_URL: server.config.databaseUrl, TESSERA_SECRET: server.secret, NODE_ENV: 'test' },
-      out: (line: string) => lines.push(line),
-      err: (line: string) => lines.push(line),
-      stdin: async () => stdin,
-    };
+    const { lines, io } = cliIo(server, stdin);
     return run(args, io).then((code) => ({ code, output: lines.join('\n') }));
   };
 

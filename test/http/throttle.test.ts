@@ -9,7 +9,7 @@ import { run } from '../../src/cli/main.ts';
 import { passwordStats } from '../../src/tokens/passwords.ts';
 import { openStore } from '../../src/store/index.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { cliIo, startServer, type TestServer } from '../helpers/server.ts';
 import { basic, tokenRequest } from '../helpers/tokens.ts';
 import { withPostgresDatabase, type TestDatabase } from '../store/databases.ts';
 
@@ -82,12 +82,7 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
         assert.ok(events.some((e) => e.type === 'user.sign_in_throttled' && e.data?.locked === true));
 
         // The lock ends with its time, or with tessera users unlock.
-        const io = {
-          env: { DATABASE_URL: server.config.databaseUrl, TESSERA_SECRET: server.secret, NODE_ENV: 'test' },
-          out: () => {},
-          err: () => {},
-          stdin: async () => '',
-        };
+        const { io } = cliIo(server);
         assert.equal(await run(['users', 'unlock', 'alice'], io), 0);
         assert.equal((await signIn(attacker, 'alice', server.user.password)).status, 303);
         assert.equal((await server.store.listEvents({ type: 'user.unlocked', limit: 1 })).length, 1);
