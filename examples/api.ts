@@ -1,14 +1,20 @@
 // An API that accepts Tessera's access tokens: GET /apps needs the scope `apps`, GET /webhooks the
-// scope `webhooks`. Start it with `npm run example:api` while Tessera runs.
+// scope `webhooks`. It describes itself with RFC 9728 metadata at /.well-known/oauth-protected-resource
+// (plus the resource's path, if any), and every 401 names that document in WWW-Authenticate, so a client
+// learns which authorization server to ask and which `resource` (RFC 8707) to ask for. Start it with
+// `npm run example:api` while Tessera runs.
 //
 //   TESSERA_ISSUER        Tessera's issuer (default http://localhost:3000)
-//   API_AUDIENCE          the `aud` to expect (default: the issuer, Tessera's default audience)
 //   API_PORT              port (default 4000)
+//   API_RESOURCE          this API's resource identifier, as registered at Tessera
+//                         (default http://127.0.0.1:${API_PORT})
+//   API_AUDIENCE          the `aud` to expect (default: the resource; set it to the issuer to accept
+//                         tokens issued without a resource, which carry Tessera's default audience)
 //   API_CLIENT_ID, API_CLIENT_SECRET   optional: a confidential client of Tessera's; with them every
 //                         request also asks introspection, so revoked tokens are refused at once
-import { createServer, type Server } from 'node:http';
+import { createServer, type ServerResponse, type Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { BearerError, createVerifier, type VerifierOptions } from 'tessera/resource';
+import { BearerError, createProtectedResource, type ProtectedResourceOptions } from 'tessera/resource';
 
 const ROUTES: Record<string, { scope: string; body: (sub: string) => unknown }> = {
   '/apps': { scope: 'apps', body: (sub) => ({ owner: sub, apps: [{ id: 'app_1', name: 'Example app' }] }) },
@@ -18,25 +24,43 @@ const ROUTES: Record<string, { scope: string; body: (sub: string) => unknown }> 
   },
 };
 
-export function exampleApi(options: VerifierOptions): Server {
-  const verify = createVerifier(options);
+export type ExampleApiOptions = Omit<ProtectedResourceOptions, 'scopes' | 'resourceName'>;
+
+export function exampleApi(options: ExampleApiOptions): Server {
+  const api = createProtectedResource({
+    ...options,
+    scopes: Object.values(ROUTES).map((route) => route.scope),
+    resourceName: 'Example API',
+  });
+  const json = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+    response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+
   return createServer(async (request, response) => {
-    const route = ROUTES[new URL(request.url ?? '/', 'http://localhost').pathname];
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    // RFC 9728 §3: public, so any origin's client may read it.
+    if (path === api.metadataPath && request.method === 'GET') {
+      json(response, 200, api.metadata, { 'access-control-allow-origin': '*' });
+      return;
+    }
+    const route = ROUTES[path];
     if (!route || request.method !== 'GET') {
-      response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}');
+      json(response, 404, { error: 'not_found' });
       return;
     }
     try {
-      const token = await verify(request.headers.authorization, { scopes: [route.scope] });
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(route.body(token.sub)));
+      const token = await api.verify(request.headers.authorization, { scopes: [route.scope] });
+      json(response, 200, route.body(token.sub));
     } catch (err) {
       if (!(err instanceof BearerError)) {
-        response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"server_error"}');
+        console.error(`GET ${path} failed: ${err instanceof Error ? err.message : String(err)}`);
+        json(response, 500, { error: 'server_error' });
         return;
       }
-      response
-        .writeHead(err.status, { 'content-type': 'application/json', 'www-authenticate': err.wwwAuthenticate })
-        .end(JSON.stringify({ error: err.code, error_description: err.message }));
+      // RFC 6750 §3.1: without a token, neither the challenge nor the body names an error code.
+      const body = err.tokenMissing
+        ? { error_description: err.message }
+        : { error: err.code, error_description: err.message };
+      json(response, err.status, body, { 'www-authenticate': err.wwwAuthenticate });
     }
   });
 }
@@ -46,11 +70,15 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const id = process.env.API_CLIENT_ID;
   const secret = process.env.API_CLIENT_SECRET;
   const port = Number(process.env.API_PORT ?? 4000);
+  const resource = process.env.API_RESOURCE ?? `http://127.0.0.1:${port}`;
   exampleApi({
     issuer,
-    audience: process.env.API_AUDIENCE ?? issuer,
+    resource,
+    ...(process.env.API_AUDIENCE ? { audience: process.env.API_AUDIENCE } : {}),
     ...(id && secret ? { introspection: { clientId: id, clientSecret: secret } } : {}),
   }).listen(port, '127.0.0.1', () => {
-    console.log(`Example API on http://127.0.0.1:${port}: GET /apps (scope apps), GET /webhooks (scope webhooks)`);
+    const { metadataUrl } = createProtectedResource({ issuer, resource });
+    console.log(`Example API on http://127.0.0.1:${port} for the resource ${resource}:`);
+    console.log(`GET /apps (scope apps), GET /webhooks (scope webhooks), metadata at ${metadataUrl}`);
   });
 }

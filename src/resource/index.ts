@@ -1,33 +1,63 @@
 // For APIs that accept Tessera's access tokens: verify a JWT access token (RFC 9068) locally against
 // the issuer's JWKS, and optionally ask the introspection endpoint (RFC 7662) whether it was revoked.
+// createProtectedResource adds RFC 9728 metadata, so a client that meets the API's 401 can find out
+// which authorization server to ask, for which resource (RFC 8707) and which scopes.
 //
-//   import { createVerifier } from 'tessera/resource';
+//   import { createVerifier, createProtectedResource } from 'tessera/resource';
 //   const verify = createVerifier({ issuer: 'https://auth.example.com', audience: 'https://auth.example.com' });
 //   const token = await verify(request.headers.authorization, { scopes: ['apps'] });
+//
+//   const api = createProtectedResource({ issuer: 'https://auth.example.com', resource: 'https://api.example.com' });
+//   // serve api.metadata at api.metadataPath; api.verify expects aud = the resource
 import { JWKS_MAX_AGE } from '../tokens/key-timeline.ts';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 
 export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
+
+export interface BearerErrorOptions {
+  /**
+   * The request carried no access token: no Authorization header, or one for another scheme. RFC 6750 §3.1:
+   * the challenge then names no error code; `code` stays `invalid_token` (status 401) for callers.
+   */
+  tokenMissing?: boolean;
+  /** RFC 9728 §5.1: the URL of the API's protected resource metadata, named in the challenge. */
+  resourceMetadata?: string;
+}
 
 /** An RFC 6750 §3.1 error: `status` and `wwwAuthenticate` are ready to send. */
 export class BearerError extends Error {
   readonly code: BearerErrorCode;
   readonly status: 400 | 401 | 403;
   readonly scope: string | undefined;
-  constructor(code: BearerErrorCode, description: string, scope?: string) {
+  readonly tokenMissing: boolean;
+  readonly resourceMetadata: string | undefined;
+  constructor(code: BearerErrorCode, description: string, scope?: string, options: BearerErrorOptions = {}) {
     super(description);
     this.code = code;
     this.status = code === 'invalid_request' ? 400 : code === 'invalid_token' ? 401 : 403;
     this.scope = scope;
+    this.tokenMissing = options.tokenMissing ?? false;
+    this.resourceMetadata = options.resourceMetadata;
   }
   override get name(): string {
     return 'BearerError';
   }
   get wwwAuthenticate(): string {
-    const parts = [`error="${this.code}"`, `error_description="${this.message.replace(/["\\]/g, '')}"`];
-    if (this.scope) parts.push(`scope="${this.scope}"`);
-    return `Bearer ${parts.join(', ')}`;
+    return bearerChallenge(this, this.resourceMetadata);
   }
+}
+
+// RFC 6750 §3: error_description and scope use only %x20-21 / %x23-5B / %x5D-7E, so nothing in them needs
+// escaping; anything else is dropped. Other parameters (resource_metadata) are RFC 9110 §5.6.4 quoted-strings
+// with `"` and `\` escaped; characters outside printable ASCII, which a header cannot carry safely, are dropped.
+const rfc6750Value = (value: string) => `"${value.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '')}"`;
+const quotedString = (value: string) => `"${value.replace(/[^\x20-\x7e]/g, '').replace(/["\\]/g, '\\$&')}"`;
+
+function bearerChallenge(error: BearerError, resourceMetadata: string | undefined): string {
+  const parts = error.tokenMissing ? [] : [`error="${error.code}"`, `error_description=${rfc6750Value(error.message)}`];
+  if (error.scope) parts.push(`scope=${rfc6750Value(error.scope)}`);
+  if (resourceMetadata) parts.push(`resource_metadata=${quotedString(resourceMetadata)}`);
+  return parts.length > 0 ? `Bearer ${parts.join(', ')}` : 'Bearer';
 }
 
 export interface AccessToken extends JWTPayload {
@@ -49,19 +79,15 @@ export interface VerifierOptions {
   clockTolerance?: number;
   /** Least time between two JWKS fetches, ms (a token with an unknown kid triggers one); default 30 s. */
   jwksCooldown?: number;
+  /** The URL of this API's RFC 9728 metadata, named in every error's challenge (createProtectedResource sets it). */
+  resourceMetadata?: string;
 }
 
 export type Verifier = (authorization: string | undefined, required?: { scopes?: string[] }) => Promise<AccessToken>;
 
-function bearer(authorization: string | undefined): string {
-  if (!authorization) throw new BearerError('invalid_token', 'an access token is required');
-  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization);
-  if (!match) throw new BearerError('invalid_request', 'the Authorization header must carry a Bearer token');
-  return match[1]!;
-}
-
 export function createVerifier(options: VerifierOptions): Verifier {
   const issuer = options.issuer.replace(/\/+$/, '');
+  const { resourceMetadata } = options;
   // jose caches the key set and refetches it when a token names an unknown kid (with a cooldown). It
   // keeps a copy no longer than the JWKS's Cache-Control max-age (300 s), which key rotation counts on
   // (src/tokens/key-timeline.ts); jose's own default is 10 minutes.
@@ -69,8 +95,22 @@ export function createVerifier(options: VerifierOptions): Verifier {
     cooldownDuration: options.jwksCooldown ?? 30_000,
     cacheMaxAge: JWKS_MAX_AGE * 1000,
   });
+  const fail = (code: BearerErrorCode, description: string, scope?: string) =>
+    new BearerError(code, description, scope, { resourceMetadata });
   return async (authorization, required = {}) => {
-    const token = bearer(authorization);
+    const requiredScope = (required.scopes ?? []).join(' ') || undefined;
+    // RFC 6750 §3.1: a request with no authentication, or with an unsupported method (another scheme), gets
+    // a challenge without an error code; the scope a route needs tells the client what to ask for.
+    if (!authorization || !/^Bearer(?: |$)/i.test(authorization)) {
+      throw new BearerError('invalid_token', 'an access token is required', requiredScope, {
+        tokenMissing: true,
+        resourceMetadata,
+      });
+    }
+    // RFC 6750 §2.1: b64token.
+    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization);
+    if (!match) throw fail('invalid_request', 'the Authorization header must carry a Bearer token');
+    const token = match[1]!;
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, jwks, {
@@ -82,29 +122,27 @@ export function createVerifier(options: VerifierOptions): Verifier {
         clockTolerance: options.clockTolerance ?? 0,
       }));
     } catch (err) {
-      if (err instanceof joseErrors.JWTExpired) throw new BearerError('invalid_token', 'the access token has expired');
-      if (err instanceof joseErrors.JOSEError) throw new BearerError('invalid_token', 'the access token is invalid');
+      if (err instanceof joseErrors.JWTExpired) throw fail('invalid_token', 'the access token has expired');
+      if (err instanceof joseErrors.JOSEError) throw fail('invalid_token', 'the access token is invalid');
       throw err;
     }
-    if (options.introspection) await checkActive(issuer, token, options.introspection);
+    if (options.introspection && !(await isActive(issuer, token, options.introspection))) {
+      throw fail('invalid_token', 'the access token has been revoked');
+    }
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter((s) => s !== '') : [];
     const missing = (required.scopes ?? []).filter((s) => !scopes.includes(s));
     if (missing.length > 0) {
-      throw new BearerError(
-        'insufficient_scope',
-        `the access token lacks the scope ${missing.join(' ')}`,
-        (required.scopes ?? []).join(' '),
-      );
+      throw fail('insufficient_scope', `the access token lacks the scope ${missing.join(' ')}`, requiredScope);
     }
     return { ...(payload as AccessToken), scopes };
   };
 }
 
-async function checkActive(
+async function isActive(
   issuer: string,
   token: string,
   introspection: NonNullable<VerifierOptions['introspection']>,
-): Promise<void> {
+): Promise<boolean> {
   const credentials = `${encodeURIComponent(introspection.clientId)}:${encodeURIComponent(introspection.clientSecret)}`;
   const response = await fetch(introspection.endpoint ?? `${issuer}/oauth2/introspect`, {
     method: 'POST',
@@ -117,5 +155,85 @@ async function checkActive(
   });
   if (!response.ok) throw new Error(`introspection failed with HTTP ${response.status}`);
   const result = (await response.json()) as { active?: unknown };
-  if (result.active !== true) throw new BearerError('invalid_token', 'the access token has been revoked');
+  return result.active === true;
+}
+
+export interface ProtectedResourceOptions extends Omit<VerifierOptions, 'audience' | 'resourceMetadata'> {
+  /**
+   * This API's resource identifier, as registered at Tessera (RFC 8707 §2, RFC 9728 §1.2): an https URL, or
+   * http on a loopback host (127.0.0.1, [::1], localhost) for development; no query, no fragment. It is used
+   * as given: the metadata's `resource` and the default audience must equal the `resource=` clients send.
+   */
+  resource: string;
+  /** scopes_supported: the scopes this API accepts. */
+  scopes?: string[];
+  /** resource_name: the API's name, for people. */
+  resourceName?: string;
+  /** The `aud` to expect; default the resource, the `aud` of tokens issued for `resource=` this API. */
+  audience?: string;
+}
+
+/** RFC 9728 §2. */
+export interface ProtectedResourceMetadata {
+  resource: string;
+  authorization_servers: string[];
+  scopes_supported?: string[];
+  bearer_methods_supported: string[];
+  resource_name?: string;
+}
+
+export interface ProtectedResource {
+  /** The metadata document, to serve as JSON at `metadataPath`. */
+  metadata: ProtectedResourceMetadata;
+  /** RFC 9728 §3.1: `/.well-known/oauth-protected-resource` followed by the resource's path, if any. */
+  metadataPath: string;
+  /** The resource's origin followed by `metadataPath`: the `resource_metadata` of every challenge. */
+  metadataUrl: string;
+  /** A verifier expecting `audience`; its errors' `wwwAuthenticate` carry `resource_metadata`. */
+  verify: Verifier;
+  /** The WWW-Authenticate value for `error` with `resource_metadata`; without one, for a request without a token. */
+  challenge(error?: BearerError): string;
+}
+
+const METADATA_PREFIX = '/.well-known/oauth-protected-resource';
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** An API described by RFC 9728 metadata, so clients can find which authorization server to ask and for what. */
+export function createProtectedResource(options: ProtectedResourceOptions): ProtectedResource {
+  const { resource, scopes, resourceName, audience, ...verifierOptions } = options;
+  const url = resourceIdentifier(resource);
+  // RFC 9728 §3.1: the well-known string goes between the host and the path; a path of just `/` adds nothing.
+  const metadataPath = METADATA_PREFIX + (url.pathname === '/' ? '' : url.pathname);
+  const metadataUrl = url.origin + metadataPath;
+  const metadata: ProtectedResourceMetadata = Object.freeze({
+    resource,
+    authorization_servers: [options.issuer.replace(/\/+$/, '')],
+    ...(scopes ? { scopes_supported: [...scopes] } : {}),
+    // The verifier reads the Authorization header only (RFC 6750 §2.1).
+    bearer_methods_supported: ['header'],
+    ...(resourceName ? { resource_name: resourceName } : {}),
+  });
+  const verify = createVerifier({ ...verifierOptions, audience: audience ?? resource, resourceMetadata: metadataUrl });
+  const missing = new BearerError('invalid_token', 'an access token is required', undefined, { tokenMissing: true });
+  return {
+    metadata,
+    metadataPath,
+    metadataUrl,
+    verify,
+    challenge: (error = missing) => bearerChallenge(error, metadataUrl),
+  };
+}
+
+function resourceIdentifier(resource: string): URL {
+  if (!URL.canParse(resource)) throw new TypeError(`resource must be an absolute URL: ${resource}`);
+  const url = new URL(resource);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
+    throw new TypeError(`resource must be an https URL (http only on a loopback host): ${resource}`);
+  }
+  // RFC 8707 §2: no fragment, and a query is discouraged; the metadata is served by path alone.
+  if (resource.includes('#') || resource.includes('?')) {
+    throw new TypeError(`resource must have no query or fragment: ${resource}`);
+  }
+  if (url.username || url.password) throw new TypeError(`resource must carry no credentials: ${resource}`);
+  return url;
 }

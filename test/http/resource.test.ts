@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { exampleApi } from '../../examples/api.ts';
 import { createClient } from '../../src/cli/operations.ts';
 import { BearerError, createVerifier } from 'tessera/resource';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { freePort, startServer, type TestServer } from '../helpers/server.ts';
 import { basic, exchange, getCode } from '../helpers/tokens.ts';
 
 describe('APIs that accept the tokens', () => {
@@ -23,14 +23,16 @@ describe('APIs that accept the tokens', () => {
       scopes: ['apps'],
       public: false,
     });
+    // Tokens issued without a resource carry Tessera's default audience, the issuer.
+    const port = await freePort();
+    apiUrl = `http://127.0.0.1:${port}`;
     api = exampleApi({
       issuer: server.issuer,
+      resource: apiUrl,
       audience: server.issuer,
       introspection: { clientId: client.clientId, clientSecret: clientSecret! },
     });
-    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-    const address = api.address();
-    apiUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    await new Promise<void>((resolve) => api.listen(port, '127.0.0.1', resolve));
   });
   after(async () => {
     await new Promise((resolve) => api.close(resolve));
@@ -59,11 +61,16 @@ describe('APIs that accept the tokens', () => {
     assert.match(response.headers.get('www-authenticate')!, /^Bearer error="insufficient_scope", .*scope="webhooks"/);
   });
 
-  it('no token, a bad token, a revoked token → 401 invalid_token', async () => {
+  it('no token → 401 naming no error (RFC 6750 §3.1); a bad token, a revoked token → 401 invalid_token', async () => {
     const none = await call('/apps');
     assert.equal(none.status, 401);
-    assert.match(none.headers.get('www-authenticate')!, /error="invalid_token"/);
-    assert.equal((await call('/apps', 'abc.def.ghi')).status, 401);
+    assert.equal(
+      none.headers.get('www-authenticate'),
+      `Bearer scope="apps", resource_metadata="${apiUrl}/.well-known/oauth-protected-resource"`,
+    );
+    const bad = await call('/apps', 'abc.def.ghi');
+    assert.equal(bad.status, 401);
+    assert.match(bad.headers.get('www-authenticate')!, /^Bearer error="invalid_token", /);
     const token = await accessToken('openid apps');
     const c = server.clients.confidential;
     await fetch(`${server.issuer}/oauth2/revoke`, {
@@ -105,8 +112,14 @@ describe('APIs that accept the tokens', () => {
       (err: unknown) => err instanceof BearerError && err.code === 'invalid_token',
       'an ID token is not an access token',
     );
+    // RFC 6750 §3.1: another scheme is no token at all; a malformed Bearer header is a bad request.
+    await assert.rejects(verify('Basic abc'), (err: unknown) => {
+      assert.ok(err instanceof BearerError && err.tokenMissing && err.status === 401);
+      assert.equal(err.wwwAuthenticate, 'Bearer');
+      return true;
+    });
     await assert.rejects(
-      verify('Basic abc'),
+      verify('Bearer a b'),
       (err: unknown) => err instanceof BearerError && err.code === 'invalid_request' && err.status === 400,
     );
   });
