@@ -67,6 +67,7 @@ function report(label: string, us: number): void {
       refresh_generation: 1,
       refresh_expires_at: now + 86400,
       refresh_issued_at: now,
+      resource: null,
     });
     const store = await openStore(`sqlite:${join(dir, 'store.db')}`, { thread: 'current' });
     await store.migrate();

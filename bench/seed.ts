@@ -103,6 +103,7 @@ async function fill(
         refresh_generation: 1,
         refresh_expires_at: now + 2_592_000,
         refresh_issued_at: now,
+        resource: null,
       });
     }
     await db.insertInto('grants').values(grants).execute();

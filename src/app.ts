@@ -12,12 +12,14 @@ import { authorizeRoutes } from './http/routes/authorize.ts';
 import { logoutRoutes } from './http/routes/logout.ts';
 import { interactionRoutes } from './http/routes/interaction.ts';
 import { metadataRoutes } from './http/routes/metadata.ts';
+import { registrationRoutes } from './http/routes/register.ts';
 import { revocationRoutes } from './http/routes/revocation.ts';
 import { tokenRoutes } from './http/routes/token.ts';
 import { userinfoRoutes } from './http/routes/userinfo.ts';
 import { ClientAuthThrottle } from './oauth/client-auth/throttle.ts';
 import { CodeSealer } from './oauth/codes.ts';
 import { InteractionSealer } from './oauth/interaction.ts';
+import { ClientDocumentError, ClientDocuments, isClientIdUrl } from './oauth/registration/documents.ts';
 import type { Store } from './store/store.ts';
 import type { KeyStore } from './tokens/keystore.ts';
 import { RefreshTokens } from './tokens/refresh.ts';
@@ -78,6 +80,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerCors(app);
   const { security } = registerMetrics(app, deps.store, lifecycle, deps.keys);
 
+  if (deps.config.clientMetadataDocuments) {
+    const documents = new ClientDocuments({
+      scopes: deps.config.registration.scopes,
+      allowPrivate: deps.config.outboundAllowPrivate,
+    });
+    deps.store.resolveClientUrlsWith((clientId) =>
+      isClientIdUrl(clientId)
+        ? documents.get(clientId)
+        : Promise.reject(new ClientDocumentError('the client is unknown')),
+    );
+  }
+
   const ctx: RouteContext = {
     config: deps.config,
     store: deps.store,
@@ -104,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   accountRoutes(app, ctx);
   userinfoRoutes(app, ctx);
   metadataRoutes(app, ctx);
+  registrationRoutes(app, ctx);
   if (deps.demo) demoRoutes(app, ctx, deps.demo);
   return app;
 }

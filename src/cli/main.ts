@@ -1,4 +1,4 @@
-// The tessera command: tessera <clients|users|grants|keys|events|migrate|serve> …
+// The tessera command: tessera <clients|users|resources|grants|keys|events|migrate|serve> …
 // Reads the same environment variables as the server (DATABASE_URL, TESSERA_SECRET, …).
 import { pathToFileURL } from 'node:url';
 import { type Config, ConfigError, loadConfig } from '../config/index.ts';
@@ -8,6 +8,7 @@ import { clientsCommand } from './commands/clients.ts';
 import { eventsCommand } from './commands/events.ts';
 import { grantsCommand } from './commands/grants.ts';
 import { keysCommand } from './commands/keys.ts';
+import { resourcesCommand } from './commands/resources.ts';
 import { usersCommand } from './commands/users.ts';
 import { NotFound, withStore, type Io } from './commands/common.ts';
 
@@ -22,6 +23,8 @@ export const USAGE = `Usage: tessera <command> [options]
   clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--json]
   users create --username U --email E [--name N] [--given-name G] [--family-name F] [--password-stdin]
   users list [--json] | set-password USERNAME --password-stdin | disable USERNAME | unlock USERNAME
+  resources create --uri URI --scope "SCOPES" [--name NAME] [--json]
+  resources list [--json] | delete URI
   grants list --user USERNAME [--json]
   grants revoke GRANT_ID | revoke --user USERNAME --client CLIENT_ID
   keys list [--json] | rotate [--alg RS256|ES256] [--now]
@@ -35,6 +38,7 @@ const COMMANDS = {
   clients: clientsCommand,
   users: usersCommand,
   grants: grantsCommand,
+  resources: resourcesCommand,
   keys: keysCommand,
   events: (store: Store, config: Config, args: string[], io: Io) => eventsCommand(store, config, args, io),
 };

@@ -105,6 +105,10 @@ export async function createClient(
     firstParty: input.firstParty ?? false,
     idTokenSignedResponseAlg: input.alg ?? null,
     createdAt: now,
+    registeredVia: 'operator',
+    ownerId: null,
+    registrationTokenHash: null,
+    metadata: {},
   };
   const data = { name: client.name, public: clientSecret === null, scopes: client.scopes };
   await store.createClient(

@@ -110,6 +110,26 @@ export const configSchema = z.object({
   TESSERA_SESSION_TTL: seconds(86_400),
   /** TESSERA_API_SCOPES: `name=description;…` API scopes offered besides openid, profile, email. */
   TESSERA_API_SCOPES: z.string().default(DEFAULT_API_SCOPES),
+  /**
+   * TESSERA_REGISTRATION: who may register clients at /oauth2/register (RFC 7591): `off`;
+   * `authenticated`, with a Tessera access token carrying the `apps` scope, the client belonging to
+   * its user; `open`, anyone (AI agents), limited per source address.
+   */
+  TESSERA_REGISTRATION: z.enum(['off', 'authenticated', 'open']).default('authenticated'),
+  /** TESSERA_REGISTRATION_SCOPES: the scopes a registered client may have (default: every scope). */
+  TESSERA_REGISTRATION_SCOPES: z.string().optional(),
+  /** TESSERA_REGISTRATION_LIMIT: registrations per source address per hour. */
+  TESSERA_REGISTRATION_LIMIT: z.coerce.number().int().min(1).default(20),
+  /**
+   * TESSERA_CLIENT_ID_METADATA_DOCUMENTS: accept an https client_id naming the client's metadata
+   * document (draft-ietf-oauth-client-id-metadata-document), fetched and cached.
+   */
+  TESSERA_CLIENT_ID_METADATA_DOCUMENTS: z.enum(['true', 'false']).default('true'),
+  /**
+   * TESSERA_OUTBOUND_ALLOW_PRIVATE: let fetches of URLs that clients supply (metadata documents)
+   * reach loopback, private and link-local addresses. For development and tests only.
+   */
+  TESSERA_OUTBOUND_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   /** TESSERA_DEMO: create a demo user and clients on the first start of an empty database. */
   TESSERA_DEMO: z.enum(['true', 'false']).optional(),
   /** LOG_LEVEL: pino log level of the HTTP server. */
@@ -153,6 +173,12 @@ export interface Config {
   readonly scopes: ReadonlyMap<string, string>;
   readonly demo: boolean;
   readonly logLevel: string;
+  /** Client registration (RFC 7591): who may register, the scopes a registration may have, the rate per address. */
+  readonly registration: { mode: 'off' | 'authenticated' | 'open'; scopes: readonly string[]; perHour: number };
+  /** Whether an https client_id names a Client ID Metadata Document. */
+  readonly clientMetadataDocuments: boolean;
+  /** Whether fetches of client-supplied URLs may reach private addresses (development and tests). */
+  readonly outboundAllowPrivate: boolean;
 }
 
 export const OIDC_SCOPES: ReadonlyArray<readonly [string, string]> = [
@@ -220,6 +246,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const defaultPort = issuerUrl.port ? Number(issuerUrl.port) : issuerUrl.protocol === 'https:' ? 443 : 80;
   const scopes = new Map<string, string>(OIDC_SCOPES);
   for (const [name, description] of parseApiScopes(e.TESSERA_API_SCOPES)) scopes.set(name, description);
+  const registrationScopes = e.TESSERA_REGISTRATION_SCOPES?.split(' ').filter((s) => s !== '') ?? [...scopes.keys()];
+  const unknownScopes = registrationScopes.filter((s) => !scopes.has(s));
+  if (unknownScopes.length > 0) {
+    throw new ConfigError(`TESSERA_REGISTRATION_SCOPES: unknown scope ${unknownScopes.join(' ')}`);
+  }
   return Object.freeze({
     env: e.NODE_ENV,
     issuer,
@@ -258,5 +289,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     pgPoolSize: e.TESSERA_PG_POOL_SIZE,
     trustProxy: parseTrustProxy(e.TESSERA_TRUST_PROXY ?? (production ? PRIVATE_RANGES : 'false')),
     logLevel: e.LOG_LEVEL,
+    registration: { mode: e.TESSERA_REGISTRATION, scopes: registrationScopes, perHour: e.TESSERA_REGISTRATION_LIMIT },
+    clientMetadataDocuments: e.TESSERA_CLIENT_ID_METADATA_DOCUMENTS === 'true',
+    outboundAllowPrivate: e.TESSERA_OUTBOUND_ALLOW_PRIVATE === 'true',
   });
 }

@@ -19,7 +19,10 @@ export type OAuthErrorCode =
   | 'request_not_supported'
   | 'request_uri_not_supported'
   | 'invalid_token'
-  | 'insufficient_scope';
+  | 'insufficient_scope'
+  | 'invalid_target'
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata';
 
 export class OAuthError extends Error {
   readonly error: OAuthErrorCode;
@@ -59,6 +62,12 @@ export const LoginRequired = oauthError('login_required');
 export const ConsentRequired = oauthError('consent_required');
 export const RequestNotSupported = oauthError('request_not_supported');
 export const RequestUriNotSupported = oauthError('request_uri_not_supported');
+/** RFC 8707 §2: the resource asked for is malformed, unknown, or not one the grant covers. */
+export const InvalidTarget = oauthError('invalid_target');
+/** RFC 7591 §3.2.2: a redirect URI the registration refuses. */
+export const InvalidRedirectUri = oauthError('invalid_redirect_uri');
+/** RFC 7591 §3.2.2: any other metadata the registration refuses. */
+export const InvalidClientMetadata = oauthError('invalid_client_metadata');
 /**
  * Too many failed authentications (src/oauth/throttle.ts): 429 with Retry-After. RFC 6749 has no
  * code for it; `temporarily_unavailable` tells the client to try again later rather than that its
@@ -74,6 +83,8 @@ export class TooManyAttempts extends OAuthError {
 
 /** RFC 6750 §3.1: missing, expired, revoked or malformed access token; 401. */
 export const InvalidToken = oauthError('invalid_token', 401);
+/** RFC 6750 §3.1: a valid token without the scope the request needs; 403. */
+export const InsufficientScope = oauthError('insufficient_scope', 403);
 
 /**
  * Authorization-endpoint errors found before the redirect URI is trusted (unknown client,

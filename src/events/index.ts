@@ -25,6 +25,9 @@ export const EVENT_TYPES = [
   'client.updated',
   'client.deleted',
   'client.secret_rotated',
+  'client.registered',
+  'resource.created',
+  'resource.deleted',
   'key.rotated',
 ] as const;
 

@@ -18,6 +18,8 @@ export interface AuthorizationCode {
   codeChallengeMethod: string | null;
   nonce: string | null;
   authTime: number;
+  /** The API the tokens are for (RFC 8707), or null. */
+  resource: string | null;
   /**
    * The user's claims the code's scopes release (claimsForScopes), as they were when the code was
    * issued: the ID token is made from them, so the token request reads no user.
@@ -43,6 +45,8 @@ interface Sealed {
   e: number;
   /** The claims; left out when there are none. */
   k?: Record<string, unknown>;
+  /** The resource; left out when there is none. */
+  d?: string;
 }
 
 export class CodeSealer {
@@ -67,6 +71,7 @@ export class CodeSealer {
         t: now,
         e: now + ttl,
         ...(Object.keys(fields.claims).length > 0 ? { k: fields.claims } : {}),
+        ...(fields.resource !== null ? { d: fields.resource } : {}),
       },
       now * 1000,
     );
@@ -87,6 +92,7 @@ export class CodeSealer {
       nonce: v.n,
       authTime: v.a,
       claims: v.k ?? {},
+      resource: v.d ?? null,
       iat: v.t,
       exp: v.e,
     };

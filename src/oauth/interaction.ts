@@ -13,6 +13,8 @@ export interface AuthorizationRequest {
   codeChallengeMethod: string | null;
   prompts: string[];
   maxAge: number | null;
+  /** The API the access token is for (RFC 8707), or null for the default audience. */
+  resource: string | null;
 }
 
 export interface Interaction {

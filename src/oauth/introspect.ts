@@ -25,7 +25,7 @@ export async function introspect(
 
   if (looksLikeJwt(token)) {
     try {
-      const { claims } = await activeAccessToken(deps, token, now);
+      const { claims } = await activeAccessToken(deps, token, now, true);
       return {
         active: true,
         scope: claims.scope,
@@ -34,7 +34,7 @@ export async function introspect(
         exp: claims.exp,
         iat: claims.iat,
         iss: deps.config.issuer,
-        aud: deps.config.accessTokenAudience,
+        aud: claims.aud,
         jti: claims.jti,
         token_type: 'Bearer',
       };

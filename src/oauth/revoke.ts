@@ -29,7 +29,7 @@ export async function revoke(
   if (looksLikeJwt(token)) {
     let claims;
     try {
-      ({ claims } = await activeAccessToken(deps, token, now));
+      ({ claims } = await activeAccessToken(deps, token, now, true));
     } catch {
       return;
     }

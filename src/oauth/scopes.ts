@@ -1,7 +1,7 @@
 // Scope strings (RFC 6749 §3.3): space-delimited, case-sensitive tokens.
 import { InvalidScope } from '../errors/index.ts';
 
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+export const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 export function parseScope(value: string): string[] {
   const scopes = value.split(' ').filter((s) => s !== '');

@@ -23,11 +23,20 @@ export interface ActiveAccessToken {
   user: User | undefined;
 }
 
-/** The access token's claims and user, or InvalidToken saying why it is not active. */
-export async function activeAccessToken(deps: TokenStatusDeps, token: string, now: number): Promise<ActiveAccessToken> {
+/**
+ * The access token's claims and user, or InvalidToken saying why it is not active. Only a token for
+ * the default audience is accepted, unless `anyAudience` (introspection and revocation, which answer
+ * for the tokens of every API, RFC 8707).
+ */
+export async function activeAccessToken(
+  deps: TokenStatusDeps,
+  token: string,
+  now: number,
+  anyAudience = false,
+): Promise<ActiveAccessToken> {
   const claims = await verifyAccessToken(deps.keys, token, {
     issuer: deps.config.issuer,
-    audience: deps.config.accessTokenAudience,
+    audience: anyAudience ? null : deps.config.accessTokenAudience,
     now,
   });
   if (claims.grant_id === undefined) {

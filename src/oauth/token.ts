@@ -8,6 +8,7 @@ import { clientCredentialsGrant } from './grants/client-credentials.ts';
 import { refreshTokenGrant } from './grants/refresh-token.ts';
 import type { GrantContext, GrantHandler, TokenResponse } from './grants/types.ts';
 import { type Params, rejectDuplicates, single } from './params.ts';
+import { resourceParam } from './resources.ts';
 
 const GRANTS: ReadonlyMap<string, GrantHandler> = new Map(
   [authorizationCodeGrant, refreshTokenGrant, clientCredentialsGrant].map((grant) => [grant.grantType, grant]),
@@ -21,6 +22,8 @@ export async function tokenEndpoint(
   guard?: ClientAuthGuard,
   origin?: string,
 ): Promise<TokenResponse> {
+  // Before the duplicates: a repeated resource is invalid_target (RFC 8707 §2), one per request here.
+  resourceParam(body);
   rejectDuplicates(body);
   const client = await authenticateClient(ctx.store, authorization, body, guard);
   // A browser's request from an origin the client does not allow redeems nothing (CORS would only

@@ -4,7 +4,9 @@ import { SUPPORTED_GRANT_TYPES } from '../oauth/token.ts';
 import { SIGNING_ALGS } from '../tokens/keystore.ts';
 import { SUPPORTED_CLAIMS } from './claims.ts';
 
-export function discoveryMetadata(config: Pick<Config, 'issuer' | 'scopes'>): Record<string, unknown> {
+export function discoveryMetadata(
+  config: Pick<Config, 'issuer' | 'scopes' | 'registration' | 'clientMetadataDocuments'>,
+): Record<string, unknown> {
   const base = config.issuer;
   return {
     issuer: base,
@@ -15,6 +17,7 @@ export function discoveryMetadata(config: Pick<Config, 'issuer' | 'scopes'>): Re
     revocation_endpoint: `${base}/oauth2/revoke`,
     introspection_endpoint: `${base}/oauth2/introspect`,
     end_session_endpoint: `${base}/oauth2/logout`,
+    ...(config.registration.mode !== 'off' ? { registration_endpoint: `${base}/oauth2/register` } : {}),
     scopes_supported: [...config.scopes.keys()],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
@@ -32,5 +35,6 @@ export function discoveryMetadata(config: Pick<Config, 'issuer' | 'scopes'>): Re
     request_uri_parameter_supported: false,
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: config.clientMetadataDocuments,
   };
 }

@@ -10,10 +10,10 @@ import { type EventFilter, insertEvents, insertEventsIf, listEvents } from './ev
 import { countFailures, toThrottleState } from './throttles.ts';
 import { migrate } from './migrations/index.ts';
 import { fromClient, fromUser, type Placeholder, sharedStatements, splitScope, toAccessTokenState } from './rows.ts';
-import { toClient, toSessionAndUser, toTokenFamily, toUser } from './rows.ts';
+import { fromResource, toClient, toResource, toSessionAndUser, toTokenFamily, toUser } from './rows.ts';
 import type { ThrottleState } from '../oauth/throttle.ts';
-import type { Client, PurgeInput, User } from './store.ts';
-import type { Database, GrantRow, SessionRow, SigningKeyRow, ThrottleRow, UserRow } from './types.ts';
+import type { Client, PurgeInput, Resource, User } from './store.ts';
+import type { ClientRow, Database, GrantRow, SessionRow, SigningKeyRow, ThrottleRow, UserRow } from './types.ts';
 
 type Db = Kysely<Database>;
 type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
@@ -25,7 +25,9 @@ export type Writes = (
 export class Repository {
   readonly db: Db;
   readonly #writes: Writes;
-  protected readonly clients = new ClientCache();
+  #documents: ((clientId: string) => Promise<Client>) | undefined;
+  protected readonly clients = new ClientCache<Client>();
+  protected readonly resources = new ClientCache<Resource>();
   protected readonly statements: ReturnType<typeof sharedStatements>;
 
   constructor(db: Db, placeholder: Placeholder, writes: Writes) {
@@ -57,6 +59,7 @@ export class Repository {
 
   clearCaches(): void {
     this.clients.clear();
+    this.resources.clear();
   }
 
   async ping(): Promise<void> {
@@ -72,7 +75,16 @@ export class Repository {
     this.clients.forget(client.clientId);
     await this.write(this.db.insertInto('clients').values(fromClient(client)), ...this.#events(event));
   }
+  /**
+   * Resolves the client ids that are https URLs (Client ID Metadata Documents,
+   * src/oauth/registration/documents.ts); without it they are looked up like any other id.
+   */
+  resolveClientUrlsWith(resolver: ((clientId: string) => Promise<Client>) | undefined): void {
+    this.#documents = resolver;
+  }
   getClient(clientId: string): Promise<Client | undefined> {
+    // Tessera's own ids never start with https:// (../tokens/opaque.ts newId).
+    if (this.#documents && clientId.startsWith('https://')) return this.#documents(clientId);
     return this.clients.get(clientId, async (id) => {
       const row = await this.db.selectFrom('clients').selectAll().where('client_id', '=', id).executeTakeFirst();
       return row && toClient(row);
@@ -84,8 +96,13 @@ export class Repository {
   }
   async deleteClient(clientId: string, event?: SecurityEvent): Promise<boolean> {
     this.clients.forget(clientId);
+    const now = event?.at ?? Math.floor(Date.now() / 1000);
     const deleted = this.db.deleteFrom('clients').where('client_id', '=', clientId);
-    return (await this.write(deleted, ...this.#events(event))) === 1;
+    // Its tokens end with it: the access tokens too, which are checked against their grant.
+    const live = (eb: Where<'grants'>) => eb.and({ client_id: clientId, revoked_at: null });
+    const revoked = this.db.updateTable('grants').set({ revoked_at: now }).where(live);
+    const consents = this.db.deleteFrom('consents').where('client_id', '=', clientId);
+    return (await this.write(deleted, revoked, consents, ...this.#events(event))) === 1;
   }
   async setClientSecretHash(clientId: string, secretHash: string, event?: SecurityEvent): Promise<boolean> {
     this.clients.forget(clientId);
@@ -96,12 +113,37 @@ export class Repository {
 
   async updateClient(client: Client, event?: SecurityEvent): Promise<boolean> {
     this.clients.forget(client.clientId);
-    const set = {
-      grant_types: JSON.stringify(client.grantTypes),
-      allowed_origins: JSON.stringify(client.allowedOrigins),
-    };
+    // Its id, owner, origin and creation time stay.
+    const kept = ['client_id', 'owner_id', 'created_at', 'registered_via'];
+    const set: Partial<ClientRow> = Object.fromEntries(
+      Object.entries(fromClient(client)).filter(([column]) => !kept.includes(column)),
+    );
     const updated = this.db.updateTable('clients').set(set).where('client_id', '=', client.clientId);
     return (await this.write(updated, ...this.#events(event))) === 1;
+  }
+  async listClientsOwnedBy(userId: string): Promise<Client[]> {
+    const owned = this.db.selectFrom('clients').selectAll().where('owner_id', '=', userId);
+    return (await owned.orderBy('created_at').orderBy('client_id').execute()).map(toClient);
+  }
+
+  // APIs (RFC 8707)
+  async createResource(resource: Resource, event?: SecurityEvent): Promise<void> {
+    this.resources.forget(resource.uri);
+    await this.write(this.db.insertInto('resources').values(fromResource(resource)), ...this.#events(event));
+  }
+  getResource(uri: string): Promise<Resource | undefined> {
+    return this.resources.get(uri, async (id) => {
+      const row = await this.db.selectFrom('resources').selectAll().where('uri', '=', id).executeTakeFirst();
+      return row && toResource(row);
+    });
+  }
+  async listResources(): Promise<Resource[]> {
+    return (await this.db.selectFrom('resources').selectAll().orderBy('uri').execute()).map(toResource);
+  }
+  async deleteResource(uri: string, event?: SecurityEvent): Promise<boolean> {
+    this.resources.forget(uri);
+    const deleted = this.db.deleteFrom('resources').where('uri', '=', uri);
+    return (await this.write(deleted, ...this.#events(event))) === 1;
   }
 
   // users
@@ -190,7 +232,7 @@ export class Repository {
   async listActiveGrants(userId: string, now: number) {
     return this.db
       .selectFrom('grants')
-      .innerJoin('clients', 'clients.client_id', 'grants.client_id')
+      .leftJoin('clients', 'clients.client_id', 'grants.client_id')
       .selectAll('grants')
       .select('clients.name as client_name')
       .where((eb) => eb.and([eb('grants.user_id', '=', userId), eb('grants.revoked_at', 'is', null)]))

@@ -3,8 +3,8 @@
 // Reads that go together are one statement (a join): on PostgreSQL every statement saved is a round
 // trip; on SQLite, prepared once, they cost a third of statements built through Kysely (bench/RESULTS.md,
 // item 11).
-import type { AccessTokenState, Client, SessionAndUser, TokenFamily, User } from './store.ts';
-import type { ClientRow, GrantRow, SessionRow, UserRow } from './types.ts';
+import type { AccessTokenState, Client, Resource, SessionAndUser, TokenFamily, User } from './store.ts';
+import type { ClientRow, GrantRow, ResourceRow, SessionRow, UserRow } from './types.ts';
 
 // Column lists, written as one string and checked against the row types both ways: a column added to
 // a row type must be added here.
@@ -15,7 +15,8 @@ function columns<Row>() {
     list.split(' ') as Split<S>;
 }
 export const GRANT_COLUMNS = columns<GrantRow>()(
-  'id user_id client_id scope auth_time created_at revoked_at refresh_generation refresh_expires_at refresh_issued_at',
+  // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
+  'id user_id client_id scope auth_time created_at revoked_at refresh_generation refresh_expires_at refresh_issued_at resource',
 );
 const SESSION_COLUMNS = columns<SessionRow>()('id user_id auth_time created_at expires_at');
 export const USER_COLUMNS = columns<UserRow>()(
@@ -102,6 +103,10 @@ export function toClient(row: ClientRow): Client {
     firstParty: row.first_party === 1,
     idTokenSignedResponseAlg: row.id_token_signed_response_alg,
     createdAt: row.created_at,
+    registeredVia: row.registered_via === 'dynamic' ? 'dynamic' : 'operator',
+    ownerId: row.owner_id,
+    registrationTokenHash: row.registration_token_hash,
+    metadata: JSON.parse(row.metadata) as Client['metadata'],
   };
 }
 
@@ -119,7 +124,19 @@ export function fromClient(client: Client): ClientRow {
     first_party: client.firstParty ? 1 : 0,
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
     created_at: client.createdAt,
+    registered_via: client.registeredVia,
+    owner_id: client.ownerId,
+    registration_token_hash: client.registrationTokenHash,
+    metadata: JSON.stringify(client.metadata),
   };
+}
+
+export function toResource(row: ResourceRow): Resource {
+  return { uri: row.uri, name: row.name, scopes: splitScope(row.scope), createdAt: Number(row.created_at) };
+}
+
+export function fromResource(resource: Resource): ResourceRow {
+  return { uri: resource.uri, name: resource.name, scope: resource.scopes.join(' '), created_at: resource.createdAt };
 }
 
 export function toUser(row: UserRow): User {

@@ -26,6 +26,35 @@ export interface Client {
   firstParty: boolean;
   idTokenSignedResponseAlg: string | null;
   createdAt: number;
+  /**
+   * Who vouches for it: the operator (`tessera clients create`), nobody but itself (RFC 7591
+   * registration), or the document its https client_id names (a Client ID Metadata Document, never stored).
+   */
+  registeredVia: 'operator' | 'dynamic' | 'document';
+  /** The user who registered it with their access token; null otherwise. */
+  ownerId: string | null;
+  /** SHA-256 hex of the registration access token (RFC 7592); null when it was not registered so. */
+  registrationTokenHash: string | null;
+  /** Descriptive metadata (RFC 7591 §2), shown and returned as given, never trusted. */
+  metadata: ClientDescription;
+}
+
+export interface ClientDescription {
+  client_uri?: string;
+  logo_uri?: string;
+  tos_uri?: string;
+  policy_uri?: string;
+  contacts?: string[];
+  software_id?: string;
+  software_version?: string;
+}
+
+/** An API registered by the operator (RFC 8707): tokens for it carry `aud` = uri and only the scopes it accepts. */
+export interface Resource {
+  uri: string;
+  name: string;
+  scopes: string[];
+  createdAt: number;
 }
 
 export interface User {
@@ -72,6 +101,8 @@ export interface Rotation {
   clientId: string;
   /** The scopes asked for (RFC 6749 §6), space-separated; null to keep the grant's. */
   scope: string | null;
+  /** The resource asked for (RFC 8707), which must be the grant's if it has one; null for any. */
+  resource: string | null;
   now: number;
   /** The next token's lifetime; it never outlives the family's `absoluteTtl` from the grant. */
   ttl: number;
@@ -87,12 +118,23 @@ export interface ClientStore {
   createClient(client: Client, event?: SecurityEvent): Promise<void>;
   getClient(clientId: string): Promise<Client | undefined>;
   listClients(): Promise<Client[]>;
-  /** Returns false when no such client exists. */
+  /** Deletes the client, revokes its grants and forgets consent to it; false when no such client exists. */
   deleteClient(clientId: string, event?: SecurityEvent): Promise<boolean>;
   /** Returns false when no such client exists. */
   setClientSecretHash(clientId: string, secretHash: string, event?: SecurityEvent): Promise<boolean>;
-  /** Replaces the client's grant types and allowed origins. */
+  /** Replaces what a client may change: everything but its id, secret, owner and creation time. */
   updateClient(client: Client, event?: SecurityEvent): Promise<boolean>;
+  /** The clients a user registered (RFC 7591), oldest first. */
+  listClientsOwnedBy(userId: string): Promise<Client[]>;
+}
+
+/** The APIs access tokens may be asked for (RFC 8707 `resource`). */
+export interface ResourceStore {
+  createResource(resource: Resource, event?: SecurityEvent): Promise<void>;
+  /** Cached for a few seconds, as clients are. */
+  getResource(uri: string): Promise<Resource | undefined>;
+  listResources(): Promise<Resource[]>;
+  deleteResource(uri: string, event?: SecurityEvent): Promise<boolean>;
 }
 
 export interface UserStore {
@@ -138,8 +180,8 @@ export interface GrantStore {
   getGrant(id: string): Promise<GrantRow | undefined>;
   /** Marks the grant revoked, which ends its refresh tokens and access tokens. Idempotent. */
   revokeGrant(id: string, now: number, event?: SecurityEvent): Promise<void>;
-  /** The user's live grants (not revoked, refresh token unexpired), newest first. */
-  listActiveGrants(userId: string, now: number): Promise<Array<GrantRow & { client_name: string }>>;
+  /** The user's live grants (not revoked, refresh token unexpired), newest first; no name for a client not stored. */
+  listActiveGrants(userId: string, now: number): Promise<Array<GrantRow & { client_name: string | null }>>;
   /** Revokes every grant of the user for the client and forgets the consent; returns how many grants. */
   withdrawClient(userId: string, clientId: string, now: number, event?: SecurityEvent): Promise<number>;
   /** The grant and its user, read together. */
@@ -147,7 +189,8 @@ export interface GrantStore {
   /**
    * A refresh, as one conditional write: moves the family to the next generation, issued `now`, only
    * if it is at the generation presented, issued to the client, not revoked, its current token and
-   * the family unexpired, the scope asked for within the grant's, and its user active; under
+   * the family unexpired, the scope asked for within the grant's, the resource asked for the grant's
+   * (when both name one), and its user active; under
    * concurrent refreshes exactly one wins. `whileCommitting` (signing the new tokens) runs once the
    * rotation is known valid and may overlap its commit; its value is returned only after the commit.
    */
@@ -231,6 +274,7 @@ export interface DatabaseStats {
 export interface Store
   extends
     ClientStore,
+    ResourceStore,
     UserStore,
     SessionStore,
     GrantStore,
@@ -242,6 +286,8 @@ export interface Store
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
   /** Runs pending migrations (./migrations), or migrates up or down to `to`; returns the names applied or undone. */
   migrate(to?: string | NoMigrations): Promise<string[]>;
+  /** Lets `resolver` answer getClient for https client ids (Client ID Metadata Documents). */
+  resolveClientUrlsWith(resolver: ((clientId: string) => Promise<Client>) | undefined): void;
   /** Forgets cached data (clients), after changes made behind this store's back. */
   clearCaches(): void;
   /** Readiness probe: a trivial query. */

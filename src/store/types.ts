@@ -20,6 +20,14 @@ export interface ClientRow {
   first_party: number;
   id_token_signed_response_alg: string | null;
   created_at: number;
+  /** 'operator' (the CLI) or 'dynamic' (RFC 7591 registration). */
+  registered_via: string;
+  /** The user who registered it with their access token (RFC 7591, TESSERA_REGISTRATION=authenticated). */
+  owner_id: string | null;
+  /** SHA-256 (hex) of the registration access token (RFC 7592); null for clients the operator created. */
+  registration_token_hash: string | null;
+  /** JSON object of the descriptive RFC 7591 metadata (client_uri, logo_uri, contacts, …). */
+  metadata: string;
 }
 
 export interface UserRow {
@@ -69,6 +77,8 @@ export interface GrantRow {
   refresh_expires_at: number;
   /** When the current refresh token was issued: the previous one was rotated away then. */
   refresh_issued_at: number;
+  /** The API the grant's access tokens are for (RFC 8707), or null for the default audience. */
+  resource: string | null;
 }
 
 export interface SigningKeyRow {
@@ -104,6 +114,15 @@ export interface EventRow {
   data: string | null;
 }
 
+/** An API registered by the operator (RFC 8707): access tokens for it carry `aud` = uri. */
+export interface ResourceRow {
+  uri: string;
+  name: string;
+  /** Space-separated scopes the API accepts. */
+  scope: string;
+  created_at: number;
+}
+
 /** An access token (JWT) revoked before its expiry, kept until it would have expired (RFC 7009). */
 export interface RevokedAccessTokenRow {
   jti: string;
@@ -120,4 +139,5 @@ export interface Database {
   signing_keys: SigningKeyRow;
   events: EventRow;
   throttles: ThrottleRow;
+  resources: ResourceRow;
 }

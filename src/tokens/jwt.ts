@@ -137,6 +137,8 @@ export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<
 
 export interface AccessTokenClaims {
   sub: string;
+  /** The default audience, or the API the token is for (RFC 8707). */
+  aud: string;
   client_id: string;
   scope: string;
   /** Absent from a client's own token (client_credentials): no grant, no user, `sub` is the client. */
@@ -153,21 +155,24 @@ export interface AccessTokenClaims {
  * published and the token has not expired; revocation is checked by the callers every time.
  */
 const VERIFIED_MAX = 10_000;
-const verifiedTokens = new WeakMap<
-  KeyStore,
-  Map<string, { claims: AccessTokenClaims; kid: string; issuer: string; audience: string }>
->();
+const verifiedTokens = new WeakMap<KeyStore, Map<string, { claims: AccessTokenClaims; kid: string; issuer: string }>>();
 
-/** Verifies one of our own access tokens; any failure is RFC 6750 `invalid_token`. */
+/**
+ * Verifies one of our own access tokens; any failure is RFC 6750 `invalid_token`. `audience` null
+ * accepts a token for any audience (introspection and revocation answer for every API's tokens).
+ */
 export async function verifyAccessToken(
   keys: KeyStore,
   token: string,
-  expected: { issuer: string; audience: string; now: number },
+  expected: { issuer: string; audience: string | null; now: number },
 ): Promise<AccessTokenClaims> {
   let verified = verifiedTokens.get(keys);
   if (!verified) verifiedTokens.set(keys, (verified = new Map()));
   const hit = verified.get(token);
-  if (hit && hit.issuer === expected.issuer && hit.audience === expected.audience && keys.verificationKey(hit.kid)) {
+  if (hit && hit.issuer === expected.issuer && keys.verificationKey(hit.kid)) {
+    if (expected.audience !== null && hit.claims.aud !== expected.audience) {
+      throw new InvalidToken('the access token is for another audience');
+    }
     if (hit.claims.exp <= expected.now) {
       verified.delete(token);
       throw new InvalidToken('the access token has expired');
@@ -186,12 +191,14 @@ export async function verifyAccessToken(
   try {
     const { payload } = await jwtVerify(token, key, {
       issuer: expected.issuer,
-      audience: expected.audience,
+      ...(expected.audience !== null ? { audience: expected.audience } : {}),
       typ: 'at+jwt',
       algorithms: ['RS256', 'ES256'],
       currentDate: new Date(expected.now * 1000),
-      requiredClaims: ['sub', 'exp', 'iat', 'jti', 'client_id', 'scope'],
+      requiredClaims: ['sub', 'aud', 'exp', 'iat', 'jti', 'client_id', 'scope'],
     });
+    // Tessera's access tokens have one audience, a string.
+    if (typeof payload.aud !== 'string') throw new InvalidToken('the access token is invalid');
     claims = payload as unknown as AccessTokenClaims;
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) throw new InvalidToken('the access token has expired');
@@ -199,6 +206,6 @@ export async function verifyAccessToken(
   }
   // The oldest entry makes room: a flood of valid tokens cannot grow the map past VERIFIED_MAX.
   if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
-  verified.set(token, { claims, kid, issuer: expected.issuer, audience: expected.audience });
+  verified.set(token, { claims, kid, issuer: expected.issuer });
   return claims;
 }

@@ -50,21 +50,52 @@ ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
   );
 }
 
+/**
+ * How far the client's name can be believed: the operator registered it (nothing to say), it
+ * registered itself (RFC 7591), or its https client_id names a metadata document on `host`, whose
+ * name is the document's claim alone: then the host is the title.
+ */
+export type ClientVetting =
+  | { kind: 'operator' }
+  | { kind: 'dynamic'; returnHost: string }
+  | { kind: 'document'; host: string; returnHost: string };
+
 export function consentPage(input: {
   interaction: string;
   csrfToken: string;
   clientName: string;
   username: string;
   scopes: Array<{ name: string; description: string }>;
+  vetting?: ClientVetting;
+  /** The API the access is for (RFC 8707). */
+  resource?: { name: string; uri: string };
 }): string {
+  const vetting = input.vetting ?? { kind: 'operator' };
+  const title = vetting.kind === 'document' ? vetting.host : input.clientName;
   return layout(
-    `Allow ${input.clientName}?`,
-    html`<h1>Allow <strong>${input.clientName}</strong> access?</h1>
+    `Allow ${title}?`,
+    html`<h1>Allow <strong>${title}</strong> access?</h1>
 <p class="muted">Signed in as ${input.username}.</p>
-<p>${input.clientName} asks to:</p>
+${
+  vetting.kind === 'document'
+    ? html`<p class="alert" role="note">This application is known only by its address, <strong>${vetting.host}</strong>.
+It calls itself “${input.clientName}”, which nobody has checked.
+You will return to <strong>${vetting.returnHost}</strong>.</p>`
+    : vetting.kind === 'dynamic'
+      ? html`<p class="alert" role="note">${input.clientName} registered itself: the operator of this service has not
+reviewed it. You will return to <strong>${vetting.returnHost}</strong>.</p>`
+      : ''
+}
+<p>${title} asks to:</p>
 <ul class="scopes">
 ${input.scopes.map((scope) => html`<li>${scope.description} <code>${scope.name}</code></li>\n`)}
 </ul>
+${
+  input.resource
+    ? html`<p class="muted">For the API ${input.resource.name} (<code>${input.resource.uri}</code>).</p>
+`
+    : ''
+}
 <form method="post" action="/consent">
 <input type="hidden" name="interaction" value="${input.interaction}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
@@ -125,10 +156,20 @@ export interface RecentSignIn {
   userAgent: string;
 }
 
+/** An app the user registered (RFC 7591). */
+export interface RegisteredApp {
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  created: string;
+}
+
 export function accountPage(input: {
   username: string;
   csrfToken: string;
   applications: AccountGrant[];
+  /** The apps the user registered with an access token carrying `apps`. */
+  registeredApps?: RegisteredApp[];
   signIns: RecentSignIn[];
   /** What the password form says after an attempt: what was wrong, or that it changed. */
   password?: { error?: string; changed?: boolean };
@@ -159,6 +200,26 @@ ${app.scopes.map(
 </section>
 `,
       )
+}
+${
+  input.registeredApps && input.registeredApps.length > 0
+    ? html`<h2>Apps you registered</h2>
+${input.registeredApps.map(
+  (app) => html`<section class="grant">
+<h3>${app.name}</h3>
+<p class="muted">Client ID <code>${app.clientId}</code>, registered ${app.created}</p>
+<ul class="scopes">
+${app.redirectUris.map((uri) => html`<li><code>${uri}</code></li>\n`)}
+</ul>
+<form method="post" action="/account/apps/delete">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<input type="hidden" name="client_id" value="${app.clientId}">
+<button type="submit" class="secondary">Delete ${app.name}</button>
+</form>
+</section>
+`,
+)}`
+    : ''
 }
 <h2>Recent sign-ins</h2>
 ${

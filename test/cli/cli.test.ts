@@ -137,6 +137,7 @@ describe('tessera CLI', () => {
           refresh_generation: 1,
           refresh_expires_at: now + 3600,
           refresh_issued_at: now,
+          resource: null,
         },
       });
     }

@@ -27,8 +27,9 @@ export interface Instance {
   stop(): Promise<void>;
 }
 
-export async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const port = await freePort();
+/** Starts an instance on `port` (default: a free one), waiting until it is ready. */
+export async function startInstance(env: Record<string, string>, port?: number): Promise<Instance> {
+  port ??= await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, START_ARGS, {
     env: {

@@ -28,7 +28,13 @@ export interface IssuedCode {
 export async function getCode(
   server: TestServer,
   client: TestClient,
-  options: { pkce?: boolean; scope?: string; nonce?: string; browser?: BrowserSim } = {},
+  options: {
+    pkce?: boolean;
+    scope?: string;
+    nonce?: string;
+    browser?: BrowserSim;
+    extra?: Record<string, string>;
+  } = {},
 ): Promise<IssuedCode> {
   const pkce = options.pkce ?? client.secret === null;
   const verifier = pkce ? randomBytes(32).toString('base64url') : null;
@@ -42,6 +48,7 @@ export async function getCode(
     ...(verifier
       ? { code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' }
       : {}),
+    ...options.extra,
   });
   const browser = options.browser ?? new BrowserSim(server.issuer);
   const callback = await browser.authorize(`${server.issuer}/oauth2/authorize?${params}`, server.user);

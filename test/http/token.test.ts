@@ -328,6 +328,7 @@ describe('POST /oauth2/token', () => {
         codeChallengeMethod: null,
         nonce: null,
         claims: {},
+        resource: null,
         authTime: server.clock.offset + Math.floor(Date.now() / 1000),
       };
       const now = fields.authTime;

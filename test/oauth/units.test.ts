@@ -62,6 +62,7 @@ describe('sealed values', () => {
         codeChallengeMethod: null,
         prompts: [],
         maxAge: null,
+        resource: null,
       },
       forceLogin: false,
       minAuthTime: 0,
@@ -85,6 +86,7 @@ describe('sealed values', () => {
       nonce: 'nonce-one',
       authTime: 5,
       claims: { email: 'one@mail.example', email_verified: true },
+      resource: 'https://api.example/',
     };
     const code = codes.issue(fields, 10, 60);
     const { id, ...rest } = codes.open(code, 10)!;

@@ -13,6 +13,7 @@ const TABLES = [
   'consents',
   'events',
   'grants',
+  'resources',
   'revoked_access_tokens',
   'sessions',
   'signing_keys',
@@ -107,6 +108,7 @@ for (const [name, database] of [
         refresh_generation: 1,
         refresh_expires_at: now + 60,
         refresh_issued_at: now,
+        resource: null,
       };
       assert.equal(await store.redeemAuthorizationCode({ grant }), true);
       assert.equal(await store.redeemAuthorizationCode({ grant: { ...grant, scope: 'email' } }), false);

@@ -25,6 +25,10 @@ function client(overrides: Partial<Client> = {}): Client {
     firstParty: false,
     idTokenSignedResponseAlg: null,
     createdAt: NOW,
+    registeredVia: 'operator',
+    ownerId: null,
+    registrationTokenHash: null,
+    metadata: {},
     ...overrides,
   };
 }
@@ -58,6 +62,7 @@ function grant(userId: string, clientId: string): GrantRow {
     refresh_generation: 1,
     refresh_expires_at: NOW + 100,
     refresh_issued_at: NOW,
+    resource: null,
   };
 }
 
@@ -378,6 +383,7 @@ function contract(
       generation: 1,
       clientId: 'c1',
       scope: null,
+      resource: null,
       now: NOW + 10,
       ttl: 50,
       absoluteTtl: 1000,
@@ -449,6 +455,21 @@ function contract(
         );
       },
     );
+
+    it("a refresh names the grant's resource or none; a grant without one takes any (RFC 8707)", { skip }, async () => {
+      const u = user();
+      await store.createUser(u);
+      const bound = { ...grant(u.id, 'c1'), resource: 'https://api.example/' };
+      const open = grant(u.id, 'c1');
+      for (const g of [bound, open]) assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
+      assert.equal((await store.getGrant(bound.id))?.resource, 'https://api.example/');
+      const other = { resource: 'https://other.example/' };
+      assert.equal((await store.rotateTokenFamily(rotation(bound, other), sign)).rotated, false);
+      assert.equal((await store.getGrant(bound.id))?.refresh_generation, 1, 'nothing written');
+      const same = { resource: 'https://api.example/' };
+      assert.equal((await store.rotateTokenFamily(rotation(bound, same), sign)).rotated, true);
+      assert.equal((await store.rotateTokenFamily(rotation(open, other), sign)).rotated, true);
+    });
 
     it('concurrent refreshes with one token: exactly one wins', { skip }, async () => {
       const g = grant('u1', 'c1');

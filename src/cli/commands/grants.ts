@@ -29,8 +29,10 @@ export async function grantsCommand(store: Stores, _config: Config, args: string
       } else if (grants.length === 0) {
         io.out(`${username} has granted no application access`);
       } else {
-        for (const g of grants)
-          io.out(`${g.id}  ${g.client_id}  ${g.client_name.padEnd(24)}  ${g.scope}  ${formatTime(g.created_at)}`);
+        for (const g of grants) {
+          const name = (g.client_name ?? '(metadata document)').padEnd(24);
+          io.out(`${g.id}  ${g.client_id}  ${name}  ${g.scope}  ${formatTime(g.created_at)}`);
+        }
       }
       return 0;
     }

@@ -62,7 +62,8 @@ export function errorHandler(err: FastifyError | Error, request: FastifyRequest,
     return;
   }
   reply.code(oauthError.status).header('cache-control', 'no-store').header('pragma', 'no-cache');
-  if (request.routeOptions.config?.bearer && oauthError.status < 500) {
+  const bearer = request.routeOptions.config?.bearer && oauthError.status < 500;
+  if (bearer || oauthError.error === 'invalid_token' || oauthError.error === 'insufficient_scope') {
     reply.header(
       'www-authenticate',
       `Bearer realm="tessera", error="${oauthError.error}", error_description="${quoted(oauthError.message)}"`,

@@ -17,6 +17,10 @@ import { requesterOf } from '../requester.ts';
 
 type PasswordNote = { error?: string; changed?: boolean };
 
+function hostOf(clientId: string): string {
+  return URL.parse(clientId)?.host ?? clientId;
+}
+
 export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   /** The page: the applications with access, the recent sign-ins, the password form and what it said. */
   async function sendAccount(request: FastifyRequest, reply: FastifyReply, user: User, password?: PasswordNote) {
@@ -25,7 +29,9 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     for (const grant of await ctx.store.listActiveGrants(user.id, now)) {
       let entry = byClient.get(grant.client_id);
       if (!entry) {
-        const { client_id: clientId, client_name: clientName, created_at: createdAt } = grant;
+        const { client_id: clientId, created_at: createdAt } = grant;
+        // A client known by its metadata document (an https client_id) is not stored: its host names it.
+        const clientName = grant.client_name ?? hostOf(clientId);
         byClient.set(
           clientId,
           (entry = { clientId, clientName, scopes: [], since: '', scopeSet: new Set(), createdAt }),
@@ -45,8 +51,21 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
       ip: e.ip ?? 'unknown address',
       userAgent: e.userAgent ?? '',
     }));
+    const registeredApps = (await ctx.store.listClientsOwnedBy(user.id)).map((client) => ({
+      clientId: client.clientId,
+      name: client.name,
+      redirectUris: client.redirectUris,
+      created: new Date(client.createdAt * 1000).toISOString().slice(0, 10),
+    }));
     const csrfToken = ctx.browser.csrfToken(request, reply);
-    const page = { username: user.username, csrfToken, applications, signIns, ...(password ? { password } : {}) };
+    const page = {
+      username: user.username,
+      csrfToken,
+      applications,
+      registeredApps,
+      signIns,
+      ...(password ? { password } : {}),
+    };
     return sendHtml(reply, accountPage(page));
   }
 
@@ -107,6 +126,26 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
       });
       const count = await ctx.store.withdrawClient(session.userId, clientId, now, withdrawn);
       request.log.info({ event: 'grant_withdrawn', clientId, grants: count }, 'access withdrawn');
+    }
+    return reply.redirect('/account', 303);
+  });
+
+  // An app the user registered (RFC 7591) is deleted, with every token issued to it; only its owner may.
+  app.post('/account/apps/delete', { config: { html: true } }, async (request, reply) => {
+    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
+    const now = ctx.now();
+    const session = await ctx.browser.session(request, now);
+    if (!session) return reply.redirect('/account/login', 303);
+    const clientId = formValue(request, 'client_id');
+    const client = clientId ? await ctx.store.getClient(clientId) : undefined;
+    if (client && client.ownerId === session.userId) {
+      const requester = requesterOf(request);
+      const deleted = securityEvent('client.deleted', now, {
+        userId: session.userId,
+        clientId: client.clientId,
+        requester,
+      });
+      await ctx.store.deleteClient(client.clientId, deleted);
     }
     return reply.redirect('/account', 303);
   });

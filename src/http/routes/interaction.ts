@@ -3,14 +3,23 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { completeConsent, continueAuthorization, scopesNeedingConsent } from '../../oauth/authorize/index.ts';
 import { sessionUser } from '../../oauth/session.ts';
 import type { Interaction } from '../../oauth/interaction.ts';
-import { consentPage, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
+import type { Client } from '../../store/store.ts';
+import { type ClientVetting, consentPage, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
 import { formValue, queryValue } from '../forms.ts';
 import { credentials, csrfFailedPage, sendError, sendOutcome, sendThrottled, signInFromForm } from '../outcome.ts';
 import { requesterOf } from '../requester.ts';
 
-type Opened = { interaction: Interaction; clientName: string };
+type Opened = { interaction: Interaction; clientName: string; client: Client };
+
+/** What the consent page says of who vouches for the client (src/ui/pages.ts). */
+function vettingOf(client: Client, redirectUri: string): ClientVetting {
+  const returnHost = URL.parse(redirectUri)?.host || redirectUri;
+  if (client.registeredVia === 'document') return { kind: 'document', host: new URL(client.clientId).host, returnHost };
+  if (client.registeredVia === 'dynamic') return { kind: 'dynamic', returnHost };
+  return { kind: 'operator' };
+}
 
 export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, codes: ctx.codes };
@@ -24,7 +33,7 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const interaction = sealed ? ctx.sealer.open(sealed, ctx.now()) : undefined;
     if (!interaction) return undefined;
     const client = await ctx.store.getClient(interaction.request.clientId);
-    return client ? { interaction, clientName: client.name } : undefined;
+    return client ? { interaction, clientName: client.name, client } : undefined;
   }
 
   app.get('/login', { config: { html: true } }, async (request, reply) => {
@@ -76,7 +85,18 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const missing = await scopesNeedingConsent(ctx.store, session, opened.interaction.request);
     const asked = missing.length > 0 ? missing : opened.interaction.request.scopes;
     const scopes = asked.map((name) => ({ name, description: ctx.config.scopes.get(name) ?? name }));
-    const page = { interaction: sealed, clientName: opened.clientName, username: user.username, scopes };
+    const { request: asking } = opened.interaction;
+    const vetting = vettingOf(opened.client, asking.redirectUri);
+    const api = asking.resource ? await ctx.store.getResource(asking.resource) : undefined;
+    const resource = api ? { resource: { name: api.name, uri: api.uri } } : {};
+    const page = {
+      interaction: sealed,
+      clientName: opened.clientName,
+      username: user.username,
+      scopes,
+      vetting,
+      ...resource,
+    };
     return sendHtml(reply, consentPage({ ...page, csrfToken: ctx.browser.csrfToken(request, reply) }));
   });
 

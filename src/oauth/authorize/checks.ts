@@ -2,6 +2,7 @@
 // in the order ./index.ts runs them. The first decides whether errors may go back to the client;
 // every other one throws an OAuthError that does.
 import { isRegisteredRedirectUri } from '../redirect.ts';
+import { ClientDocumentError } from '../registration/documents.ts';
 import { InvalidRequest, InvalidScope, RequestNotSupported, RequestUriNotSupported } from '../../errors/index.ts';
 import { UnauthorizedClient, UnsupportedResponseType, UntrustedRedirectError } from '../../errors/index.ts';
 import type { Client, ClientStore } from '../../store/store.ts';
@@ -17,7 +18,14 @@ export async function clientAndRedirectUri(store: ClientStore, params: Params) {
     throw new UntrustedRedirectError('invalid_request', 'client_id is included more than once');
   const clientId = single(params, 'client_id');
   if (!clientId) throw new UntrustedRedirectError('invalid_request', 'client_id is required');
-  const client = await store.getClient(clientId);
+  let client;
+  try {
+    client = await store.getClient(clientId);
+  } catch (err) {
+    // A client ID metadata document that cannot be used: shown, not redirected (its redirect URIs are unknown).
+    if (err instanceof ClientDocumentError) throw new UntrustedRedirectError('invalid_client', err.message);
+    throw err;
+  }
   if (!client) throw new UntrustedRedirectError('invalid_client', 'the client is unknown');
   if ((params.get('redirect_uri')?.length ?? 0) > 1)
     throw new UntrustedRedirectError('invalid_request', 'redirect_uri is included more than once');

@@ -6,17 +6,18 @@ import type { Config } from '../../config/index.ts';
 import { ConsentRequired, LoginRequired, OAuthError, UntrustedRedirectError } from '../../errors/index.ts';
 import { type Requester, securityEvent } from '../../events/index.ts';
 import { claimsForScopes } from '../../oidc/claims.ts';
-import type { Client, ClientStore, SessionStore, User, UserStore } from '../../store/store.ts';
+import type { Client, ClientStore, ResourceStore, SessionStore, User, UserStore } from '../../store/store.ts';
 import type { CodeSealer } from '../codes.ts';
 import type { AuthorizationRequest as Request, Interaction, InteractionSealer } from '../interaction.ts';
 import { type Params, rejectDuplicates, single } from '../params.ts';
 import { redirectWith } from '../redirect.ts';
+import { checkScopesForResource, knownResource, resourceParam } from '../resources.ts';
 import { type BrowserSession as Session, sessionUser } from '../session.ts';
 import * as check from './checks.ts';
 
 export interface AuthorizeDeps {
   config: Pick<Config, 'issuer' | 'codeTtl' | 'scopes'>;
-  store: ClientStore & UserStore & SessionStore;
+  store: ClientStore & UserStore & SessionStore & ResourceStore;
   sealer: InteractionSealer;
   codes: CodeSealer;
 }
@@ -33,6 +34,8 @@ const INTERACTION_TTL = 30 * 60;
 
 /** The steps after the client and its redirect URI are trusted, in order; each reports to the client. */
 function checkRequest(config: AuthorizeDeps['config'], client: Client, redirectUri: string, params: Params): Request {
+  // Before the duplicates: a repeated resource is invalid_target (RFC 8707 §2), one per request here.
+  const resource = resourceParam(params) ?? null;
   rejectDuplicates(params);
   check.noRequestObjects(params);
   check.responseType(params, client);
@@ -41,7 +44,7 @@ function checkRequest(config: AuthorizeDeps['config'], client: Client, redirectU
   const prompts = check.prompt(params);
   const maxAge = check.maxAge(params);
   const [state, nonce] = [single(params, 'state') ?? null, single(params, 'nonce') ?? null];
-  return { clientId: client.clientId, redirectUri, scopes, state, nonce, ...pkce, prompts, maxAge };
+  return { clientId: client.clientId, redirectUri, scopes, state, nonce, ...pkce, prompts, maxAge, resource };
 }
 
 function errorRedirect(issuer: string, redirectUri: string, state: string | null, err: OAuthError): AuthorizeOutcome {
@@ -65,6 +68,8 @@ export async function authorize(
   let request: Request;
   try {
     request = checkRequest(deps.config, trusted.client, trusted.redirectUri, params);
+    if (request.resource !== null)
+      checkScopesForResource(request.scopes, await knownResource(deps.store, request.resource));
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
     return errorRedirect(deps.config.issuer, trusted.redirectUri, params.get('state')?.[0] || null, err);
@@ -144,7 +149,8 @@ function issueCode(deps: AuthorizeDeps, request: Request, session: Session, user
   const { clientId, redirectUri, scopes, codeChallenge, codeChallengeMethod, nonce } = request;
   const claims = claimsForScopes(user, scopes);
   const fields = { clientId, userId: session.userId, redirectUri, scope: scopes.join(' '), codeChallenge };
-  const sealed = { ...fields, codeChallengeMethod, nonce, authTime: session.authTime, claims };
+  const resource = request.resource ?? null;
+  const sealed = { ...fields, codeChallengeMethod, nonce, authTime: session.authTime, claims, resource };
   const code = deps.codes.issue(sealed, now, deps.config.codeTtl);
   return {
     kind: 'redirect',

@@ -5,6 +5,7 @@ import type { Client } from '../../store/store.ts';
 import type { AuthorizationCode } from '../codes.ts';
 import { type Params, single } from '../params.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../pkce.ts';
+import { resourceParam, tokenTarget } from '../resources.ts';
 import { signTokens } from './issue.ts';
 import { type GrantContext, type GrantHandler, refreshAbsoluteTtl, type TokenResponse } from './types.ts';
 
@@ -33,6 +34,12 @@ export const authorizationCodeGrant: GrantHandler = {
     if (pkceError) return reject(pkceError);
 
     const scopes = code.scope.split(' ').filter((s) => s !== '');
+    const target = await tokenTarget(
+      store,
+      ctx.config.accessTokenAudience,
+      { resource: code.resource, scopes },
+      resourceParam(body),
+    );
     // The grant takes the code's id: inserting it once is what redeems the code.
     // It holds the state of its refresh tokens too: the first is generation 1.
     const grantId = code.id;
@@ -45,6 +52,7 @@ export const authorizationCodeGrant: GrantHandler = {
       subject: code.userId,
       claims: code.claims,
       scopes,
+      target,
       grantId,
       authTime: code.authTime,
       nonce: code.nonce,
@@ -63,6 +71,7 @@ export const authorizationCodeGrant: GrantHandler = {
         refresh_generation: 1,
         refresh_expires_at: now + Math.min(ctx.config.refreshTokenTtl, refreshAbsoluteTtl(ctx.config, client)),
         refresh_issued_at: now,
+        resource: code.resource,
       },
     });
     // Lost: the code was redeemed before (or by a concurrent request), a second use; or the user is

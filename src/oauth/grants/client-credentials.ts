@@ -7,6 +7,7 @@ import type { SigningAlg } from '../../tokens/keystore.ts';
 import { signAccessToken } from '../../tokens/jwt.ts';
 import { type Params, single } from '../params.ts';
 import { checkAllowedScopes, parseScope } from '../scopes.ts';
+import { resourceParam, tokenTarget } from '../resources.ts';
 import type { GrantHandler, TokenResponse } from './types.ts';
 
 const USER_SCOPES = ['openid', 'profile', 'email'];
@@ -28,10 +29,12 @@ export const clientCredentialsGrant: GrantHandler = {
     }
     checkAllowedScopes(scopes, client.scopes);
     const { config, keys, now } = ctx;
-    const scope = scopes.join(' ');
+    const grant = { resource: null, scopes };
+    const target = await tokenTarget(ctx.store, config.accessTokenAudience, grant, resourceParam(body));
+    const scope = target.scopes.join(' ');
     const accessToken = await signAccessToken(keys, {
       issuer: config.issuer,
-      audience: config.accessTokenAudience,
+      audience: target.audience,
       subject: client.clientId,
       clientId: client.clientId,
       scope,

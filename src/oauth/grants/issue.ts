@@ -3,6 +3,7 @@
 import type { Client } from '../../store/store.ts';
 import type { SigningAlg } from '../../tokens/keystore.ts';
 import { signAccessToken, signIdToken } from '../../tokens/jwt.ts';
+import type { Target } from '../resources.ts';
 import type { GrantContext, TokenResponse } from './types.ts';
 
 export interface IssueInput {
@@ -11,7 +12,10 @@ export interface IssueInput {
   subject: string;
   /** The user's claims the scopes release (claimsForScopes), for the ID token. */
   claims: Record<string, unknown>;
+  /** The grant's scopes: they decide the ID token and its claims. */
   scopes: string[];
+  /** The access token's audience and scopes (./resources.ts: the grant's, or those a resource accepts). */
+  target: Target;
   grantId: string;
   authTime: number;
   nonce: string | null;
@@ -21,10 +25,10 @@ export interface IssueInput {
 export async function signTokens(ctx: GrantContext, input: IssueInput): Promise<TokenResponse> {
   const { config, keys, now } = ctx;
   const alg = (input.client.idTokenSignedResponseAlg ?? config.signingAlg) as SigningAlg;
-  const scope = input.scopes.join(' ');
+  const scope = input.target.scopes.join(' ');
   const accessToken = await signAccessToken(keys, {
     issuer: config.issuer,
-    audience: config.accessTokenAudience,
+    audience: input.target.audience,
     subject: input.subject,
     clientId: input.client.clientId,
     scope,

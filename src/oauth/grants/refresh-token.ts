@@ -3,13 +3,14 @@
 // (src/tokens/refresh.ts): a token names its grant and generation, and only the current generation
 // is good for a refresh.
 import type { Config } from '../../config/index.ts';
-import { InvalidGrant, InvalidRequest, InvalidScope } from '../../errors/index.ts';
+import { InvalidGrant, InvalidRequest, InvalidScope, InvalidTarget } from '../../errors/index.ts';
 import { securityEvent } from '../../events/index.ts';
 import { claimsForScopes } from '../../oidc/claims.ts';
 import type { Client, TokenFamily } from '../../store/store.ts';
 import type { RefreshTokenId } from '../../tokens/refresh.ts';
 import { type Params, single } from '../params.ts';
 import { parseScope } from '../scopes.ts';
+import { knownResource, resourceParam, tokenTarget } from '../resources.ts';
 import { signTokens } from './issue.ts';
 import { type GrantContext, type GrantHandler, refreshAbsoluteTtl, type TokenResponse } from './types.ts';
 
@@ -24,6 +25,9 @@ export const refreshTokenGrant: GrantHandler = {
     if (!id) throw new InvalidGrant('the refresh token is invalid');
     // RFC 6749 §6: the scope may be narrowed, never widened (the store checks it against the grant).
     const scopes = scopeParam === undefined ? undefined : parseScope(scopeParam);
+    // RFC 8707: the grant's resource, or for a grant without one any registered resource (narrowing).
+    const resource = resourceParam(body);
+    if (resource !== undefined) await knownResource(ctx.store, resource);
 
     // One conditional write: the tokens are signed while it commits, and handed out once it has.
     const outcome = await ctx.store.rotateTokenFamily(
@@ -32,13 +36,14 @@ export const refreshTokenGrant: GrantHandler = {
         generation: id.generation,
         clientId: client.clientId,
         scope: scopes?.join(' ') ?? null,
+        resource: resource ?? null,
         now,
         ttl: config.refreshTokenTtl,
         absoluteTtl: refreshAbsoluteTtl(config, client),
       },
-      (family) => refreshed(ctx, client, family, scopes),
+      (family) => refreshed(ctx, client, family, scopes, resource),
     );
-    return outcome.rotated ? outcome.value : refused(ctx, client, id, outcome.family, scopes);
+    return outcome.rotated ? outcome.value : refused(ctx, client, id, outcome.family, scopes, resource);
   },
 };
 
@@ -53,6 +58,7 @@ async function refused(
   id: RefreshTokenId,
   family: TokenFamily | undefined,
   scopes: string[] | undefined,
+  resource: string | undefined,
 ): Promise<TokenResponse> {
   if (!family) throw new InvalidGrant('the refresh token is invalid', `no grant ${id.grantId}`);
   const { grant, user } = family;
@@ -71,10 +77,13 @@ async function refused(
   }
   const widened = scopes?.filter((s) => !grant.scope.split(' ').includes(s)) ?? [];
   if (widened.length > 0) throw new InvalidScope(`scope exceeds the original grant: ${widened.join(' ')}`);
+  if (resource !== undefined && grant.resource !== null && resource !== grant.resource) {
+    throw new InvalidTarget('the grant was authorized for another resource');
+  }
   if (!user || user.disabled) throw new InvalidGrant('the user is no longer active');
   // The current token, valid: it was refused as the grant changed under the request (a race).
   if (!reused) throw new InvalidGrant('the refresh token changed during the request; try again');
-  return refreshed(ctx, client, family, scopes);
+  return refreshed(ctx, client, family, scopes, resource);
 }
 
 function withinReuseInterval(
@@ -100,14 +109,23 @@ async function replayed(ctx: GrantContext, family: TokenFamily, presented: strin
 }
 
 /** The family's current tokens. OIDC Core §12.2: the refreshed ID token keeps sub and auth_time, no nonce. */
-function refreshed(ctx: GrantContext, client: Client, family: TokenFamily, scopes: string[] | undefined) {
+async function refreshed(
+  ctx: GrantContext,
+  client: Client,
+  family: TokenFamily,
+  scopes: string[] | undefined,
+  resource: string | undefined,
+) {
   const { grant, user } = family;
   const granted = scopes ?? grant.scope.split(' ').filter((s) => s !== '');
+  const audience = ctx.config.accessTokenAudience;
+  const target = await tokenTarget(ctx.store, audience, { resource: grant.resource, scopes: granted }, resource);
   return signTokens(ctx, {
     client,
     subject: user!.id,
     claims: claimsForScopes(user!, granted),
     scopes: granted,
+    target,
     grantId: grant.id,
     authTime: grant.auth_time,
     nonce: null,

@@ -1,7 +1,7 @@
 // What a grant handler is given (a narrow slice of config and storage) and what it returns.
 import type { Config } from '../../config/index.ts';
 import type { Requester } from '../../events/index.ts';
-import type { Client, ClientStore, GrantStore } from '../../store/store.ts';
+import type { Client, ClientStore, GrantStore, ResourceStore } from '../../store/store.ts';
 import type { KeyStore } from '../../tokens/keystore.ts';
 import type { RefreshTokens } from '../../tokens/refresh.ts';
 import type { CodeSealer } from '../codes.ts';
@@ -22,7 +22,7 @@ export type TokenConfig = Pick<
 
 export interface GrantContext {
   config: TokenConfig;
-  store: ClientStore & GrantStore;
+  store: ClientStore & GrantStore & ResourceStore;
   keys: KeyStore;
   codes: CodeSealer;
   refreshTokens: RefreshTokens;

@@ -57,6 +57,7 @@ export class PostgresStore extends Repository implements Store {
           rs.map((r) => r.scope),
           rs.map((r) => r.absoluteTtl),
           rs.map((r) => r.ttl),
+          rs.map((r) => r.resource),
         ]);
         return new Map(rows.map((row) => [row.g_id as string, toTokenFamily(row)!]));
       },

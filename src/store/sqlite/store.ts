@@ -25,7 +25,8 @@ function mayRotate(r: Rotation, family: TokenFamily | undefined): family is Toke
     grant.created_at + r.absoluteTtl > r.now &&
     user !== undefined &&
     !user.disabled &&
-    (r.scope === null || r.scope.split(' ').every((s) => s === '' || granted.includes(s)))
+    (r.scope === null || r.scope.split(' ').every((s) => s === '' || granted.includes(s))) &&
+    (r.resource === null || grant.resource === null || grant.resource === r.resource)
   );
 }
 

@@ -1,0 +1,224 @@
+// Clients registering themselves: RFC 7591 dynamic client registration at /oauth2/register, and
+// RFC 7592 management of a registration at its registration_client_uri with the registration access
+// token (stored hashed, replaced by a new one with every answer that shows it). TESSERA_REGISTRATION
+// says who may register: with a Tessera access token carrying `apps` (the client then belongs to the
+// token's user and is listed on their account page), or anyone, for agents. Either way registrations
+// are counted per source address, and a client gets no scope outside TESSERA_REGISTRATION_SCOPES.
+// A registered client is an ordinary client, marked as not vetted by the operator.
+import type { Config } from '../../config/index.ts';
+import { InsufficientScope, InvalidClientMetadata, InvalidToken, TooManyAttempts } from '../../errors/index.ts';
+import { type Requester, securityEvent } from '../../events/index.ts';
+import type { Client, ClientStore, ThrottleStore } from '../../store/store.ts';
+import { hashToken, newId, randomToken, safeEqual } from '../../tokens/opaque.ts';
+import { activeAccessToken, type TokenStatusDeps } from '../token-status.ts';
+import { checkClientMetadata, type ClientMetadata } from './metadata.ts';
+
+export interface RegistrationDeps extends TokenStatusDeps {
+  config: TokenStatusDeps['config'] & Pick<Config, 'registration'>;
+  store: TokenStatusDeps['store'] & ClientStore & ThrottleStore;
+}
+
+/** What a registration endpoint answers: the status and the client information response (RFC 7591 §3.2.1). */
+export interface RegistrationAnswer {
+  status: 200 | 201 | 204;
+  body?: Record<string, unknown>;
+}
+
+const HOUR = 3600;
+
+/** `Bearer <token>` from an Authorization header, or undefined. */
+function bearerToken(authorization: string | undefined): string | undefined {
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization ?? '');
+  return match?.[1];
+}
+
+/** The registering user: the initial access token's (RFC 7591 §3), required unless registration is open. */
+async function registeringUser(deps: RegistrationDeps, authorization: string | undefined, now: number) {
+  const token = bearerToken(authorization);
+  if (token === undefined) {
+    if (authorization !== undefined) throw new InvalidToken('the Authorization header must carry a Bearer token');
+    if (deps.config.registration.mode === 'open') return null;
+    throw new InvalidToken('registering a client needs an access token with the apps scope');
+  }
+  const { claims, user } = await activeAccessToken(deps, token, now);
+  if (!user || !claims.scope.split(' ').includes('apps')) {
+    throw new InsufficientScope("registering a client needs a user's access token with the apps scope");
+  }
+  return user.id;
+}
+
+/** RFC 7591 §3: at most TESSERA_REGISTRATION_LIMIT registrations per source address per hour. */
+async function checkRate(deps: RegistrationDeps, key: string, now: number): Promise<void> {
+  const [state] = await deps.store.getThrottles([key]);
+  if (state && state.failures >= deps.config.registration.perHour && state.lastFailureAt > now - HOUR) {
+    const retryAfter = state.lastFailureAt + HOUR - now;
+    throw new TooManyAttempts('too many registrations from this address; try again later', { retryAfter, key });
+  }
+}
+
+function nameOf(metadata: ClientMetadata): string {
+  return metadata.name ?? URL.parse(metadata.redirectUris[0] ?? '')?.host ?? 'Unnamed application';
+}
+
+/** POST /oauth2/register (RFC 7591 §3.1). */
+export async function registerClient(
+  deps: RegistrationDeps,
+  authorization: string | undefined,
+  body: unknown,
+  requester: Requester,
+  now: number,
+): Promise<RegistrationAnswer> {
+  const ownerId = await registeringUser(deps, authorization, now);
+  const rateKey = `register:${requester.ip ?? 'unknown'}`;
+  await checkRate(deps, rateKey, now);
+  const metadata = checkClientMetadata(body, { scopes: deps.config.registration.scopes });
+  const clientSecret = metadata.tokenEndpointAuthMethod === 'none' ? null : randomToken();
+  const registrationToken = randomToken();
+  const client: Client = {
+    clientId: newId(),
+    secretHash: clientSecret === null ? null : hashToken(clientSecret),
+    name: nameOf(metadata),
+    redirectUris: metadata.redirectUris,
+    postLogoutRedirectUris: metadata.postLogoutRedirectUris,
+    scopes: metadata.scopes,
+    grantTypes: metadata.grantTypes,
+    allowedOrigins: [],
+    tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
+    firstParty: false,
+    idTokenSignedResponseAlg: metadata.idTokenSignedResponseAlg,
+    createdAt: now,
+    registeredVia: 'dynamic',
+    ownerId,
+    registrationTokenHash: hashToken(registrationToken),
+    metadata: metadata.description,
+  };
+  const data = { name: client.name, public: clientSecret === null, scopes: client.scopes };
+  const event = securityEvent('client.registered', now, {
+    userId: ownerId,
+    clientId: client.clientId,
+    requester,
+    data,
+  });
+  await deps.store.recordFailures({ keys: [{ key: rateKey, subject: 'registration' }], now, window: HOUR });
+  await deps.store.createClient(client, event);
+  return { status: 201, body: clientInformation(deps.config.issuer, client, { clientSecret, registrationToken }) };
+}
+
+/** The client a registration access token manages (RFC 7592 §2); 401 for anything else. */
+async function managedClient(deps: RegistrationDeps, clientId: string, authorization: string | undefined) {
+  const token = bearerToken(authorization);
+  if (token === undefined) throw new InvalidToken('the registration access token is required');
+  const client = await deps.store.getClient(clientId);
+  // §2: an unknown client, or a token that is not its own, answers 401 alike.
+  if (!client?.registrationTokenHash || !safeEqual(hashToken(token), client.registrationTokenHash)) {
+    throw new InvalidToken('the registration access token is not valid for this client');
+  }
+  return client;
+}
+
+/** GET {registration_client_uri} (RFC 7592 §2.1): the registration, with a new registration access token. */
+export async function readRegistration(
+  deps: RegistrationDeps,
+  clientId: string,
+  authorization: string | undefined,
+): Promise<RegistrationAnswer> {
+  const client = await managedClient(deps, clientId, authorization);
+  const registrationToken = randomToken();
+  const updated = { ...client, registrationTokenHash: hashToken(registrationToken) };
+  await deps.store.updateClient(updated);
+  return {
+    status: 200,
+    body: clientInformation(deps.config.issuer, updated, { clientSecret: null, registrationToken }),
+  };
+}
+
+/** Fields a client may not send in an update (RFC 7592 §2.2). */
+const SERVER_FIELDS = [
+  'registration_access_token',
+  'registration_client_uri',
+  'client_secret_expires_at',
+  'client_id_issued_at',
+];
+
+/** PUT {registration_client_uri} (RFC 7592 §2.2): the metadata replaced whole; omitted fields take their defaults. */
+export async function replaceRegistration(
+  deps: RegistrationDeps,
+  clientId: string,
+  authorization: string | undefined,
+  body: unknown,
+  requester: Requester,
+  now: number,
+): Promise<RegistrationAnswer> {
+  const client = await managedClient(deps, clientId, authorization);
+  const json = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  if (json.client_id !== clientId) throw new InvalidClientMetadata("client_id must be the client's own");
+  const sent = SERVER_FIELDS.filter((field) => field in json);
+  if (sent.length > 0) throw new InvalidClientMetadata(`an update must not include ${sent.join(', ')}`);
+  if (json.client_secret !== undefined) {
+    const matches =
+      typeof json.client_secret === 'string' &&
+      client.secretHash !== null &&
+      safeEqual(hashToken(json.client_secret), client.secretHash);
+    if (!matches) throw new InvalidClientMetadata("client_secret does not match the client's");
+  }
+  const metadata = checkClientMetadata(body, { scopes: deps.config.registration.scopes });
+  // A client that becomes confidential gets a secret; one that becomes public loses it.
+  const needsSecret = metadata.tokenEndpointAuthMethod !== 'none';
+  const clientSecret = needsSecret && client.secretHash === null ? randomToken() : null;
+  const registrationToken = randomToken();
+  const updated: Client = {
+    ...client,
+    secretHash: !needsSecret ? null : clientSecret !== null ? hashToken(clientSecret) : client.secretHash,
+    name: nameOf(metadata),
+    redirectUris: metadata.redirectUris,
+    postLogoutRedirectUris: metadata.postLogoutRedirectUris,
+    scopes: metadata.scopes,
+    grantTypes: metadata.grantTypes,
+    tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
+    idTokenSignedResponseAlg: metadata.idTokenSignedResponseAlg,
+    registrationTokenHash: hashToken(registrationToken),
+    metadata: metadata.description,
+  };
+  const data = { name: updated.name, scopes: updated.scopes, grant_types: updated.grantTypes };
+  const event = securityEvent('client.updated', now, { userId: client.ownerId, clientId, requester, data });
+  await deps.store.updateClient(updated, event);
+  return { status: 200, body: clientInformation(deps.config.issuer, updated, { clientSecret, registrationToken }) };
+}
+
+/** DELETE {registration_client_uri} (RFC 7592 §2.3): the client goes, and the tokens issued to it. */
+export async function deleteRegistration(
+  deps: RegistrationDeps,
+  clientId: string,
+  authorization: string | undefined,
+  requester: Requester,
+  now: number,
+): Promise<RegistrationAnswer> {
+  const client = await managedClient(deps, clientId, authorization);
+  const event = securityEvent('client.deleted', now, { userId: client.ownerId, clientId, requester });
+  await deps.store.deleteClient(clientId, event);
+  return { status: 204 };
+}
+
+/** The client information response (RFC 7591 §3.2.1, RFC 7592 §3). */
+export function clientInformation(
+  issuer: string,
+  client: Client,
+  secrets: { clientSecret: string | null; registrationToken: string },
+): Record<string, unknown> {
+  return {
+    client_id: client.clientId,
+    client_id_issued_at: client.createdAt,
+    ...(secrets.clientSecret !== null ? { client_secret: secrets.clientSecret, client_secret_expires_at: 0 } : {}),
+    client_name: client.name,
+    redirect_uris: client.redirectUris,
+    ...(client.postLogoutRedirectUris.length > 0 ? { post_logout_redirect_uris: client.postLogoutRedirectUris } : {}),
+    grant_types: client.grantTypes,
+    response_types: client.grantTypes.includes('authorization_code') ? ['code'] : [],
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    scope: client.scopes.join(' '),
+    ...(client.idTokenSignedResponseAlg ? { id_token_signed_response_alg: client.idTokenSignedResponseAlg } : {}),
+    ...client.metadata,
+    registration_client_uri: `${issuer}/oauth2/register/${encodeURIComponent(client.clientId)}`,
+    registration_access_token: secrets.registrationToken,
+  };
+}
