@@ -13,6 +13,7 @@ import { logoutRoutes } from './http/routes/logout.ts';
 import { interactionRoutes } from './http/routes/interaction.ts';
 import { metadataRoutes } from './http/routes/metadata.ts';
 import { registrationRoutes } from './http/routes/register.ts';
+import { webhooksApiRoutes } from './http/routes/webhooks-api.ts';
 import { revocationRoutes } from './http/routes/revocation.ts';
 import { tokenRoutes } from './http/routes/token.ts';
 import { userinfoRoutes } from './http/routes/userinfo.ts';
@@ -119,6 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   userinfoRoutes(app, ctx);
   metadataRoutes(app, ctx);
   registrationRoutes(app, ctx);
+  webhooksApiRoutes(app, ctx, deps.secret);
   if (deps.demo) demoRoutes(app, ctx, deps.demo);
   return app;
 }

@@ -7,6 +7,7 @@ import { demoAuthorizationUrls, readDemoCredentials, seedDemo } from './demo.ts'
 import { describeDatabase, Lifecycle, waitForDatabase } from './lifecycle.ts';
 import { DatabaseUnavailable } from './store/faults.ts';
 import { startHousekeeping } from './store/housekeeping.ts';
+import { WebhookDelivery } from './events/webhooks/delivery.ts';
 import { openStore, type Store } from './store/index.ts';
 import { startKeyMaintenance } from './tokens/key-rotation.ts';
 import { keyTimeline } from './tokens/key-timeline.ts';
@@ -54,6 +55,14 @@ export async function start(env: Record<string, string | undefined> = process.en
   // Keys rotated by `tessera keys rotate` or another instance are picked up within the reload interval.
   const keyMaintenance = startKeyMaintenance(keys, app.log);
   const housekeeping = startHousekeeping(store, config, app.log);
+  // Webhooks: this instance's share of the outbox, delivered in the background.
+  const webhooks = new WebhookDelivery(store, {
+    secret,
+    allowPrivate: config.outboundAllowPrivate,
+    interval: config.webhookInterval,
+    log: app.log,
+  });
+  webhooks.start();
   // SIGTERM: not ready at once, serve on for the drain, then close the listener, finish what is in
   // flight (idle keep-alive connections close at once), close the store and exit 0; all within
   // TESSERA_SHUTDOWN_TIMEOUT, else exit 1. A second signal ends the drain early.
@@ -73,6 +82,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     keyMaintenance.stop();
     housekeeping.stop();
     await app.close();
+    await webhooks.stop();
     await store.close();
     app.log.info('shut down');
     process.exit(0);

@@ -1,4 +1,4 @@
-// The tessera command: tessera <clients|users|resources|grants|keys|events|migrate|serve> …
+// The tessera command: tessera <clients|users|resources|webhooks|grants|keys|events|migrate|serve> …
 // Reads the same environment variables as the server (DATABASE_URL, TESSERA_SECRET, …).
 import { pathToFileURL } from 'node:url';
 import { type Config, ConfigError, loadConfig } from '../config/index.ts';
@@ -10,6 +10,7 @@ import { grantsCommand } from './commands/grants.ts';
 import { keysCommand } from './commands/keys.ts';
 import { resourcesCommand } from './commands/resources.ts';
 import { usersCommand } from './commands/users.ts';
+import { webhooksCommand } from './commands/webhooks.ts';
 import { NotFound, withStore, type Io } from './commands/common.ts';
 
 export const USAGE = `Usage: tessera <command> [options]
@@ -22,9 +23,13 @@ export const USAGE = `Usage: tessera <command> [options]
   clients update ID [--grant-types …] [--allowed-origin ORIGIN …] [--no-allowed-origins] [--json]
   clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--json]
   users create --username U --email E [--name N] [--given-name G] [--family-name F] [--password-stdin]
-  users list [--json] | set-password USERNAME --password-stdin | disable USERNAME | unlock USERNAME
+  users list [--json] | set-password USERNAME --password-stdin | disable USERNAME | enable USERNAME
+        | unlock USERNAME
   resources create --uri URI --scope "SCOPES" [--name NAME] [--json]
   resources list [--json] | delete URI
+  webhooks create --url URL --events TYPE[,TYPE…] [--json]     (prints the secret, once)
+  webhooks list [--json] | show ID [--json] | delete ID | rotate-secret ID [--grace SECONDS] [--json]
+  webhooks test ID | deliveries ID [--limit N] [--json] | redeliver DELIVERY_ID
   grants list --user USERNAME [--json]
   grants revoke GRANT_ID | revoke --user USERNAME --client CLIENT_ID
   keys list [--json] | rotate [--alg RS256|ES256] [--now]
@@ -39,6 +44,7 @@ const COMMANDS = {
   users: usersCommand,
   grants: grantsCommand,
   resources: resourcesCommand,
+  webhooks: webhooksCommand,
   keys: keysCommand,
   events: (store: Store, config: Config, args: string[], io: Io) => eventsCommand(store, config, args, io),
 };

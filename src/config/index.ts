@@ -130,6 +130,8 @@ export const configSchema = z.object({
    * reach loopback, private and link-local addresses. For development and tests only.
    */
   TESSERA_OUTBOUND_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  /** TESSERA_WEBHOOK_INTERVAL: seconds between an instance's looks at the webhook outbox. */
+  TESSERA_WEBHOOK_INTERVAL: z.coerce.number().min(0.05).default(1),
   /** TESSERA_DEMO: create a demo user and clients on the first start of an empty database. */
   TESSERA_DEMO: z.enum(['true', 'false']).optional(),
   /** LOG_LEVEL: pino log level of the HTTP server. */
@@ -179,6 +181,7 @@ export interface Config {
   readonly clientMetadataDocuments: boolean;
   /** Whether fetches of client-supplied URLs may reach private addresses (development and tests). */
   readonly outboundAllowPrivate: boolean;
+  readonly webhookInterval: number;
 }
 
 export const OIDC_SCOPES: ReadonlyArray<readonly [string, string]> = [
@@ -292,5 +295,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     registration: { mode: e.TESSERA_REGISTRATION, scopes: registrationScopes, perHour: e.TESSERA_REGISTRATION_LIMIT },
     clientMetadataDocuments: e.TESSERA_CLIENT_ID_METADATA_DOCUMENTS === 'true',
     outboundAllowPrivate: e.TESSERA_OUTBOUND_ALLOW_PRIVATE === 'true',
+    webhookInterval: e.TESSERA_WEBHOOK_INTERVAL,
   });
 }

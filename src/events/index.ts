@@ -28,6 +28,8 @@ export const EVENT_TYPES = [
   'client.registered',
   'resource.created',
   'resource.deleted',
+  'webhook.created',
+  'webhook.deleted',
   'key.rotated',
 ] as const;
 

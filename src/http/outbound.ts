@@ -5,6 +5,7 @@
 // `lookup`, on the very addresses it then connects to, so a name that resolves to a public address
 // for a check and to 127.0.0.1 for the connection (DNS rebinding) gets nowhere.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
@@ -19,6 +20,8 @@ export interface OutboundOptions {
   maxBytes: number;
   /** Connect to loopback, private and link-local addresses too: development and tests only. */
   allowPrivate: boolean;
+  /** Plain http: as well: development and tests only (webhook receivers on a developer's machine). */
+  allowHttp?: boolean;
 }
 
 export interface OutboundResponse {
@@ -163,10 +166,10 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
 }
 
 /** Checks that need no connection: the URL's scheme and credentials, and a host that is an IP literal. */
-function target(url: string, allowPrivate: boolean): { parsed: URL; host: string } {
+function target(url: string, allowPrivate: boolean, allowHttp: boolean): { parsed: URL; host: string } {
   const parsed = URL.parse(url);
   if (!parsed) throw new OutboundError('scheme', 'not an absolute URL');
-  if (parsed.protocol !== 'https:')
+  if (parsed.protocol !== 'https:' && !(allowHttp && parsed.protocol === 'http:'))
     throw new OutboundError('scheme', `${parsed.protocol} URLs are not fetched, only https:`);
   if (parsed.username || parsed.password)
     throw new OutboundError('scheme', 'a URL with a user name or password is not fetched');
@@ -191,7 +194,8 @@ export async function fetchOutbound(url: string, options: OutboundOptions): Prom
     throw new TypeError('timeoutMs must be between 1 and 2^31 - 1, maxBytes a whole number of bytes');
   }
   const started = performance.now();
-  const { parsed, host } = target(url, allowPrivate);
+  const { parsed, host } = target(url, allowPrivate, options.allowHttp ?? false);
+  const plain = parsed.protocol === 'http:';
 
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -210,10 +214,10 @@ export async function fetchOutbound(url: string, options: OutboundOptions): Prom
     );
     const tooLarge = () => new OutboundError('too_large', `the answer is larger than ${maxBytes} bytes`);
 
-    const req = request(
+    const req = (plain ? httpRequest : request)(
       {
         hostname: host,
-        port: parsed.port || 443,
+        port: parsed.port || (plain ? 80 : 443),
         path: `${parsed.pathname}${parsed.search}`,
         method: options.method ?? 'GET',
         headers: options.headers,

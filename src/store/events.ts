@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { EventData, EventType, SecurityEvent } from '../events/index.ts';
 import type { Database, EventRow } from './types.ts';
+import { enqueueDeliveries } from './webhooks.ts';
 
 export interface EventFilter {
   userId?: string;
@@ -40,10 +41,14 @@ export function toEvent(row: EventRow): SecurityEvent {
   };
 }
 
-/** The insert of `events`, to run in the same write as the changes they record. */
+/**
+ * The insert of `events`, to run in the same write as the changes they record, and of their webhook
+ * deliveries (the outbox, ./webhooks.ts): an event and its deliveries are committed together or not at all.
+ */
 export function insertEvents(db: Kysely<Database>, events: Array<SecurityEvent | undefined>) {
-  const rows = events.filter((event) => event !== undefined).map(fromEvent);
-  return rows.length === 0 ? [] : [db.insertInto('events').values(rows)];
+  const present = events.filter((event) => event !== undefined);
+  if (present.length === 0) return [];
+  return [db.insertInto('events').values(present.map(fromEvent)), ...present.map((e) => enqueueDeliveries(db, e))];
 }
 
 /**
@@ -67,7 +72,7 @@ export function insertEventsIf(db: Kysely<Database>, event: SecurityEvent | unde
     ])
     .where('kid', '=', kid);
   const columns = ['id', 'at', 'type', 'user_id', 'client_id', 'ip', 'user_agent', 'data'] as const;
-  return [db.insertInto('events').columns(columns).expression(values)];
+  return [db.insertInto('events').columns(columns).expression(values), enqueueDeliveries(db, event)];
 }
 
 export async function listEvents(db: Kysely<Database>, filter: EventFilter): Promise<SecurityEvent[]> {

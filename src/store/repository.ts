@@ -13,6 +13,7 @@ import { fromClient, fromUser, type Placeholder, sharedStatements, splitScope, t
 import { fromResource, toClient, toResource, toSessionAndUser, toTokenFamily, toUser } from './rows.ts';
 import type { ThrottleState } from '../oauth/throttle.ts';
 import type { Client, PurgeInput, Resource, User } from './store.ts';
+import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookRow } from './types.ts';
 import type { ClientRow, Database, GrantRow, SessionRow, SigningKeyRow, ThrottleRow, UserRow } from './types.ts';
 
 type Db = Kysely<Database>;
@@ -285,7 +286,13 @@ export class Repository {
     const events = await this.write(this.db.deleteFrom('events').where('at', '<', now - input.eventRetention));
     const stale = this.db.deleteFrom('throttles').where('last_failure_at', '<', now - input.throttleHorizon);
     const throttles = await this.write(stale);
-    return { sessions, revoked_access_tokens: revoked, grants, events, throttles };
+    // Webhook deliveries made or given up, kept as long as events, with their attempts.
+    const done = (eb: Where<'webhook_deliveries'>) =>
+      eb.and([eb('status', '!=', 'pending'), eb('created_at', '<', now - input.eventRetention)]);
+    const oldDeliveries = this.db.selectFrom('webhook_deliveries').select('id').where(done);
+    await this.write(this.db.deleteFrom('webhook_attempts').where('delivery_id', 'in', oldDeliveries));
+    const deliveries = await this.write(this.db.deleteFrom('webhook_deliveries').where(done));
+    return { sessions, revoked_access_tokens: revoked, grants, events, throttles, webhook_deliveries: deliveries };
   }
 
   // throttling (src/oauth/throttle.ts)
@@ -314,6 +321,110 @@ export class Repository {
   }
   listEvents(filter: EventFilter): Promise<SecurityEvent[]> {
     return listEvents(this.db, filter);
+  }
+
+  // webhooks (src/events/webhooks)
+  async createWebhook(webhook: WebhookRow, event?: SecurityEvent): Promise<void> {
+    await this.write(this.db.insertInto('webhooks').values(webhook), ...this.#events(event));
+  }
+  async getWebhook(id: string): Promise<WebhookRow | undefined> {
+    return this.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+  async listWebhooks(ownerId?: string | null): Promise<WebhookRow[]> {
+    let query = this.db.selectFrom('webhooks').selectAll();
+    if (ownerId === null) query = query.where('owner_id', 'is', null);
+    else if (ownerId !== undefined) query = query.where('owner_id', '=', ownerId);
+    return query.orderBy('created_at').orderBy('id').execute();
+  }
+  async deleteWebhook(id: string, event?: SecurityEvent): Promise<boolean> {
+    const pending = (eb: Where<'webhook_deliveries'>) => eb.and({ webhook_id: id, status: 'pending' });
+    const deleted = this.db.deleteFrom('webhooks').where('id', '=', id);
+    const undelivered = this.db.deleteFrom('webhook_deliveries').where(pending);
+    return (await this.write(deleted, undelivered, ...this.#events(event))) === 1;
+  }
+  async rotateWebhookSecret(
+    id: string,
+    secrets: { secretEnc: string; previousSecretEnc: string; previousUntil: number },
+  ): Promise<boolean> {
+    const set = {
+      secret_enc: secrets.secretEnc,
+      previous_secret_enc: secrets.previousSecretEnc,
+      previous_until: secrets.previousUntil,
+    };
+    return (await this.write(this.db.updateTable('webhooks').set(set).where('id', '=', id))) === 1;
+  }
+  async enqueueDelivery(delivery: WebhookDeliveryRow): Promise<void> {
+    await this.write(this.db.insertInto('webhook_deliveries').values(delivery));
+  }
+  /** The deliveries due, as a subquery; PostgreSQL locks them (FOR UPDATE SKIP LOCKED). */
+  protected dueDeliveries(now: number, limit: number) {
+    return this.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+      .orderBy('next_attempt_at')
+      .limit(limit);
+  }
+  async claimDeliveries(now: number, lease: number, limit: number): Promise<WebhookDeliveryRow[]> {
+    const claimed = this.db
+      .updateTable('webhook_deliveries')
+      .set({ locked_until: now + lease })
+      .where('id', 'in', this.dueDeliveries(now, limit))
+      .returningAll();
+    return this.writeRows<WebhookDeliveryRow>(claimed);
+  }
+  async recordAttempt(
+    attempt: WebhookAttemptRow,
+    outcome: { status: 'delivered' | 'failed' } | { status: 'pending'; nextAttemptAt: number },
+  ): Promise<void> {
+    const finished = outcome.status === 'pending' ? null : attempt.at;
+    const set = {
+      status: outcome.status,
+      attempts: attempt.attempt,
+      next_attempt_at: outcome.status === 'pending' ? outcome.nextAttemptAt : attempt.at,
+      locked_until: null,
+      last_status: attempt.status,
+      last_error: attempt.error,
+      finished_at: finished,
+    };
+    const once = (c: OnConflictBuilder<Database, 'webhook_attempts'>) => c.doNothing();
+    await this.write(
+      this.db.updateTable('webhook_deliveries').set(set).where('id', '=', attempt.delivery_id),
+      this.db.insertInto('webhook_attempts').values(attempt).onConflict(once),
+    );
+  }
+  async getDelivery(id: string): Promise<WebhookDeliveryRow | undefined> {
+    return this.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+  async listDeliveries(webhookId: string, limit: number): Promise<WebhookDeliveryRow[]> {
+    return this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('webhook_id', '=', webhookId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+  async listAttempts(deliveryId: string): Promise<WebhookAttemptRow[]> {
+    const attempts = this.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId);
+    return attempts.orderBy('attempt').execute();
+  }
+  async redeliver(id: string, now: number): Promise<boolean> {
+    // The attempts logged so far stay; the retry schedule starts again from here.
+    const again = this.db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: 'pending' as const,
+        next_attempt_at: now,
+        locked_until: null,
+        finished_at: null,
+        retry_base: eb.ref('attempts'),
+      }))
+      .where('id', '=', id);
+    return (await this.write(again)) === 1;
   }
 
   // signing keys

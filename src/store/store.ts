@@ -6,6 +6,7 @@ import type { SecurityEvent } from '../events/index.ts';
 import type { ThrottleState } from '../oauth/throttle.ts';
 import type { EventFilter } from './events.ts';
 import type { GrantRow, SessionRow, SigningKeyRow } from './types.ts';
+import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookRow } from './types.ts';
 
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
@@ -248,6 +249,39 @@ export interface ThrottleStore {
   clearThrottlesOf(subject: string, event?: SecurityEvent): Promise<number>;
 }
 
+/** Webhook subscriptions, their outbox of deliveries and the log of attempts (src/events/webhooks). */
+export interface WebhookStore {
+  createWebhook(webhook: WebhookRow, event?: SecurityEvent): Promise<void>;
+  getWebhook(id: string): Promise<WebhookRow | undefined>;
+  /** Every webhook (`undefined`), the operator's (`null`), or a user's. */
+  listWebhooks(ownerId?: string | null): Promise<WebhookRow[]>;
+  /** Deletes the webhook and its deliveries not yet made; false when there was none. */
+  deleteWebhook(id: string, event?: SecurityEvent): Promise<boolean>;
+  /** A new secret; the one before keeps signing alongside until `previousUntil`. */
+  rotateWebhookSecret(
+    id: string,
+    secrets: { secretEnc: string; previousSecretEnc: string; previousUntil: number },
+  ): Promise<boolean>;
+  /** A delivery of its own (`tessera webhooks test`), outside the events. */
+  enqueueDelivery(delivery: WebhookDeliveryRow): Promise<void>;
+  /**
+   * Takes up to `limit` deliveries due at `now` for `lease` seconds: no other instance takes them
+   * meanwhile (on PostgreSQL, FOR UPDATE SKIP LOCKED), and if this one dies they are due again after.
+   */
+  claimDeliveries(now: number, lease: number, limit: number): Promise<WebhookDeliveryRow[]>;
+  /** Logs an attempt and moves the delivery on: delivered, due again at `nextAttemptAt`, or failed. */
+  recordAttempt(
+    attempt: WebhookAttemptRow,
+    outcome: { status: 'delivered' | 'failed' } | { status: 'pending'; nextAttemptAt: number },
+  ): Promise<void>;
+  getDelivery(id: string): Promise<WebhookDeliveryRow | undefined>;
+  /** A webhook's deliveries, newest first. */
+  listDeliveries(webhookId: string, limit: number): Promise<WebhookDeliveryRow[]>;
+  listAttempts(deliveryId: string): Promise<WebhookAttemptRow[]>;
+  /** Makes a delivery due again now, with a fresh count of attempts; false when there is none. */
+  redeliver(id: string, now: number): Promise<boolean>;
+}
+
 export interface PurgeInput {
   now: number;
   codeTtl: number;
@@ -281,7 +315,8 @@ export interface Store
     RevocationStore,
     SigningKeyStore,
     EventStore,
-    ThrottleStore {
+    ThrottleStore,
+    WebhookStore {
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
   /** Runs pending migrations (./migrations), or migrates up or down to `to`; returns the names applied or undone. */

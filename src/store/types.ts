@@ -129,6 +129,54 @@ export interface RevokedAccessTokenRow {
   expires_at: number;
 }
 
+/** A webhook subscription: where, which event types, and its signing secret (encrypted, src/events/webhooks). */
+export interface WebhookRow {
+  id: string;
+  url: string;
+  /** Space-separated event types. */
+  events: string;
+  /** The user whose webhook it is (created with a `webhooks` token); null for the operator's. */
+  owner_id: string | null;
+  secret_enc: string;
+  /** The secret before the last rotation, still signing alongside until previous_until. */
+  previous_secret_enc: string | null;
+  previous_until: number | null;
+  created_at: number;
+}
+
+/** One event for one webhook: the outbox row, written in the same transaction as the event. */
+export interface WebhookDeliveryRow {
+  /** `{event id}.{webhook id}`: the webhook-id header, the same on every attempt. */
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  /** The JSON body sent. */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  /** Attempts made, ever: the number of the last one logged. */
+  attempts: number;
+  /** The attempts made before the last redelivery: the retry schedule counts from here. */
+  retry_base: number;
+  next_attempt_at: number;
+  /** While an instance is attempting it: no other takes it until then. */
+  locked_until: number | null;
+  created_at: number;
+  last_status: number | null;
+  last_error: string | null;
+  finished_at: number | null;
+}
+
+/** One attempt of a delivery: its answer's status (null when none came), how long it took, what failed. */
+export interface WebhookAttemptRow {
+  delivery_id: string;
+  attempt: number;
+  at: number;
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
 export interface Database {
   revoked_access_tokens: RevokedAccessTokenRow;
   clients: ClientRow;
@@ -140,4 +188,7 @@ export interface Database {
   events: EventRow;
   throttles: ThrottleRow;
   resources: ResourceRow;
+  webhooks: WebhookRow;
+  webhook_deliveries: WebhookDeliveryRow;
+  webhook_attempts: WebhookAttemptRow;
 }

@@ -19,6 +19,9 @@ const TABLES = [
   'signing_keys',
   'throttles',
   'users',
+  'webhook_attempts',
+  'webhook_deliveries',
+  'webhooks',
 ];
 
 for (const [name, database] of [

@@ -21,6 +21,9 @@ function describe(client: Client): Record<string, unknown> {
     first_party: client.firstParty,
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
     created_at: formatTime(client.createdAt),
+    // Who vouches for it: the operator, or the client itself (RFC 7591), and the user it belongs to.
+    registered_via: client.registeredVia,
+    owner_id: client.ownerId,
   };
 }
 
@@ -77,7 +80,11 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
       const clients = await store.listClients();
       if (values.json) io.out(JSON.stringify(clients.map(describe), null, 2));
       else if (clients.length === 0) io.out('no clients');
-      else for (const c of clients) io.out(`${c.clientId}  ${c.tokenEndpointAuthMethod.padEnd(19)}  ${c.name}`);
+      else
+        for (const c of clients) {
+          const via = c.registeredVia === 'dynamic' ? '  (registered itself)' : '';
+          io.out(`${c.clientId}  ${c.tokenEndpointAuthMethod.padEnd(19)}  ${c.name}${via}`);
+        }
       return 0;
     }
     case 'show': {

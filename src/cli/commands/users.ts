@@ -90,6 +90,14 @@ export async function usersCommand(
       io.out(`disabled ${user.username}`);
       return 0;
     }
+    case 'enable': {
+      const { positionals } = parse(rest, {}, 1);
+      const user = await findUser(store, requirePositional(positionals, 'the username'));
+      const enabled = securityEvent('user.enabled', now, { userId: user.id, requester: CLI });
+      await store.setUserDisabled(user.id, false, now, enabled);
+      io.out(`enabled ${user.username}`);
+      return 0;
+    }
     case 'unlock': {
       // Ends a lock (or delays) of sign-ins to this account, from every device (src/oauth/throttle.ts).
       const { positionals } = parse(rest, {}, 1);
@@ -101,7 +109,9 @@ export async function usersCommand(
     }
     default:
       throw new UsageError(
-        sub ? `unknown users command "${sub}"` : 'users needs a command: create, list, set-password, disable, unlock',
+        sub
+          ? `unknown users command "${sub}"`
+          : 'users needs a command: create, list, set-password, disable, enable, unlock',
       );
   }
 }

@@ -45,6 +45,22 @@ const schema = (withoutRowid: boolean) => [
   'create index events_at on events (at)',
   'create index events_user_id on events (user_id, at)',
   'create index events_client_id on events (client_id, at)',
+  // Webhooks (src/events/webhooks): subscriptions, the outbox of deliveries (one row per event and
+  // subscription, written with the event), and the log of each delivery's attempts.
+  `create table webhooks (id text primary key, url text not null, events text not null, owner_id text,
+    secret_enc text not null, previous_secret_enc text, previous_until bigint, created_at bigint not null)`,
+  'create index webhooks_owner_id on webhooks (owner_id)',
+  `create table webhook_deliveries (id text primary key, webhook_id text not null, event_id text not null,
+    event_type text not null, payload text not null, status text not null, attempts integer not null,
+    retry_base integer not null default 0,
+    next_attempt_at bigint not null, locked_until bigint, created_at bigint not null, last_status integer,
+    last_error text, finished_at bigint)`,
+  "create index webhook_deliveries_due on webhook_deliveries (next_attempt_at) where status = 'pending'",
+  'create index webhook_deliveries_webhook on webhook_deliveries (webhook_id, created_at)',
+  'create index webhook_deliveries_created_at on webhook_deliveries (created_at)',
+  `create table webhook_attempts (delivery_id text not null, attempt integer not null, at bigint not null,
+    status integer, duration_ms integer not null, error text,
+    constraint webhook_attempts_pk primary key (delivery_id, attempt))`,
   // A key's state follows from its times (src/tokens/key-timeline.ts). `successor_of` names the key it
   // replaces (`initial:<alg>` for the first): unique, so that of two instances rotating at once, or
   // starting on an empty database at once, one inserts the key and the other nothing.
@@ -61,6 +77,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of [
+    'webhook_attempts',
+    'webhook_deliveries',
+    'webhooks',
     'throttles',
     'events',
     'signing_keys',

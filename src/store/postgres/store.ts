@@ -64,6 +64,11 @@ export class PostgresStore extends Repository implements Store {
     });
   }
 
+  /** Each instance takes other deliveries: rows another is taking are skipped, not waited for. */
+  protected override dueDeliveries(now: number, limit: number) {
+    return super.dueDeliveries(now, limit).forUpdate().skipLocked();
+  }
+
   stats(): DatabaseStats {
     const pool = this.#pool;
     return {

@@ -1,0 +1,193 @@
+// `tessera webhooks …`: the operator's webhook subscriptions (every event they subscribe to), their
+// secrets, a test delivery, and the delivery log with redelivery.
+import type { Config } from '../../config/index.ts';
+import { resolveSecret } from '../../config/secret.ts';
+import { CLI, securityEvent } from '../../events/index.ts';
+import { webhookPayload } from '../../events/webhooks/payload.ts';
+import { createWebhook, DEFAULT_SECRET_GRACE, describeWebhook } from '../../events/webhooks/subscriptions.ts';
+import { rotateWebhookSecret, WebhookInputError } from '../../events/webhooks/subscriptions.ts';
+import type { WebhookStore } from '../../store/store.ts';
+import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../store/types.ts';
+import { newSortableId } from '../../tokens/opaque.ts';
+import { UsageError } from '../operations.ts';
+import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';
+
+function describeDelivery(delivery: WebhookDeliveryRow, attempts?: WebhookAttemptRow[]): Record<string, unknown> {
+  return {
+    id: delivery.id,
+    event_type: delivery.event_type,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    created_at: formatTime(delivery.created_at),
+    next_attempt_at: delivery.status === 'pending' ? formatTime(delivery.next_attempt_at) : null,
+    finished_at: delivery.finished_at === null ? null : formatTime(delivery.finished_at),
+    last_status: delivery.last_status,
+    last_error: delivery.last_error,
+    ...(attempts
+      ? {
+          log: attempts.map((a) => ({
+            attempt: a.attempt,
+            at: formatTime(a.at),
+            status: a.status,
+            duration_ms: a.duration_ms,
+            error: a.error,
+          })),
+        }
+      : {}),
+  };
+}
+
+export async function webhooksCommand(store: WebhookStore, config: Config, args: string[], io: Io): Promise<number> {
+  const [sub, ...rest] = args;
+  const now = Math.floor(Date.now() / 1000);
+  const existing = async (id: string) => {
+    const webhook = await store.getWebhook(id);
+    if (!webhook) throw new NotFound(`no webhook ${id}`);
+    return webhook;
+  };
+  switch (sub) {
+    case 'create': {
+      const { values } = parse(rest, {
+        url: { type: 'string' },
+        events: { type: 'string' },
+        json: { type: 'boolean' },
+      });
+      const input = {
+        url: requireOption(values.url, '--url'),
+        events: requireOption(values.events, '--events').split(','),
+        ownerId: null,
+        allowPrivate: config.outboundAllowPrivate,
+      };
+      let created;
+      try {
+        created = await createWebhook(store, await resolveSecret(config), input, now, CLI);
+      } catch (err) {
+        if (err instanceof WebhookInputError) throw new UsageError(`--${err.message}`);
+        throw err;
+      }
+      const shown = { ...describeWebhook(created.webhook), secret: created.secret };
+      if (values.json) io.out(JSON.stringify(shown, null, 2));
+      else {
+        for (const [key, value] of Object.entries(shown)) io.out(`${key.padEnd(12)} ${String(value)}`);
+        io.out('\nStore the secret now: it is shown only once. Receivers verify each delivery with it.');
+      }
+      return 0;
+    }
+    case 'list': {
+      const { values } = parse(rest, { json: { type: 'boolean' } });
+      const webhooks = await store.listWebhooks();
+      if (values.json) io.out(JSON.stringify(webhooks.map(describeWebhook), null, 2));
+      else if (webhooks.length === 0) io.out('no webhooks');
+      else
+        for (const w of webhooks) io.out(`${w.id}  ${w.url}  ${w.events}${w.owner_id ? `  (user ${w.owner_id})` : ''}`);
+      return 0;
+    }
+    case 'show': {
+      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
+      const described = describeWebhook(await existing(requirePositional(positionals, 'the webhook id')));
+      if (values.json) io.out(JSON.stringify(described, null, 2));
+      else for (const [key, value] of Object.entries(described)) io.out(`${key.padEnd(12)} ${String(value)}`);
+      return 0;
+    }
+    case 'delete': {
+      const { positionals } = parse(rest, {}, 1);
+      const webhook = await existing(requirePositional(positionals, 'the webhook id'));
+      const deleted = securityEvent('webhook.deleted', now, {
+        userId: webhook.owner_id,
+        requester: CLI,
+        data: { webhook: webhook.id, url: webhook.url },
+      });
+      await store.deleteWebhook(webhook.id, deleted);
+      io.out(`deleted webhook ${webhook.id}`);
+      return 0;
+    }
+    case 'rotate-secret': {
+      const { values, positionals } = parse(rest, { grace: { type: 'string' }, json: { type: 'boolean' } }, 1);
+      const webhook = await existing(requirePositional(positionals, 'the webhook id'));
+      const grace = values.grace === undefined ? DEFAULT_SECRET_GRACE : Number(values.grace);
+      if (!Number.isInteger(grace) || grace < 0) throw new UsageError('--grace must be a whole number of seconds');
+      const secret = await rotateWebhookSecret(store, await resolveSecret(config), webhook, grace, now);
+      if (values.json)
+        io.out(JSON.stringify({ id: webhook.id, secret, previous_secret_until: formatTime(now + grace) }, null, 2));
+      else
+        io.out(
+          `secret ${secret}\n\nDeliveries are signed with the new secret and, until ${formatTime(now + grace)}, ` +
+            'the old ' +
+            'one too. Store the new one now: it is shown only once.',
+        );
+      return 0;
+    }
+    case 'test': {
+      const { positionals } = parse(rest, {}, 1);
+      const webhook = await existing(requirePositional(positionals, 'the webhook id'));
+      const eventId = `test_${newSortableId()}`;
+      const payload = webhookPayload(
+        {
+          id: eventId,
+          at: now,
+          type: 'webhook.test',
+          userId: null,
+          clientId: null,
+          ip: null,
+          userAgent: null,
+          data: { webhook: webhook.id },
+        },
+        false,
+      );
+      await store.enqueueDelivery({
+        id: `${eventId}.${webhook.id}`,
+        webhook_id: webhook.id,
+        event_id: eventId,
+        event_type: 'webhook.test',
+        payload,
+        status: 'pending',
+        attempts: 0,
+        retry_base: 0,
+        next_attempt_at: now,
+        locked_until: null,
+        created_at: now,
+        last_status: null,
+        last_error: null,
+        finished_at: null,
+      });
+      io.out(
+        `queued a webhook.test delivery ${eventId}.${webhook.id}; ` +
+          `see it with: tessera webhooks deliveries ${webhook.id}`,
+      );
+      return 0;
+    }
+    case 'deliveries': {
+      const { values, positionals } = parse(rest, { limit: { type: 'string' }, json: { type: 'boolean' } }, 1);
+      const webhook = await existing(requirePositional(positionals, 'the webhook id'));
+      const limit = values.limit === undefined ? 50 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
+      const deliveries = await store.listDeliveries(webhook.id, limit);
+      if (values.json) {
+        const described = [];
+        for (const d of deliveries) described.push(describeDelivery(d, await store.listAttempts(d.id)));
+        io.out(JSON.stringify(described, null, 2));
+      } else if (deliveries.length === 0) io.out('no deliveries');
+      else
+        for (const d of deliveries) {
+          const last = d.last_status ?? d.last_error ?? '-';
+          io.out(
+            `${d.id}  ${d.event_type}  ${d.status}  attempts ${d.attempts}  last ${last}  ${formatTime(d.created_at)}`,
+          );
+        }
+      return 0;
+    }
+    case 'redeliver': {
+      const { positionals } = parse(rest, {}, 1);
+      const id = requirePositional(positionals, 'the delivery id');
+      if (!(await store.redeliver(id, now))) throw new NotFound(`no delivery ${id}`);
+      io.out(`delivery ${id} is due again now`);
+      return 0;
+    }
+    default:
+      throw new UsageError(
+        sub
+          ? `unknown webhooks command "${sub}"`
+          : 'webhooks needs a command: create, list, show, delete, rotate-secret, test, deliveries, redeliver',
+      );
+  }
+}

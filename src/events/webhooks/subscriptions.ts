@@ -1,0 +1,122 @@
+// Webhook subscriptions, for the CLI (the operator's, receiving every event they subscribe to) and
+// for /api/webhooks (a user's, receiving events about that user and the apps they registered): an
+// https URL, the event types, and a Standard Webhooks secret shown once, kept encrypted under
+// TESSERA_SECRET since signing needs it.
+import { hkdfSync } from 'node:crypto';
+import { type EventType, EVENT_TYPES, type Requester, securityEvent } from '../index.ts';
+import { isPublicAddress } from '../../http/outbound.ts';
+import type { WebhookStore } from '../../store/store.ts';
+import type { WebhookRow } from '../../store/types.ts';
+import { newSortableId } from '../../tokens/opaque.ts';
+import { gcmDecrypt, gcmEncrypt } from '../../tokens/sealed.ts';
+import { newWebhookSecret } from './signature.ts';
+
+/** What a webhook can subscribe to: every event of the catalogue. */
+export const WEBHOOK_EVENT_TYPES: readonly EventType[] = EVENT_TYPES;
+/** How long a rotated-away secret keeps signing beside the new one, by default (a day). */
+export const DEFAULT_SECRET_GRACE = 86_400;
+const MAX_EVENTS = 50;
+
+export class WebhookInputError extends Error {
+  override name = 'WebhookInputError';
+}
+
+function encryptionKey(secret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'tessera', 'tessera webhook secret v1', 32));
+}
+
+export function sealWebhookSecret(webhookSecret: string, secret: string): string {
+  const { iv, ciphertext, tag } = gcmEncrypt(encryptionKey(secret), webhookSecret);
+  return [iv, ciphertext, tag].map((b) => b.toString('base64url')).join('.');
+}
+
+export function openWebhookSecret(sealed: string, secret: string): string {
+  const [iv, ciphertext, tag] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
+  const plain = iv && ciphertext && tag ? gcmDecrypt(encryptionKey(secret), iv, ciphertext, tag) : undefined;
+  if (plain === undefined)
+    throw new Error('webhook secret: cannot decrypt it; is TESSERA_SECRET the one it was made with?');
+  return plain;
+}
+
+/**
+ * A receiver's URL: absolute https (http only where private addresses are allowed, for development),
+ * no credentials or fragment, and not an address of our own network written as a literal. Names are
+ * checked again on every delivery, on the addresses connected to (../../http/outbound.ts).
+ */
+export function webhookUrlProblem(url: string, allowPrivate: boolean): string | undefined {
+  const parsed = URL.parse(url);
+  if (!parsed || url.length > 2000) return 'must be an absolute URL';
+  if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) return 'must be https';
+  if (parsed.username !== '' || parsed.password !== '') return 'must not contain credentials';
+  if (url.includes('#')) return 'must not contain a fragment';
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (
+    !allowPrivate &&
+    (host === 'localhost' || host.endsWith('.localhost') || (!isPublicAddress(host) && /^[\d.:a-f]+$/i.test(host)))
+  )
+    return 'must not point to a loopback, private or link-local address';
+  return undefined;
+}
+
+export function checkEventTypes(types: readonly string[]): EventType[] {
+  const unique = [...new Set(types.map((t) => t.trim()).filter((t) => t !== ''))];
+  const unknown = unique.filter((t) => !WEBHOOK_EVENT_TYPES.includes(t as EventType));
+  if (unique.length === 0 || unique.length > MAX_EVENTS || unknown.length > 0) {
+    throw new WebhookInputError(`events must be event types of the catalogue (${unknown.length} unknown)`);
+  }
+  return unique as EventType[];
+}
+
+export async function createWebhook(
+  store: WebhookStore,
+  secret: string,
+  input: { url: string; events: readonly string[]; ownerId: string | null; allowPrivate: boolean },
+  now: number,
+  requester: Requester,
+): Promise<{ webhook: WebhookRow; secret: string }> {
+  const problem = webhookUrlProblem(input.url, input.allowPrivate);
+  if (problem) throw new WebhookInputError(`url ${problem}`);
+  const events = checkEventTypes(input.events);
+  const webhookSecret = newWebhookSecret();
+  const webhook: WebhookRow = {
+    id: `wh_${newSortableId()}`,
+    url: input.url,
+    events: events.join(' '),
+    owner_id: input.ownerId,
+    secret_enc: sealWebhookSecret(webhookSecret, secret),
+    previous_secret_enc: null,
+    previous_until: null,
+    created_at: now,
+  };
+  const data = { webhook: webhook.id, url: webhook.url, events };
+  await store.createWebhook(webhook, securityEvent('webhook.created', now, { userId: input.ownerId, requester, data }));
+  return { webhook, secret: webhookSecret };
+}
+
+/** A new secret, shown once; the old one signs beside it for `grace` seconds. */
+export async function rotateWebhookSecret(
+  store: WebhookStore,
+  secret: string,
+  webhook: WebhookRow,
+  grace: number,
+  now: number,
+): Promise<string> {
+  const webhookSecret = newWebhookSecret();
+  await store.rotateWebhookSecret(webhook.id, {
+    secretEnc: sealWebhookSecret(webhookSecret, secret),
+    previousSecretEnc: webhook.secret_enc,
+    previousUntil: now + grace,
+  });
+  return webhookSecret;
+}
+
+/** A webhook as the CLI and the API show it: never its secret. */
+export function describeWebhook(webhook: WebhookRow): Record<string, unknown> {
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    events: webhook.events.split(' '),
+    owner_id: webhook.owner_id,
+    created_at: new Date(webhook.created_at * 1000).toISOString(),
+  };
+}
