@@ -7,6 +7,7 @@ import type { RouteContext } from './http/context.ts';
 import { registerCors } from './http/plugins/cors.ts';
 import { registerErrorHandling } from './http/plugins/errors.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
+import { registerSameOrigin } from './http/plugins/same-origin.ts';
 import { accountRoutes } from './http/routes/account.ts';
 import { authorizeRoutes } from './http/routes/authorize.ts';
 import { logoutRoutes } from './http/routes/logout.ts';
@@ -27,6 +28,13 @@ import { RefreshTokens } from './tokens/refresh.ts';
 import type { DemoCredentials } from './demo.ts';
 import { demoRoutes } from './http/routes/demo.ts';
 import { Lifecycle } from './lifecycle.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The Prometheus registry, for a metrics listener of its own (src/main.ts). */
+    metricsRegistry: import('prom-client').Registry;
+  }
+}
 
 export interface AppDeps {
   config: Config;
@@ -79,7 +87,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerErrorHandling(app);
   registerCors(app);
-  const { security } = registerMetrics(app, deps.store, lifecycle, deps.keys);
+  registerSameOrigin(app, deps.config.issuer);
+  // HSTS (RFC 6797) on every answer of an https issuer: browsers then never try plain http, where a
+  // cookie could be planted or read.
+  if (deps.config.issuer.startsWith('https:') && deps.config.hstsMaxAge > 0) {
+    const hsts = `max-age=${deps.config.hstsMaxAge}`;
+    app.addHook('onSend', (_request, reply, payload, done) => {
+      reply.header('strict-transport-security', hsts);
+      done(null, payload);
+    });
+  }
+  const metricsOptions = { onPublicListener: deps.config.metrics.port === null, token: deps.config.metrics.token };
+  const { security, registry } = registerMetrics(app, deps.store, lifecycle, deps.keys, metricsOptions);
+  app.decorate('metricsRegistry', registry);
 
   if (deps.config.clientMetadataDocuments) {
     const documents = new ClientDocuments({

@@ -39,13 +39,15 @@ export async function seedDemo(store: ClientStore & UserStore, config: Config): 
     passwordHash: await hashPassword(password),
   });
   const redirectUris = [demoCallbackUri(config)];
-  const confidential = await createClient(store, config, {
+  // The demo's callback is on the issuer: in development that may be plain http on any host name.
+  const demoConfig = { ...config, allowHttpRedirectUris: config.env !== 'production' };
+  const confidential = await createClient(store, demoConfig, {
     name: 'Demo confidential client',
     redirectUris,
     scopes: DEMO_SCOPE.split(' '),
     public: false,
   });
-  const pub = await createClient(store, config, {
+  const pub = await createClient(store, demoConfig, {
     name: 'Demo public client',
     redirectUris,
     scopes: DEMO_SCOPE.split(' '),

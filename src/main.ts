@@ -8,6 +8,7 @@ import { describeDatabase, Lifecycle, waitForDatabase } from './lifecycle.ts';
 import { DatabaseUnavailable } from './store/faults.ts';
 import { startHousekeeping } from './store/housekeeping.ts';
 import { WebhookDelivery } from './events/webhooks/delivery.ts';
+import { startMetricsListener } from './http/plugins/metrics.ts';
 import { openStore, type Store } from './store/index.ts';
 import { startKeyMaintenance } from './tokens/key-rotation.ts';
 import { keyTimeline } from './tokens/key-timeline.ts';
@@ -67,6 +68,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   // flight (idle keep-alive connections close at once), close the store and exit 0; all within
   // TESSERA_SHUTDOWN_TIMEOUT, else exit 1. A second signal ends the drain early.
   let endDrain: (() => void) | undefined;
+  let metricsListener: import('node:http').Server | undefined;
   const shutdown = async (signal: string) => {
     if (lifecycle.draining) return endDrain?.();
     lifecycle.draining = true;
@@ -82,6 +84,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     keyMaintenance.stop();
     housekeeping.stop();
     await app.close();
+    metricsListener?.close();
     await webhooks.stop();
     await store.close();
     app.log.info('shut down');
@@ -91,6 +94,9 @@ export async function start(env: Record<string, string | undefined> = process.en
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
   await app.listen({ port: config.port, host: config.host });
+  if (config.metrics.port !== null) {
+    metricsListener = await startMetricsListener(app.metricsRegistry, { ...config.metrics, port: config.metrics.port });
+  }
   console.log(`Tessera is listening: ${config.issuer} (database: ${database})`);
   if (seeded) {
     const urls = demoAuthorizationUrls(config, seeded);

@@ -2,6 +2,7 @@
 import { CLI, type Requester, securityEvent } from '../events/index.ts';
 import type { Config } from '../config/index.ts';
 import type { Client, ClientStore, TokenEndpointAuthMethod, User, UserStore } from '../store/store.ts';
+import { redirectUriProblem } from '../oauth/registration/redirect-rules.ts';
 import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
 
 export class UsageError extends Error {
@@ -56,26 +57,29 @@ function checkGrantTypes(grantTypes: string[], isPublic: boolean): string[] {
 
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
 
-/** RFC 6749 §3.1.2: an absolute URI without a fragment. */
-function checkRedirectUri(uri: string, option: string): void {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    throw new UsageError(`${option}: "${uri}" is not an absolute URI`);
+/**
+ * The one set of redirect URI rules (src/oauth/registration/redirect-rules.ts, as for clients that
+ * register themselves); plain http to a host other than loopback only with `allowHttp`
+ * (TESSERA_ALLOW_HTTP_REDIRECT_URIS, never in production). What deserves a warning, or undefined.
+ */
+function checkRedirectUri(uri: string, option: string, allowHttp: boolean): string | undefined {
+  const problem = redirectUriProblem(uri);
+  const url = URL.parse(uri);
+  const plainHttp = url?.protocol === 'http:' && redirectUriProblem(uri.replace(/^http:/, 'https:')) === undefined;
+  if (problem && !(allowHttp && plainHttp)) throw new UsageError(`${option}: "${uri}" ${problem}`);
+  if (url?.protocol === 'http:' && url.hostname === 'localhost') {
+    return `${option}: "${uri}": localhost may resolve to another address than the app listens on; http://127.0.0.1 is what RFC 8252 §8.3 recommends`;
   }
-  if (uri.includes('#')) throw new UsageError(`${option}: "${uri}" must not contain a fragment`);
-  if (url.protocol === 'javascript:' || url.protocol === 'data:')
-    throw new UsageError(`${option}: "${uri}" has a forbidden scheme`);
+  return plainHttp && problem ? `${option}: "${uri}" is plain http (TESSERA_ALLOW_HTTP_REDIRECT_URIS)` : undefined;
 }
 
 export async function createClient(
   store: ClientStore,
-  config: Pick<Config, 'scopes'>,
+  config: Pick<Config, 'scopes'> & Partial<Pick<Config, 'allowHttpRedirectUris'>>,
   input: CreateClientInput,
   now = Math.floor(Date.now() / 1000),
   requester: Requester = CLI,
-): Promise<{ client: Client; clientSecret: string | null }> {
+): Promise<{ client: Client; clientSecret: string | null; warnings: string[] }> {
   if (input.name.trim() === '') throw new UsageError('--name must not be empty');
   const grantTypes = checkGrantTypes(input.grantTypes ?? ['authorization_code', 'refresh_token'], input.public);
   const allowedOrigins = [...new Set((input.allowedOrigins ?? []).map(checkOrigin))];
@@ -83,8 +87,13 @@ export async function createClient(
   if (input.redirectUris.length === 0 && grantTypes.includes('authorization_code')) {
     throw new UsageError('at least one --redirect-uri is required');
   }
-  for (const uri of input.redirectUris) checkRedirectUri(uri, '--redirect-uri');
-  for (const uri of input.postLogoutRedirectUris ?? []) checkRedirectUri(uri, '--post-logout-redirect-uri');
+  const allowHttp = config.allowHttpRedirectUris ?? false;
+  const warnings = [
+    ...input.redirectUris.map((uri) => checkRedirectUri(uri, '--redirect-uri', allowHttp)),
+    ...(input.postLogoutRedirectUris ?? []).map((uri) =>
+      checkRedirectUri(uri, '--post-logout-redirect-uri', allowHttp),
+    ),
+  ].filter((warning) => warning !== undefined);
   if (input.scopes.length === 0) throw new UsageError('--scope must name at least one scope');
   const unknown = input.scopes.filter((s) => !config.scopes.has(s));
   if (unknown.length > 0)
@@ -115,7 +124,7 @@ export async function createClient(
     client,
     securityEvent('client.created', now, { clientId: client.clientId, requester, data }),
   );
-  return { client, clientSecret };
+  return { client, clientSecret, warnings };
 }
 
 /** Changes a client's grant types and allowed origins (`tessera clients update`). */

@@ -130,6 +130,22 @@ export const configSchema = z.object({
    * reach loopback, private and link-local addresses. For development and tests only.
    */
   TESSERA_OUTBOUND_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  /**
+   * TESSERA_ALLOW_HTTP_REDIRECT_URIS: let `tessera clients create` register plain http redirect URIs
+   * to hosts other than loopback. Development only: refused in production.
+   */
+  TESSERA_ALLOW_HTTP_REDIRECT_URIS: z.enum(['true', 'false']).default('false'),
+  /**
+   * TESSERA_METRICS_PORT: serve /metrics on a listener of its own at TESSERA_METRICS_HOST on this port,
+   * not on the public one. Default 9464 in production unless TESSERA_METRICS_TOKEN is set.
+   */
+  TESSERA_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** TESSERA_METRICS_HOST: the metrics listener's address. */
+  TESSERA_METRICS_HOST: z.string().default('127.0.0.1'),
+  /** TESSERA_METRICS_TOKEN: /metrics answers only `Authorization: Bearer <this>` (at least 16 characters). */
+  TESSERA_METRICS_TOKEN: z.string().min(16).optional(),
+  /** TESSERA_HSTS_MAX_AGE: with an https issuer, every answer's Strict-Transport-Security max-age; 0 sends none. */
+  TESSERA_HSTS_MAX_AGE: z.coerce.number().int().min(0).default(31_536_000),
   /** TESSERA_WEBHOOK_INTERVAL: seconds between an instance's looks at the webhook outbox. */
   TESSERA_WEBHOOK_INTERVAL: z.coerce.number().min(0.05).default(1),
   /** TESSERA_DEMO: create a demo user and clients on the first start of an empty database. */
@@ -182,6 +198,10 @@ export interface Config {
   /** Whether fetches of client-supplied URLs may reach private addresses (development and tests). */
   readonly outboundAllowPrivate: boolean;
   readonly webhookInterval: number;
+  readonly hstsMaxAge: number;
+  readonly allowHttpRedirectUris: boolean;
+  /** Where /metrics is served: its own listener (port, host) or the public one; and the bearer token it asks. */
+  readonly metrics: { port: number | null; host: string; token: string | null };
 }
 
 export const OIDC_SCOPES: ReadonlyArray<readonly [string, string]> = [
@@ -243,6 +263,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (production && issuerUrl.protocol !== 'https:') {
     throw new ConfigError('TESSERA_ISSUER: must be https in production');
   }
+  if (production && e.TESSERA_ALLOW_HTTP_REDIRECT_URIS === 'true') {
+    throw new ConfigError('TESSERA_ALLOW_HTTP_REDIRECT_URIS: development only; remove it in production');
+  }
   if (production && !e.TESSERA_SECRET) {
     throw new ConfigError('TESSERA_SECRET: required in production');
   }
@@ -296,5 +319,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     clientMetadataDocuments: e.TESSERA_CLIENT_ID_METADATA_DOCUMENTS === 'true',
     outboundAllowPrivate: e.TESSERA_OUTBOUND_ALLOW_PRIVATE === 'true',
     webhookInterval: e.TESSERA_WEBHOOK_INTERVAL,
+    hstsMaxAge: e.TESSERA_HSTS_MAX_AGE,
+    allowHttpRedirectUris: e.TESSERA_ALLOW_HTTP_REDIRECT_URIS === 'true',
+    metrics: {
+      port: e.TESSERA_METRICS_PORT ?? (production && !e.TESSERA_METRICS_TOKEN ? 9464 : null),
+      host: e.TESSERA_METRICS_HOST,
+      token: e.TESSERA_METRICS_TOKEN ?? null,
+    },
   });
 }

@@ -30,7 +30,9 @@ export class OAuthError extends Error {
   /** What an operator needs to know (which client, which check), never sent to the client. */
   readonly detail: string | undefined;
   constructor(error: OAuthErrorCode, description: string, status = 400, detail?: string) {
-    super(description);
+    // RFC 6749 §4.1.2.1, §5.2: error_description is %x20-21 / %x23-5B / %x5D-7E. Descriptions are
+    // fixed texts (what the caller sent goes into `detail`); this keeps any other character out too.
+    super(description.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, ''));
     this.error = error;
     this.status = status;
     this.detail = detail;

@@ -1,4 +1,12 @@
-// Browser state: the login session cookie and the CSRF cookie (double-submit, HMAC-bound).
+// Browser state: the login session cookie, the forms' anti-CSRF tokens and the browser's binding.
+//
+// A form's token is an HMAC under a key of TESSERA_SECRET's of the browser's session cookie when it
+// has one, and before sign-in of a pre-session cookie that sign-in and sign-out replace (OWASP's
+// signed double submit): a pair someone else minted and planted in this browser matches nothing
+// once the user is signed in. Sealed sign-in, consent and sign-out requests carry a hash of the
+// browser cookie they were started in, and are refused in another browser. With an https issuer
+// the cookies are `__Host-` prefixed (Secure, Path=/, no Domain: no sibling subdomain or plain-http
+// page can set them).
 import { createHmac, type KeyObject } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { securityEvent } from '../events/index.ts';
@@ -9,9 +17,12 @@ import { purposeKey } from '../tokens/sealed.ts';
 import { requesterOf } from './requester.ts';
 
 export const SESSION_COOKIE = 'tessera_session';
+/** The pre-session value the forms' tokens derive from before sign-in. */
 export const CSRF_COOKIE = 'tessera_csrf';
 /** Which user this browser signed in as before (src/oauth/login.ts counts its failures apart). */
 export const DEVICE_COOKIE = 'tessera_device';
+/** A random id of this browser, which sealed interactions and sign-out requests are bound to. */
+export const BROWSER_COOKIE = 'tessera_browser';
 /** 400 days: the longest a browser keeps a cookie. */
 const DEVICE_MAX_AGE = 400 * 86_400;
 
@@ -21,13 +32,22 @@ export class BrowserState {
   readonly #secure: boolean;
   readonly #store: SessionStore;
   readonly #sessionTtl: number;
+  /** The cookies' names: `__Host-` prefixed over https. */
+  readonly names: { session: string; csrf: string; device: string; browser: string };
 
   constructor(opts: { secret: string; secure: boolean; store: SessionStore; sessionTtl: number }) {
-    this.#csrfKey = purposeKey(opts.secret, 'tessera csrf v1');
+    this.#csrfKey = purposeKey(opts.secret, 'tessera csrf v2');
     this.#deviceKey = purposeKey(opts.secret, 'tessera device v1');
     this.#secure = opts.secure;
     this.#store = opts.store;
     this.#sessionTtl = opts.sessionTtl;
+    const prefix = opts.secure ? '__Host-' : '';
+    this.names = {
+      session: `${prefix}${SESSION_COOKIE}`,
+      csrf: `${prefix}${CSRF_COOKIE}`,
+      device: `${prefix}${DEVICE_COOKIE}`,
+      browser: `${prefix}${BROWSER_COOKIE}`,
+    };
   }
 
   #cookieOptions(maxAge?: number) {
@@ -36,7 +56,7 @@ export class BrowserState {
 
   /** The browser's session with its user; with `clientId`, also what the user consented to for it. */
   async session(request: FastifyRequest, now: number, clientId?: string): Promise<BrowserSession | undefined> {
-    const value = request.cookies[SESSION_COOKIE];
+    const value = request.cookies[this.names.session];
     if (!value) return undefined;
     const found = await this.#store.getSessionAndUser(hashToken(value), now, clientId);
     if (!found) return undefined;
@@ -61,7 +81,7 @@ export class BrowserState {
     now: number,
     clientId: string | null = null,
   ): Promise<BrowserSession> {
-    const previous = request.cookies[SESSION_COOKIE];
+    const previous = request.cookies[this.names.session];
     if (previous) await this.#store.deleteSession(hashToken(previous));
     const value = randomToken();
     const id = hashToken(value);
@@ -70,20 +90,23 @@ export class BrowserState {
       { id, user_id: userId, auth_time: now, created_at: now, expires_at: now + this.#sessionTtl },
       signedIn,
     );
-    reply.setCookie(SESSION_COOKIE, value, this.#cookieOptions(this.#sessionTtl));
+    reply.setCookie(this.names.session, value, this.#cookieOptions(this.#sessionTtl));
+    // The forms' tokens now derive from the new session; the pre-session value is replaced too.
+    reply.setCookie(this.names.csrf, randomToken(), this.#cookieOptions());
     return { id, userId, authTime: now };
   }
 
   /** Ends this browser's session (logout), recorded as `user.signed_out` when there was one. */
   async endSession(request: FastifyRequest, reply: FastifyReply, now: number): Promise<void> {
-    const value = request.cookies[SESSION_COOKIE];
+    const value = request.cookies[this.names.session];
     const found = value ? await this.#store.getSessionAndUser(hashToken(value), now) : undefined;
     if (found) {
       const userId = found.session.user_id;
       const signedOut = securityEvent('user.signed_out', now, { userId, requester: requesterOf(request) });
       await this.#store.deleteSession(found.session.id, signedOut);
     }
-    reply.clearCookie(SESSION_COOKIE, this.#cookieOptions());
+    reply.clearCookie(this.names.session, this.#cookieOptions());
+    reply.setCookie(this.names.csrf, randomToken(), this.#cookieOptions());
   }
 
   #deviceMac(deviceId: string, username: string): string {
@@ -92,7 +115,7 @@ export class BrowserState {
 
   /** The device id, when this browser's device cookie says it signed in as `username` before. */
   knownDevice(request: FastifyRequest, username: string): string | undefined {
-    const [deviceId, mac] = (request.cookies[DEVICE_COOKIE] ?? '').split('.');
+    const [deviceId, mac] = (request.cookies[this.names.device] ?? '').split('.');
     if (!deviceId || !mac || !username) return undefined;
     return safeEqual(this.#deviceMac(deviceId, username), mac) ? deviceId : undefined;
   }
@@ -102,25 +125,54 @@ export class BrowserState {
     // A new id unless the cookie is already this user's: an id planted by someone else is not reused.
     const deviceId = this.knownDevice(request, username) ?? randomToken(12);
     const value = `${deviceId}.${this.#deviceMac(deviceId, username)}`;
-    reply.setCookie(DEVICE_COOKIE, value, this.#cookieOptions(DEVICE_MAX_AGE));
+    reply.setCookie(this.names.device, value, this.#cookieOptions(DEVICE_MAX_AGE));
   }
 
-  /** The CSRF token for a form, setting the CSRF cookie when the browser has none. */
+  /**
+   * The token for a form: derived from the session cookie when the browser has one, else from the
+   * pre-session cookie (set now when the browser has none).
+   */
   csrfToken(request: FastifyRequest, reply: FastifyReply): string {
-    let value = request.cookies[CSRF_COOKIE];
+    const session = request.cookies[this.names.session];
+    if (session) return this.#mac('session', session);
+    let value = request.cookies[this.names.csrf];
     if (!value) {
       value = randomToken();
-      reply.setCookie(CSRF_COOKIE, value, this.#cookieOptions());
+      reply.setCookie(this.names.csrf, value, this.#cookieOptions());
     }
-    return this.#mac(value);
+    return this.#mac('pre-session', value);
   }
 
+  /** Whether `submitted` is the token this browser's forms carry now. */
   checkCsrf(request: FastifyRequest, submitted: string | undefined): boolean {
-    const value = request.cookies[CSRF_COOKIE];
-    return value !== undefined && submitted !== undefined && safeEqual(this.#mac(value), submitted);
+    if (submitted === undefined) return false;
+    const session = request.cookies[this.names.session];
+    const pre = request.cookies[this.names.csrf];
+    const expected = session ? this.#mac('session', session) : pre ? this.#mac('pre-session', pre) : undefined;
+    return expected !== undefined && safeEqual(expected, submitted);
   }
 
-  #mac(value: string): string {
-    return createHmac('sha256', this.#csrfKey).update(value).digest('base64url');
+  #mac(kind: string, value: string): string {
+    return createHmac('sha256', this.#csrfKey).update(`${kind}\n${value}`).digest('base64url');
+  }
+
+  /**
+   * This browser's binding for a sealed interaction or sign-out request: a hash of its browser
+   * cookie, which is set now when it has none (only when something is sealed, never per token request).
+   */
+  binding(request: FastifyRequest, reply: FastifyReply): string {
+    let value = request.cookies[this.names.browser];
+    if (!value) {
+      value = randomToken();
+      request.cookies[this.names.browser] = value;
+      reply.setCookie(this.names.browser, value, this.#cookieOptions());
+    }
+    return hashToken(value).slice(0, 32);
+  }
+
+  /** Whether a sealed value bound to `bound` was started in this browser. */
+  isBound(request: FastifyRequest, bound: string | undefined): boolean {
+    const value = request.cookies[this.names.browser];
+    return bound !== undefined && value !== undefined && safeEqual(hashToken(value).slice(0, 32), bound);
   }
 }

@@ -25,6 +25,8 @@ export interface Interaction {
   minAuthTime: number;
   /** Expiry, epoch seconds. */
   exp: number;
+  /** The browser it was started in (src/http/browser.ts binding): refused in any other. */
+  browser?: string;
 }
 
 export class InteractionSealer extends Sealer<Interaction> {

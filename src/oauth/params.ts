@@ -17,7 +17,7 @@ export function paramsFrom(search: URLSearchParams): Params {
 export function rejectDuplicates(params: Params, names?: readonly string[]): void {
   for (const [name, values] of params) {
     if (values.length > 1 && (!names || names.includes(name))) {
-      throw new InvalidRequest(`parameter "${name}" is included more than once`);
+      throw new InvalidRequest('a parameter is included more than once', `repeated: ${JSON.stringify(name)}`);
     }
   }
 }

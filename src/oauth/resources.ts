@@ -43,7 +43,9 @@ export async function knownResource(store: ResourceStore, uri: string): Promise<
  */
 export function checkScopesForResource(scopes: readonly string[], resource: Resource): void {
   const foreign = scopes.filter((s) => !USER_SCOPES.has(s) && !resource.scopes.includes(s));
-  if (foreign.length > 0) throw new InvalidScope(`the resource does not accept the scope ${foreign.join(' ')}`);
+  if (foreign.length > 0) {
+    throw new InvalidScope('scope names a scope the resource does not accept', `foreign: ${foreign.join(' ')}`);
+  }
   if (!scopes.some((s) => resource.scopes.includes(s)))
     throw new InvalidScope('ask for at least one scope the resource accepts');
 }

@@ -21,7 +21,7 @@ export async function revoke(
   rejectDuplicates(body);
   const client = await authenticateClient(deps.store, authorization, body, guard);
   if (origin !== undefined && !isOriginAllowed(client, origin)) {
-    throw new InvalidRequest(`the origin ${origin} is not allowed for this client`);
+    throw new InvalidRequest('the Origin is not allowed for this client', `origin ${JSON.stringify(origin)}`);
   }
   const token = single(body, 'token');
   if (!token) throw new InvalidRequest('token is required');

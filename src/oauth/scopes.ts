@@ -6,7 +6,12 @@ export const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 export function parseScope(value: string): string[] {
   const scopes = value.split(' ').filter((s) => s !== '');
   for (const scope of scopes) {
-    if (!SCOPE_TOKEN.test(scope)) throw new InvalidScope(`"${scope}" is not a valid scope token`);
+    if (!SCOPE_TOKEN.test(scope)) {
+      throw new InvalidScope(
+        'scope has a character RFC 6749 does not allow in a scope',
+        `scope ${JSON.stringify(scope)}`,
+      );
+    }
   }
   return [...new Set(scopes)];
 }
@@ -15,7 +20,10 @@ export function parseScope(value: string): string[] {
 export function checkAllowedScopes(requested: readonly string[], allowed: readonly string[]): void {
   const notAllowed = requested.filter((s) => !allowed.includes(s));
   if (notAllowed.length > 0) {
-    throw new InvalidScope(`scope not allowed for this client: ${notAllowed.join(' ')}`);
+    throw new InvalidScope(
+      'scope asks for more than the client is registered for',
+      `not allowed: ${notAllowed.join(' ')}`,
+    );
   }
 }
 

@@ -14,6 +14,7 @@ const GRANTS: ReadonlyMap<string, GrantHandler> = new Map(
   [authorizationCodeGrant, refreshTokenGrant, clientCredentialsGrant].map((grant) => [grant.grantType, grant]),
 );
 export const SUPPORTED_GRANT_TYPES = [...GRANTS.keys()];
+const SUPPORTED_GRANT_TYPES_TEXT = SUPPORTED_GRANT_TYPES.join(', ');
 
 export async function tokenEndpoint(
   ctx: GrantContext,
@@ -29,12 +30,17 @@ export async function tokenEndpoint(
   // A browser's request from an origin the client does not allow redeems nothing (CORS would only
   // have kept the answer from being read).
   if (origin !== undefined && !isOriginAllowed(client, origin)) {
-    throw new InvalidRequest(`the origin ${origin} is not allowed for this client`);
+    throw new InvalidRequest('the Origin is not allowed for this client', `origin ${JSON.stringify(origin)}`);
   }
   const grantType = single(body, 'grant_type');
   if (!grantType) throw new InvalidRequest('grant_type is required');
   const grant = GRANTS.get(grantType);
-  if (!grant) throw new UnsupportedGrantType(`grant_type "${grantType}" is not supported`);
+  if (!grant) {
+    throw new UnsupportedGrantType(
+      `grant_type may be ${SUPPORTED_GRANT_TYPES_TEXT}`,
+      `grant_type ${JSON.stringify(grantType)}`,
+    );
+  }
   if (!client.grantTypes.includes(grantType)) {
     throw new UnauthorizedClient(`the client is not allowed to use the ${grantType} grant`);
   }

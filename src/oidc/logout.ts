@@ -15,6 +15,8 @@ export interface LogoutRequest {
   postLogoutRedirectUri: string | null;
   state: string | null;
   exp: number;
+  /** The browser the confirmation was shown in (src/http/browser.ts binding): refused in any other. */
+  browser?: string;
 }
 
 export class LogoutSealer extends Sealer<LogoutRequest> {

@@ -165,12 +165,16 @@ export class Repository {
   async setUserPassword(id: string, passwordHash: string, now: number, event?: SecurityEvent): Promise<boolean> {
     const set = { password_hash: passwordHash, updated_at: now };
     const updated = this.db.updateTable('users').set(set).where('id', '=', id);
-    return (await this.write(updated, ...this.#events(event))) === 1;
+    // Whoever signed in with the old password is signed out; grants (refresh tokens) stay.
+    const sessions = this.db.deleteFrom('sessions').where('user_id', '=', id);
+    return (await this.write(updated, sessions, ...this.#events(event))) === 1;
   }
   async setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent): Promise<boolean> {
     const set = { disabled: disabled ? 1 : 0, updated_at: now };
     const updated = this.db.updateTable('users').set(set).where('id', '=', id);
-    return (await this.write(updated, ...this.#events(event))) === 1;
+    // Disabling signs the user out everywhere; their grants are refused while disabled, not revoked.
+    const sessions = disabled ? [this.db.deleteFrom('sessions').where('user_id', '=', id)] : [];
+    return (await this.write(updated, ...sessions, ...this.#events(event))) === 1;
   }
   async changePassword(
     input: { userId: string; passwordHash: string; now: number; keepSession: string },

@@ -143,9 +143,9 @@ export interface UserStore {
   getUserById(id: string): Promise<User | undefined>;
   getUserByUsername(username: string): Promise<User | undefined>;
   listUsers(): Promise<User[]>;
-  /** Returns false when no such user exists. */
+  /** Ends every session of the user too; returns false when no such user exists. */
   setUserPassword(id: string, passwordHash: string, now: number, event?: SecurityEvent): Promise<boolean>;
-  /** Returns false when no such user exists. */
+  /** Disabling ends every session of the user too; returns false when no such user exists. */
   setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent): Promise<boolean>;
   /** A new password, and every session of the user but `keepSession` ended, in one transaction. */
   changePassword(

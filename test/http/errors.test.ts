@@ -63,7 +63,7 @@ describe('errors with an operator-only detail', () => {
     }
   });
 
-  it('client authentication says to the client what it always said, and to the operator why', async () => {
+  it('client authentication says the same to the client whatever failed, and to the operator why', async () => {
     const client = { clientId: 'c1', secretHash: 'x'.repeat(64), tokenEndpointAuthMethod: 'client_secret_basic' };
     const store = { getClient: async (id: string) => (id === 'c1' ? client : undefined) } as never;
     const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
@@ -82,7 +82,7 @@ describe('errors with an operator-only detail', () => {
       'client c1: wrong client_secret',
     ]);
     assert.deepEqual(await failure(undefined, { client_id: 'c1' }), [
-      'the client must authenticate with client_secret_basic',
+      'client authentication failed',
       'client c1 is registered for client_secret_basic, sent none',
     ]);
   });

@@ -343,38 +343,31 @@ describe('POST /oauth2/token', () => {
       assert.equal((await exchange(server, { code: genuine, verifier: null, client: c })).status, 200);
     });
 
-    it('a redeemed code presented again by another client, or after it expired → "already used", and its tokens are revoked', async () => {
+    it('a redeemed code presented again after it expired → "already used", and its tokens are revoked', async () => {
       const c = server.clients.confidential;
-      for (const replay of [
-        (issued: Awaited<ReturnType<typeof getCode>>) =>
-          tokenRequest(
-            server,
-            { grant_type: 'authorization_code', code: issued.code, redirect_uri: issued.client.redirectUri },
-            basic(server.clients.es256.id, server.clients.es256.secret!),
-          ),
-        async (issued: Awaited<ReturnType<typeof getCode>>) => {
-          server.clock.offset += 61;
-          try {
-            return await exchange(server, issued);
-          } finally {
-            server.clock.offset -= 61;
-          }
-        },
-      ]) {
-        const issued = await getCode(server, c);
-        const tokens = (await (await exchange(server, issued)).json()) as { refresh_token: string };
-        const body = await expectError(await replay(issued), 400, 'invalid_grant');
+      const issued = await getCode(server, c);
+      const tokens = (await (await exchange(server, issued)).json()) as { refresh_token: string };
+      server.clock.offset += 61;
+      try {
+        const body = await expectError(await exchange(server, issued), 400, 'invalid_grant');
         assert.equal(body.error_description, 'the authorization code has already been used');
-        await expectError(
-          await tokenRequest(
-            server,
-            { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
-            basic(c.id, c.secret!),
-          ),
-          400,
-          'invalid_grant',
-        );
+      } finally {
+        server.clock.offset -= 61;
       }
+      const refresh = { grant_type: 'refresh_token', refresh_token: tokens.refresh_token };
+      await expectError(await tokenRequest(server, refresh, basic(c.id, c.secret!)), 400, 'invalid_grant');
+    });
+
+    it('a redeemed code presented by another client is invalid and revokes nothing', async () => {
+      const c = server.clients.confidential;
+      const issued = await getCode(server, c);
+      const tokens = (await (await exchange(server, issued)).json()) as { refresh_token: string };
+      const other = basic(server.clients.es256.id, server.clients.es256.secret!);
+      const form = { grant_type: 'authorization_code', code: issued.code, redirect_uri: c.redirectUri };
+      const body = await expectError(await tokenRequest(server, form, other), 400, 'invalid_grant');
+      assert.equal(body.error_description, 'the authorization code is invalid');
+      const refresh = { grant_type: 'refresh_token', refresh_token: tokens.refresh_token };
+      assert.equal((await tokenRequest(server, refresh, basic(c.id, c.secret!))).status, 200);
     });
 
     it('concurrent exchanges of one code: exactly one succeeds', async () => {

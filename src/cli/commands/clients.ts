@@ -4,6 +4,7 @@ import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
 import type { Client, ClientStore } from '../../store/store.ts';
 import { splitScope } from '../../store/rows.ts';
+import { redirectUriProblem } from '../../oauth/registration/redirect-rules.ts';
 import { createClient, updateClient, rotateClientSecret, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';
 
@@ -21,6 +22,11 @@ function describe(client: Client): Record<string, unknown> {
     first_party: client.firstParty,
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
     created_at: formatTime(client.createdAt),
+    // Registered before today's rules: it keeps working, and is flagged here.
+    redirect_uri_problems: [...client.redirectUris, ...client.postLogoutRedirectUris].flatMap((uri) => {
+      const problem = redirectUriProblem(uri);
+      return problem ? [`${uri} ${problem}`] : [];
+    }),
     // Who vouches for it: the operator, or the client itself (RFC 7591), and the user it belongs to.
     registered_via: client.registeredVia,
     owner_id: client.ownerId,
@@ -57,7 +63,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
       }
       const alg = values.alg;
       if (alg !== undefined && alg !== 'RS256' && alg !== 'ES256') throw new UsageError('--alg must be RS256 or ES256');
-      const { client, clientSecret } = await createClient(store, config, {
+      const { client, clientSecret, warnings } = await createClient(store, config, {
         name: requireOption(values.name, '--name'),
         redirectUris: values['redirect-uri'] ?? [],
         postLogoutRedirectUris: values['post-logout-redirect-uri'] ?? [],
@@ -69,6 +75,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         ...(grantTypes ? { grantTypes } : {}),
         allowedOrigins: values['allowed-origin'] ?? [],
       });
+      for (const warning of warnings) io.err(`warning: ${warning}`);
       const secret = clientSecret ? { client_secret: clientSecret } : {};
       if (values.json) io.out(JSON.stringify({ ...describe(client), ...secret }, null, 2));
       else printClient(io, { ...describe(client), ...secret });
@@ -83,7 +90,10 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
       else
         for (const c of clients) {
           const via = c.registeredVia === 'dynamic' ? '  (registered itself)' : '';
-          io.out(`${c.clientId}  ${c.tokenEndpointAuthMethod.padEnd(19)}  ${c.name}${via}`);
+          const flagged = c.redirectUris.some((uri) => redirectUriProblem(uri))
+            ? '  (! a redirect URI breaks the rules)'
+            : '';
+          io.out(`${c.clientId}  ${c.tokenEndpointAuthMethod.padEnd(19)}  ${c.name}${via}${flagged}`);
         }
       return 0;
     }

@@ -6,12 +6,17 @@ import type { FastifyReply } from 'fastify';
 export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export function sendHtml(reply: FastifyReply, body: string): FastifyReply {
-  return reply
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', PAGE_CSP)
-    .header('x-frame-options', 'DENY')
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
-    .header('cache-control', 'no-store')
-    .send(body);
+  return (
+    reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('content-security-policy', PAGE_CSP)
+      .header('x-frame-options', 'DENY')
+      .header('x-content-type-options', 'nosniff')
+      // same-origin: no Referer leaves for another site (page URLs carry sealed requests), and the
+      // browser names our origin on our own forms' POSTs, which the Origin check needs
+      // (./same-origin.ts); with no-referrer Chromium sends `Origin: null`.
+      .header('referrer-policy', 'same-origin')
+      .header('cache-control', 'no-store')
+      .send(body)
+  );
 }

@@ -1,6 +1,8 @@
 // GET /metrics: Prometheus exposition of request counts and latencies per route, the database's
 // connections and faults, readiness, the signing keys' age, plus process metrics.
 import type { FastifyInstance } from 'fastify';
+import { createServer, type Server } from 'node:http';
+import { hashToken, safeEqual } from '../../tokens/opaque.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Lifecycle } from '../../lifecycle.ts';
 import type { ThrottleObserver } from '../../oauth/throttle.ts';
@@ -12,6 +14,7 @@ export function registerMetrics(
   store: Pick<Store, 'stats' | 'ping'>,
   lifecycle: Lifecycle,
   keys: Pick<KeyStore, 'states' | 'now'>,
+  options: { onPublicListener: boolean; token: string | null } = { onPublicListener: true, token: null },
 ): { registry: Registry; security: ThrottleObserver } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tessera_' });
@@ -81,10 +84,53 @@ export function registerMetrics(
     requests.inc({ route, method: request.method, status: String(reply.statusCode) });
     duration.observe({ route }, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', async (_, reply) =>
-    reply.header('content-type', registry.contentType).send(await registry.metrics()),
-  );
+  // On the public listener only when no listener of its own serves it (src/main.ts), and then only to
+  // the bearer of TESSERA_METRICS_TOKEN when one is set: it tells the runtime's version and per-route counts.
+  if (options.onPublicListener) {
+    app.get('/metrics', async (request, reply) => {
+      if (!metricsAllowed(options.token, request.headers.authorization)) {
+        return reply.code(401).header('www-authenticate', 'Bearer realm="tessera metrics"').send();
+      }
+      return reply.header('content-type', registry.contentType).send(await registry.metrics());
+    });
+  }
   return { registry, security: securityCounters(registry) };
+}
+
+/** Whether an Authorization header carries the metrics token (always, when there is none). */
+export function metricsAllowed(token: string | null, authorization: string | undefined): boolean {
+  if (token === null) return true;
+  const presented = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
+  return presented !== undefined && safeEqual(hashToken(presented), hashToken(token));
+}
+
+/**
+ * /metrics on a listener of its own (TESSERA_METRICS_PORT, by default on 127.0.0.1 in production):
+ * Prometheus scrapes it there, and the public listener does not serve it.
+ */
+export async function startMetricsListener(
+  registry: Registry,
+  options: { host: string; port: number; token: string | null },
+): Promise<Server> {
+  const server = createServer((request, response) => {
+    if (request.method !== 'GET' || (request.url ?? '').split('?')[0] !== '/metrics') {
+      response.writeHead(404).end();
+      return;
+    }
+    if (!metricsAllowed(options.token, request.headers.authorization)) {
+      response.writeHead(401, { 'www-authenticate': 'Bearer realm="tessera metrics"' }).end();
+      return;
+    }
+    registry.metrics().then(
+      (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      () => response.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, resolve);
+  });
+  return server;
 }
 
 /** Failed and refused sign-ins and client authentications (src/oauth/throttle.ts). */

@@ -84,7 +84,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   // NIST SP 800-63B §3.1.1.2: the current password is required (checked as a sign-in is, throttled
   // alike), the new one meets the rules, and every other session of the user ends. Grants (refresh
   // tokens) stay: withdrawing an application is the page's other form.
-  app.post('/account/password', { config: { html: true } }, async (request, reply) => {
+  app.post('/account/password', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     const now = ctx.now();
     const session = await ctx.browser.session(request, now);
@@ -112,7 +112,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     return reply.redirect('/account?password=changed', 303);
   });
 
-  app.post('/account/withdraw', { config: { html: true } }, async (request, reply) => {
+  app.post('/account/withdraw', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     const now = ctx.now();
     const session = await ctx.browser.session(request, now);
@@ -131,7 +131,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   // An app the user registered (RFC 7591) is deleted, with every token issued to it; only its owner may.
-  app.post('/account/apps/delete', { config: { html: true } }, async (request, reply) => {
+  app.post('/account/apps/delete', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     const now = ctx.now();
     const session = await ctx.browser.session(request, now);
@@ -156,7 +156,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     return sendHtml(reply, loginPage({ ...page, csrfToken: ctx.browser.csrfToken(request, reply) }));
   });
 
-  app.post('/account/login', { config: { html: true } }, async (request, reply) => {
+  app.post('/account/login', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     const outcome = await signInFromForm(ctx, request, null);
     if (outcome.kind === 'refused') {

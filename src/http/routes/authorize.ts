@@ -17,6 +17,7 @@ export function authorizeRoutes(app: FastifyInstance, ctx: RouteContext): void {
       params,
       await ctx.browser.session(request, now, single(params, 'client_id')),
       now,
+      () => ctx.browser.binding(request, reply),
     );
     return sendOutcome(reply, outcome, 302);
   });
@@ -29,6 +30,7 @@ export function authorizeRoutes(app: FastifyInstance, ctx: RouteContext): void {
       params,
       await ctx.browser.session(request, now, single(params, 'client_id')),
       now,
+      () => ctx.browser.binding(request, reply),
     );
     return sendOutcome(reply, outcome, 303);
   });

@@ -1,5 +1,5 @@
 // The login and consent pages. Each POST answers 303 (the page again, the next step, or the client).
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { completeConsent, continueAuthorization, scopesNeedingConsent } from '../../oauth/authorize/index.ts';
 import { sessionUser } from '../../oauth/session.ts';
 import type { Interaction } from '../../oauth/interaction.ts';
@@ -29,25 +29,26 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
       description: 'Go back to the application and start again.',
     });
 
-  async function openInteraction(sealed: string | undefined): Promise<Opened | undefined> {
+  /** The interaction, if it is genuine, unexpired, and was started in this browser. */
+  async function openInteraction(request: FastifyRequest, sealed: string | undefined): Promise<Opened | undefined> {
     const interaction = sealed ? ctx.sealer.open(sealed, ctx.now()) : undefined;
-    if (!interaction) return undefined;
+    if (!interaction || !ctx.browser.isBound(request, interaction.browser)) return undefined;
     const client = await ctx.store.getClient(interaction.request.clientId);
     return client ? { interaction, clientName: client.name, client } : undefined;
   }
 
   app.get('/login', { config: { html: true } }, async (request, reply) => {
     const sealed = queryValue(request, 'interaction');
-    const opened = await openInteraction(sealed);
+    const opened = await openInteraction(request, sealed);
     if (!opened || !sealed) return expired(reply);
     const failed = queryValue(request, 'error') === 'login_failed' ? { error: LOGIN_FAILED } : {};
     const csrfToken = ctx.browser.csrfToken(request, reply);
     return sendHtml(reply, loginPage({ interaction: sealed, csrfToken, clientName: opened.clientName, ...failed }));
   });
 
-  app.post('/login', { config: { html: true } }, async (request, reply) => {
+  app.post('/login', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
     const sealed = formValue(request, 'interaction');
-    const opened = await openInteraction(sealed);
+    const opened = await openInteraction(request, sealed);
     if (!opened || !sealed) return expired(reply);
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     const clientId = opened.interaction.request.clientId;
@@ -74,7 +75,7 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
 
   app.get('/consent', { config: { html: true } }, async (request, reply) => {
     const sealed = queryValue(request, 'interaction');
-    const opened = await openInteraction(sealed);
+    const opened = await openInteraction(request, sealed);
     if (!opened || !sealed) return expired(reply);
     const now = ctx.now();
     const session = await ctx.browser.session(request, now);
@@ -100,9 +101,9 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     return sendHtml(reply, consentPage({ ...page, csrfToken: ctx.browser.csrfToken(request, reply) }));
   });
 
-  app.post('/consent', { config: { html: true } }, async (request, reply) => {
+  app.post('/consent', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
     const sealed = formValue(request, 'interaction');
-    const opened = await openInteraction(sealed);
+    const opened = await openInteraction(request, sealed);
     if (!opened || !sealed) return expired(reply);
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     const now = ctx.now();

@@ -29,7 +29,8 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: st
       // Nobody to sign out: go where the client asked (§3) or show the signed-out page.
       return reply.header('cache-control', 'no-store').redirect(afterLogout(logout), 303);
     }
-    const page = { logout: sealer.seal(logout), clientName: logout.clientName, username: user.username };
+    const bound = sealer.seal({ ...logout, browser: ctx.browser.binding(request, reply) });
+    const page = { logout: bound, clientName: logout.clientName, username: user.username };
     return sendHtml(reply, logoutConfirmPage({ ...page, csrfToken: ctx.browser.csrfToken(request, reply) }));
   }
 
@@ -41,8 +42,9 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: st
     start(request, reply, request.body instanceof URLSearchParams ? request.body : new URLSearchParams()),
   );
 
-  app.post('/logout', { config: { html: true } }, async (request, reply) => {
-    const logout = sealer.open(formValue(request, 'logout') ?? '', ctx.now());
+  app.post('/logout', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
+    const opened = sealer.open(formValue(request, 'logout') ?? '', ctx.now());
+    const logout = opened && ctx.browser.isBound(request, opened.browser) ? opened : undefined;
     if (!logout) {
       return sendError(reply, 'This sign-out request has expired', { description: 'Go back and start again.' });
     }

@@ -60,7 +60,8 @@ export function scope(params: Params, client: Client, known: ReadonlyMap<string,
   if (!scopeParam) throw new InvalidRequest('scope is required');
   const scopes = parseScope(scopeParam);
   const unknown = scopes.filter((s) => !known.has(s));
-  if (unknown.length > 0) throw new InvalidScope(`unknown scope: ${unknown.join(' ')}`);
+  if (unknown.length > 0)
+    throw new InvalidScope('scope names a scope this server does not know', `unknown: ${unknown.join(' ')}`);
   checkAllowedScopes(scopes, client.scopes);
   return scopes;
 }
@@ -93,7 +94,9 @@ export function pkce(
 export function prompt(params: Params): string[] {
   const prompts = (single(params, 'prompt') ?? '').split(' ').filter((p) => p !== '');
   for (const prompt of prompts) {
-    if (!PROMPTS.includes(prompt)) throw new InvalidRequest(`unsupported prompt value "${prompt}"`);
+    if (!PROMPTS.includes(prompt)) {
+      throw new InvalidRequest(`prompt may only be ${PROMPTS.join(', ')}`, `prompt ${JSON.stringify(prompt)}`);
+    }
   }
   if (prompts.includes('none') && prompts.length > 1)
     throw new InvalidRequest('prompt=none must not be combined with other values');

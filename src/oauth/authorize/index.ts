@@ -52,11 +52,16 @@ function errorRedirect(issuer: string, redirectUri: string, state: string | null
   return { kind: 'redirect', location: redirectWith(redirectUri, error) };
 }
 
+/**
+ * `bind` gives the browser's binding, asked for only when the request must wait for the user (a
+ * sealed interaction): a returning user's request, answered with a code at once, sets nothing.
+ */
 export async function authorize(
   deps: AuthorizeDeps,
   params: Params,
   session: Session | undefined,
   now: number,
+  bind?: () => string,
 ): Outcome {
   let trusted: { client: Client; redirectUri: string };
   try {
@@ -78,7 +83,7 @@ export async function authorize(
   const forceLogin = request.prompts.includes('login');
   const minAuthTime = forceLogin ? now : request.maxAge !== null ? now - request.maxAge : 0;
   const interaction: Interaction = { request, forceLogin, minAuthTime, exp: now + INTERACTION_TTL };
-  return continueAuthorization(deps, trusted.client, interaction, session, now);
+  return continueAuthorization(deps, trusted.client, interaction, session, now, bind);
 }
 
 /**
@@ -91,19 +96,21 @@ export async function continueAuthorization(
   interaction: Interaction,
   session: Session | undefined,
   now: number,
+  bind?: () => string,
 ): Outcome {
   const { request } = interaction;
+  const seal = () => deps.sealer.seal({ ...interaction, browser: interaction.browser ?? bind?.() });
   const fail = (err: OAuthError) => errorRedirect(deps.config.issuer, request.redirectUri, request.state, err);
   const user = await sessionUser(deps.store, session);
   const active = session !== undefined && user !== undefined && !user.disabled;
   if (interaction.forceLogin || !active || session.authTime < interaction.minAuthTime) {
     if (request.prompts.includes('none')) return fail(new LoginRequired('the user must log in'));
-    return { kind: 'login', interaction: deps.sealer.seal(interaction) };
+    return { kind: 'login', interaction: seal() };
   }
   const missing = client.firstParty ? [] : await scopesNeedingConsent(deps.store, session, request);
   if (missing.length > 0) {
     if (request.prompts.includes('none')) return fail(new ConsentRequired('the user must consent'));
-    return { kind: 'consent', interaction: deps.sealer.seal(interaction) };
+    return { kind: 'consent', interaction: seal() };
   }
   return issueCode(deps, request, session, user, now);
 }

@@ -85,9 +85,11 @@ async function verify(
 ): Promise<Client> {
   const client = await store.getClient(clientId);
   if (!client) throw new InvalidClient('client authentication failed', `no client ${JSON.stringify(clientId)}`);
+  // Whatever failed, the client hears the same (an unknown id must not read differently from a known
+  // one without its secret); the operator's detail says which.
   if (client.tokenEndpointAuthMethod !== method) {
     const detail = `client ${clientId} is registered for ${client.tokenEndpointAuthMethod}, sent ${method}`;
-    throw new InvalidClient(`the client must authenticate with ${client.tokenEndpointAuthMethod}`, detail);
+    throw new InvalidClient('client authentication failed', detail);
   }
   if (method !== 'none' && (!client.secretHash || !safeEqual(hashToken(secret!), client.secretHash))) {
     throw new InvalidClient('client authentication failed', `client ${clientId}: wrong client_secret`);

@@ -24,11 +24,16 @@ export const authorizationCodeGrant: GrantHandler = {
 
     const code = ctx.codes.open(presented, now);
     if (!code) throw new InvalidGrant('the authorization code is invalid');
+    // A code issued to another client is refused before anything else and revokes nothing: only its
+    // own (authenticated) client's second use is a replay (RFC 6749 §4.1.2), else a leaked used code
+    // would let anyone cut its user off.
+    if (code.clientId !== client.clientId) {
+      throw new InvalidGrant('the authorization code is invalid', `code ${code.id} was issued to ${code.clientId}`);
+    }
     // Every check that fails first asks whether the code was already redeemed: RFC 6749 §4.1.2, a
     // code used twice revokes what was issued from it, whoever presents it the second time.
     const reject = (reason: string) => rejectCode(ctx, code, reason);
     if (code.exp <= now) return reject('the authorization code has expired');
-    if (code.clientId !== client.clientId) return reject('the authorization code was issued to another client');
     if (code.redirectUri !== redirectUri) return reject('redirect_uri does not match the authorization request');
     const pkceError = checkPkce(code.codeChallenge, codeVerifier);
     if (pkceError) return reject(pkceError);

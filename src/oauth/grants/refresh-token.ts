@@ -76,7 +76,9 @@ async function refused(
     throw new InvalidGrant('the refresh token has expired');
   }
   const widened = scopes?.filter((s) => !grant.scope.split(' ').includes(s)) ?? [];
-  if (widened.length > 0) throw new InvalidScope(`scope exceeds the original grant: ${widened.join(' ')}`);
+  if (widened.length > 0) {
+    throw new InvalidScope('scope exceeds the original grant', `not granted: ${widened.join(' ')}`);
+  }
   if (resource !== undefined && grant.resource !== null && resource !== grant.resource) {
     throw new InvalidTarget('the grant was authorized for another resource');
   }

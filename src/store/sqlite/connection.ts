@@ -1,6 +1,6 @@
 // A small Kysely dialect over Node's built-in node:sqlite: Kysely's SqliteDialect driven through an
 // adapter that gives DatabaseSync the better-sqlite3-shaped interface Kysely expects.
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
@@ -17,7 +17,16 @@ function adapt(statement: StatementSync): SqliteStatement {
 
 /** Opens `path` (or ':memory:') with durable WAL settings. */
 export function openSqlite(path: string): DatabaseSync {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    // Readable by the owner only: the folder (0700, when this creates it) and the database (0600,
+    // created empty here before SQLite opens it; SQLite gives its -wal and -shm files the same mode).
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    try {
+      closeSync(openSync(path, 'wx', 0o600));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
   const db = new DatabaseSync(path);
   // WAL lets readers run beside the writer; synchronous=FULL makes every commit durable before the
   // response that depends on it is sent.
