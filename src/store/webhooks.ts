@@ -27,7 +27,8 @@ export function enqueueDeliveries(db: Kysely<Database>, event: SecurityEvent) {
       sql<number>`cast(${event.at} as bigint)`.as('next_attempt_at'),
       sql<number>`cast(${event.at} as bigint)`.as('created_at'),
     ])
-    .where(sql<boolean>`' ' || w.events || ' ' like ${`% ${event.type} %`}`)
+    // The type as a whole word of the space-separated list; `_` is a LIKE wildcard, so escaped.
+    .where(sql<boolean>`' ' || w.events || ' ' like ${`% ${event.type.replace(/[\\%_]/g, '\\$&')} %`} escape '\\'`)
     .where((eb) =>
       eb.or([
         eb('w.owner_id', 'is', null),

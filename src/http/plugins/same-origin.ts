@@ -6,7 +6,7 @@
 // that clients reach across sites by design (POST /oauth2/authorize, RP-initiated POST
 // /oauth2/logout, which only shows the confirmation, the token endpoint and the other back-channel
 // endpoints) are not marked.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { csrfFailedPage } from '../outcome.ts';
 
 declare module 'fastify' {
@@ -16,10 +16,13 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Adds the check to the routes marked `sameOrigin`, as a preHandler of their own: no other route
+ * (the token endpoint above all) runs any of it.
+ */
 export function registerSameOrigin(app: FastifyInstance, issuer: string): void {
   const issuerOrigin = new URL(issuer).origin;
-  app.addHook('preHandler', async (request, reply) => {
-    if (!request.routeOptions.config?.sameOrigin || request.method !== 'POST') return;
+  const check: preHandlerAsyncHookHandler = async (request, reply) => {
     const site = request.headers['sec-fetch-site'];
     const origin = request.headers.origin;
     const foreignSite = site !== undefined && site !== 'same-origin' && site !== 'none';
@@ -27,5 +30,10 @@ export function registerSameOrigin(app: FastifyInstance, issuer: string): void {
       request.log.info({ site, origin }, 'form refused: posted from another site');
       return csrfFailedPage(reply);
     }
+  };
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.sameOrigin) return;
+    const existing = route.preHandler === undefined ? [] : [route.preHandler].flat();
+    route.preHandler = [check, ...existing];
   });
 }

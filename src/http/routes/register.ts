@@ -24,13 +24,11 @@ function jsonBody(request: FastifyRequest): unknown {
 export function registrationRoutes(app: FastifyInstance, ctx: RouteContext): void {
   if (ctx.config.registration.mode === 'off') return;
   const deps = { config: ctx.config, store: ctx.store, keys: ctx.keys, refreshTokens: ctx.refreshTokens };
-  app.addHook('onSend', async (request, reply) => {
-    if (request.headers.origin !== undefined && request.url.startsWith('/oauth2/register')) {
-      reply
-        .header('access-control-allow-origin', '*')
-        .header('access-control-expose-headers', 'WWW-Authenticate, Retry-After');
-    }
-  });
+  // Set before the work, so that errors carry them too; no hook on every other route.
+  const anyOrigin = (reply: FastifyReply) =>
+    reply
+      .header('access-control-allow-origin', '*')
+      .header('access-control-expose-headers', 'WWW-Authenticate, Retry-After');
   app.options('/oauth2/register', async (_request, reply) =>
     reply
       .code(204)
@@ -41,13 +39,15 @@ export function registrationRoutes(app: FastifyInstance, ctx: RouteContext): voi
       .send(),
   );
   app.post('/oauth2/register', async (request, reply) => {
+    anyOrigin(reply);
     const { authorization } = request.headers;
     return send(reply, await registerClient(deps, authorization, jsonBody(request), requesterOf(request), ctx.now()));
   });
   app.get<{ Params: { clientId: string } }>('/oauth2/register/:clientId', async (request, reply) =>
-    send(reply, await readRegistration(deps, request.params.clientId, request.headers.authorization)),
+    send(anyOrigin(reply), await readRegistration(deps, request.params.clientId, request.headers.authorization)),
   );
   app.put<{ Params: { clientId: string } }>('/oauth2/register/:clientId', async (request, reply) => {
+    anyOrigin(reply);
     const { clientId } = request.params;
     const body = jsonBody(request);
     const requester = requesterOf(request);
@@ -57,6 +57,7 @@ export function registrationRoutes(app: FastifyInstance, ctx: RouteContext): voi
     );
   });
   app.delete<{ Params: { clientId: string } }>('/oauth2/register/:clientId', async (request, reply) => {
+    anyOrigin(reply);
     const { clientId } = request.params;
     const requester = requesterOf(request);
     return send(reply, await deleteRegistration(deps, clientId, request.headers.authorization, requester, ctx.now()));
