@@ -8,6 +8,7 @@ import { registerCors } from './http/plugins/cors.ts';
 import { registerErrorHandling } from './http/plugins/errors.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerSameOrigin } from './http/plugins/same-origin.ts';
+import { requestForLog } from './http/log-safety.ts';
 import { accountRoutes } from './http/routes/account.ts';
 import { authorizeRoutes } from './http/routes/authorize.ts';
 import { logoutRoutes } from './http/routes/logout.ts';
@@ -47,6 +48,8 @@ export interface AppDeps {
   logger?: boolean;
   /** Demo credentials (development): enables the /demo/callback page that exchanges the code. */
   demo?: DemoCredentials | undefined;
+  /** Where the log goes (tests read it); standard output by default. */
+  logStream?: { write(line: string): void };
   /** Draining after SIGTERM (src/main.ts): /readyz answers 503 and answers close their connection. */
   lifecycle?: Lifecycle;
 }
@@ -58,8 +61,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         ? false
         : {
             level: deps.config.logLevel,
-            // Never log credentials: the query of /oauth2/authorize is fine, but headers and bodies are not logged.
-            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            // Never log credentials: no headers or bodies, and query values that are credentials
+            // (an ID token hint, a code, a sealed request) replaced by name (src/http/log-safety.ts).
+            serializers: { req: requestForLog },
+            ...(deps.logStream ? { stream: deps.logStream } : {}),
           },
     bodyLimit: 64 * 1024,
     // A request received while closing is answered, not refused: the drain's last requests still

@@ -1,7 +1,7 @@
 // config -> database -> app -> listen. The only module that reads process.env or exits.
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig } from './config/index.ts';
+import { ConfigError, loadConfig, unknownSettings } from './config/index.ts';
 import { resolveSecret } from './config/secret.ts';
 import { demoAuthorizationUrls, readDemoCredentials, seedDemo } from './demo.ts';
 import { describeDatabase, Lifecycle, waitForDatabase } from './lifecycle.ts';
@@ -25,6 +25,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     }
     throw err;
   }
+  for (const warning of unknownSettings(env)) console.error(`tessera: warning: ${warning}`);
   const secret = await resolveSecret(config);
   const database = describeDatabase(config.databaseUrl);
   let store: Store;
@@ -97,7 +98,12 @@ export async function start(env: Record<string, string | undefined> = process.en
   if (config.metrics.port !== null) {
     metricsListener = await startMetricsListener(app.metricsRegistry, { ...config.metrics, port: config.metrics.port });
   }
-  console.log(`Tessera is listening: ${config.issuer} (database: ${database})`);
+  const bound = app.server.address();
+  const where =
+    typeof bound === 'object' && bound
+      ? `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`
+      : String(bound);
+  console.log(`Tessera is listening on ${where} for ${config.issuer} (database: ${database})`);
   if (seeded) {
     const urls = demoAuthorizationUrls(config, seeded);
     console.log(`

@@ -20,11 +20,13 @@ export const USAGE = `Usage: tessera <command> [options]
                  [--auth-method client_secret_basic|client_secret_post] [--alg RS256|ES256]
                  [--grant-types authorization_code,refresh_token,client_credentials]
                  [--allowed-origin ORIGIN …] [--json]
-  clients update ID [--grant-types …] [--allowed-origin ORIGIN …] [--no-allowed-origins] [--json]
+  clients update ID [--name N] [--redirect-uri URI …] [--post-logout-redirect-uri URI …]
+                 [--no-post-logout-redirect-uris] [--scope "…"] [--grant-types …]
+                 [--allowed-origin ORIGIN …] [--no-allowed-origins] [--json]   (the client_id stays)
   clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--json]
   users create --username U --email E [--name N] [--given-name G] [--family-name F] [--password-stdin]
-  users list [--json] | set-password USERNAME --password-stdin | disable USERNAME | enable USERNAME
-        | unlock USERNAME
+  users list [--json] | show USERNAME [--json] | set-password USERNAME --password-stdin
+        | disable USERNAME | enable USERNAME | delete USERNAME | unlock USERNAME
   resources create --uri URI --scope "SCOPES" [--name NAME] [--json]
   resources list [--json] | delete URI
   webhooks create --url URL --events TYPE[,TYPE…] [--json]     (prints the secret, once)

@@ -128,27 +128,64 @@ export async function createClient(
 }
 
 /** Changes a client's grant types and allowed origins (`tessera clients update`). */
+export interface UpdateClientInput {
+  name?: string | undefined;
+  /** Replaces the redirect URIs (the same rules as at creation). */
+  redirectUris?: string[] | undefined;
+  postLogoutRedirectUris?: string[] | undefined;
+  scopes?: string[] | undefined;
+  grantTypes?: string[] | undefined;
+  allowedOrigins?: string[] | undefined;
+}
+
+/** Changes what `tessera clients update` changes; the client_id, secret and owner stay. */
 export async function updateClient(
   store: ClientStore,
   clientId: string,
-  input: { grantTypes?: string[] | undefined; allowedOrigins?: string[] | undefined },
+  input: UpdateClientInput,
   now = Math.floor(Date.now() / 1000),
   requester: Requester = CLI,
-): Promise<Client> {
+  config?: Pick<Config, 'scopes'> & Partial<Pick<Config, 'allowHttpRedirectUris'>>,
+): Promise<{ client: Client; warnings: string[] }> {
   const client = await store.getClient(clientId);
   if (!client) throw new UsageError(`no client ${clientId}`);
   const isPublic = client.tokenEndpointAuthMethod === 'none';
   const grantTypes = input.grantTypes ? checkGrantTypes(input.grantTypes, isPublic) : client.grantTypes;
-  if (grantTypes.includes('authorization_code') && client.redirectUris.length === 0) {
-    throw new UsageError('--grant-types: authorization_code needs a redirect URI, and this client has none');
+  const allowHttp = config?.allowHttpRedirectUris ?? false;
+  const warnings: Array<string | undefined> = [];
+  const redirectUris = input.redirectUris ? [...new Set(input.redirectUris)] : client.redirectUris;
+  if (input.redirectUris)
+    warnings.push(...redirectUris.map((uri) => checkRedirectUri(uri, '--redirect-uri', allowHttp)));
+  const postLogout = input.postLogoutRedirectUris
+    ? [...new Set(input.postLogoutRedirectUris)]
+    : client.postLogoutRedirectUris;
+  if (input.postLogoutRedirectUris) {
+    warnings.push(...postLogout.map((uri) => checkRedirectUri(uri, '--post-logout-redirect-uri', allowHttp)));
   }
+  if (grantTypes.includes('authorization_code') && redirectUris.length === 0) {
+    throw new UsageError('authorization_code needs a redirect URI, and this client would have none');
+  }
+  const scopes = input.scopes ? [...new Set(input.scopes)] : client.scopes;
+  if (scopes.length === 0) throw new UsageError('--scope must name at least one scope');
+  const unknown = config ? scopes.filter((s) => !config.scopes.has(s)) : [];
+  if (unknown.length > 0) throw new UsageError(`unknown scope: ${unknown.join(' ')}`);
+  const name = input.name === undefined ? client.name : input.name.trim();
+  if (name === '') throw new UsageError('--name must not be empty');
   const allowedOrigins = input.allowedOrigins
     ? [...new Set(input.allowedOrigins.map(checkOrigin))]
     : client.allowedOrigins;
-  const updated = { ...client, grantTypes, allowedOrigins };
-  const data = { grant_types: grantTypes, allowed_origins: allowedOrigins };
+  const updated = {
+    ...client,
+    name,
+    redirectUris,
+    postLogoutRedirectUris: postLogout,
+    scopes,
+    grantTypes,
+    allowedOrigins,
+  };
+  const data = { name, scopes, grant_types: grantTypes, allowed_origins: allowedOrigins, redirect_uris: redirectUris };
   await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));
-  return updated;
+  return { client: updated, warnings: warnings.filter((w) => w !== undefined) };
 }
 
 export async function rotateClientSecret(

@@ -154,6 +154,38 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+/** Edit distance, for naming the setting a misspelled one meant. */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * Warnings for `TESSERA_*` variables Tessera does not know (a misspelled setting is otherwise ignored
+ * silently), each naming the closest known setting.
+ */
+export function unknownSettings(env: Record<string, string | undefined>): string[] {
+  const known = Object.keys(configSchema.shape);
+  return Object.keys(env)
+    .filter((name) => name.startsWith('TESSERA_') && !known.includes(name))
+    .sort()
+    .map((name) => {
+      const [closest] = known.map((k) => [k, distance(name, k)] as const).sort((x, y) => x[1] - y[1]);
+      const bare = name.slice('TESSERA_'.length);
+      const near = closest && closest[1] <= Math.max(3, Math.floor(name.length / 4)) ? closest[0] : undefined;
+      const meant = known.includes(bare) ? bare : near;
+      const hint = meant ? `; did you mean ${meant}?` : '';
+      return `${name} is not a setting Tessera knows, and is ignored${hint}`;
+    });
+}
+
 export interface Config {
   readonly env: 'development' | 'production' | 'test';
   readonly issuer: string;

@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'user.created',
   'user.disabled',
   'user.enabled',
+  'user.deleted',
   'user.password_changed',
   'consent.granted',
   'consent.withdrawn',

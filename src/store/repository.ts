@@ -176,6 +176,18 @@ export class Repository {
     const sessions = disabled ? [this.db.deleteFrom('sessions').where('user_id', '=', id)] : [];
     return (await this.write(updated, ...sessions, ...this.#events(event))) === 1;
   }
+  async deleteUser(id: string, now: number, event?: SecurityEvent): Promise<boolean> {
+    const live = (eb: Where<'grants'>) => eb.and({ user_id: id, revoked_at: null });
+    return (
+      (await this.write(
+        this.db.deleteFrom('users').where('id', '=', id),
+        this.db.deleteFrom('sessions').where('user_id', '=', id),
+        this.db.deleteFrom('consents').where('user_id', '=', id),
+        this.db.updateTable('grants').set({ revoked_at: now }).where(live),
+        ...this.#events(event),
+      )) === 1
+    );
+  }
   async changePassword(
     input: { userId: string; passwordHash: string; now: number; keepSession: string },
     event: SecurityEvent,

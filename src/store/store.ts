@@ -147,6 +147,8 @@ export interface UserStore {
   setUserPassword(id: string, passwordHash: string, now: number, event?: SecurityEvent): Promise<boolean>;
   /** Disabling ends every session of the user too; returns false when no such user exists. */
   setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent): Promise<boolean>;
+  /** Deletes the user, ends their sessions, revokes their grants and forgets their consents; false when none. */
+  deleteUser(id: string, now: number, event?: SecurityEvent): Promise<boolean>;
   /** A new password, and every session of the user but `keepSession` ended, in one transaction. */
   changePassword(
     input: { userId: string; passwordHash: string; now: number; keepSession: string },

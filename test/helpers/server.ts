@@ -61,7 +61,7 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startServer(
-  opts: { databaseUrl?: string; env?: Record<string, string> } = {},
+  opts: { databaseUrl?: string; env?: Record<string, string>; logStream?: { write(line: string): void } } = {},
 ): Promise<TestServer> {
   const dir = await mkdtemp(join(tmpdir(), 'tessera-test-'));
   const port = await freePort();
@@ -129,7 +129,8 @@ export async function startServer(
     store,
     keys,
     secret,
-    logger: false,
+    logger: opts.logStream !== undefined,
+    ...(opts.logStream ? { logStream: opts.logStream } : {}),
     now: () => (clock.frozen ?? Math.floor(Date.now() / 1000)) + clock.offset,
   });
   await app.listen({ port, host: '127.0.0.1' });

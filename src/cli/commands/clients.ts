@@ -119,6 +119,11 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
       const { values, positionals } = parse(
         rest,
         {
+          name: { type: 'string' },
+          'redirect-uri': { type: 'string', multiple: true },
+          'post-logout-redirect-uri': { type: 'string', multiple: true },
+          'no-post-logout-redirect-uris': { type: 'boolean' },
+          scope: { type: 'string' },
           'grant-types': { type: 'string' },
           'allowed-origin': { type: 'string', multiple: true },
           'no-allowed-origins': { type: 'boolean' },
@@ -129,10 +134,18 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
       const id = requirePositional(positionals, 'the client id');
       if (!(await store.getClient(id))) throw new NotFound(`no client ${id}`);
       const origins = values['no-allowed-origins'] ? [] : values['allowed-origin'];
-      const client = await updateClient(store, id, {
+      const postLogout = values['no-post-logout-redirect-uris'] ? [] : values['post-logout-redirect-uri'];
+      const input = {
+        name: values.name,
+        redirectUris: values['redirect-uri'],
+        postLogoutRedirectUris: postLogout,
+        scopes: values.scope === undefined ? undefined : splitScope(values.scope),
         grantTypes: values['grant-types']?.split(',').map((g) => g.trim()),
         allowedOrigins: origins,
-      });
+      };
+      const now = Math.floor(Date.now() / 1000);
+      const { client, warnings } = await updateClient(store, id, input, now, CLI, config);
+      for (const warning of warnings) io.err(`warning: ${warning}`);
       if (values.json) io.out(JSON.stringify(describe(client), null, 2));
       else printClient(io, describe(client));
       return 0;

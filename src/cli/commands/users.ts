@@ -90,6 +90,26 @@ export async function usersCommand(
       io.out(`disabled ${user.username}`);
       return 0;
     }
+    case 'show': {
+      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
+      const described = describe(await findUser(store, requirePositional(positionals, 'the username')));
+      if (values.json) io.out(JSON.stringify(described, null, 2));
+      else for (const [key, value] of Object.entries(described)) io.out(`${key.padEnd(14)} ${String(value)}`);
+      return 0;
+    }
+    case 'delete': {
+      // The user goes, with their sessions and consents; their grants are revoked, so every token ends.
+      const { positionals } = parse(rest, {}, 1);
+      const user = await findUser(store, requirePositional(positionals, 'the username'));
+      const deleted = securityEvent('user.deleted', now, {
+        userId: user.id,
+        requester: CLI,
+        data: { username: user.username },
+      });
+      await store.deleteUser(user.id, now, deleted);
+      io.out(`deleted ${user.username}`);
+      return 0;
+    }
     case 'enable': {
       const { positionals } = parse(rest, {}, 1);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
@@ -111,7 +131,7 @@ export async function usersCommand(
       throw new UsageError(
         sub
           ? `unknown users command "${sub}"`
-          : 'users needs a command: create, list, set-password, disable, enable, unlock',
+          : 'users needs a command: create, list, show, set-password, disable, enable, delete, unlock',
       );
   }
 }

@@ -1,0 +1,75 @@
+// Every CLI object can be created, shown, changed and deleted: users show and delete (which revokes
+// the user's grants and ends their sessions), clients update (the client_id stays).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { run } from '../../src/cli/main.ts';
+import { BrowserSim } from '../helpers/browser-sim.ts';
+import { cliIo, startServer, type TestServer } from '../helpers/server.ts';
+import { basic, exchange, getCode, tokenRequest } from '../helpers/tokens.ts';
+
+describe('the CLI changes and deletes what it creates', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server?.close());
+
+  const cli = async (args: string[], stdin = '') => {
+    const { io, lines } = cliIo(server, stdin);
+    const code = await run(args, io);
+    return { code, out: lines.join('\n') };
+  };
+
+  it('users show and delete: the user goes, their grants are revoked and their sessions end', async () => {
+    const shown = await cli(['users', 'show', 'alice', '--json']);
+    assert.equal(shown.code, 0);
+    assert.equal(JSON.parse(shown.out).id, server.user.id);
+    const c = server.clients.confidential;
+    const browser = new BrowserSim(server.issuer);
+    const tokens = (await (await exchange(server, await getCode(server, c, { browser, scope: 'openid' }))).json()) as {
+      refresh_token: string;
+    };
+    assert.equal((await cli(['users', 'delete', 'alice'])).code, 0);
+    assert.equal((await cli(['users', 'show', 'alice'])).code, 1);
+    const refresh = await tokenRequest(
+      server,
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+      basic(c.id, c.secret!),
+    );
+    assert.equal(refresh.status, 400);
+    assert.equal((await server.store.getSessionAndUser('x', 0)) ?? undefined, undefined);
+    const account = await browser.request('/account');
+    assert.equal(account.headers.get('location'), '/account/login', 'the session ended');
+    const events = await server.store.listEvents({ type: 'user.deleted' });
+    assert.equal(events[0]?.userId, server.user.id);
+  });
+
+  it('clients update changes name, redirect URIs, post-logout URIs and scopes; the client_id stays', async () => {
+    const id = server.clients.post.id;
+    const updated = await cli([
+      'clients',
+      'update',
+      id,
+      '--name',
+      'Renamed',
+      '--redirect-uri',
+      'https://new.example/cb',
+      '--post-logout-redirect-uri',
+      'https://new.example/bye',
+      '--scope',
+      'openid apps',
+      '--json',
+    ]);
+    assert.equal(updated.code, 0, updated.out);
+    const client = JSON.parse(updated.out);
+    assert.equal(client.client_id, id);
+    assert.equal(client.client_name, 'Renamed');
+    assert.deepEqual(client.redirect_uris, ['https://new.example/cb']);
+    assert.deepEqual(client.post_logout_redirect_uris, ['https://new.example/bye']);
+    assert.equal(client.scope, 'openid apps');
+    assert.equal((await server.store.getClient(id))?.name, 'Renamed');
+    assert.equal((await cli(['clients', 'update', id, '--redirect-uri', 'javascript:alert(1)'])).code, 2);
+    assert.equal((await cli(['clients', 'update', id, '--scope', 'nope'])).code, 2);
+    assert.equal((await cli(['clients', 'update', id, '--name', ' '])).code, 2);
+  });
+});
