@@ -14,7 +14,12 @@
 //                         request also asks introspection, so revoked tokens are refused at once
 import { createServer, type ServerResponse, type Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { BearerError, createProtectedResource, type ProtectedResourceOptions } from 'tessera/resource';
+import {
+  BearerError,
+  createProtectedResource,
+  IntrospectionError,
+  type ProtectedResourceOptions,
+} from 'tessera/resource';
 
 const ROUTES: Record<string, { scope: string; body: (sub: string) => unknown }> = {
   '/apps': { scope: 'apps', body: (sub) => ({ owner: sub, apps: [{ id: 'app_1', name: 'Example app' }] }) },
@@ -51,6 +56,12 @@ export function exampleApi(options: ExampleApiOptions): Server {
       const token = await api.verify(request.headers.authorization, { scopes: [route.scope] });
       json(response, 200, route.body(token.sub));
     } catch (err) {
+      if (err instanceof IntrospectionError) {
+        // Not the request's fault: the API's setup or Tessera. Said in the log, 503 to the client.
+        console.error(`GET ${path}: ${err.message}`);
+        json(response, 503, { error: 'temporarily_unavailable' }, { 'retry-after': '5' });
+        return;
+      }
       if (!(err instanceof BearerError)) {
         console.error(`GET ${path} failed: ${err instanceof Error ? err.message : String(err)}`);
         json(response, 500, { error: 'server_error' });

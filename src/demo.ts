@@ -1,5 +1,8 @@
 // Development convenience: on the first start of an empty database, a demo user and two demo clients
-// (confidential and public), with their credentials kept in <data dir>/demo.json and printed.
+// (confidential and public), with their credentials printed and kept in the data folder, in a file
+// named after the database (demo-<hash of DATABASE_URL>.json): a start on another database never
+// prints credentials that do not work there.
+import { createHash } from 'node:crypto';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createClient, createUser } from './cli/operations.ts';
@@ -22,8 +25,9 @@ export function demoCallbackUri(config: Pick<Config, 'issuer'>): string {
   return `${config.issuer}/demo/callback`;
 }
 
-function demoFile(config: Pick<Config, 'dataDir'>): string {
-  return join(config.dataDir, 'demo.json');
+export function demoFile(config: Pick<Config, 'dataDir' | 'databaseUrl'>): string {
+  const database = createHash('sha256').update(config.databaseUrl).digest('hex').slice(0, 12);
+  return join(config.dataDir, `demo-${database}.json`);
 }
 
 /** Seeds the demo data when the database has no users; returns the credentials, or undefined. */
@@ -59,17 +63,23 @@ export async function seedDemo(store: ClientStore & UserStore, config: Config): 
     confidential: { clientId: confidential.client.clientId, clientSecret: confidential.clientSecret! },
     public: { clientId: pub.client.clientId, codeVerifier: randomToken() },
   };
-  await mkdir(config.dataDir, { recursive: true });
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   await writeFile(demoFile(config), `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   return credentials;
 }
 
-export async function readDemoCredentials(config: Pick<Config, 'dataDir'>): Promise<DemoCredentials | undefined> {
+/** The demo credentials kept for this database, if its demo client still exists there. */
+export async function readDemoCredentials(
+  store: ClientStore,
+  config: Pick<Config, 'dataDir' | 'databaseUrl'>,
+): Promise<DemoCredentials | undefined> {
+  let demo: DemoCredentials;
   try {
-    return JSON.parse(await readFile(demoFile(config), 'utf8')) as DemoCredentials;
+    demo = JSON.parse(await readFile(demoFile(config), 'utf8')) as DemoCredentials;
   } catch {
     return undefined;
   }
+  return (await store.getClient(demo.confidential.clientId)) ? demo : undefined;
 }
 
 export function demoAuthorizationUrls(config: Config, demo: DemoCredentials): { confidential: string; public: string } {

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, unknownSettings } from './config/index.ts';
 import { resolveSecret } from './config/secret.ts';
-import { demoAuthorizationUrls, readDemoCredentials, seedDemo } from './demo.ts';
+import { demoAuthorizationUrls, demoFile, readDemoCredentials, seedDemo } from './demo.ts';
 import { describeDatabase, Lifecycle, waitForDatabase } from './lifecycle.ts';
 import { DatabaseUnavailable } from './store/faults.ts';
 import { startHousekeeping } from './store/housekeeping.ts';
@@ -50,7 +50,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   }
   const keys = await KeyStore.open(store, secret, { timeline: keyTimeline(config) });
   const seeded = config.demo ? await seedDemo(store, config) : undefined;
-  const demo = config.demo ? (seeded ?? (await readDemoCredentials(config))) : undefined;
+  const demo = config.demo ? (seeded ?? (await readDemoCredentials(store, config))) : undefined;
 
   const lifecycle = new Lifecycle();
   const app = await buildApp({ config, store, keys, secret, demo, lifecycle });
@@ -107,7 +107,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   if (seeded) {
     const urls = demoAuthorizationUrls(config, seeded);
     console.log(`
-Demo data created (development mode; credentials kept in ${config.dataDir}/demo.json):
+Demo data created (development mode; credentials kept in ${demoFile(config)}):
   user:                 ${seeded.username} / ${seeded.password}
   confidential client:  ${seeded.confidential.clientId} / ${seeded.confidential.clientSecret}
   public client (PKCE): ${seeded.public.clientId}
@@ -120,7 +120,7 @@ Or the public client with PKCE (S256):
 `);
   } else if (demo) {
     const url = demoAuthorizationUrls(config, demo).confidential;
-    console.log(`Demo authorization URL (user ${demo.username}, password in ${config.dataDir}/demo.json):\n  ${url}`);
+    console.log(`Demo authorization URL (user ${demo.username}, password in ${demoFile(config)}):\n  ${url}`);
   }
 }
 

@@ -23,7 +23,7 @@ export const USAGE = `Usage: tessera <command> [options]
   clients update ID [--name N] [--redirect-uri URI …] [--post-logout-redirect-uri URI …]
                  [--no-post-logout-redirect-uris] [--scope "…"] [--grant-types …]
                  [--allowed-origin ORIGIN …] [--no-allowed-origins] [--json]   (the client_id stays)
-  clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--json]
+  clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--grace SECONDS] [--json]
   users create --username U --email E [--name N] [--given-name G] [--family-name F] [--password-stdin]
   users list [--json] | show USERNAME [--json] | set-password USERNAME --password-stdin
         | disable USERNAME | enable USERNAME | delete USERNAME | unlock USERNAME

@@ -118,6 +118,7 @@ export async function createClient(
     ownerId: null,
     registrationTokenHash: null,
     metadata: {},
+    previousSecret: null,
   };
   const data = { name: client.name, public: clientSecret === null, scopes: client.scopes };
   await store.createClient(
@@ -188,21 +189,24 @@ export async function updateClient(
   return { client: updated, warnings: warnings.filter((w) => w !== undefined) };
 }
 
+/**
+ * A new secret; the old one keeps working for `grace` seconds (0: it stops at once), so the client
+ * can be given the new one without downtime.
+ */
 export async function rotateClientSecret(
   store: ClientStore,
   clientId: string,
   now = Math.floor(Date.now() / 1000),
   requester: Requester = CLI,
+  grace = 0,
 ): Promise<string> {
   const client = await store.getClient(clientId);
   if (!client) throw new UsageError(`no client ${clientId}`);
   if (client.tokenEndpointAuthMethod === 'none') throw new UsageError(`client ${clientId} is public and has no secret`);
   const secret = randomToken();
-  await store.setClientSecretHash(
-    clientId,
-    hashToken(secret),
-    securityEvent('client.secret_rotated', now, { clientId, requester }),
-  );
+  const previous = grace > 0 && client.secretHash !== null ? { hash: client.secretHash, expiresAt: now + grace } : null;
+  const event = securityEvent('client.secret_rotated', now, { clientId, requester, data: { grace } });
+  await store.setClientSecretHash(clientId, hashToken(secret), event, previous);
   return secret;
 }
 

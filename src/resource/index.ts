@@ -138,22 +138,43 @@ export function createVerifier(options: VerifierOptions): Verifier {
   };
 }
 
+/**
+ * Introspection could not answer (wrong credentials, Tessera unreachable): a fault of the API's
+ * setup or of a dependency, not of the request; answer 503 and log `message`, which says why.
+ */
+export class IntrospectionError extends Error {
+  override get name(): string {
+    return 'IntrospectionError';
+  }
+}
+
 async function isActive(
   issuer: string,
   token: string,
   introspection: NonNullable<VerifierOptions['introspection']>,
 ): Promise<boolean> {
   const credentials = `${encodeURIComponent(introspection.clientId)}:${encodeURIComponent(introspection.clientSecret)}`;
-  const response = await fetch(introspection.endpoint ?? `${issuer}/oauth2/introspect`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(credentials).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-      accept: 'application/json',
-    },
-    body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
-  });
-  if (!response.ok) throw new Error(`introspection failed with HTTP ${response.status}`);
+  const endpoint = introspection.endpoint ?? `${issuer}/oauth2/introspect`;
+  let response: Response;
+  try {
+    response = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(credentials).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+      },
+      body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
+    });
+  } catch (err) {
+    throw new IntrospectionError(`introspection at ${endpoint} could not be reached: ${(err as Error).message}`);
+  }
+  if (response.status === 401) {
+    throw new IntrospectionError(
+      `introspection at ${endpoint} refused the API's client credentials (HTTP 401): check its client id and secret`,
+    );
+  }
+  if (!response.ok) throw new IntrospectionError(`introspection at ${endpoint} failed with HTTP ${response.status}`);
   const result = (await response.json()) as { active?: unknown };
   return result.active === true;
 }

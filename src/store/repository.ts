@@ -105,9 +105,18 @@ export class Repository {
     const consents = this.db.deleteFrom('consents').where('client_id', '=', clientId);
     return (await this.write(deleted, revoked, consents, ...this.#events(event))) === 1;
   }
-  async setClientSecretHash(clientId: string, secretHash: string, event?: SecurityEvent): Promise<boolean> {
+  async setClientSecretHash(
+    clientId: string,
+    secretHash: string,
+    event?: SecurityEvent,
+    previous: { hash: string; expiresAt: number } | null = null,
+  ): Promise<boolean> {
     this.clients.forget(clientId);
-    const set = { secret_hash: secretHash };
+    const set = {
+      secret_hash: secretHash,
+      previous_secret_hash: previous?.hash ?? null,
+      previous_secret_expires_at: previous?.expiresAt ?? null,
+    };
     const updated = this.db.updateTable('clients').set(set).where('client_id', '=', clientId);
     return (await this.write(updated, ...this.#events(event))) === 1;
   }

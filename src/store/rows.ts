@@ -107,6 +107,10 @@ export function toClient(row: ClientRow): Client {
     ownerId: row.owner_id,
     registrationTokenHash: row.registration_token_hash,
     metadata: JSON.parse(row.metadata) as Client['metadata'],
+    previousSecret:
+      row.previous_secret_hash === null
+        ? null
+        : { hash: row.previous_secret_hash, expiresAt: Number(row.previous_secret_expires_at) },
   };
 }
 
@@ -128,6 +132,8 @@ export function fromClient(client: Client): ClientRow {
     owner_id: client.ownerId,
     registration_token_hash: client.registrationTokenHash,
     metadata: JSON.stringify(client.metadata),
+    previous_secret_hash: client.previousSecret?.hash ?? null,
+    previous_secret_expires_at: client.previousSecret?.expiresAt ?? null,
   };
 }
 

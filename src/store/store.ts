@@ -38,6 +38,8 @@ export interface Client {
   registrationTokenHash: string | null;
   /** Descriptive metadata (RFC 7591 §2), shown and returned as given, never trusted. */
   metadata: ClientDescription;
+  /** The secret before a rotation with a grace period, accepted until `expiresAt` (epoch seconds). */
+  previousSecret: { hash: string; expiresAt: number } | null;
 }
 
 export interface ClientDescription {
@@ -121,8 +123,16 @@ export interface ClientStore {
   listClients(): Promise<Client[]>;
   /** Deletes the client, revokes its grants and forgets consent to it; false when no such client exists. */
   deleteClient(clientId: string, event?: SecurityEvent): Promise<boolean>;
-  /** Returns false when no such client exists. */
-  setClientSecretHash(clientId: string, secretHash: string, event?: SecurityEvent): Promise<boolean>;
+  /**
+   * A new secret; `previous` (the old one's hash) is still accepted until its expiry (a rotation's
+   * grace period), or null for none. Returns false when no such client exists.
+   */
+  setClientSecretHash(
+    clientId: string,
+    secretHash: string,
+    event?: SecurityEvent,
+    previous?: { hash: string; expiresAt: number } | null,
+  ): Promise<boolean>;
   /** Replaces what a client may change: everything but its id, secret, owner and creation time. */
   updateClient(client: Client, event?: SecurityEvent): Promise<boolean>;
   /** The clients a user registered (RFC 7591), oldest first. */

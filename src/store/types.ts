@@ -28,6 +28,9 @@ export interface ClientRow {
   registration_token_hash: string | null;
   /** JSON object of the descriptive RFC 7591 metadata (client_uri, logo_uri, contacts, …). */
   metadata: string;
+  /** The secret before the last rotation (SHA-256 hex), still accepted until previous_secret_expires_at. */
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: number | null;
 }
 
 export interface UserRow {

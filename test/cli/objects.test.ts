@@ -44,6 +44,37 @@ describe('the CLI changes and deletes what it creates', () => {
     assert.equal(events[0]?.userId, server.user.id);
   });
 
+  it('clients rotate-secret --grace keeps the old secret working for the grace period, and not after', async () => {
+    const c = server.clients.es256;
+    const authenticates = async (secret: string) =>
+      (
+        await fetch(`${server.issuer}/oauth2/introspect`, {
+          method: 'POST',
+          headers: { authorization: basic(c.id, secret), 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: 'not-a-token' }),
+        })
+      ).status === 200;
+    const rotated = await cli(['clients', 'rotate-secret', c.id, '--grace', '60', '--json']);
+    assert.equal(rotated.code, 0, rotated.out);
+    server.store.clearCaches();
+    const { client_secret: fresh, previous_secret_expires_at: until } = JSON.parse(rotated.out);
+    assert.ok(until);
+    assert.equal(await authenticates(fresh), true);
+    assert.equal(await authenticates(c.secret!), true, 'the old secret, within the grace period');
+    server.clock.offset += 61;
+    try {
+      assert.equal(await authenticates(c.secret!), false, 'not after it');
+      assert.equal(await authenticates(fresh), true);
+    } finally {
+      server.clock.offset -= 61;
+    }
+    const again = JSON.parse((await cli(['clients', 'rotate-secret', c.id, '--json'])).out);
+    // The server sees a change made by the CLI within its client cache's 5 s; here at once.
+    server.store.clearCaches();
+    assert.equal(await authenticates(fresh), false, 'without --grace the old secret stops at once');
+    assert.equal(await authenticates(again.client_secret), true);
+  });
+
   it('clients update changes name, redirect URIs, post-logout URIs and scopes; the client_id stays', async () => {
     const id = server.clients.post.id;
     const updated = await cli([

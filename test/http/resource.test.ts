@@ -46,6 +46,32 @@ describe('APIs that accept the tokens', () => {
   const call = (path: string, token?: string) =>
     fetch(`${apiUrl}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
 
+  it('wrong introspection credentials: 503 to the client, and the log says why', async () => {
+    const misconfigured = exampleApi({
+      issuer: server.issuer,
+      resource: 'http://127.0.0.1:1',
+      audience: server.issuer,
+      introspection: { clientId: server.clients.confidential.id, clientSecret: 'wrong' },
+    });
+    await new Promise<void>((resolve) => misconfigured.listen(0, '127.0.0.1', resolve));
+    const logged: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => void logged.push(line);
+    try {
+      const port = (misconfigured.address() as { port: number }).port;
+      const token = await accessToken('openid apps');
+      const answer = await fetch(`http://127.0.0.1:${port}/apps`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(answer.status, 503);
+      assert.match(
+        logged.join('\n'),
+        /refused the API's client credentials \(HTTP 401\): check its client id and secret/,
+      );
+    } finally {
+      console.error = original;
+      await new Promise((resolve) => misconfigured.close(resolve));
+    }
+  });
+
   it('a token with the scope is served', async () => {
     const token = await accessToken('openid apps webhooks');
     const apps = await call('/apps', token);

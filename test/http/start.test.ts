@@ -6,6 +6,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { demoFile } from '../../src/demo.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { freePort } from '../helpers/server.ts';
 
@@ -49,7 +50,12 @@ describe('first start in development (npm start)', () => {
   });
 
   it('prints the demo credentials and keeps them, with a generated secret, under the data folder', async () => {
-    const demo = JSON.parse(await readFile(join(dir, 'data', 'demo.json'), 'utf8'));
+    const demo = JSON.parse(
+      await readFile(
+        demoFile({ dataDir: join(dir, 'data'), databaseUrl: `sqlite:${join(dir, 'data', 'tessera.db')}` }),
+        'utf8',
+      ),
+    );
     assert.match(output, new RegExp(`user: +demo / ${demo.password}`));
     assert.match(output, new RegExp(demo.confidential.clientSecret));
     assert.ok((await readFile(join(dir, 'data', 'secret'), 'utf8')).trim().length >= 32);
@@ -57,7 +63,12 @@ describe('first start in development (npm start)', () => {
 
   for (const variant of ['confidential', 'public'] as const) {
     it(`the printed ${variant} URL leads to tokens on the demo callback page`, async () => {
-      const demo = JSON.parse(await readFile(join(dir, 'data', 'demo.json'), 'utf8'));
+      const demo = JSON.parse(
+        await readFile(
+          demoFile({ dataDir: join(dir, 'data'), databaseUrl: `sqlite:${join(dir, 'data', 'tessera.db')}` }),
+          'utf8',
+        ),
+      );
       const urls = [...output.matchAll(/^\s+(http\S+\/oauth2\/authorize\S+)$/gm)].map((m) => m[1]!);
       const url = urls.find((u) => new URL(u).searchParams.get('state') === variant)!;
       assert.ok(url, `a ${variant} URL is printed`);

@@ -29,6 +29,7 @@ function client(overrides: Partial<Client> = {}): Client {
     ownerId: null,
     registrationTokenHash: null,
     metadata: {},
+    previousSecret: null,
     ...overrides,
   };
 }

@@ -151,15 +151,20 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
       return 0;
     }
     case 'rotate-secret': {
-      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
+      const { values, positionals } = parse(rest, { grace: { type: 'string' }, json: { type: 'boolean' } }, 1);
       const id = requirePositional(positionals, 'the client id');
       if (!(await store.getClient(id))) throw new NotFound(`no client ${id}`);
-      const secret = await rotateClientSecret(store, id);
-      if (values.json) io.out(JSON.stringify({ client_id: id, client_secret: secret }, null, 2));
-      else
-        io.out(
-          `client_secret ${secret}\n\nThe old secret no longer works. Store the new one now: it is shown only once.`,
-        );
+      const grace = values.grace === undefined ? 0 : Number(values.grace);
+      if (!Number.isInteger(grace) || grace < 0) throw new UsageError('--grace must be a whole number of seconds');
+      const now = Math.floor(Date.now() / 1000);
+      const secret = await rotateClientSecret(store, id, now, CLI, grace);
+      const until = grace > 0 ? formatTime(now + grace) : null;
+      if (values.json) {
+        io.out(JSON.stringify({ client_id: id, client_secret: secret, previous_secret_expires_at: until }, null, 2));
+      } else {
+        const old = until ? `The old secret keeps working until ${until}.` : 'The old secret no longer works.';
+        io.out(`client_secret ${secret}\n\n${old} Store the new one now: it is shown only once.`);
+      }
       return 0;
     }
     default:

@@ -60,14 +60,14 @@ export async function authenticateClient(
     throw new InvalidClient('client authentication is required');
   }
 
-  if (!guard) return verify(store, clientId, method, secret);
+  if (!guard) return verify(store, clientId, method, secret, Math.floor(Date.now() / 1000));
   const refused = guard.throttle.check(clientId, guard.ip, guard.now);
   if (refused) {
     const wait = `try again in ${refused.retryAfter} s`;
     throw new TooManyAttempts(`too many failed authentications of this client or from this address; ${wait}`, refused);
   }
   try {
-    const client = await verify(store, clientId, method, secret);
+    const client = await verify(store, clientId, method, secret, guard.now);
     const clearing = guard.throttle.succeeded(clientId);
     if (clearing) await clearing;
     return client;
@@ -82,6 +82,7 @@ async function verify(
   clientId: string,
   method: Client['tokenEndpointAuthMethod'],
   secret: string | undefined,
+  now: number,
 ): Promise<Client> {
   const client = await store.getClient(clientId);
   if (!client) throw new InvalidClient('client authentication failed', `no client ${JSON.stringify(clientId)}`);
@@ -91,8 +92,15 @@ async function verify(
     const detail = `client ${clientId} is registered for ${client.tokenEndpointAuthMethod}, sent ${method}`;
     throw new InvalidClient('client authentication failed', detail);
   }
-  if (method !== 'none' && (!client.secretHash || !safeEqual(hashToken(secret!), client.secretHash))) {
-    throw new InvalidClient('client authentication failed', `client ${clientId}: wrong client_secret`);
+  if (method !== 'none') {
+    const presented = hashToken(secret!);
+    const current = client.secretHash !== null && safeEqual(presented, client.secretHash);
+    // The secret before a rotation, during its grace period (`tessera clients rotate-secret --grace`).
+    const previous = client.previousSecret ?? null;
+    const during = !current && previous !== null && previous.expiresAt > now && safeEqual(presented, previous.hash);
+    if (!current && !during) {
+      throw new InvalidClient('client authentication failed', `client ${clientId}: wrong client_secret`);
+    }
   }
   return client;
 }

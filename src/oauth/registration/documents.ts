@@ -152,6 +152,7 @@ export class ClientDocuments {
       ownerId: null,
       registrationTokenHash: null,
       metadata: metadata.description,
+      previousSecret: null,
     };
     return { client, seconds: cacheSeconds(response.headers['cache-control']) };
   }

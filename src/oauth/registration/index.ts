@@ -91,6 +91,7 @@ export async function registerClient(
     ownerId,
     registrationTokenHash: hashToken(registrationToken),
     metadata: metadata.description,
+    previousSecret: null,
   };
   const data = { name: client.name, public: clientSecret === null, scopes: client.scopes };
   const event = securityEvent('client.registered', now, {

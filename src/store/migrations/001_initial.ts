@@ -11,7 +11,8 @@ const schema = (withoutRowid: boolean) => [
     redirect_uris text not null, post_logout_redirect_uris text not null, scope text not null,
     grant_types text not null, token_endpoint_auth_method text not null, first_party integer not null,
     id_token_signed_response_alg text, allowed_origins text not null, created_at bigint not null,
-    registered_via text not null, owner_id text, registration_token_hash text, metadata text not null)`,
+    registered_via text not null, owner_id text, registration_token_hash text, metadata text not null,
+    previous_secret_hash text, previous_secret_expires_at bigint)`,
   // The apps a user registered (RFC 7591), listed on their account page.
   'create index clients_owner_id on clients (owner_id) where owner_id is not null',
   `create table users (id text primary key, username text not null unique, email text not null,
