@@ -25,7 +25,6 @@ export async function start(env: Record<string, string | undefined> = process.en
     }
     throw err;
   }
-  for (const warning of unknownSettings(env)) console.error(`tessera: warning: ${warning}`);
   const secret = await resolveSecret(config);
   const database = describeDatabase(config.databaseUrl);
   let store: Store;
@@ -54,6 +53,7 @@ export async function start(env: Record<string, string | undefined> = process.en
 
   const lifecycle = new Lifecycle();
   const app = await buildApp({ config, store, keys, secret, demo, lifecycle });
+  for (const warning of unknownSettings(env)) app.log.warn({ setting: warning.split(' ')[0] }, warning);
   // Keys rotated by `tessera keys rotate` or another instance are picked up within the reload interval.
   const keyMaintenance = startKeyMaintenance(keys, app.log);
   const housekeeping = startHousekeeping(store, config, app.log);
@@ -103,7 +103,8 @@ export async function start(env: Record<string, string | undefined> = process.en
     typeof bound === 'object' && bound
       ? `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`
       : String(bound);
-  console.log(`Tessera is listening on ${where} for ${config.issuer} (database: ${database})`);
+  // A log line like every other (JSON): the address actually bound, the issuer, the database.
+  app.log.info({ address: where, issuer: config.issuer, database }, `Tessera is listening on ${where}`);
   if (seeded) {
     const urls = demoAuthorizationUrls(config, seeded);
     console.log(`

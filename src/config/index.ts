@@ -278,11 +278,24 @@ function parseTrustProxy(value: string): boolean | number | string[] {
   return entries;
 }
 
+/** How to fix a setting's value, said after what is wrong with it. */
+const GENERATE_SECRET = 'generate one with: openssl rand -base64 48';
+const FIXES: Record<string, string> = {
+  TESSERA_SECRET: GENERATE_SECRET,
+  TESSERA_ISSUER: 'set it to the https URL clients use, e.g. https://id.example.com',
+  DATABASE_URL: 'use sqlite:<path> or postgres://user:password@host:5432/database',
+  PORT: 'a port number from 1 to 65535',
+  TESSERA_SIGNING_ALG: 'RS256 or ES256',
+};
+
 /** Validates `env` and returns the frozen configuration; throws ConfigError with every problem. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    const lines = parsed.error.issues.map((issue) => {
+      const name = issue.path.join('.');
+      return `${name}: ${issue.message}${FIXES[name] ? `; ${FIXES[name]}` : ''}`;
+    });
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
@@ -293,13 +306,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const issuer = e.TESSERA_ISSUER.replace(/\/+$/, '');
   const production = e.NODE_ENV === 'production';
   if (production && issuerUrl.protocol !== 'https:') {
-    throw new ConfigError('TESSERA_ISSUER: must be https in production');
+    throw new ConfigError(
+      'TESSERA_ISSUER: must be https in production; set it to the https URL clients use, behind your TLS proxy',
+    );
   }
   if (production && e.TESSERA_ALLOW_HTTP_REDIRECT_URIS === 'true') {
     throw new ConfigError('TESSERA_ALLOW_HTTP_REDIRECT_URIS: development only; remove it in production');
   }
   if (production && !e.TESSERA_SECRET) {
-    throw new ConfigError('TESSERA_SECRET: required in production');
+    throw new ConfigError(`TESSERA_SECRET: required in production; ${GENERATE_SECRET}, the same on every instance`);
   }
   const defaultPort = issuerUrl.port ? Number(issuerUrl.port) : issuerUrl.protocol === 'https:' ? 443 : 80;
   const scopes = new Map<string, string>(OIDC_SCOPES);

@@ -180,7 +180,7 @@ describe('tessera CLI', () => {
     );
     const again = await tessera(['keys', 'rotate', '--alg', 'ES256']);
     assert.match(again.stdout, /a rotation of ES256 is under way already: key \S+ signs from/);
-    type Listed = { kid: string; alg: string; state: string; activatesAt: number; retiresAt: number | null };
+    type Listed = { kid: string; alg: string; state: string; activates_at: string; retires_at: string | null };
     const list = async () => JSON.parse((await tessera(['keys', 'list', '--json'])).stdout) as Listed[];
     const staged = await list();
     const es256 = staged.filter((k) => k.alg === 'ES256').map((k) => k.state);
@@ -194,7 +194,8 @@ describe('tessera CLI', () => {
       after.map((k) => k.state),
       ['retired', 'active'],
     );
-    assert.equal(after[0]!.retiresAt, after[1]!.activatesAt);
+    assert.equal(after[0]!.retires_at, after[1]!.activates_at);
+    assert.match(after[1]!.activates_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const table = (await tessera(['keys', 'list'])).stdout;
     assert.match(table, /^KID {2}ALG {2}STATE {2}CREATED {2}ACTIVATES {2}RETIRES {2}REMOVED$/m);
     assert.match(table, /ES256 {2}retired/);

@@ -140,8 +140,14 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
       async () => {
         const { lines, io } = cliIo(server);
         assert.equal(await run(['events', 'list', '--user', 'alice', '--type', 'user.signed_in', '--json'], io), 0);
-        const listed = JSON.parse(lines.join('\n')) as SecurityEvent[];
-        assert.ok(listed.length > 0 && listed.every((e) => e.type === 'user.signed_in' && e.userId === server.user.id));
+        const listed = JSON.parse(lines.join('\n')) as Array<{ type: string; user_id: string; at: string }>;
+        assert.ok(
+          listed.length > 0 && listed.every((e) => e.type === 'user.signed_in' && e.user_id === server.user.id),
+        );
+        assert.ok(
+          listed.every((e) => !Number.isNaN(Date.parse(e.at))),
+          'ISO times',
+        );
         lines.length = 0;
         assert.equal(await run(['events', 'list', '--client', server.clients.confidential.id, '--since', '1h'], io), 0);
         assert.match(lines.join('\n'), /consent\.granted\s+alice/);

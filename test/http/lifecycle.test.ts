@@ -107,7 +107,9 @@ describe('starting with the database down', async () => {
     let proxy: Server | undefined;
     const sockets = new Set<Socket>();
     try {
-      await sleep(1500);
+      // Until it says it waits (a loaded machine takes more than a second to start Node.js).
+      const deadline = Date.now() + 15_000;
+      while (!/waiting for the database/.test(server.output()) && Date.now() < deadline) await sleep(100);
       assert.match(server.output(), /waiting for the database/);
       // PostgreSQL "comes up" on the port: a proxy to the real one.
       const target = new URL(database!.url);

@@ -3,7 +3,11 @@
 // verbose, and none appears in any log line.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { unknownSettings } from '../../src/config/index.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, unknownSettings } from '../../src/config/index.ts';
+import { openSqlite } from '../../src/store/sqlite/connection.ts';
 import { redactUrl } from '../../src/http/log-safety.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -68,6 +72,25 @@ describe('logs without secrets', () => {
     assert.equal(redactUrl('/cb?code=abc&state=s'), '/cb?code=%5Bredacted%5D&state=s');
     assert.equal(redactUrl('/oauth2/authorize?client_id=x&scope=openid'), '/oauth2/authorize?client_id=x&scope=openid');
     assert.equal(redactUrl('/x'), '/x');
+  });
+
+  it('configuration errors say how to fix them, and SQLite errors name the file', async () => {
+    assert.throws(
+      () => loadConfig({ NODE_ENV: 'production', TESSERA_ISSUER: 'https://id.example' }),
+      /TESSERA_SECRET: required in production; generate one with: openssl rand -base64 48/,
+    );
+    assert.throws(() => loadConfig({ TESSERA_SECRET: 'short' }), /TESSERA_SECRET: .*generate one with/);
+    assert.throws(
+      () => loadConfig({ NODE_ENV: 'production', TESSERA_ISSUER: 'http://id.example', TESSERA_SECRET: 'x'.repeat(40) }),
+      /must be https in production; set it to the https URL clients use/,
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'tessera-sqlite-'));
+    try {
+      // A folder where the database should be: SQLite cannot open it, and the error says which file.
+      assert.throws(() => openSqlite(dir), new RegExp(`SQLite database ${dir}: `));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a misspelled setting is pointed out, with the one it probably meant', () => {

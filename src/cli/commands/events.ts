@@ -54,7 +54,17 @@ export async function eventsCommand(
     limit,
   });
   if (values.json) {
-    io.out(JSON.stringify(events, null, 2));
+    const described = events.map((e) => ({
+      id: e.id,
+      at: formatTime(e.at),
+      type: e.type,
+      user_id: e.userId,
+      client_id: e.clientId,
+      ip: e.ip,
+      user_agent: e.userAgent,
+      data: e.data,
+    }));
+    io.out(JSON.stringify(described, null, 2));
     return 0;
   }
   if (events.length === 0) io.out('no events');

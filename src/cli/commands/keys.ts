@@ -19,8 +19,19 @@ export async function keysCommand(store: SigningKeyStore, config: Config, args: 
     case 'list': {
       const { values } = parse(rest, { json: { type: 'boolean' } });
       const keys = (await open()).states();
-      if (values.json) io.out(JSON.stringify(keys, null, 2));
-      else {
+      if (values.json) {
+        // The field names and ISO times every --json uses.
+        const described = keys.map((k) => ({
+          kid: k.kid,
+          alg: k.alg,
+          state: k.state,
+          created_at: time(k.createdAt),
+          activates_at: time(k.activatesAt),
+          retires_at: k.retiresAt === null ? null : time(k.retiresAt),
+          removed_at: k.removedAt === null ? null : time(k.removedAt),
+        }));
+        io.out(JSON.stringify(described, null, 2));
+      } else {
         io.out('KID  ALG  STATE  CREATED  ACTIVATES  RETIRES  REMOVED');
         for (const k of keys) {
           const dates = [k.createdAt, k.activatesAt, k.retiresAt, k.removedAt].map(time).join('  ');

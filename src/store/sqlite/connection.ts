@@ -27,7 +27,15 @@ export function openSqlite(path: string): DatabaseSync {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
   }
-  const db = new DatabaseSync(path);
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path);
+  } catch (err) {
+    // SQLite's own message ("unable to open database file") names no file: this one does. The
+    // error is otherwise kept as it is, so that ./faults.ts still knows it.
+    if (err instanceof Error) err.message = `SQLite database ${path}: ${err.message}`;
+    throw err;
+  }
   // WAL lets readers run beside the writer; synchronous=FULL makes every commit durable before the
   // response that depends on it is sent.
   db.exec('PRAGMA journal_mode = WAL');
