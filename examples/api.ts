@@ -19,7 +19,7 @@ import {
   createProtectedResource,
   IntrospectionError,
   type ProtectedResourceOptions,
-} from 'tessera/resource';
+} from '@tessera-oidc/server/resource';
 
 const ROUTES: Record<string, { scope: string; body: (sub: string) => unknown }> = {
   '/apps': { scope: 'apps', body: (sub) => ({ owner: sub, apps: [{ id: 'app_1', name: 'Example app' }] }) },

@@ -3,7 +3,7 @@
 // createProtectedResource adds RFC 9728 metadata, so a client that meets the API's 401 can find out
 // which authorization server to ask, for which resource (RFC 8707) and which scopes.
 //
-//   import { createVerifier, createProtectedResource } from 'tessera/resource';
+//   import { createVerifier, createProtectedResource } from '@tessera-oidc/server/resource';
 //   const verify = createVerifier({ issuer: 'https://auth.example.com', audience: 'https://auth.example.com' });
 //   const token = await verify(request.headers.authorization, { scopes: ['apps'] });
 //

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { exampleApi } from '../../examples/api.ts';
-import { BearerError, createProtectedResource, createVerifier } from 'tessera/resource';
+import { BearerError, createProtectedResource, createVerifier } from '@tessera-oidc/server/resource';
 import { freePort } from '../helpers/server.ts';
 
 const ISSUER = 'https://tessera.test';
