@@ -28,9 +28,11 @@ export const USAGE = `Usage: tessera <command> [options]
   users list [--json] | show USERNAME [--json] | set-password USERNAME --password-stdin
         | disable USERNAME | enable USERNAME | delete USERNAME | unlock USERNAME
   resources create --uri URI --scope "SCOPES" [--name NAME] [--json]
-  resources list [--json] | delete URI
+  resources list [--json] | show URI [--json] | update URI [--scope "SCOPES"] [--name NAME] [--json]
+        | delete URI
   webhooks create --url URL --events TYPE[,TYPE…] [--json]     (prints the secret, once)
-  webhooks list [--json] | show ID [--json] | delete ID | rotate-secret ID [--grace SECONDS] [--json]
+  webhooks list [--json] | show ID [--json] | update ID [--url URL] [--events TYPE[,TYPE…]] [--json]
+        | delete ID | rotate-secret ID [--grace SECONDS] [--json]
   webhooks test ID | deliveries ID [--limit N] [--json] | redeliver DELIVERY_ID
   grants list --user USERNAME [--json]
   grants revoke GRANT_ID | revoke --user USERNAME --client CLIENT_ID

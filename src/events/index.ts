@@ -28,8 +28,10 @@ export const EVENT_TYPES = [
   'client.secret_rotated',
   'client.registered',
   'resource.created',
+  'resource.updated',
   'resource.deleted',
   'webhook.created',
+  'webhook.updated',
   'webhook.deleted',
   'key.rotated',
 ] as const;

@@ -150,6 +150,12 @@ export class Repository {
   async listResources(): Promise<Resource[]> {
     return (await this.db.selectFrom('resources').selectAll().orderBy('uri').execute()).map(toResource);
   }
+  async updateResource(resource: Resource, event?: SecurityEvent): Promise<boolean> {
+    this.resources.forget(resource.uri);
+    const set = { name: resource.name, scope: resource.scopes.join(' ') };
+    const updated = this.db.updateTable('resources').set(set).where('uri', '=', resource.uri);
+    return (await this.write(updated, ...this.#events(event))) === 1;
+  }
   async deleteResource(uri: string, event?: SecurityEvent): Promise<boolean> {
     this.resources.forget(uri);
     const deleted = this.db.deleteFrom('resources').where('uri', '=', uri);
@@ -360,6 +366,10 @@ export class Repository {
     if (ownerId === null) query = query.where('owner_id', 'is', null);
     else if (ownerId !== undefined) query = query.where('owner_id', '=', ownerId);
     return query.orderBy('created_at').orderBy('id').execute();
+  }
+  async updateWebhook(id: string, changes: { url: string; events: string }, event?: SecurityEvent): Promise<boolean> {
+    const updated = this.db.updateTable('webhooks').set(changes).where('id', '=', id);
+    return (await this.write(updated, ...this.#events(event))) === 1;
   }
   async deleteWebhook(id: string, event?: SecurityEvent): Promise<boolean> {
     const pending = (eb: Where<'webhook_deliveries'>) => eb.and({ webhook_id: id, status: 'pending' });

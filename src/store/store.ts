@@ -146,6 +146,8 @@ export interface ResourceStore {
   getResource(uri: string): Promise<Resource | undefined>;
   listResources(): Promise<Resource[]>;
   deleteResource(uri: string, event?: SecurityEvent): Promise<boolean>;
+  /** Replaces its name and scopes; false when there is none. */
+  updateResource(resource: Resource, event?: SecurityEvent): Promise<boolean>;
 }
 
 export interface UserStore {
@@ -267,6 +269,8 @@ export interface WebhookStore {
   getWebhook(id: string): Promise<WebhookRow | undefined>;
   /** Every webhook (`undefined`), the operator's (`null`), or a user's. */
   listWebhooks(ownerId?: string | null): Promise<WebhookRow[]>;
+  /** Replaces its URL and event types; false when there is none. */
+  updateWebhook(id: string, changes: { url: string; events: string }, event?: SecurityEvent): Promise<boolean>;
   /** Deletes the webhook and its deliveries not yet made; false when there was none. */
   deleteWebhook(id: string, event?: SecurityEvent): Promise<boolean>;
   /** A new secret; the one before keeps signing alongside until `previousUntil`. */

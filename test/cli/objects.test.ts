@@ -75,6 +75,46 @@ describe('the CLI changes and deletes what it creates', () => {
     assert.equal(await authenticates(again.client_secret), true);
   });
 
+  it('resources and webhooks are shown and changed too', async () => {
+    assert.equal((await cli(['resources', 'create', '--uri', 'https://api.example/', '--scope', 'apps'])).code, 0);
+    const shown = await cli(['resources', 'show', 'https://api.example/', '--json']);
+    assert.equal(JSON.parse(shown.out).scope, 'apps');
+    const updated = await cli([
+      'resources',
+      'update',
+      'https://api.example/',
+      '--scope',
+      'apps webhooks',
+      '--name',
+      'API',
+      '--json',
+    ]);
+    assert.equal(updated.code, 0, updated.out);
+    assert.deepEqual((await server.store.getResource('https://api.example/'))?.scopes, ['apps', 'webhooks']);
+    assert.equal((await cli(['resources', 'update', 'https://api.example/', '--scope', 'openid'])).code, 2);
+    assert.equal((await cli(['resources', 'show', 'https://nope.example/'])).code, 1);
+    const hook = JSON.parse(
+      (await cli(['webhooks', 'create', '--url', 'https://hooks.example.com/a', '--events', 'user.locked', '--json']))
+        .out,
+    ) as { id: string };
+    const changed = await cli([
+      'webhooks',
+      'update',
+      hook.id,
+      '--url',
+      'https://hooks.example.com/b',
+      '--events',
+      'user.locked,user.unlocked',
+      '--json',
+    ]);
+    assert.equal(changed.code, 0, changed.out);
+    const stored = await server.store.getWebhook(hook.id);
+    assert.equal(stored?.url, 'https://hooks.example.com/b');
+    assert.equal(stored?.events, 'user.locked user.unlocked');
+    assert.equal((await cli(['webhooks', 'update', hook.id, '--url', 'http://10.0.0.1/x'])).code, 2);
+    assert.equal((await cli(['webhooks', 'update', hook.id, '--events', 'no.such'])).code, 2);
+  });
+
   it('clients update changes name, redirect URIs, post-logout URIs and scopes; the client_id stays', async () => {
     const id = server.clients.post.id;
     const updated = await cli([

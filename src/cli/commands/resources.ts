@@ -16,6 +16,18 @@ function describe(resource: Resource): Record<string, unknown> {
   };
 }
 
+/** The scopes of `--scope`, each an API scope Tessera knows (openid, profile and email are about the user). */
+function apiScopes(config: Config, value: string): string[] {
+  const scopes = [...new Set(splitScope(value))];
+  if (scopes.length === 0) throw new UsageError('--scope must name at least one scope');
+  const unknown = scopes.filter((s) => !config.scopes.has(s) || ['openid', 'profile', 'email'].includes(s));
+  if (unknown.length > 0) {
+    const api = [...config.scopes.keys()].filter((s) => !['openid', 'profile', 'email'].includes(s));
+    throw new UsageError(`--scope: ${unknown.join(' ')} is not an API scope (API scopes: ${api.join(' ')})`);
+  }
+  return scopes;
+}
+
 export async function resourcesCommand(store: ResourceStore, config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
@@ -30,14 +42,7 @@ export async function resourcesCommand(store: ResourceStore, config: Config, arg
       const uri = requireOption(values.uri, '--uri');
       const problem = resourceUriProblem(uri);
       if (problem) throw new UsageError(`--uri: "${uri}" ${problem}`);
-      const scopes = [...new Set(splitScope(requireOption(values.scope, '--scope')))];
-      if (scopes.length === 0) throw new UsageError('--scope must name at least one scope');
-      // Tokens for an API carry its own scopes; openid, profile and email are about the user.
-      const unknown = scopes.filter((s) => !config.scopes.has(s) || ['openid', 'profile', 'email'].includes(s));
-      if (unknown.length > 0) {
-        const api = [...config.scopes.keys()].filter((s) => !['openid', 'profile', 'email'].includes(s));
-        throw new UsageError(`--scope: ${unknown.join(' ')} is not an API scope (API scopes: ${api.join(' ')})`);
-      }
+      const scopes = apiScopes(config, requireOption(values.scope, '--scope'));
       if (await store.getResource(uri)) throw new UsageError(`a resource ${uri} exists already`);
       const resource: Resource = { uri, name: values.name?.trim() || new URL(uri).host, scopes, createdAt: now };
       const created = securityEvent('resource.created', now, { requester: CLI, data: { uri, scopes } });
@@ -54,6 +59,34 @@ export async function resourcesCommand(store: ResourceStore, config: Config, arg
       else for (const r of resources) io.out(`${r.uri}  ${r.name}  ${r.scopes.join(' ')}`);
       return 0;
     }
+    case 'show': {
+      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
+      const uri = requirePositional(positionals, 'the resource URI');
+      const resource = await store.getResource(uri);
+      if (!resource) throw new NotFound(`no resource ${uri}`);
+      if (values.json) io.out(JSON.stringify(describe(resource), null, 2));
+      else for (const [key, value] of Object.entries(describe(resource))) io.out(`${key.padEnd(11)} ${String(value)}`);
+      return 0;
+    }
+    case 'update': {
+      const { values, positionals } = parse(
+        rest,
+        { scope: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } },
+        1,
+      );
+      const uri = requirePositional(positionals, 'the resource URI');
+      const resource = await store.getResource(uri);
+      if (!resource) throw new NotFound(`no resource ${uri}`);
+      const name = values.name === undefined ? resource.name : values.name.trim();
+      if (name === '') throw new UsageError('--name must not be empty');
+      const scopes = values.scope === undefined ? resource.scopes : apiScopes(config, values.scope);
+      const updated = { ...resource, name, scopes };
+      const event = securityEvent('resource.updated', now, { requester: CLI, data: { uri, scopes } });
+      await store.updateResource(updated, event);
+      if (values.json) io.out(JSON.stringify(describe(updated), null, 2));
+      else io.out(`updated resource ${uri} (${name}) accepting ${scopes.join(' ')}`);
+      return 0;
+    }
     case 'delete': {
       const { positionals } = parse(rest, {}, 1);
       const uri = requirePositional(positionals, 'the resource URI');
@@ -64,7 +97,7 @@ export async function resourcesCommand(store: ResourceStore, config: Config, arg
     }
     default:
       throw new UsageError(
-        sub ? `unknown resources command "${sub}"` : 'resources needs a command: create, list, delete',
+        sub ? `unknown resources command "${sub}"` : 'resources needs a command: create, list, show, update, delete',
       );
   }
 }

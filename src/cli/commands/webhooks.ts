@@ -5,7 +5,8 @@ import { resolveSecret } from '../../config/secret.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import { webhookPayload } from '../../events/webhooks/payload.ts';
 import { createWebhook, DEFAULT_SECRET_GRACE, describeWebhook } from '../../events/webhooks/subscriptions.ts';
-import { rotateWebhookSecret, WebhookInputError } from '../../events/webhooks/subscriptions.ts';
+import { checkEventTypes, rotateWebhookSecret, WebhookInputError } from '../../events/webhooks/subscriptions.ts';
+import { webhookUrlProblem } from '../../events/webhooks/subscriptions.ts';
 import type { WebhookStore } from '../../store/store.ts';
 import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../store/types.ts';
 import { newSortableId } from '../../tokens/opaque.ts';
@@ -85,6 +86,31 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
     case 'show': {
       const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
       const described = describeWebhook(await existing(requirePositional(positionals, 'the webhook id')));
+      if (values.json) io.out(JSON.stringify(described, null, 2));
+      else for (const [key, value] of Object.entries(described)) io.out(`${key.padEnd(12)} ${String(value)}`);
+      return 0;
+    }
+    case 'update': {
+      const { values, positionals } = parse(
+        rest,
+        { url: { type: 'string' }, events: { type: 'string' }, json: { type: 'boolean' } },
+        1,
+      );
+      const webhook = await existing(requirePositional(positionals, 'the webhook id'));
+      const url = values.url ?? webhook.url;
+      const problem = webhookUrlProblem(url, config.outboundAllowPrivate);
+      if (problem) throw new UsageError(`--url ${problem}`);
+      let events = webhook.events.split(' ');
+      try {
+        if (values.events !== undefined) events = checkEventTypes(values.events.split(','));
+      } catch (err) {
+        if (err instanceof WebhookInputError) throw new UsageError(`--${err.message}`);
+        throw err;
+      }
+      const data = { webhook: webhook.id, url, events };
+      const event = securityEvent('webhook.updated', now, { userId: webhook.owner_id, requester: CLI, data });
+      await store.updateWebhook(webhook.id, { url, events: events.join(' ') }, event);
+      const described = describeWebhook({ ...webhook, url, events: events.join(' ') });
       if (values.json) io.out(JSON.stringify(described, null, 2));
       else for (const [key, value] of Object.entries(described)) io.out(`${key.padEnd(12)} ${String(value)}`);
       return 0;
@@ -187,7 +213,7 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
       throw new UsageError(
         sub
           ? `unknown webhooks command "${sub}"`
-          : 'webhooks needs a command: create, list, show, delete, rotate-secret, test, deliveries, redeliver',
+          : 'webhooks needs a command: create, list, show, update, delete, rotate-secret, test, deliveries, redeliver',
       );
   }
 }
