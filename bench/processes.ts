@@ -60,6 +60,24 @@ export async function waitForLine(child: ChildProcess, pattern: RegExp, what: st
   });
 }
 
+/** Waits until `url`/readyz answers 200 (Tessera's start banner is a log line, silent at LOG_LEVEL=warn). */
+export async function waitForReady(child: ChildProcess, url: string, what: string): Promise<void> {
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${what} exited (${child.exitCode}):\n${output}`);
+    const status = await fetch(`${url}/readyz`).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`${what} was not ready within 60 s:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 // Servers must not outlive the benchmark, however it ends (an error, Ctrl-C, a closed pipe).
 const children = new Set<ChildProcess>();
 process.on('exit', () => {

@@ -20,7 +20,8 @@ import { join } from 'node:path';
 import { freePort } from '../test/helpers/server.ts';
 import { withPostgresDatabase } from '../test/store/databases.ts';
 import { drive, Http, type Measurement, type Target, VirtualUser } from './load.ts';
-import { cpuMs, PG_LOCAL, PG_URL, postgresCpuMs, spawnServer, START_ARGS, stopper, waitForLine } from './processes.ts';
+import { cpuMs, PG_LOCAL, PG_URL, postgresCpuMs, spawnServer, START_ARGS, stopper } from './processes.ts';
+import { waitForLine, waitForReady } from './processes.ts';
 import { seedTessera } from './seed.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -119,7 +120,7 @@ async function startTessera(
     TESSERA_DATA_DIR: dir,
     TESSERA_SIGNING_ALG: alg,
   });
-  await waitForLine(child, /Tessera is listening/, 'Tessera');
+  await waitForReady(child, issuer, 'Tessera');
   return {
     target: {
       name: 'tessera',

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { freePort } from '../test/helpers/server.ts';
 import { withPostgresDatabase } from '../test/store/databases.ts';
 import { drive, Http, VirtualUser } from './load.ts';
-import { PG_URL, spawnServer, START_ARGS, stopper, waitForLine } from './processes.ts';
+import { PG_URL, spawnServer, START_ARGS, stopper, waitForReady } from './processes.ts';
 import { seedTessera } from './seed.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -120,7 +120,7 @@ try {
       // Capped from its first instruction: threads it starts later (libuv's pool) inherit the cgroup.
       const cap = capCpu(child.pid!, `tessera-bench-${process.pid}-${alg}-${i}`);
       cleanups.push(cap.release, stopper(child));
-      await waitForLine(child, /Tessera is listening/, 'Tessera');
+      await waitForReady(child, `http://127.0.0.1:${port}`, 'Tessera');
       console.log(`instance ${i + 1}: 127.0.0.1:${port}, ${cap.how}`);
       origins.push(`http://127.0.0.1:${port}`);
     }
