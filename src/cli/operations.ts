@@ -57,6 +57,14 @@ function checkGrantTypes(grantTypes: string[], isPublic: boolean): string[] {
 
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
 
+/** At least one scope, each one Tessera knows. */
+function checkScopes(scopes: readonly string[], config: Pick<Config, 'scopes'>): void {
+  if (scopes.length === 0) throw new UsageError('--scope must name at least one scope');
+  const unknown = scopes.filter((s) => !config.scopes.has(s));
+  if (unknown.length > 0)
+    throw new UsageError(`unknown scope: ${unknown.join(' ')} (known: ${[...config.scopes.keys()].join(' ')})`);
+}
+
 /**
  * The one set of redirect URI rules (src/oauth/registration/redirect-rules.ts, as for clients that
  * register themselves); plain http to a host other than loopback only with `allowHttp`
@@ -68,7 +76,10 @@ function checkRedirectUri(uri: string, option: string, allowHttp: boolean): stri
   const plainHttp = url?.protocol === 'http:' && redirectUriProblem(uri.replace(/^http:/, 'https:')) === undefined;
   if (problem && !(allowHttp && plainHttp)) throw new UsageError(`${option}: "${uri}" ${problem}`);
   if (url?.protocol === 'http:' && url.hostname === 'localhost') {
-    return `${option}: "${uri}": localhost may resolve to another address than the app listens on; http://127.0.0.1 is what RFC 8252 §8.3 recommends`;
+    return (
+      `${option}: "${uri}": localhost may resolve to another address than the app listens on; ` +
+      'http://127.0.0.1 is what RFC 8252 §8.3 recommends'
+    );
   }
   return plainHttp && problem ? `${option}: "${uri}" is plain http (TESSERA_ALLOW_HTTP_REDIRECT_URIS)` : undefined;
 }
@@ -94,10 +105,7 @@ export async function createClient(
       checkRedirectUri(uri, '--post-logout-redirect-uri', allowHttp),
     ),
   ].filter((warning) => warning !== undefined);
-  if (input.scopes.length === 0) throw new UsageError('--scope must name at least one scope');
-  const unknown = input.scopes.filter((s) => !config.scopes.has(s));
-  if (unknown.length > 0)
-    throw new UsageError(`unknown scope: ${unknown.join(' ')} (known: ${[...config.scopes.keys()].join(' ')})`);
+  checkScopes(input.scopes, config);
   if (input.public && input.authMethod) throw new UsageError('--auth-method does not apply to a --public client');
 
   const clientSecret = input.public ? null : randomToken();
@@ -167,9 +175,8 @@ export async function updateClient(
     throw new UsageError('authorization_code needs a redirect URI, and this client would have none');
   }
   const scopes = input.scopes ? [...new Set(input.scopes)] : client.scopes;
-  if (scopes.length === 0) throw new UsageError('--scope must name at least one scope');
-  const unknown = config ? scopes.filter((s) => !config.scopes.has(s)) : [];
-  if (unknown.length > 0) throw new UsageError(`unknown scope: ${unknown.join(' ')}`);
+  if (config) checkScopes(scopes, config);
+  else if (scopes.length === 0) throw new UsageError('--scope must name at least one scope');
   const name = input.name === undefined ? client.name : input.name.trim();
   if (name === '') throw new UsageError('--name must not be empty');
   const allowedOrigins = input.allowedOrigins

@@ -3,7 +3,7 @@
 // not revoked, it was not revoked by itself, and its user is not disabled; a refresh token while it
 // is unrotated, unexpired, and its grant and user are live.
 import type { Config } from '../config/index.ts';
-import { InvalidToken } from '../errors/index.ts';
+import { InsufficientScope, InvalidToken } from '../errors/index.ts';
 import type { ClientStore, GrantStore, RevocationStore, User } from '../store/store.ts';
 import type { GrantRow } from '../store/types.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
@@ -55,6 +55,31 @@ export async function activeAccessToken(
   if (!grant || grant.revoked_at !== null || revoked) throw new InvalidToken('the access token has been revoked');
   if (!user || user.disabled) throw new InvalidToken('the user is no longer active');
   return { claims, user };
+}
+
+/** The token of an `Authorization: Bearer …` header (RFC 6750 §2.1), or undefined. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  return /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization ?? '')?.[1];
+}
+
+/**
+ * The user of an access token for Tessera's own APIs (registration, /api/webhooks) that carries
+ * `scope`: InvalidToken without an active one, InsufficientScope for a token without the scope or
+ * without a user (a client's own token).
+ */
+export async function userWithScope(
+  deps: TokenStatusDeps,
+  authorization: string | undefined,
+  scope: string,
+  now: number,
+): Promise<User> {
+  const token = bearerToken(authorization);
+  if (token === undefined) throw new InvalidToken(`an access token with the ${scope} scope is required`);
+  const { claims, user } = await activeAccessToken(deps, token, now);
+  if (!user || !claims.scope.split(' ').includes(scope)) {
+    throw new InsufficientScope(`this needs a user's access token with the ${scope} scope`);
+  }
+  return user;
 }
 
 export interface RefreshTokenState {

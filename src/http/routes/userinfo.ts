@@ -4,6 +4,7 @@ import { originAllowedFor } from '../../oauth/origins.ts';
 import { allowOrigin } from '../plugins/cors.ts';
 import { InvalidRequest, InvalidToken } from '../../errors/index.ts';
 import { userinfo } from '../../oidc/userinfo.ts';
+import { bearerToken as fromHeader } from '../../oauth/token-status.ts';
 import type { RouteContext } from '../context.ts';
 
 function bearerToken(request: FastifyRequest): string {
@@ -12,9 +13,9 @@ function bearerToken(request: FastifyRequest): string {
   if (header !== undefined && fromBody !== null)
     throw new InvalidRequest('the access token must be sent in only one way');
   if (header !== undefined) {
-    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-    if (!match) throw new InvalidToken('the Authorization header must carry a Bearer token');
-    return match[1]!;
+    const token = fromHeader(header);
+    if (token === undefined) throw new InvalidToken('the Authorization header must carry a Bearer token');
+    return token;
   }
   if (fromBody) return fromBody;
   throw new InvalidToken('an access token is required');

@@ -2,10 +2,10 @@
 // the `webhooks` scope (the default audience, a user's token). A user's webhook receives the events
 // about that user and about the apps they registered (RFC 7591), and no other.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { InsufficientScope, InvalidRequest, InvalidToken, OAuthError } from '../../errors/index.ts';
+import { InvalidRequest, OAuthError } from '../../errors/index.ts';
 import { securityEvent } from '../../events/index.ts';
 import { createWebhook, describeWebhook, WebhookInputError } from '../../events/webhooks/subscriptions.ts';
-import { activeAccessToken } from '../../oauth/token-status.ts';
+import { userWithScope } from '../../oauth/token-status.ts';
 import type { RouteContext } from '../context.ts';
 import { requesterOf } from '../requester.ts';
 
@@ -13,15 +13,8 @@ export function webhooksApiRoutes(app: FastifyInstance, ctx: RouteContext, secre
   const deps = { config: ctx.config, store: ctx.store, keys: ctx.keys, refreshTokens: ctx.refreshTokens };
 
   /** The user whose token this is, if it carries `webhooks`. */
-  async function owner(request: FastifyRequest): Promise<string> {
-    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(request.headers.authorization ?? '');
-    if (!match) throw new InvalidToken('an access token with the webhooks scope is required');
-    const { claims, user } = await activeAccessToken(deps, match[1]!, ctx.now());
-    if (!user || !claims.scope.split(' ').includes('webhooks')) {
-      throw new InsufficientScope("managing webhooks needs a user's access token with the webhooks scope");
-    }
-    return user.id;
-  }
+  const owner = async (request: FastifyRequest) =>
+    (await userWithScope(deps, request.headers.authorization, 'webhooks', ctx.now())).id;
 
   const noStore = { 'cache-control': 'no-store' };
   app.get('/api/webhooks', { config: { bearer: true } }, async (request, reply) => {

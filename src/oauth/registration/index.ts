@@ -6,11 +6,11 @@
 // are counted per source address, and a client gets no scope outside TESSERA_REGISTRATION_SCOPES.
 // A registered client is an ordinary client, marked as not vetted by the operator.
 import type { Config } from '../../config/index.ts';
-import { InsufficientScope, InvalidClientMetadata, InvalidToken, TooManyAttempts } from '../../errors/index.ts';
+import { InvalidClientMetadata, InvalidToken, TooManyAttempts } from '../../errors/index.ts';
 import { type Requester, securityEvent } from '../../events/index.ts';
 import type { Client, ClientStore, ThrottleStore } from '../../store/store.ts';
 import { hashToken, newId, randomToken, safeEqual } from '../../tokens/opaque.ts';
-import { activeAccessToken, type TokenStatusDeps } from '../token-status.ts';
+import { bearerToken, type TokenStatusDeps, userWithScope } from '../token-status.ts';
 import { checkClientMetadata, type ClientMetadata } from './metadata.ts';
 
 export interface RegistrationDeps extends TokenStatusDeps {
@@ -26,25 +26,10 @@ export interface RegistrationAnswer {
 
 const HOUR = 3600;
 
-/** `Bearer <token>` from an Authorization header, or undefined. */
-function bearerToken(authorization: string | undefined): string | undefined {
-  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization ?? '');
-  return match?.[1];
-}
-
 /** The registering user: the initial access token's (RFC 7591 §3), required unless registration is open. */
 async function registeringUser(deps: RegistrationDeps, authorization: string | undefined, now: number) {
-  const token = bearerToken(authorization);
-  if (token === undefined) {
-    if (authorization !== undefined) throw new InvalidToken('the Authorization header must carry a Bearer token');
-    if (deps.config.registration.mode === 'open') return null;
-    throw new InvalidToken('registering a client needs an access token with the apps scope');
-  }
-  const { claims, user } = await activeAccessToken(deps, token, now);
-  if (!user || !claims.scope.split(' ').includes('apps')) {
-    throw new InsufficientScope("registering a client needs a user's access token with the apps scope");
-  }
-  return user.id;
+  if (authorization === undefined && deps.config.registration.mode === 'open') return null;
+  return (await userWithScope(deps, authorization, 'apps', now)).id;
 }
 
 /** RFC 7591 §3: at most TESSERA_REGISTRATION_LIMIT registrations per source address per hour. */
