@@ -1,5 +1,5 @@
 // What a webhook receives for an event: the Standard Webhooks payload, `{ type, timestamp, data }`,
-// where `data` is the event's catalogue entry (README, "Events and webhooks"): its id, user, client,
+// where `data` is the event's catalogue entry (docs/events.md, "Events and webhooks"): its id, user, client,
 // source address and user agent, and the facts of its type. Catalogue version 1: fields may be added,
 // never removed or given another meaning; a change of meaning is a new type. A user's own webhook
 // gets the address and user agent only of events about that user: an event about one of their apps
