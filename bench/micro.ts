@@ -7,7 +7,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../src/store/index.ts';
-import type { GrantRow } from '../src/store/types.ts';
+import type { Grant } from '../src/store/grants.ts';
+import type { GrantRow } from '../src/store/tables.ts';
 import { ecdsaDerToJose } from '../src/tokens/jwt.ts';
 import { newSortableId } from '../src/tokens/opaque.ts';
 
@@ -69,6 +70,19 @@ function report(label: string, us: number): void {
       refresh_issued_at: now,
       resource: null,
     });
+    const newGrant = (): Grant => ({
+      id: newSortableId(),
+      userId: 'user-0',
+      clientId: 'bench-client',
+      scope: 'openid profile email apps webhooks',
+      authTime: now,
+      createdAt: now,
+      revokedAt: null,
+      refreshGeneration: 1,
+      refreshExpiresAt: now + 86400,
+      refreshIssuedAt: now,
+      resource: null,
+    });
     const store = await openStore(`sqlite:${join(dir, 'store.db')}`, { thread: 'current' });
     await store.migrate();
     await store.createUser({
@@ -88,7 +102,7 @@ function report(label: string, us: number): void {
     report(
       '  code redemption through the store (group commit), batches of 8',
       (await cpuPerCall(500, () =>
-        Promise.all(Array.from({ length: 8 }, () => store.redeemAuthorizationCode({ grant: grantRow() }))),
+        Promise.all(Array.from({ length: 8 }, () => store.redeemAuthorizationCode({ grant: newGrant() }))),
       )) / 8,
     );
     const kyselyRead = await cpuPerCall(20000, () => store.getUserById('user-0'));

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { createClient, createUser } from '../src/cli/operations.ts';
 import { loadConfig } from '../src/config/index.ts';
-import type { GrantRow } from '../src/store/types.ts';
+import type { GrantRow } from '../src/store/tables.ts';
 import { openDatabase, openStore } from '../src/store/index.ts';
 import { KeyStore } from '../src/tokens/keystore.ts';
 import { newId, newSortableId } from '../src/tokens/opaque.ts';

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { createClient, createUser } from './cli/operations.ts';
 import { s256Challenge } from './oauth/pkce.ts';
 import type { Config } from './config/index.ts';
-import type { ClientStore, UserStore } from './store/store.ts';
+import type { ClientStore } from './store/clients.ts';
+import type { UserStore } from './store/users.ts';
 import { randomToken } from './tokens/opaque.ts';
 import { hashPassword } from './tokens/passwords.ts';
 

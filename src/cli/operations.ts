@@ -1,7 +1,8 @@
 // Operations shared by the CLI and the development demo seeding: plain functions over the store.
 import { CLI, type Requester, securityEvent } from '../events/index.ts';
 import type { Config } from '../config/index.ts';
-import type { Client, ClientStore, TokenEndpointAuthMethod, User, UserStore } from '../store/store.ts';
+import type { Client, ClientStore, TokenEndpointAuthMethod } from '../store/clients.ts';
+import type { User, UserStore } from '../store/users.ts';
 import { redirectUriProblem } from '../oauth/registration/redirect-rules.ts';
 import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
 

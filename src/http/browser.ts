@@ -11,7 +11,7 @@ import { createHmac, type KeyObject } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { securityEvent } from '../events/index.ts';
 import type { BrowserSession } from '../oauth/session.ts';
-import type { SessionStore } from '../store/store.ts';
+import type { SessionStore } from '../store/sessions.ts';
 import { hashToken, randomToken, safeEqual } from '../tokens/opaque.ts';
 import { purposeKey } from '../tokens/sealed.ts';
 import { requesterOf } from './requester.ts';
@@ -63,8 +63,8 @@ export class BrowserState {
     const { session, user, consentedScopes } = found;
     return {
       id: session.id,
-      userId: session.user_id,
-      authTime: session.auth_time,
+      userId: session.userId,
+      authTime: session.authTime,
       user,
       ...(clientId !== undefined && consentedScopes ? { consented: { clientId, scopes: consentedScopes } } : {}),
     };
@@ -87,7 +87,7 @@ export class BrowserState {
     const id = hashToken(value);
     const signedIn = securityEvent('user.signed_in', now, { userId, clientId, requester: requesterOf(request) });
     await this.#store.createSession(
-      { id, user_id: userId, auth_time: now, created_at: now, expires_at: now + this.#sessionTtl },
+      { id, userId, authTime: now, createdAt: now, expiresAt: now + this.#sessionTtl },
       signedIn,
     );
     reply.setCookie(this.names.session, value, this.#cookieOptions(this.#sessionTtl));
@@ -101,7 +101,7 @@ export class BrowserState {
     const value = request.cookies[this.names.session];
     const found = value ? await this.#store.getSessionAndUser(hashToken(value), now) : undefined;
     if (found) {
-      const userId = found.session.user_id;
+      const userId = found.session.userId;
       const signedOut = securityEvent('user.signed_out', now, { userId, requester: requesterOf(request) });
       await this.#store.deleteSession(found.session.id, signedOut);
     }

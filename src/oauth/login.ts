@@ -3,7 +3,9 @@
 // the same time whether or not the username exists, and the outcome counted and recorded in the
 // audit trail.
 import { type Requester, securityEvent } from '../events/index.ts';
-import type { EventStore, ThrottleStore, User, UserStore } from '../store/store.ts';
+import type { EventStore } from '../store/events.ts';
+import type { ThrottleStore } from '../store/throttles.ts';
+import type { User, UserStore } from '../store/users.ts';
 import { dummyPasswordHash, verifyPassword } from '../tokens/passwords.ts';
 import {
   addressPolicy,

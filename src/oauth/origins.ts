@@ -1,7 +1,7 @@
 // Which browser origins may call the token, userinfo and revocation endpoints for a client
 // (draft-ietf-oauth-browser-based-apps, CORS): its allowed origins, and for a public client the
 // origins of its http(s) redirect URIs, where the app that runs in the browser lives.
-import type { Client, ClientStore } from '../store/store.ts';
+import type { Client, ClientStore } from '../store/clients.ts';
 
 export function allowedOrigins(client: Client): string[] {
   const origins = new Set(client.allowedOrigins);

@@ -5,7 +5,7 @@
 // authorized without one gives tokens for the default audience, or, narrowed at the token endpoint,
 // for any registered resource (with the grant's scopes that resource accepts).
 import { InvalidScope, InvalidTarget } from '../errors/index.ts';
-import type { Resource, ResourceStore } from '../store/store.ts';
+import type { Resource, ResourceStore } from '../store/resources.ts';
 import type { Params } from './params.ts';
 
 /** Scopes about the user rather than an API: allowed beside a resource, never in its access token. */

@@ -1,5 +1,5 @@
 // The browser's sign-in session as the domain code sees it (src/http/browser.ts reads it from the cookie).
-import type { User, UserStore } from '../store/store.ts';
+import type { User, UserStore } from '../store/users.ts';
 
 /** The logged-in user of the browser, if any. */
 export interface BrowserSession {

@@ -4,8 +4,9 @@
 // is unrotated, unexpired, and its grant and user are live.
 import type { Config } from '../config/index.ts';
 import { InsufficientScope, InvalidToken } from '../errors/index.ts';
-import type { ClientStore, GrantStore, RevocationStore, User } from '../store/store.ts';
-import type { GrantRow } from '../store/types.ts';
+import type { ClientStore } from '../store/clients.ts';
+import type { Grant, GrantStore, RevocationStore } from '../store/grants.ts';
+import type { User } from '../store/users.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
 import { type AccessTokenClaims, verifyAccessToken } from '../tokens/jwt.ts';
 import type { RefreshTokens } from '../tokens/refresh.ts';
@@ -52,7 +53,7 @@ export async function activeAccessToken(
     grantId: claims.grant_id,
     jti: claims.jti,
   });
-  if (!grant || grant.revoked_at !== null || revoked) throw new InvalidToken('the access token has been revoked');
+  if (!grant || grant.revokedAt !== null || revoked) throw new InvalidToken('the access token has been revoked');
   if (!user || user.disabled) throw new InvalidToken('the user is no longer active');
   return { claims, user };
 }
@@ -100,25 +101,24 @@ export async function refreshTokenState(
 ): Promise<RefreshTokenState | undefined> {
   const id = deps.refreshTokens.parse(token);
   const family = id && (await deps.store.getTokenFamily(id.grantId));
-  if (!id || !family || id.generation > family.grant.refresh_generation) return undefined;
+  if (!id || !family || id.generation > family.grant.refreshGeneration) return undefined;
   const { grant, user } = family;
   return {
     grantId: grant.id,
-    clientId: grant.client_id,
-    userId: grant.user_id,
+    clientId: grant.clientId,
+    userId: grant.userId,
     scope: grant.scope,
-    issuedAt: grant.refresh_issued_at,
-    expiresAt: grant.refresh_expires_at,
-    active:
-      id.generation === grant.refresh_generation && grant.refresh_expires_at > now && live(deps, grant, user, now),
+    issuedAt: grant.refreshIssuedAt,
+    expiresAt: grant.refreshExpiresAt,
+    active: id.generation === grant.refreshGeneration && grant.refreshExpiresAt > now && live(deps, grant, user, now),
   };
 }
 
 /** The family is neither revoked nor past its absolute lifetime, and its user is active. */
-function live(deps: TokenStatusDeps, grant: GrantRow, user: User | undefined, now: number): boolean {
+function live(deps: TokenStatusDeps, grant: Grant, user: User | undefined, now: number): boolean {
   return (
-    grant.revoked_at === null &&
-    grant.created_at + deps.config.refreshTokenAbsoluteTtl > now &&
+    grant.revokedAt === null &&
+    grant.createdAt + deps.config.refreshTokenAbsoluteTtl > now &&
     user !== undefined &&
     !user.disabled
   );

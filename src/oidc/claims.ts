@@ -1,5 +1,5 @@
 // OIDC Core §5.4: the claims each scope releases, for the ID token and userinfo.
-import type { User } from '../store/store.ts';
+import type { User } from '../store/users.ts';
 
 export function claimsForScopes(user: User, scopes: readonly string[]): Record<string, unknown> {
   const claims: Record<string, unknown> = {};

@@ -5,7 +5,7 @@ import type { Config } from '../config/index.ts';
 import { InvalidRequest } from '../errors/index.ts';
 import { redirectWith } from '../oauth/redirect.ts';
 import { type Params, rejectDuplicates, single } from '../oauth/params.ts';
-import type { Client, ClientStore } from '../store/store.ts';
+import type { Client, ClientStore } from '../store/clients.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
 import { Sealer } from '../tokens/sealed.ts';
 

@@ -2,8 +2,64 @@
 // refresh tokens and revocation records that expired, events older than their retention, and grants
 // no live access token can point at once their code has expired (after a grace period in which a
 // replay still revokes what the code issued). On N instances each runs it; the deletes are idempotent.
+import type { ExpressionBuilder } from 'kysely';
 import type { Config } from '../config/index.ts';
+import { Aggregate } from './aggregate.ts';
 import type { Store } from './store.ts';
+import type { Database } from './tables.ts';
+
+export interface PurgeInput {
+  now: number;
+  codeTtl: number;
+  /** How long after a code expires its grant is kept, so that its replay is still recognised as one. */
+  codeGrace: number;
+  accessTokenTtl: number;
+  /** Seconds events are kept (TESSERA_EVENT_RETENTION). */
+  eventRetention: number;
+  /** Seconds after which a throttle's failures no longer count (its window, or its lock if longer). */
+  throttleHorizon: number;
+}
+
+type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
+
+/** The deletes of every table, shared by SQLite and PostgreSQL (Store.purgeExpired). */
+export class Purge extends Aggregate {
+  /**
+   * A grant goes once no access token of it can still be alive: revoked, or without a live refresh
+   * token, for longer than an access token lives (its last access token was issued with its current
+   * refresh token). It is kept at least as long as its code (and the grace after it)
+   * too: its row is what refuses that code a second time.
+   */
+  async purgeExpired(input: PurgeInput): Promise<Record<string, number>> {
+    const { now } = input;
+    const horizon = now - input.accessTokenTtl;
+    const sessions = await this.write(this.db.deleteFrom('sessions').where('expires_at', '<=', now));
+    const revoked = await this.write(this.db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now));
+    const gone = (eb: Where<'grants'>) =>
+      eb.and([
+        eb('created_at', '<', now - input.codeTtl - input.codeGrace),
+        eb.or([
+          eb('revoked_at', '<', horizon),
+          eb.and([
+            eb('created_at', '<', horizon),
+            eb('refresh_issued_at', '<', horizon),
+            eb('refresh_expires_at', '<=', now),
+          ]),
+        ]),
+      ]);
+    const grants = await this.write(this.db.deleteFrom('grants').where(gone));
+    const events = await this.write(this.db.deleteFrom('events').where('at', '<', now - input.eventRetention));
+    const stale = this.db.deleteFrom('throttles').where('last_failure_at', '<', now - input.throttleHorizon);
+    const throttles = await this.write(stale);
+    // Webhook deliveries made or given up, kept as long as events, with their attempts.
+    const done = (eb: Where<'webhook_deliveries'>) =>
+      eb.and([eb('status', '!=', 'pending'), eb('created_at', '<', now - input.eventRetention)]);
+    const oldDeliveries = this.db.selectFrom('webhook_deliveries').select('id').where(done);
+    await this.write(this.db.deleteFrom('webhook_attempts').where('delivery_id', 'in', oldDeliveries));
+    const deliveries = await this.write(this.db.deleteFrom('webhook_deliveries').where(done));
+    return { sessions, revoked_access_tokens: revoked, grants, events, throttles, webhook_deliveries: deliveries };
+  }
+}
 
 /** How long after a code expires its grant is kept, so that its replay is still recognised as one. */
 export const CODE_GRACE = 10 * 60;

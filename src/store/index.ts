@@ -7,7 +7,7 @@ import { SqliteStore } from './sqlite/store.ts';
 import { WriterThread } from './sqlite/writer-thread.ts';
 import { SqliteWriter } from './sqlite/writer.ts';
 import type { Store } from './store.ts';
-import type { Database } from './types.ts';
+import type { Database } from './tables.ts';
 
 export type { Store } from './store.ts';
 

@@ -1,58 +1,300 @@
-// The webhooks' tables (src/events/webhooks): the fan-out of an event into the outbox, written in
-// the same transaction as the event, and the statements of the delivery worker and the CLI.
-import { type Kysely, sql } from 'kysely';
+// Webhook subscriptions, their deliveries (the outbox, filled with each event by ./outbox.ts) and the
+// log of attempts (src/events/webhooks): what the store answers about them, the objects (camelCase)
+// and their rows (./tables.ts) both ways, and their Kysely code.
+import type { ExpressionBuilder, OnConflictBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
-import { webhookPayload } from '../events/webhooks/payload.ts';
-import type { Database } from './types.ts';
+import { Aggregate } from './aggregate.ts';
+import type { Database, WebhookAttemptRow, WebhookDeliveryRow, WebhookRow } from './tables.ts';
 
-/**
- * One delivery per webhook that wants the event: subscribed to its type, and the operator's, or the
- * user's whom the event is about, or the owner's of the client it is about. Only if the event itself
- * was written (an event may be written conditionally, ./events.ts insertEventsIf).
- */
-export function enqueueDeliveries(db: Kysely<Database>, event: SecurityEvent) {
-  const full = webhookPayload(event, true);
-  const redacted = webhookPayload(event, false);
-  const rows = db
-    .selectFrom('webhooks as w')
-    .select([
-      sql<string>`cast(${event.id} as text) || '.' || w.id`.as('id'),
-      'w.id as webhook_id',
-      sql<string>`cast(${event.id} as text)`.as('event_id'),
-      sql<string>`cast(${event.type} as text)`.as('event_type'),
-      sql<string>`case when w.owner_id is null or w.owner_id = cast(${event.userId} as text)
-        then cast(${full} as text) else cast(${redacted} as text) end`.as('payload'),
-      sql<string>`'pending'`.as('status'),
-      sql<number>`0`.as('attempts'),
-      sql<number>`cast(${event.at} as bigint)`.as('next_attempt_at'),
-      sql<number>`cast(${event.at} as bigint)`.as('created_at'),
-    ])
-    // The type as a whole word of the space-separated list; `_` is a LIKE wildcard, so escaped.
-    .where(sql<boolean>`' ' || w.events || ' ' like ${`% ${event.type.replace(/[\\%_]/g, '\\$&')} %`} escape '\\'`)
-    .where((eb) =>
-      eb.or([
-        eb('w.owner_id', 'is', null),
-        eb('w.owner_id', '=', sql<string>`cast(${event.userId} as text)`),
-        eb.exists(
-          eb
-            .selectFrom('clients as c')
-            .select('c.client_id')
-            .where('c.client_id', '=', sql<string>`cast(${event.clientId} as text)`)
-            .whereRef('c.owner_id', '=', 'w.owner_id'),
-        ),
-      ]),
-    )
-    .where((eb) => eb.exists(eb.selectFrom('events as e').select('e.id').where('e.id', '=', event.id)));
-  const columns = [
-    'id',
-    'webhook_id',
-    'event_id',
-    'event_type',
-    'payload',
-    'status',
-    'attempts',
-    'next_attempt_at',
-    'created_at',
-  ] as const;
-  return db.insertInto('webhook_deliveries').columns(columns).expression(rows);
+/** A webhook subscription: where, which event types, and its signing secret (encrypted). */
+export interface Webhook {
+  id: string;
+  url: string;
+  /** Space-separated event types. */
+  events: string;
+  /** The user whose webhook it is (created with a `webhooks` token); null for the operator's. */
+  ownerId: string | null;
+  secretEnc: string;
+  /** The secret before the last rotation, still signing alongside until previousUntil. */
+  previousSecretEnc: string | null;
+  previousUntil: number | null;
+  createdAt: number;
+}
+
+/** One event for one webhook: the outbox's entry, written in the same transaction as the event. */
+export interface Delivery {
+  /** `{event id}.{webhook id}`: the webhook-id header, the same on every attempt. */
+  id: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  /** The JSON body sent. */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  /** Attempts made, ever: the number of the last one logged. */
+  attempts: number;
+  /** The attempts made before the last redelivery: the retry schedule counts from here. */
+  retryBase: number;
+  nextAttemptAt: number;
+  /** While an instance is attempting it: no other takes it until then. */
+  lockedUntil: number | null;
+  createdAt: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  finishedAt: number | null;
+}
+
+/** One attempt of a delivery: its answer's status (null when none came), how long it took, what failed. */
+export interface DeliveryAttempt {
+  deliveryId: string;
+  attempt: number;
+  at: number;
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+/** Webhook subscriptions, their outbox of deliveries and the log of attempts (src/events/webhooks). */
+export interface WebhookStore {
+  createWebhook(webhook: Webhook, event?: SecurityEvent): Promise<void>;
+  getWebhook(id: string): Promise<Webhook | undefined>;
+  /** Every webhook (`undefined`), the operator's (`null`), or a user's. */
+  listWebhooks(ownerId?: string | null): Promise<Webhook[]>;
+  /** Replaces its URL and event types; false when there is none. */
+  updateWebhook(id: string, changes: { url: string; events: string }, event?: SecurityEvent): Promise<boolean>;
+  /** Deletes the webhook and its deliveries not yet made; false when there was none. */
+  deleteWebhook(id: string, event?: SecurityEvent): Promise<boolean>;
+  /** A new secret; the one before keeps signing alongside until `previousUntil`. */
+  rotateWebhookSecret(
+    id: string,
+    secrets: { secretEnc: string; previousSecretEnc: string; previousUntil: number },
+  ): Promise<boolean>;
+  /** A delivery of its own (`tessera webhooks test`), outside the events. */
+  enqueueDelivery(delivery: Delivery): Promise<void>;
+  /**
+   * Takes up to `limit` deliveries due at `now` for `lease` seconds: no other instance takes them
+   * meanwhile (on PostgreSQL, FOR UPDATE SKIP LOCKED), and if this one dies they are due again after.
+   */
+  claimDeliveries(now: number, lease: number, limit: number): Promise<Delivery[]>;
+  /** Logs an attempt and moves the delivery on: delivered, due again at `nextAttemptAt`, or failed. */
+  recordAttempt(
+    attempt: DeliveryAttempt,
+    outcome: { status: 'delivered' | 'failed' } | { status: 'pending'; nextAttemptAt: number },
+  ): Promise<void>;
+  getDelivery(id: string): Promise<Delivery | undefined>;
+  /** A webhook's deliveries, newest first. */
+  listDeliveries(webhookId: string, limit: number): Promise<Delivery[]>;
+  listAttempts(deliveryId: string): Promise<DeliveryAttempt[]>;
+  /** Makes a delivery due again now, with a fresh count of attempts; false when there is none. */
+  redeliver(id: string, now: number): Promise<boolean>;
+}
+
+function toWebhook(row: WebhookRow): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    ownerId: row.owner_id,
+    secretEnc: row.secret_enc,
+    previousSecretEnc: row.previous_secret_enc,
+    previousUntil: row.previous_until,
+    createdAt: row.created_at,
+  };
+}
+
+function fromWebhook(webhook: Webhook): WebhookRow {
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    events: webhook.events,
+    owner_id: webhook.ownerId,
+    secret_enc: webhook.secretEnc,
+    previous_secret_enc: webhook.previousSecretEnc,
+    previous_until: webhook.previousUntil,
+    created_at: webhook.createdAt,
+  };
+}
+
+function toDelivery(row: WebhookDeliveryRow): Delivery {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    payload: row.payload,
+    status: row.status,
+    attempts: row.attempts,
+    retryBase: row.retry_base,
+    nextAttemptAt: row.next_attempt_at,
+    lockedUntil: row.locked_until,
+    createdAt: row.created_at,
+    lastStatus: row.last_status,
+    lastError: row.last_error,
+    finishedAt: row.finished_at,
+  };
+}
+
+function fromDelivery(delivery: Delivery): WebhookDeliveryRow {
+  return {
+    id: delivery.id,
+    webhook_id: delivery.webhookId,
+    event_id: delivery.eventId,
+    event_type: delivery.eventType,
+    payload: delivery.payload,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    retry_base: delivery.retryBase,
+    next_attempt_at: delivery.nextAttemptAt,
+    locked_until: delivery.lockedUntil,
+    created_at: delivery.createdAt,
+    last_status: delivery.lastStatus,
+    last_error: delivery.lastError,
+    finished_at: delivery.finishedAt,
+  };
+}
+
+function toAttempt(row: WebhookAttemptRow): DeliveryAttempt {
+  return {
+    deliveryId: row.delivery_id,
+    attempt: row.attempt,
+    at: row.at,
+    status: row.status,
+    durationMs: row.duration_ms,
+    error: row.error,
+  };
+}
+
+type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
+
+export class Webhooks extends Aggregate implements WebhookStore {
+  async createWebhook(webhook: Webhook, event?: SecurityEvent): Promise<void> {
+    await this.write(this.db.insertInto('webhooks').values(fromWebhook(webhook)), ...this.events(event));
+  }
+
+  async getWebhook(id: string): Promise<Webhook | undefined> {
+    const row = await this.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toWebhook(row);
+  }
+
+  async listWebhooks(ownerId?: string | null): Promise<Webhook[]> {
+    let query = this.db.selectFrom('webhooks').selectAll();
+    if (ownerId === null) query = query.where('owner_id', 'is', null);
+    else if (ownerId !== undefined) query = query.where('owner_id', '=', ownerId);
+    return (await query.orderBy('created_at').orderBy('id').execute()).map(toWebhook);
+  }
+
+  async updateWebhook(id: string, changes: { url: string; events: string }, event?: SecurityEvent): Promise<boolean> {
+    const updated = this.db.updateTable('webhooks').set(changes).where('id', '=', id);
+    return (await this.write(updated, ...this.events(event))) === 1;
+  }
+
+  async deleteWebhook(id: string, event?: SecurityEvent): Promise<boolean> {
+    const pending = (eb: Where<'webhook_deliveries'>) => eb.and({ webhook_id: id, status: 'pending' });
+    const deleted = this.db.deleteFrom('webhooks').where('id', '=', id);
+    const undelivered = this.db.deleteFrom('webhook_deliveries').where(pending);
+    return (await this.write(deleted, undelivered, ...this.events(event))) === 1;
+  }
+
+  async rotateWebhookSecret(
+    id: string,
+    secrets: { secretEnc: string; previousSecretEnc: string; previousUntil: number },
+  ): Promise<boolean> {
+    const set = {
+      secret_enc: secrets.secretEnc,
+      previous_secret_enc: secrets.previousSecretEnc,
+      previous_until: secrets.previousUntil,
+    };
+    return (await this.write(this.db.updateTable('webhooks').set(set).where('id', '=', id))) === 1;
+  }
+
+  async enqueueDelivery(delivery: Delivery): Promise<void> {
+    await this.write(this.db.insertInto('webhook_deliveries').values(fromDelivery(delivery)));
+  }
+
+  /** The deliveries due, as a subquery; PostgreSQL locks them (../postgres/store.ts, FOR UPDATE SKIP LOCKED). */
+  protected dueDeliveries(now: number, limit: number) {
+    return this.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+      .orderBy('next_attempt_at')
+      .limit(limit);
+  }
+
+  async claimDeliveries(now: number, lease: number, limit: number): Promise<Delivery[]> {
+    const claimed = this.db
+      .updateTable('webhook_deliveries')
+      .set({ locked_until: now + lease })
+      .where('id', 'in', this.dueDeliveries(now, limit))
+      .returningAll();
+    return (await this.writeRows<WebhookDeliveryRow>(claimed)).map(toDelivery);
+  }
+
+  async recordAttempt(
+    attempt: DeliveryAttempt,
+    outcome: { status: 'delivered' | 'failed' } | { status: 'pending'; nextAttemptAt: number },
+  ): Promise<void> {
+    const finished = outcome.status === 'pending' ? null : attempt.at;
+    const set = {
+      status: outcome.status,
+      attempts: attempt.attempt,
+      next_attempt_at: outcome.status === 'pending' ? outcome.nextAttemptAt : attempt.at,
+      locked_until: null,
+      last_status: attempt.status,
+      last_error: attempt.error,
+      finished_at: finished,
+    };
+    const row: WebhookAttemptRow = {
+      delivery_id: attempt.deliveryId,
+      attempt: attempt.attempt,
+      at: attempt.at,
+      status: attempt.status,
+      duration_ms: attempt.durationMs,
+      error: attempt.error,
+    };
+    const once = (c: OnConflictBuilder<Database, 'webhook_attempts'>) => c.doNothing();
+    await this.write(
+      this.db.updateTable('webhook_deliveries').set(set).where('id', '=', attempt.deliveryId),
+      this.db.insertInto('webhook_attempts').values(row).onConflict(once),
+    );
+  }
+
+  async getDelivery(id: string): Promise<Delivery | undefined> {
+    const row = await this.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toDelivery(row);
+  }
+
+  async listDeliveries(webhookId: string, limit: number): Promise<Delivery[]> {
+    const rows = await this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('webhook_id', '=', webhookId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(toDelivery);
+  }
+
+  async listAttempts(deliveryId: string): Promise<DeliveryAttempt[]> {
+    const attempts = this.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId);
+    return (await attempts.orderBy('attempt').execute()).map(toAttempt);
+  }
+
+  async redeliver(id: string, now: number): Promise<boolean> {
+    // The attempts logged so far stay; the retry schedule starts again from here.
+    const again = this.db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: 'pending' as const,
+        next_attempt_at: now,
+        locked_until: null,
+        finished_at: null,
+        retry_base: eb.ref('attempts'),
+      }))
+      .where('id', '=', id);
+    return (await this.write(again)) === 1;
+  }
 }

@@ -11,7 +11,7 @@
 // the JWKS's max-age; an instance learns of the key within its reload interval. Once both have
 // passed, every copy has the key, and only then does it sign.
 import type { Config } from '../config/index.ts';
-import type { SigningKeyRow } from '../store/types.ts';
+import type { StoredSigningKey } from '../store/signing-keys.ts';
 
 /** Cache-Control max-age of the JWKS, in seconds. */
 export const JWKS_MAX_AGE = 300;
@@ -64,8 +64,8 @@ export interface KeyDates {
 }
 
 /** Every key's state at `now`, per algorithm in the order they activate. */
-export function keyStates(rows: SigningKeyRow[], now: number, t: KeyTimeline): KeyDates[] {
-  const byAlg = new Map<string, SigningKeyRow[]>();
+export function keyStates(rows: StoredSigningKey[], now: number, t: KeyTimeline): KeyDates[] {
+  const byAlg = new Map<string, StoredSigningKey[]>();
   for (const row of rows) byAlg.set(row.alg, [...(byAlg.get(row.alg) ?? []), row]);
   const states: KeyDates[] = [];
   for (const keys of byAlg.values()) {
@@ -73,17 +73,17 @@ export function keyStates(rows: SigningKeyRow[], now: number, t: KeyTimeline): K
     // comes after it.
     keys.sort(
       (a, b) =>
-        a.activates_at - b.activates_at ||
-        (b.successor_of === a.kid ? -1 : a.successor_of === b.kid ? 1 : 0) ||
-        a.created_at - b.created_at ||
+        a.activatesAt - b.activatesAt ||
+        (b.successorOf === a.kid ? -1 : a.successorOf === b.kid ? 1 : 0) ||
+        a.createdAt - b.createdAt ||
         (a.kid < b.kid ? -1 : 1),
     );
     keys.forEach((row, i) => {
       const successor = keys[i + 1];
-      const retiresAt = successor ? successor.activates_at : null;
+      const retiresAt = successor ? successor.activatesAt : null;
       const removedAt = retiresAt === null ? null : retiresAt + retiredFor(t);
       const state: KeyState =
-        row.activates_at > now
+        row.activatesAt > now
           ? 'next'
           : retiresAt === null || retiresAt > now
             ? 'active'
@@ -94,8 +94,8 @@ export function keyStates(rows: SigningKeyRow[], now: number, t: KeyTimeline): K
         kid: row.kid,
         alg: row.alg,
         state,
-        createdAt: row.created_at,
-        activatesAt: row.activates_at,
+        createdAt: row.createdAt,
+        activatesAt: row.activatesAt,
         retiresAt,
         removedAt,
       });

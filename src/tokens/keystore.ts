@@ -3,8 +3,7 @@
 // rotated on the schedule of ./key-timeline.ts (./key-rotation.ts starts rotations).
 import { createPrivateKey, hkdfSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import type { SigningKeyStore } from '../store/store.ts';
-import type { SigningKeyRow } from '../store/types.ts';
+import type { SigningKeyStore, StoredSigningKey } from '../store/signing-keys.ts';
 import { DEFAULT_TIMELINE, type KeyDates, type KeyTimeline, keyStates, nextChange } from './key-timeline.ts';
 import { gcmDecrypt, gcmEncrypt } from './sealed.ts';
 
@@ -44,20 +43,18 @@ export async function generateKey(
   now: number,
   activatesAt: number,
   successorOf: string,
-): Promise<SigningKeyRow> {
+): Promise<StoredSigningKey> {
   const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
-  const private_jwk_enc = sealPrivateJwk(await exportJWK(privateKey), secret);
-  const public_jwk = JSON.stringify({ ...publicJwk, kid, alg, use: 'sig' });
   return {
     kid,
     alg,
-    public_jwk,
-    private_jwk_enc,
-    created_at: now,
-    activates_at: activatesAt,
-    successor_of: successorOf,
+    publicJwk: JSON.stringify({ ...publicJwk, kid, alg, use: 'sig' }),
+    privateJwkEnc: sealPrivateJwk(await exportJWK(privateKey), secret),
+    createdAt: now,
+    activatesAt,
+    successorOf,
   };
 }
 
@@ -75,7 +72,7 @@ export class KeyStore {
   readonly secret: string;
   readonly timeline: KeyTimeline;
   readonly now: () => number;
-  #rows: SigningKeyRow[] = [];
+  #rows: StoredSigningKey[] = [];
   #imported = new Map<string, { publicKey: CryptoKey; privateKey?: KeyObject }>();
   #signing = new Map<SigningAlg, SigningKey>();
   #verifying = new Map<string, CryptoKey>();
@@ -117,7 +114,7 @@ export class KeyStore {
       imported.set(
         row.kid,
         this.#imported.get(row.kid) ?? {
-          publicKey: (await importJWK(JSON.parse(row.public_jwk) as JWK, row.alg)) as CryptoKey,
+          publicKey: (await importJWK(JSON.parse(row.publicJwk) as JWK, row.alg)) as CryptoKey,
         },
       );
     }
@@ -138,12 +135,12 @@ export class KeyStore {
       const row = rows.get(state.kid)!;
       const key = this.#imported.get(state.kid)!;
       verifying.set(state.kid, key.publicKey);
-      keys.push(JSON.parse(row.public_jwk) as JWK);
+      keys.push(JSON.parse(row.publicJwk) as JWK);
       // A key that does not sign keeps no private half in memory (a retired one never signs again).
       if (state.state !== 'active') delete key.privateKey;
       if (state.state === 'active') {
         key.privateKey ??= createPrivateKey({
-          key: openPrivateJwk(row.private_jwk_enc, this.secret) as never,
+          key: openPrivateJwk(row.privateJwkEnc, this.secret) as never,
           format: 'jwk',
         });
         const alg = row.alg as SigningAlg;

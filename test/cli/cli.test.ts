@@ -128,15 +128,15 @@ describe('tessera CLI', () => {
       await store.redeemAuthorizationCode({
         grant: {
           id,
-          user_id: user.id,
-          client_id: created.client_id,
+          userId: user.id,
+          clientId: created.client_id,
           scope: 'openid apps',
-          auth_time: now,
-          created_at: now,
-          revoked_at: null,
-          refresh_generation: 1,
-          refresh_expires_at: now + 3600,
-          refresh_issued_at: now,
+          authTime: now,
+          createdAt: now,
+          revokedAt: null,
+          refreshGeneration: 1,
+          refreshExpiresAt: now + 3600,
+          refreshIssuedAt: now,
           resource: null,
         },
       });
@@ -146,7 +146,7 @@ describe('tessera CLI', () => {
     const revokedAt = async (id: string) => {
       const reader = await openStore(`sqlite:${join(dir, 't.db')}`);
       try {
-        return (await reader.getGrant(id))!.revoked_at;
+        return (await reader.getGrant(id))!.revokedAt;
       } finally {
         await reader.close();
       }

@@ -11,7 +11,7 @@ import { createClient, createUser } from '../../src/cli/operations.ts';
 import { type Config, loadConfig } from '../../src/config/index.ts';
 import { openDatabase, openStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/store.ts';
-import type { Database } from '../../src/store/types.ts';
+import type { Database } from '../../src/store/tables.ts';
 import { KeyStore } from '../../src/tokens/keystore.ts';
 import { hashPassword } from '../../src/tokens/passwords.ts';
 

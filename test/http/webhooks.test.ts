@@ -192,10 +192,10 @@ describe('webhooks', () => {
     await receiver.stop();
     await cli(server, ['users', 'disable', 'alice']);
     await deliver();
-    const [pending] = (await server.store.listDeliveries(hook.id, 1)).filter((d) => d.event_type === 'user.disabled');
+    const [pending] = (await server.store.listDeliveries(hook.id, 1)).filter((d) => d.eventType === 'user.disabled');
     assert.equal(pending?.status, 'pending');
     assert.equal(pending?.attempts, 1);
-    assert.match(pending!.last_error!, /^network: /);
+    assert.match(pending!.lastError!, /^network: /);
     // A 500 counts as a failure too.
     await receiver.start(receiver.port);
     receiver.status = 500;

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Kysely, NO_MIGRATIONS, sql } from 'kysely';
 import { openDatabase, openStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/store.ts';
-import type { Database } from '../../src/store/types.ts';
+import type { Database } from '../../src/store/tables.ts';
 import { withPostgresDatabase, withSqliteDatabase } from './databases.ts';
 
 const TABLES = [
@@ -102,15 +102,15 @@ for (const [name, database] of [
       });
       const grant = {
         id: 'g',
-        user_id: 'u',
-        client_id: 'c',
+        userId: 'u',
+        clientId: 'c',
         scope: 'openid',
-        auth_time: now,
-        created_at: now,
-        revoked_at: null,
-        refresh_generation: 1,
-        refresh_expires_at: now + 60,
-        refresh_issued_at: now,
+        authTime: now,
+        createdAt: now,
+        revokedAt: null,
+        refreshGeneration: 1,
+        refreshExpiresAt: now + 60,
+        refreshIssuedAt: now,
         resource: null,
       };
       assert.equal(await store.redeemAuthorizationCode({ grant }), true);

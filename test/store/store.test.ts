@@ -3,8 +3,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { openDatabase, openStore } from '../../src/store/index.ts';
-import type { Client, Rotation, Store, User } from '../../src/store/store.ts';
-import type { Database, GrantRow } from '../../src/store/types.ts';
+import type { Client } from '../../src/store/clients.ts';
+import type { Grant, Rotation } from '../../src/store/grants.ts';
+import type { Store } from '../../src/store/store.ts';
+import type { Database, GrantRow } from '../../src/store/tables.ts';
+import type { User } from '../../src/store/users.ts';
 import { newId } from '../../src/tokens/opaque.ts';
 import { CLI, securityEvent } from '../../src/events/index.ts';
 import { type TestDatabase, withPostgresDatabase, withSqliteDatabase } from './databases.ts';
@@ -51,19 +54,36 @@ function user(overrides: Partial<User> = {}): User {
   };
 }
 
-function grant(userId: string, clientId: string): GrantRow {
+function grant(userId: string, clientId: string): Grant {
   return {
     id: newId(),
-    user_id: userId,
-    client_id: clientId,
+    userId: userId,
+    clientId: clientId,
     scope: 'openid',
-    auth_time: NOW,
-    created_at: NOW,
-    revoked_at: null,
-    refresh_generation: 1,
-    refresh_expires_at: NOW + 100,
-    refresh_issued_at: NOW,
+    authTime: NOW,
+    createdAt: NOW,
+    revokedAt: null,
+    refreshGeneration: 1,
+    refreshExpiresAt: NOW + 100,
+    refreshIssuedAt: NOW,
     resource: null,
+  };
+}
+
+/** A grant as its row, for writing behind the store's back. */
+function grantRow(g: Grant): GrantRow {
+  return {
+    id: g.id,
+    user_id: g.userId,
+    client_id: g.clientId,
+    scope: g.scope,
+    auth_time: g.authTime,
+    created_at: g.createdAt,
+    revoked_at: g.revokedAt,
+    refresh_generation: g.refreshGeneration,
+    refresh_expires_at: g.refreshExpiresAt,
+    refresh_issued_at: g.refreshIssuedAt,
+    resource: g.resource,
   };
 }
 
@@ -148,7 +168,7 @@ function contract(
       const u = user({ familyName: 'S' });
       await store.createUser(u);
       const id = newId();
-      const session = { id, user_id: u.id, auth_time: NOW, created_at: NOW, expires_at: NOW + 10 };
+      const session = { id, userId: u.id, authTime: NOW, createdAt: NOW, expiresAt: NOW + 10 };
       await store.createSession(session);
       const found = await store.getSessionAndUser(id, NOW + 9);
       assert.deepEqual({ ...found!.session }, session);
@@ -171,13 +191,13 @@ function contract(
       const orphan = newId();
       await store.createSession({
         id: orphan,
-        user_id: 'no-such-user',
-        auth_time: NOW,
-        created_at: NOW,
-        expires_at: NOW + 10,
+        userId: 'no-such-user',
+        authTime: NOW,
+        createdAt: NOW,
+        expiresAt: NOW + 10,
       });
       const alone = await store.getSessionAndUser(orphan, NOW);
-      assert.equal(alone!.session.user_id, 'no-such-user');
+      assert.equal(alone!.session.userId, 'no-such-user');
       assert.equal(alone!.user, undefined);
     });
 
@@ -186,14 +206,14 @@ function contract(
       await store.createUser(a);
       await store.createUser(b);
       const [sa, sb, orphan] = [newId(), newId(), newId()];
-      await store.createSession({ id: sa, user_id: a.id, auth_time: NOW, created_at: NOW, expires_at: NOW + 10 });
-      await store.createSession({ id: sb, user_id: b.id, auth_time: NOW, created_at: NOW, expires_at: NOW + 20 });
+      await store.createSession({ id: sa, userId: a.id, authTime: NOW, createdAt: NOW, expiresAt: NOW + 10 });
+      await store.createSession({ id: sb, userId: b.id, authTime: NOW, createdAt: NOW, expiresAt: NOW + 20 });
       await store.createSession({
         id: orphan,
-        user_id: 'no-such-user',
-        auth_time: NOW,
-        created_at: NOW,
-        expires_at: NOW + 10,
+        userId: 'no-such-user',
+        authTime: NOW,
+        createdAt: NOW,
+        expiresAt: NOW + 10,
       });
       await store.saveConsent(a.id, 'c1', ['openid', 'apps'], NOW);
       await store.saveConsent(b.id, 'c1', ['email'], NOW);
@@ -279,7 +299,7 @@ function contract(
         assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
         assert.deepEqual({ ...(await store.getGrant(g.id)) }, g);
         // A second redemption of the same code: same grant id, other contents.
-        const again: GrantRow = { ...grant('u2', 'c2'), id: g.id, refresh_expires_at: NOW + 500 };
+        const again: Grant = { ...grant('u2', 'c2'), id: g.id, refreshExpiresAt: NOW + 500 };
         assert.equal(await store.redeemAuthorizationCode({ grant: again }), false);
         assert.deepEqual({ ...(await store.getGrant(g.id)) }, g);
       },
@@ -297,7 +317,7 @@ function contract(
 
     it('concurrent redemptions of one code: exactly one wins', { skip }, async () => {
       const id = newId();
-      const attempts = Array.from({ length: 10 }, (_, i): GrantRow => ({ ...grant(`u${i}`, 'c1'), id }));
+      const attempts = Array.from({ length: 10 }, (_, i): Grant => ({ ...grant(`u${i}`, 'c1'), id }));
       const results = await Promise.all(attempts.map((g) => store.redeemAuthorizationCode({ grant: g })));
       assert.equal(results.filter(Boolean).length, 1);
       assert.deepEqual({ ...(await store.getGrant(id)) }, attempts[results.indexOf(true)]);
@@ -332,20 +352,20 @@ function contract(
       const jti = newId();
       assert.deepEqual(await store.getAccessTokenState({ userId: u.id, grantId: g.id, jti }), {
         user: u,
-        grant: { id: g.id, revoked_at: null },
+        grant: { id: g.id, revokedAt: null },
         revoked: false,
       });
       await store.revokeAccessToken(jti, NOW + 60);
       await store.revokeGrant(g.id, NOW + 5);
       assert.deepEqual(await store.getAccessTokenState({ userId: u.id, grantId: g.id, jti }), {
         user: u,
-        grant: { id: g.id, revoked_at: NOW + 5 },
+        grant: { id: g.id, revokedAt: NOW + 5 },
         revoked: true,
       });
       // Whatever is missing reads as absent, each on its own.
       assert.deepEqual(await store.getAccessTokenState({ userId: 'gone', grantId: g.id, jti: newId() }), {
         user: undefined,
-        grant: { id: g.id, revoked_at: NOW + 5 },
+        grant: { id: g.id, revokedAt: NOW + 5 },
         revoked: false,
       });
       assert.deepEqual(await store.getAccessTokenState({ userId: u.id, grantId: 'gone', jti }), {
@@ -371,7 +391,7 @@ function contract(
       assert.deepEqual(family!.user, u);
       // A grant whose user is gone still reads.
       const orphan = grant('no-such-user', 'c1');
-      await side.insertInto('grants').values(orphan).execute();
+      await side.insertInto('grants').values(grantRow(orphan)).execute();
       const alone = await store.getTokenFamily(orphan.id);
       assert.deepEqual({ ...alone!.grant }, orphan);
       assert.equal(alone!.user, undefined);
@@ -379,7 +399,7 @@ function contract(
     });
 
     /** A refresh of `g` from generation 1 by client c1 that holds; `sign` stands for signing the tokens. */
-    const rotation = (g: GrantRow, changes: Partial<Rotation> = {}): Rotation => ({
+    const rotation = (g: Grant, changes: Partial<Rotation> = {}): Rotation => ({
       grantId: g.id,
       generation: 1,
       clientId: 'c1',
@@ -390,7 +410,7 @@ function contract(
       absoluteTtl: 1000,
       ...changes,
     });
-    const sign = async (family: { grant: GrantRow }) => `tokens of generation ${family.grant.refresh_generation}`;
+    const sign = async (family: { grant: Grant }) => `tokens of generation ${family.grant.refreshGeneration}`;
 
     it(
       'a refresh moves the family to the next generation, and hands out what was signed once it has',
@@ -401,7 +421,7 @@ function contract(
         const g = grant(u.id, 'c1');
         assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
         const outcome = await store.rotateTokenFamily(rotation(g), sign);
-        const next = { ...g, refresh_generation: 2, refresh_issued_at: NOW + 10, refresh_expires_at: NOW + 60 };
+        const next = { ...g, refreshGeneration: 2, refreshIssuedAt: NOW + 10, refreshExpiresAt: NOW + 60 };
         assert.equal(outcome.rotated, true);
         assert.deepEqual({ ...outcome.family!.grant }, next);
         assert.deepEqual(outcome.family!.user, u);
@@ -412,7 +432,7 @@ function contract(
           rotation(g, { generation: 2, now: NOW + 20, absoluteTtl: 30 }),
           sign,
         );
-        assert.equal(last.family?.grant.refresh_expires_at, NOW + 30);
+        assert.equal(last.family?.grant.refreshExpiresAt, NOW + 30);
       },
     );
 
@@ -446,7 +466,7 @@ function contract(
         await store.setUserDisabled(u.id, false, NOW);
         await store.revokeGrant(g.id, NOW + 5);
         await store.revokeGrant(g.id, NOW + 6);
-        assert.equal((await store.getGrant(g.id))?.revoked_at, NOW + 5, 'revoking is idempotent');
+        assert.equal((await store.getGrant(g.id))?.revokedAt, NOW + 5, 'revoking is idempotent');
         await refused({ generation: 2 });
         await side.updateTable('grants').set({ revoked_at: null }).where('id', '=', g.id).execute();
         assert.equal(
@@ -466,7 +486,7 @@ function contract(
       assert.equal((await store.getGrant(bound.id))?.resource, 'https://api.example/');
       const other = { resource: 'https://other.example/' };
       assert.equal((await store.rotateTokenFamily(rotation(bound, other), sign)).rotated, false);
-      assert.equal((await store.getGrant(bound.id))?.refresh_generation, 1, 'nothing written');
+      assert.equal((await store.getGrant(bound.id))?.refreshGeneration, 1, 'nothing written');
       const same = { resource: 'https://api.example/' };
       assert.equal((await store.rotateTokenFamily(rotation(bound, same), sign)).rotated, true);
       assert.equal((await store.rotateTokenFamily(rotation(open, other), sign)).rotated, true);
@@ -481,8 +501,8 @@ function contract(
       const won = outcomes.findIndex((o) => o.rotated);
       assert.equal(outcomes.filter((o) => o.rotated).length, 1);
       // The losers are told how the family stands now: a generation ahead.
-      assert.ok(outcomes.every((o) => o.family?.grant.refresh_generation === 2));
-      assert.equal((await store.getGrant(g.id))?.refresh_expires_at, NOW + 10 + 10 + won);
+      assert.ok(outcomes.every((o) => o.family?.grant.refreshGeneration === 2));
+      assert.equal((await store.getGrant(g.id))?.refreshExpiresAt, NOW + 10 + 10 + won);
     });
 
     it(
@@ -510,7 +530,7 @@ function contract(
         for (const [i, g] of live.entries()) {
           const expected =
             i % 2 === 0
-              ? { ...g, refresh_generation: 2, refresh_issued_at: NOW + 10 + i, refresh_expires_at: NOW + 60 + i }
+              ? { ...g, refreshGeneration: 2, refreshIssuedAt: NOW + 10 + i, refreshExpiresAt: NOW + 60 + i }
               : g;
           assert.equal(outcomes[i]!.rotated, i % 2 === 0);
           assert.deepEqual({ ...outcomes[i]!.family!.grant }, expected);
@@ -524,11 +544,11 @@ function contract(
       const key = (kid: string, successorOf: string) => ({
         kid,
         alg: 'ES256',
-        public_jwk: '{}',
-        private_jwk_enc: 'x',
-        created_at: NOW,
-        activates_at: NOW + 100,
-        successor_of: successorOf,
+        publicJwk: '{}',
+        privateJwkEnc: 'x',
+        createdAt: NOW,
+        activatesAt: NOW + 100,
+        successorOf: successorOf,
       });
       const event = (kid: string) => securityEvent('key.rotated', NOW, { requester: CLI, data: { kid } });
       assert.equal(await store.insertSigningKey(key('k1', 'initial:ES256'), event('k1')), true);
@@ -539,7 +559,7 @@ function contract(
       const kids = (await store.listEvents({ type: 'key.rotated' })).map((e) => e.data?.kid).sort();
       assert.deepEqual(kids, ['k1', 'k2']);
       assert.equal(await store.activateSigningKey('k2', NOW + 5), true);
-      assert.equal((await store.listSigningKeys()).find((k) => k.kid === 'k2')?.activates_at, NOW + 5);
+      assert.equal((await store.listSigningKeys()).find((k) => k.kid === 'k2')?.activatesAt, NOW + 5);
       assert.equal(await store.deleteSigningKeys(['k1']), 1);
       assert.deepEqual(
         (await store.listSigningKeys()).map((k) => k.kid),

@@ -2,8 +2,8 @@
 import { allowedOrigins } from '../../oauth/origins.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
-import type { Client, ClientStore } from '../../store/store.ts';
-import { splitScope } from '../../store/rows.ts';
+import type { Client, ClientStore } from '../../store/clients.ts';
+import { splitScope } from '../../store/columns.ts';
 import { redirectUriProblem } from '../../oauth/registration/redirect-rules.ts';
 import { createClient, updateClient, rotateClientSecret, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';

@@ -2,7 +2,8 @@
 // and time.
 import type { Config } from '../../config/index.ts';
 import { EVENT_TYPES, type EventType } from '../../events/index.ts';
-import type { EventStore, UserStore } from '../../store/store.ts';
+import type { EventStore } from '../../store/events.ts';
+import type { UserStore } from '../../store/users.ts';
 import { UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse } from './common.ts';
 

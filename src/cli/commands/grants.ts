@@ -1,7 +1,9 @@
 // `tessera grants …`: list a user's grants and revoke them.
 import type { Config } from '../../config/index.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
-import type { ClientStore, GrantStore, UserStore } from '../../store/store.ts';
+import type { ClientStore } from '../../store/clients.ts';
+import type { GrantStore } from '../../store/grants.ts';
+import type { UserStore } from '../../store/users.ts';
 import { UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption } from './common.ts';
 
@@ -17,12 +19,12 @@ export async function grantsCommand(store: Stores, _config: Config, args: string
       const user = await store.getUserByUsername(username);
       if (!user) throw new NotFound(`no user ${username}`);
       const grants = await store.listActiveGrants(user.id, now);
-      const describe = ({ id, client_id, client_name, scope, created_at }: (typeof grants)[number]) => ({
+      const describe = ({ id, clientId, clientName, scope, createdAt }: (typeof grants)[number]) => ({
         grant_id: id,
-        client_id,
-        client_name,
+        client_id: clientId,
+        client_name: clientName,
         scope,
-        created_at: formatTime(created_at),
+        created_at: formatTime(createdAt),
       });
       if (values.json) {
         io.out(JSON.stringify(grants.map(describe), null, 2));
@@ -30,8 +32,8 @@ export async function grantsCommand(store: Stores, _config: Config, args: string
         io.out(`${username} has granted no application access`);
       } else {
         for (const g of grants) {
-          const name = (g.client_name ?? '(metadata document)').padEnd(24);
-          io.out(`${g.id}  ${g.client_id}  ${name}  ${g.scope}  ${formatTime(g.created_at)}`);
+          const name = (g.clientName ?? '(metadata document)').padEnd(24);
+          io.out(`${g.id}  ${g.clientId}  ${name}  ${g.scope}  ${formatTime(g.createdAt)}`);
         }
       }
       return 0;
@@ -44,8 +46,8 @@ export async function grantsCommand(store: Stores, _config: Config, args: string
         const grant = await store.getGrant(grantId);
         if (!grant) throw new NotFound(`no grant ${grantId}`);
         const revoked = securityEvent('token.revoked', now, {
-          userId: grant.user_id,
-          clientId: grant.client_id,
+          userId: grant.userId,
+          clientId: grant.clientId,
           requester: CLI,
           data: { token: 'refresh_token', grant: grantId },
         });

@@ -3,7 +3,7 @@
 import type { Config } from '../../config/index.ts';
 import { resolveSecret } from '../../config/secret.ts';
 import { CLI } from '../../events/index.ts';
-import type { SigningKeyStore } from '../../store/store.ts';
+import type { SigningKeyStore } from '../../store/signing-keys.ts';
 import { rotateKey } from '../../tokens/key-rotation.ts';
 import { JWKS_MAX_AGE, keyTimeline, stageDelay } from '../../tokens/key-timeline.ts';
 import { KeyStore } from '../../tokens/keystore.ts';

@@ -2,8 +2,8 @@
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
 import { resourceUriProblem } from '../../oauth/resources.ts';
-import type { Resource, ResourceStore } from '../../store/store.ts';
-import { splitScope } from '../../store/rows.ts';
+import { splitScope } from '../../store/columns.ts';
+import type { Resource, ResourceStore } from '../../store/resources.ts';
 import { UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';
 

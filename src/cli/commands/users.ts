@@ -2,7 +2,8 @@
 import { passwordProblem } from '../../tokens/password-rules.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
-import type { ThrottleStore, User, UserStore } from '../../store/store.ts';
+import type { ThrottleStore } from '../../store/throttles.ts';
+import type { User, UserStore } from '../../store/users.ts';
 import { hashPassword } from '../../tokens/passwords.ts';
 import { createUser, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, readPassword, requireOption, requirePositional } from './common.ts';

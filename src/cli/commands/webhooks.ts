@@ -7,30 +7,29 @@ import { webhookPayload } from '../../events/webhooks/payload.ts';
 import { createWebhook, DEFAULT_SECRET_GRACE, describeWebhook } from '../../events/webhooks/subscriptions.ts';
 import { checkEventTypes, rotateWebhookSecret, WebhookInputError } from '../../events/webhooks/subscriptions.ts';
 import { webhookUrlProblem } from '../../events/webhooks/subscriptions.ts';
-import type { WebhookStore } from '../../store/store.ts';
-import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../store/types.ts';
+import type { DeliveryAttempt, Delivery, WebhookStore } from '../../store/webhooks.ts';
 import { newSortableId } from '../../tokens/opaque.ts';
 import { UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';
 
-function describeDelivery(delivery: WebhookDeliveryRow, attempts?: WebhookAttemptRow[]): Record<string, unknown> {
+function describeDelivery(delivery: Delivery, attempts?: DeliveryAttempt[]): Record<string, unknown> {
   return {
     id: delivery.id,
-    event_type: delivery.event_type,
+    event_type: delivery.eventType,
     status: delivery.status,
     attempts: delivery.attempts,
-    created_at: formatTime(delivery.created_at),
-    next_attempt_at: delivery.status === 'pending' ? formatTime(delivery.next_attempt_at) : null,
-    finished_at: delivery.finished_at === null ? null : formatTime(delivery.finished_at),
-    last_status: delivery.last_status,
-    last_error: delivery.last_error,
+    created_at: formatTime(delivery.createdAt),
+    next_attempt_at: delivery.status === 'pending' ? formatTime(delivery.nextAttemptAt) : null,
+    finished_at: delivery.finishedAt === null ? null : formatTime(delivery.finishedAt),
+    last_status: delivery.lastStatus,
+    last_error: delivery.lastError,
     ...(attempts
       ? {
           log: attempts.map((a) => ({
             attempt: a.attempt,
             at: formatTime(a.at),
             status: a.status,
-            duration_ms: a.duration_ms,
+            duration_ms: a.durationMs,
             error: a.error,
           })),
         }
@@ -80,7 +79,7 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
       if (values.json) io.out(JSON.stringify(webhooks.map(describeWebhook), null, 2));
       else if (webhooks.length === 0) io.out('no webhooks');
       else
-        for (const w of webhooks) io.out(`${w.id}  ${w.url}  ${w.events}${w.owner_id ? `  (user ${w.owner_id})` : ''}`);
+        for (const w of webhooks) io.out(`${w.id}  ${w.url}  ${w.events}${w.ownerId ? `  (user ${w.ownerId})` : ''}`);
       return 0;
     }
     case 'show': {
@@ -108,7 +107,7 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
         throw err;
       }
       const data = { webhook: webhook.id, url, events };
-      const event = securityEvent('webhook.updated', now, { userId: webhook.owner_id, requester: CLI, data });
+      const event = securityEvent('webhook.updated', now, { userId: webhook.ownerId, requester: CLI, data });
       await store.updateWebhook(webhook.id, { url, events: events.join(' ') }, event);
       const described = describeWebhook({ ...webhook, url, events: events.join(' ') });
       if (values.json) io.out(JSON.stringify(described, null, 2));
@@ -119,7 +118,7 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
       const { positionals } = parse(rest, {}, 1);
       const webhook = await existing(requirePositional(positionals, 'the webhook id'));
       const deleted = securityEvent('webhook.deleted', now, {
-        userId: webhook.owner_id,
+        userId: webhook.ownerId,
         requester: CLI,
         data: { webhook: webhook.id, url: webhook.url },
       });
@@ -162,19 +161,19 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
       );
       await store.enqueueDelivery({
         id: `${eventId}.${webhook.id}`,
-        webhook_id: webhook.id,
-        event_id: eventId,
-        event_type: 'webhook.test',
+        webhookId: webhook.id,
+        eventId,
+        eventType: 'webhook.test',
         payload,
         status: 'pending',
         attempts: 0,
-        retry_base: 0,
-        next_attempt_at: now,
-        locked_until: null,
-        created_at: now,
-        last_status: null,
-        last_error: null,
-        finished_at: null,
+        retryBase: 0,
+        nextAttemptAt: now,
+        lockedUntil: null,
+        createdAt: now,
+        lastStatus: null,
+        lastError: null,
+        finishedAt: null,
       });
       io.out(
         `queued a webhook.test delivery ${eventId}.${webhook.id}; ` +
@@ -195,9 +194,9 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
       } else if (deliveries.length === 0) io.out('no deliveries');
       else
         for (const d of deliveries) {
-          const last = d.last_status ?? d.last_error ?? '-';
+          const last = d.lastStatus ?? d.lastError ?? '-';
           io.out(
-            `${d.id}  ${d.event_type}  ${d.status}  attempts ${d.attempts}  last ${last}  ${formatTime(d.created_at)}`,
+            `${d.id}  ${d.eventType}  ${d.status}  attempts ${d.attempts}  last ${last}  ${formatTime(d.createdAt)}`,
           );
         }
       return 0;

@@ -6,8 +6,7 @@
 // again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (about a day and a quarter in all), then
 // given up as failed. A process killed during an attempt loses nothing: its lease runs out and the
 // delivery is due again. Requests never wait for any of this.
-import type { WebhookStore } from '../../store/store.ts';
-import type { WebhookDeliveryRow } from '../../store/types.ts';
+import type { Delivery, WebhookStore } from '../../store/webhooks.ts';
 import { fetchOutbound, OutboundError } from '../../http/outbound.ts';
 import { signWebhook } from './signature.ts';
 import { openWebhookSecret } from './subscriptions.ts';
@@ -70,7 +69,7 @@ export class WebhookDelivery {
   }
 
   async #deliverDue(): Promise<number> {
-    let claimed: WebhookDeliveryRow[];
+    let claimed: Delivery[];
     try {
       claimed = await this.#store.claimDeliveries(this.#now(), LEASE, BATCH);
     } catch (err) {
@@ -82,7 +81,7 @@ export class WebhookDelivery {
     return claimed.length;
   }
 
-  async #attempt(delivery: WebhookDeliveryRow): Promise<void> {
+  async #attempt(delivery: Delivery): Promise<void> {
     const { log } = this.#options;
     const attempt = delivery.attempts + 1;
     const at = this.#now();
@@ -90,17 +89,17 @@ export class WebhookDelivery {
     let error: string | null = null;
     let ms = 0;
     try {
-      const webhook = await this.#store.getWebhook(delivery.webhook_id);
+      const webhook = await this.#store.getWebhook(delivery.webhookId);
       if (!webhook) {
         await this.#store.recordAttempt(
-          { delivery_id: delivery.id, attempt, at, status: null, duration_ms: 0, error: 'the webhook was deleted' },
+          { deliveryId: delivery.id, attempt, at, status: null, durationMs: 0, error: 'the webhook was deleted' },
           { status: 'failed' },
         );
         return;
       }
-      const secrets = [openWebhookSecret(webhook.secret_enc, this.#options.secret)];
-      if (webhook.previous_secret_enc && (webhook.previous_until ?? 0) > at) {
-        secrets.push(openWebhookSecret(webhook.previous_secret_enc, this.#options.secret));
+      const secrets = [openWebhookSecret(webhook.secretEnc, this.#options.secret)];
+      if (webhook.previousSecretEnc && (webhook.previousUntil ?? 0) > at) {
+        secrets.push(openWebhookSecret(webhook.previousSecretEnc, this.#options.secret));
       }
       const signature = secrets.map((s) => signWebhook(s, delivery.id, at, delivery.payload)).join(' ');
       try {
@@ -126,17 +125,14 @@ export class WebhookDelivery {
         if (!(err instanceof OutboundError)) throw err;
         error = `${err.reason}: ${err.message}`.slice(0, 500);
       }
-      const round = attempt - delivery.retry_base;
+      const round = attempt - delivery.retryBase;
       const outcome =
         error === null
           ? ({ status: 'delivered' } as const)
           : round > RETRY_DELAYS.length
             ? ({ status: 'failed' } as const)
             : ({ status: 'pending', nextAttemptAt: at + RETRY_DELAYS[round - 1]! } as const);
-      await this.#store.recordAttempt(
-        { delivery_id: delivery.id, attempt, at, status, duration_ms: ms, error },
-        outcome,
-      );
+      await this.#store.recordAttempt({ deliveryId: delivery.id, attempt, at, status, durationMs: ms, error }, outcome);
       this.#options.onAttempt?.(outcome.status === 'pending' ? 'retry' : outcome.status);
       const fields = { delivery: delivery.id, webhook: webhook.id, attempt, status, ms };
       if (outcome.status === 'failed') log.warn({ ...fields, error }, 'webhook delivery failed for good');

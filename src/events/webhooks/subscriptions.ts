@@ -5,8 +5,7 @@
 import { hkdfSync } from 'node:crypto';
 import { type EventType, EVENT_TYPES, type Requester, securityEvent } from '../index.ts';
 import { isPublicAddress } from '../../http/outbound.ts';
-import type { WebhookStore } from '../../store/store.ts';
-import type { WebhookRow } from '../../store/types.ts';
+import type { Webhook, WebhookStore } from '../../store/webhooks.ts';
 import { newSortableId } from '../../tokens/opaque.ts';
 import { gcmDecrypt, gcmEncrypt } from '../../tokens/sealed.ts';
 import { newWebhookSecret } from './signature.ts';
@@ -73,20 +72,20 @@ export async function createWebhook(
   input: { url: string; events: readonly string[]; ownerId: string | null; allowPrivate: boolean },
   now: number,
   requester: Requester,
-): Promise<{ webhook: WebhookRow; secret: string }> {
+): Promise<{ webhook: Webhook; secret: string }> {
   const problem = webhookUrlProblem(input.url, input.allowPrivate);
   if (problem) throw new WebhookInputError(`url ${problem}`);
   const events = checkEventTypes(input.events);
   const webhookSecret = newWebhookSecret();
-  const webhook: WebhookRow = {
+  const webhook: Webhook = {
     id: `wh_${newSortableId()}`,
     url: input.url,
     events: events.join(' '),
-    owner_id: input.ownerId,
-    secret_enc: sealWebhookSecret(webhookSecret, secret),
-    previous_secret_enc: null,
-    previous_until: null,
-    created_at: now,
+    ownerId: input.ownerId,
+    secretEnc: sealWebhookSecret(webhookSecret, secret),
+    previousSecretEnc: null,
+    previousUntil: null,
+    createdAt: now,
   };
   const data = { webhook: webhook.id, url: webhook.url, events };
   await store.createWebhook(webhook, securityEvent('webhook.created', now, { userId: input.ownerId, requester, data }));
@@ -97,26 +96,26 @@ export async function createWebhook(
 export async function rotateWebhookSecret(
   store: WebhookStore,
   secret: string,
-  webhook: WebhookRow,
+  webhook: Webhook,
   grace: number,
   now: number,
 ): Promise<string> {
   const webhookSecret = newWebhookSecret();
   await store.rotateWebhookSecret(webhook.id, {
     secretEnc: sealWebhookSecret(webhookSecret, secret),
-    previousSecretEnc: webhook.secret_enc,
+    previousSecretEnc: webhook.secretEnc,
     previousUntil: now + grace,
   });
   return webhookSecret;
 }
 
 /** A webhook as the CLI and the API show it: never its secret. */
-export function describeWebhook(webhook: WebhookRow): Record<string, unknown> {
+export function describeWebhook(webhook: Webhook): Record<string, unknown> {
   return {
     id: webhook.id,
     url: webhook.url,
     events: webhook.events.split(' '),
-    owner_id: webhook.owner_id,
-    created_at: new Date(webhook.created_at * 1000).toISOString(),
+    owner_id: webhook.ownerId,
+    created_at: new Date(webhook.createdAt * 1000).toISOString(),
   };
 }

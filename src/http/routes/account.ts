@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sessionUser } from '../../oauth/session.ts';
 import { securityEvent } from '../../events/index.ts';
 import { signIn } from '../../oauth/login.ts';
-import type { User } from '../../store/store.ts';
+import type { User } from '../../store/users.ts';
 import { passwordProblem } from '../../tokens/password-rules.ts';
 import { hashPassword } from '../../tokens/passwords.ts';
 import { accountPage, type AccountGrant, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
@@ -27,18 +27,18 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const now = ctx.now();
     const byClient = new Map<string, AccountGrant & { scopeSet: Set<string>; createdAt: number }>();
     for (const grant of await ctx.store.listActiveGrants(user.id, now)) {
-      let entry = byClient.get(grant.client_id);
+      let entry = byClient.get(grant.clientId);
       if (!entry) {
-        const { client_id: clientId, created_at: createdAt } = grant;
+        const { clientId, createdAt } = grant;
         // A client known by its metadata document (an https client_id) is not stored: its host names it.
-        const clientName = grant.client_name ?? hostOf(clientId);
+        const clientName = grant.clientName ?? hostOf(clientId);
         byClient.set(
           clientId,
           (entry = { clientId, clientName, scopes: [], since: '', scopeSet: new Set(), createdAt }),
         );
       }
       for (const scope of grant.scope.split(' ')) entry.scopeSet.add(scope);
-      entry.createdAt = Math.min(entry.createdAt, grant.created_at);
+      entry.createdAt = Math.min(entry.createdAt, grant.createdAt);
     }
     const applications = [...byClient.values()].map((entry) => ({
       clientId: entry.clientId,

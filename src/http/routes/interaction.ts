@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { completeConsent, continueAuthorization, scopesNeedingConsent } from '../../oauth/authorize/index.ts';
 import { sessionUser } from '../../oauth/session.ts';
 import type { Interaction } from '../../oauth/interaction.ts';
-import type { Client } from '../../store/store.ts';
+import type { Client } from '../../store/clients.ts';
 import { type ClientVetting, consentPage, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';

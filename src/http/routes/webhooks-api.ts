@@ -54,7 +54,7 @@ export function webhooksApiRoutes(app: FastifyInstance, ctx: RouteContext, secre
     const userId = await owner(request);
     const webhook = await ctx.store.getWebhook(request.params.id);
     // Someone else's webhook is as absent as one that does not exist.
-    if (!webhook || webhook.owner_id !== userId) throw new OAuthError('invalid_request', 'no such webhook', 404);
+    if (!webhook || webhook.ownerId !== userId) throw new OAuthError('invalid_request', 'no such webhook', 404);
     const data = { webhook: webhook.id, url: webhook.url };
     const deleted = securityEvent('webhook.deleted', ctx.now(), { userId, requester: requesterOf(request), data });
     await ctx.store.deleteWebhook(webhook.id, deleted);

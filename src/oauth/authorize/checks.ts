@@ -5,7 +5,7 @@ import { isRegisteredRedirectUri } from '../redirect.ts';
 import { ClientDocumentError } from '../registration/documents.ts';
 import { InvalidRequest, InvalidScope, RequestNotSupported, RequestUriNotSupported } from '../../errors/index.ts';
 import { UnauthorizedClient, UnsupportedResponseType, UntrustedRedirectError } from '../../errors/index.ts';
-import type { Client, ClientStore } from '../../store/store.ts';
+import type { Client, ClientStore } from '../../store/clients.ts';
 import { type Params, single } from '../params.ts';
 import { isWellFormedPkceValue } from '../pkce.ts';
 import { checkAllowedScopes, parseScope } from '../scopes.ts';

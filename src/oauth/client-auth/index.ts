@@ -1,7 +1,7 @@
 // Client authentication at the token endpoint (RFC 6749 §2.3): client_secret_basic,
 // client_secret_post, or none (public clients, which prove possession with PKCE instead).
 import { InvalidClient, InvalidRequest, TooManyAttempts } from '../../errors/index.ts';
-import type { Client, ClientStore } from '../../store/store.ts';
+import type { Client, ClientStore } from '../../store/clients.ts';
 import { hashToken, safeEqual } from '../../tokens/opaque.ts';
 import { type Params, single } from '../params.ts';
 import type { ClientAuthGuard } from './throttle.ts';

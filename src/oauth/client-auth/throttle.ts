@@ -4,7 +4,7 @@
 // authentication reads nothing: each instance keeps in memory the keys it has seen fail and, of
 // those, the ones refusing attempts until a time. A lock counted by other instances takes effect on
 // this one at its next failure for that key, when it counts and reads the shared total.
-import type { ThrottleStore } from '../../store/store.ts';
+import type { ThrottleStore } from '../../store/throttles.ts';
 import { addressPolicy, blockedUntil, type Refusal, type ThrottleObserver, type ThrottlePolicy } from '../throttle.ts';
 
 /** Keys remembered at most: beyond, the oldest are forgotten (their counts stay in the database). */

@@ -1,7 +1,7 @@
 // RFC 6749 §4.1.3 and RFC 7636 §4.6: exchanging an authorization code.
 import { InvalidGrant, InvalidRequest } from '../../errors/index.ts';
 import { securityEvent } from '../../events/index.ts';
-import type { Client } from '../../store/store.ts';
+import type { Client } from '../../store/clients.ts';
 import type { AuthorizationCode } from '../codes.ts';
 import { type Params, single } from '../params.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../pkce.ts';
@@ -67,15 +67,15 @@ export const authorizationCodeGrant: GrantHandler = {
     const won = await store.redeemAuthorizationCode({
       grant: {
         id: grantId,
-        user_id: code.userId,
-        client_id: client.clientId,
+        userId: code.userId,
+        clientId: client.clientId,
         scope: code.scope,
-        auth_time: code.authTime,
-        created_at: now,
-        revoked_at: null,
-        refresh_generation: 1,
-        refresh_expires_at: now + Math.min(ctx.config.refreshTokenTtl, refreshAbsoluteTtl(ctx.config, client)),
-        refresh_issued_at: now,
+        authTime: code.authTime,
+        createdAt: now,
+        revokedAt: null,
+        refreshGeneration: 1,
+        refreshExpiresAt: now + Math.min(ctx.config.refreshTokenTtl, refreshAbsoluteTtl(ctx.config, client)),
+        refreshIssuedAt: now,
         resource: code.resource,
       },
     });

@@ -1,6 +1,6 @@
 // Signing the tokens of a token response. The grants sign while their writes commit and return the
 // tokens only after the commit, so a client is never handed a token the database does not know.
-import type { Client } from '../../store/store.ts';
+import type { Client } from '../../store/clients.ts';
 import type { SigningAlg } from '../../tokens/keystore.ts';
 import { signAccessToken, signIdToken } from '../../tokens/jwt.ts';
 import type { Target } from '../resources.ts';

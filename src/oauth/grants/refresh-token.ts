@@ -6,7 +6,8 @@ import type { Config } from '../../config/index.ts';
 import { InvalidGrant, InvalidRequest, InvalidScope, InvalidTarget } from '../../errors/index.ts';
 import { securityEvent } from '../../events/index.ts';
 import { claimsForScopes } from '../../oidc/claims.ts';
-import type { Client, TokenFamily } from '../../store/store.ts';
+import type { Client } from '../../store/clients.ts';
+import type { TokenFamily } from '../../store/grants.ts';
 import type { RefreshTokenId } from '../../tokens/refresh.ts';
 import { type Params, single } from '../params.ts';
 import { parseScope } from '../scopes.ts';
@@ -62,17 +63,17 @@ async function refused(
 ): Promise<TokenResponse> {
   if (!family) throw new InvalidGrant('the refresh token is invalid', `no grant ${id.grantId}`);
   const { grant, user } = family;
-  const current = grant.refresh_generation;
-  if (grant.client_id !== client.clientId) {
-    throw new InvalidGrant('the refresh token is invalid', `grant ${grant.id} was issued to client ${grant.client_id}`);
+  const current = grant.refreshGeneration;
+  if (grant.clientId !== client.clientId) {
+    throw new InvalidGrant('the refresh token is invalid', `grant ${grant.id} was issued to client ${grant.clientId}`);
   }
-  if (grant.revoked_at !== null) throw new InvalidGrant('the refresh token has been revoked');
+  if (grant.revokedAt !== null) throw new InvalidGrant('the refresh token has been revoked');
   if (id.generation > current)
     throw new InvalidGrant('the refresh token is invalid', `generation ${id.generation} of ${current}`);
-  const reused = id.generation === current - 1 && withinReuseInterval(ctx.config, grant.refresh_issued_at, ctx.now);
+  const reused = id.generation === current - 1 && withinReuseInterval(ctx.config, grant.refreshIssuedAt, ctx.now);
   if (id.generation < current && !reused) return replayed(ctx, family, `generation ${id.generation} of ${current}`);
   const { now, config } = ctx;
-  if (grant.refresh_expires_at <= now || grant.created_at + refreshAbsoluteTtl(config, client) <= now) {
+  if (grant.refreshExpiresAt <= now || grant.createdAt + refreshAbsoluteTtl(config, client) <= now) {
     throw new InvalidGrant('the refresh token has expired');
   }
   const widened = scopes?.filter((s) => !grant.scope.split(' ').includes(s)) ?? [];
@@ -101,8 +102,8 @@ async function replayed(ctx: GrantContext, family: TokenFamily, presented: strin
   const { grant } = family;
   const grantId = grant.id;
   const reuse = securityEvent('refresh_token.reused', ctx.now, {
-    userId: grant.user_id,
-    clientId: grant.client_id,
+    userId: grant.userId,
+    clientId: grant.clientId,
     requester: ctx.requester?.(),
     data: { grant: grantId, presented },
   });
@@ -129,8 +130,8 @@ async function refreshed(
     scopes: granted,
     target,
     grantId: grant.id,
-    authTime: grant.auth_time,
+    authTime: grant.authTime,
     nonce: null,
-    refreshToken: ctx.refreshTokens.issue(grant.id, grant.refresh_generation),
+    refreshToken: ctx.refreshTokens.issue(grant.id, grant.refreshGeneration),
   });
 }

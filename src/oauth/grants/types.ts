@@ -1,7 +1,9 @@
 // What a grant handler is given (a narrow slice of config and storage) and what it returns.
 import type { Config } from '../../config/index.ts';
 import type { Requester } from '../../events/index.ts';
-import type { Client, ClientStore, GrantStore, ResourceStore } from '../../store/store.ts';
+import type { Client, ClientStore } from '../../store/clients.ts';
+import type { GrantStore } from '../../store/grants.ts';
+import type { ResourceStore } from '../../store/resources.ts';
 import type { KeyStore } from '../../tokens/keystore.ts';
 import type { RefreshTokens } from '../../tokens/refresh.ts';
 import type { CodeSealer } from '../codes.ts';

@@ -8,7 +8,7 @@
 // and again. Its name is the document's claim alone: the consent page leads with the URL's host.
 import { OAuthError } from '../../errors/index.ts';
 import { fetchOutbound, OutboundError } from '../../http/outbound.ts';
-import type { Client } from '../../store/store.ts';
+import type { Client } from '../../store/clients.ts';
 import { checkClientMetadata } from './metadata.ts';
 
 /** A client_id that names a metadata document: an https URL with a path (not just /). */

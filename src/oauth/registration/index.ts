@@ -8,7 +8,8 @@
 import type { Config } from '../../config/index.ts';
 import { InvalidClientMetadata, InvalidToken, TooManyAttempts } from '../../errors/index.ts';
 import { type Requester, securityEvent } from '../../events/index.ts';
-import type { Client, ClientStore, ThrottleStore } from '../../store/store.ts';
+import type { Client, ClientStore } from '../../store/clients.ts';
+import type { ThrottleStore } from '../../store/throttles.ts';
 import { hashToken, newId, randomToken, safeEqual } from '../../tokens/opaque.ts';
 import { bearerToken, type TokenStatusDeps, userWithScope } from '../token-status.ts';
 import { checkClientMetadata, type ClientMetadata } from './metadata.ts';

@@ -3,7 +3,7 @@
 // `invalid_redirect_uri` or `invalid_client_metadata` (§3.2.2) with a fixed description that names
 // the field, never the value sent. Fields Tessera does not know are ignored (§2).
 import { InvalidClientMetadata, InvalidRedirectUri } from '../../errors/index.ts';
-import type { ClientDescription, TokenEndpointAuthMethod } from '../../store/store.ts';
+import type { ClientDescription, TokenEndpointAuthMethod } from '../../store/clients.ts';
 import { SCOPE_TOKEN } from '../scopes.ts';
 import { redirectUriProblem, webUriProblem } from './redirect-rules.ts';
 

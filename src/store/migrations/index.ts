@@ -1,7 +1,7 @@
 // Every migration, in order, and how they run. A static map (no directory scanning) so it works
 // without a build step.
 import { type Kysely, type Migration, Migrator, type NoMigrations } from 'kysely';
-import type { Database } from '../types.ts';
+import type { Database } from '../tables.ts';
 import * as initial from './001_initial.ts';
 
 export const migrations: Record<string, Migration> = { '001_initial': initial };

@@ -1,7 +1,9 @@
 // PostgreSQL's two hot writes, written out by hand as statements over arrays, one element per call, so
 // that concurrent calls share one statement and one commit (./batches.ts). The reads every request
-// makes are shared with SQLite (../rows.ts).
-import { GRANT_COLUMNS, prefixed, USER_COLUMNS } from '../rows.ts';
+// makes are shared with SQLite (../grants.ts, ../sessions.ts, ../users.ts).
+import { prefixed } from '../columns.ts';
+import { GRANT_COLUMNS } from '../grants.ts';
+import { USER_COLUMNS } from '../users.ts';
 
 // PostgreSQL's types for the grant's columns: the arrays a batch's parameters are cast to.
 const GRANT_TYPES: Record<(typeof GRANT_COLUMNS)[number], 'text' | 'bigint' | 'integer'> = {

@@ -2,17 +2,27 @@
 // hot writes batched, concurrent calls sharing one statement and its commit (./batches.ts).
 import { Kysely } from 'kysely';
 import type pg from 'pg';
+import { type Connection, kyselyReads } from '../aggregate.ts';
 import { FaultCounter } from '../faults.ts';
-import { GRANT_COLUMNS, toTokenFamily } from '../rows.ts';
-import { Repository } from '../repository.ts';
-import type { DatabaseStats, Rotation, RotationOutcome, Store, TokenFamily } from '../store.ts';
-import type { Database, GrantRow } from '../types.ts';
+import { type FamilyRow, GRANT_COLUMNS, GRANT_FIELDS, type Grant, toTokenFamily } from '../grants.ts';
+import type { Rotation, RotationOutcome, TokenFamily } from '../grants.ts';
+import { KyselyStore } from '../kysely-store.ts';
+import type { DatabaseStats } from '../store.ts';
+import type { Database } from '../tables.ts';
+import { Webhooks } from '../webhooks.ts';
 import { StatementBatches } from './batches.ts';
 import { postgresDialect, postgresPool } from './connection.ts';
 import { REDEEM_AUTHORIZATION_CODES, ROTATE_TOKEN_FAMILIES } from './statements.ts';
 
-export class PostgresStore extends Repository implements Store {
-  readonly #redemptions: StatementBatches<GrantRow, true>;
+/** Each instance takes other deliveries: rows another is taking are skipped, not waited for. */
+class PostgresWebhooks extends Webhooks {
+  protected override dueDeliveries(now: number, limit: number) {
+    return super.dueDeliveries(now, limit).forUpdate().skipLocked();
+  }
+}
+
+export class PostgresStore extends KyselyStore {
+  readonly #redemptions: StatementBatches<Grant, true>;
   readonly #rotations: StatementBatches<Rotation, TokenFamily>;
   readonly #pool: pg.Pool;
   readonly #faults: FaultCounter;
@@ -22,10 +32,10 @@ export class PostgresStore extends Repository implements Store {
     const faults = new FaultCounter();
     const pool = postgresPool(databaseUrl, faults, poolSize);
     const db = new Kysely<Database>({ dialect: postgresDialect(pool, faults, namedStatements) });
-    super(
+    const connection: Connection = {
       db,
-      (n) => `$${n}`,
-      (statements) =>
+      placeholder: (n) => `$${n}`,
+      writes: (statements) =>
         statements.length === 1
           ? Promise.all([db.executeQuery(statements[0]!)])
           : db.transaction().execute(async (trx) => {
@@ -33,23 +43,26 @@ export class PostgresStore extends Repository implements Store {
               for (const statement of statements) results.push(await trx.executeQuery(statement));
               return results;
             }),
-    );
+      reads: kyselyReads(db),
+    };
+    super(connection, new PostgresWebhooks(connection));
+    const { reads } = connection;
     this.#pool = pool;
     this.#faults = faults;
     this.#redemptions = new StatementBatches({
       key: (grant) => grant.id,
       statement: async (grants) => {
-        const rows = await this.rows(
+        const redeemed = (await reads(
           REDEEM_AUTHORIZATION_CODES,
-          GRANT_COLUMNS.map((c) => grants.map((g) => g[c])),
-        );
-        return new Map(rows.map((row) => [row.id as string, true as const]));
+          GRANT_COLUMNS.map((c) => grants.map((g) => g[GRANT_FIELDS[c]])),
+        )) as Array<{ id: string }>;
+        return new Map(redeemed.map((row) => [row.id, true as const]));
       },
     });
     this.#rotations = new StatementBatches({
       key: (r) => r.grantId,
       statement: async (rs) => {
-        const rows = await this.rows(ROTATE_TOKEN_FAMILIES, [
+        const rotated = (await reads(ROTATE_TOKEN_FAMILIES, [
           rs.map((r) => r.now),
           rs.map((r) => r.grantId),
           rs.map((r) => r.generation),
@@ -58,15 +71,10 @@ export class PostgresStore extends Repository implements Store {
           rs.map((r) => r.absoluteTtl),
           rs.map((r) => r.ttl),
           rs.map((r) => r.resource),
-        ]);
-        return new Map(rows.map((row) => [row.g_id as string, toTokenFamily(row)!]));
+        ])) as FamilyRow[];
+        return new Map(rotated.map((row) => [row.g_id, toTokenFamily(row)!]));
       },
     });
-  }
-
-  /** Each instance takes other deliveries: rows another is taking are skipped, not waited for. */
-  protected override dueDeliveries(now: number, limit: number) {
-    return super.dueDeliveries(now, limit).forUpdate().skipLocked();
   }
 
   stats(): DatabaseStats {
@@ -79,7 +87,7 @@ export class PostgresStore extends Repository implements Store {
     };
   }
 
-  async redeemAuthorizationCode(input: { grant: GrantRow }): Promise<boolean> {
+  async redeemAuthorizationCode(input: { grant: Grant }): Promise<boolean> {
     return (await this.#redemptions.run(input.grant)) === true;
   }
 
@@ -89,7 +97,7 @@ export class PostgresStore extends Repository implements Store {
     whileCommitting: (family: TokenFamily) => Promise<T>,
   ): Promise<RotationOutcome<T>> {
     const family = await this.#rotations.run(r);
-    if (!family) return { rotated: false, family: await this.getTokenFamily(r.grantId) };
+    if (!family) return { rotated: false, family: await this.grants.getTokenFamily(r.grantId) };
     return { rotated: true, family, value: await whileCommitting(family) };
   }
 }

@@ -3,10 +3,11 @@
 // In WAL mode the reads never wait for the writer, and every write resolves after its commit.
 import { Kysely, type NoMigrations } from 'kysely';
 import type { DatabaseSync } from 'node:sqlite';
-import { Repository } from '../repository.ts';
-import { GRANT_COLUMNS } from '../rows.ts';
-import type { DatabaseStats, Rotation, RotationOutcome, Store, TokenFamily } from '../store.ts';
-import type { Database, GrantRow } from '../types.ts';
+import { GRANT_COLUMNS, GRANT_FIELDS, type Grant, type Rotation, type RotationOutcome } from '../grants.ts';
+import type { TokenFamily } from '../grants.ts';
+import { KyselyStore } from '../kysely-store.ts';
+import type { DatabaseStats } from '../store.ts';
+import type { Database } from '../tables.ts';
 import { sqliteDialect } from './connection.ts';
 import { SqliteReader } from './reader.ts';
 import { WRITES } from './statements.ts';
@@ -18,11 +19,11 @@ function mayRotate(r: Rotation, family: TokenFamily | undefined): family is Toke
   const { grant, user } = family;
   const granted = grant.scope.split(' ');
   return (
-    grant.refresh_generation === r.generation &&
-    grant.client_id === r.clientId &&
-    grant.revoked_at === null &&
-    grant.refresh_expires_at > r.now &&
-    grant.created_at + r.absoluteTtl > r.now &&
+    grant.refreshGeneration === r.generation &&
+    grant.clientId === r.clientId &&
+    grant.revokedAt === null &&
+    grant.refreshExpiresAt > r.now &&
+    grant.createdAt + r.absoluteTtl > r.now &&
     user !== undefined &&
     !user.disabled &&
     (r.scope === null || r.scope.split(' ').every((s) => s === '' || granted.includes(s))) &&
@@ -30,30 +31,25 @@ function mayRotate(r: Rotation, family: TokenFamily | undefined): family is Toke
   );
 }
 
-export class SqliteStore extends Repository implements Store {
-  readonly #reader: SqliteReader;
+export class SqliteStore extends KyselyStore {
   readonly #writer: Writer;
 
   /** `sqlite` is the event loop's connection; it only reads. */
   constructor(sqlite: DatabaseSync, writer: Writer) {
-    const db = new Kysely<Database>({ dialect: sqliteDialect(sqlite) });
-    super(
-      db,
-      (n) => `?${n}`,
-      (statements) => writer.execute(statements.map(({ sql, parameters }) => ({ sql, parameters }))),
-    );
-    this.#reader = new SqliteReader(sqlite);
+    const reader = new SqliteReader(sqlite);
+    super({
+      db: new Kysely<Database>({ dialect: sqliteDialect(sqlite) }),
+      placeholder: (n) => `?${n}`,
+      writes: (statements) => writer.execute(statements.map(({ sql, parameters }) => ({ sql, parameters }))),
+      // The reads written out by hand, as statements prepared once on this connection.
+      reads: async (sql, parameters) => reader.rows(sql, parameters),
+    });
     this.#writer = writer;
   }
 
-  /** The reads written out by hand, as statements prepared once on this connection. */
-  protected override async rows<T>(sql: string, parameters: unknown[]) {
-    return this.#reader.rows(sql, parameters) as T[];
-  }
-
-  async redeemAuthorizationCode({ grant }: { grant: GrantRow }): Promise<boolean> {
+  async redeemAuthorizationCode({ grant }: { grant: Grant }): Promise<boolean> {
     const [inserted] = await this.#writer.execute([
-      { sql: WRITES.insertGrant, parameters: GRANT_COLUMNS.map((c) => grant[c]) },
+      { sql: WRITES.insertGrant, parameters: GRANT_COLUMNS.map((c) => grant[GRANT_FIELDS[c]]) },
     ]);
     return inserted!.numAffectedRows === 1n;
   }
@@ -63,22 +59,23 @@ export class SqliteStore extends Repository implements Store {
     r: Rotation,
     whileCommitting: (family: TokenFamily) => Promise<T>,
   ): Promise<RotationOutcome<T>> {
-    const family = await this.getTokenFamily(r.grantId);
+    const family = await this.grants.getTokenFamily(r.grantId);
     if (!mayRotate(r, family)) return { rotated: false, family };
-    const expiresAt = Math.min(r.now + r.ttl, family.grant.created_at + r.absoluteTtl);
+    const expiresAt = Math.min(r.now + r.ttl, family.grant.createdAt + r.absoluteTtl);
     const parameters = [r.grantId, r.generation, r.now, expiresAt];
     const committing = this.#writer.execute([{ sql: WRITES.advanceFamily, parameters }]);
     const next = {
       ...family.grant,
-      refresh_generation: r.generation + 1,
-      refresh_issued_at: r.now,
-      refresh_expires_at: expiresAt,
+      refreshGeneration: r.generation + 1,
+      refreshIssuedAt: r.now,
+      refreshExpiresAt: expiresAt,
     };
     const value = whileCommitting({ grant: next, user: family.user });
     value.catch(() => {});
     const [advanced] = await committing;
     // Lost to a concurrent refresh or revocation: the family as it now stands tells the caller why.
-    if (advanced!.numAffectedRows !== 1n) return { rotated: false, family: await this.getTokenFamily(r.grantId) };
+    if (advanced!.numAffectedRows !== 1n)
+      return { rotated: false, family: await this.grants.getTokenFamily(r.grantId) };
     return { rotated: true, family: { grant: next, user: family.user }, value: await value };
   }
 

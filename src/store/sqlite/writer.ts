@@ -6,7 +6,7 @@ import { Kysely, type NoMigrations } from 'kysely';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { FaultCounter } from '../faults.ts';
 import { migrate } from '../migrations/index.ts';
-import type { Database } from '../types.ts';
+import type { Database } from '../tables.ts';
 import { sqliteDialect } from './connection.ts';
 import { isReadOnly, isSqliteFault } from './faults.ts';
 import { GroupCommit } from './group-commit.ts';

@@ -1,0 +1,67 @@
+// The base of each aggregate's Kysely code (./clients.ts, ./users.ts, …), which SQLite and PostgreSQL
+// share: statements are built with Kysely and run by the database's own writes and reads, on SQLite
+// by the writer's group commit and the event loop's prepared reads, on PostgreSQL as one statement
+// or in a transaction.
+import { CompiledQuery } from 'kysely';
+import type { Compilable, Kysely, QueryResult } from 'kysely';
+import type { SecurityEvent } from '../events/index.ts';
+import type { Placeholder } from './columns.ts';
+import { insertEvents } from './outbox.ts';
+import type { Database } from './tables.ts';
+
+/** Runs a write's statements, all or none; resolves once they are committed. */
+export type Writes = (
+  statements: CompiledQuery[],
+) => Promise<Array<Pick<QueryResult<unknown>, 'numAffectedRows' | 'rows'>>>;
+
+/** Runs a statement written out by hand: its rows. */
+export type Reads = (text: string, parameters: unknown[]) => Promise<unknown[]>;
+
+/** How a database runs what the aggregates build: what each database's store passes them. */
+export interface Connection {
+  db: Kysely<Database>;
+  /** The parameter style of the statements written out by hand. */
+  placeholder: Placeholder;
+  writes: Writes;
+  /** SQLite runs them prepared once on the event loop's connection; PostgreSQL through Kysely. */
+  reads: Reads;
+}
+
+/** Reads written out by hand, run through Kysely (PostgreSQL names them, ./postgres/connection.ts). */
+export function kyselyReads(db: Kysely<Database>): Reads {
+  return async (text, parameters) => (await db.executeQuery(CompiledQuery.raw(text, parameters))).rows;
+}
+
+export abstract class Aggregate {
+  protected readonly db: Kysely<Database>;
+  readonly #writes: Writes;
+  readonly #reads: Reads;
+
+  constructor(connection: Connection) {
+    this.db = connection.db;
+    this.#writes = connection.writes;
+    this.#reads = connection.reads;
+  }
+
+  /** A write of one or more statements (built with `this.db`), all or none: the rows the first changed. */
+  protected async write(...queries: Compilable[]): Promise<number> {
+    const [first] = await this.#writes(queries.map((query) => query.compile()));
+    return Number(first?.numAffectedRows ?? 0);
+  }
+
+  /** A write of statements that return rows (RETURNING), all or none: the rows of every statement. */
+  protected async writeRows<T>(...queries: Compilable[]): Promise<T[]> {
+    const results = await this.#writes(queries.map((query) => query.compile()));
+    return results.flatMap((result) => result.rows as T[]);
+  }
+
+  /** The rows of a statement written out by hand. */
+  protected rows<T>(text: string, parameters: unknown[]): Promise<T[]> {
+    return this.#reads(text, parameters) as Promise<T[]>;
+  }
+
+  /** The event that records a change, with its webhook deliveries, to write with the change (./outbox.ts). */
+  protected events(event: SecurityEvent | undefined) {
+    return insertEvents(this.db, [event]);
+  }
+}

@@ -1,0 +1,204 @@
+// Clients: what the store answers about them, the client (camelCase) and its row (./tables.ts) both
+// ways, and their Kysely code. Clients are read on every authorization and token request, so they
+// are cached for a few seconds (./client-cache.ts); the client ids that are https URLs (Client ID
+// Metadata Documents) are resolved by src/oauth/registration/documents.ts and never stored.
+import type { ExpressionBuilder } from 'kysely';
+import type { SecurityEvent } from '../events/index.ts';
+import { Aggregate } from './aggregate.ts';
+import { ClientCache } from './client-cache.ts';
+import { splitScope } from './columns.ts';
+import type { ClientRow, Database } from './tables.ts';
+
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+export interface Client {
+  clientId: string;
+  /** SHA-256 hex of the secret; null for public clients. */
+  secretHash: string | null;
+  name: string;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  /** Scopes this client may request. */
+  scopes: string[];
+  grantTypes: string[];
+  /** Origins besides a public client's redirect URIs' that may call the token endpoints from a browser. */
+  allowedOrigins: string[];
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  /** First-party clients skip the consent page. */
+  firstParty: boolean;
+  idTokenSignedResponseAlg: string | null;
+  createdAt: number;
+  /**
+   * Who vouches for it: the operator (`tessera clients create`), nobody but itself (RFC 7591
+   * registration), or the document its https client_id names (a Client ID Metadata Document, never stored).
+   */
+  registeredVia: 'operator' | 'dynamic' | 'document';
+  /** The user who registered it with their access token; null otherwise. */
+  ownerId: string | null;
+  /** SHA-256 hex of the registration access token (RFC 7592); null when it was not registered so. */
+  registrationTokenHash: string | null;
+  /** Descriptive metadata (RFC 7591 §2), shown and returned as given, never trusted. */
+  metadata: ClientDescription;
+  /** The secret before a rotation with a grace period, accepted until `expiresAt` (epoch seconds). */
+  previousSecret: { hash: string; expiresAt: number } | null;
+}
+
+export interface ClientDescription {
+  client_uri?: string;
+  logo_uri?: string;
+  tos_uri?: string;
+  policy_uri?: string;
+  contacts?: string[];
+  software_id?: string;
+  software_version?: string;
+}
+
+export interface ClientStore {
+  createClient(client: Client, event?: SecurityEvent): Promise<void>;
+  getClient(clientId: string): Promise<Client | undefined>;
+  listClients(): Promise<Client[]>;
+  /** Deletes the client, revokes its grants and forgets consent to it; false when no such client exists. */
+  deleteClient(clientId: string, event?: SecurityEvent): Promise<boolean>;
+  /**
+   * A new secret; `previous` (the old one's hash) is still accepted until its expiry (a rotation's
+   * grace period), or null for none. Returns false when no such client exists.
+   */
+  setClientSecretHash(
+    clientId: string,
+    secretHash: string,
+    event?: SecurityEvent,
+    previous?: { hash: string; expiresAt: number } | null,
+  ): Promise<boolean>;
+  /** Replaces what a client may change: everything but its id, secret, owner and creation time. */
+  updateClient(client: Client, event?: SecurityEvent): Promise<boolean>;
+  /** The clients a user registered (RFC 7591), oldest first. */
+  listClientsOwnedBy(userId: string): Promise<Client[]>;
+}
+
+function toClient(row: ClientRow): Client {
+  return {
+    clientId: row.client_id,
+    secretHash: row.secret_hash,
+    name: row.name,
+    redirectUris: JSON.parse(row.redirect_uris) as string[],
+    postLogoutRedirectUris: JSON.parse(row.post_logout_redirect_uris) as string[],
+    scopes: splitScope(row.scope),
+    grantTypes: JSON.parse(row.grant_types) as string[],
+    allowedOrigins: JSON.parse(row.allowed_origins) as string[],
+    tokenEndpointAuthMethod: row.token_endpoint_auth_method,
+    firstParty: row.first_party === 1,
+    idTokenSignedResponseAlg: row.id_token_signed_response_alg,
+    createdAt: row.created_at,
+    registeredVia: row.registered_via === 'dynamic' ? 'dynamic' : 'operator',
+    ownerId: row.owner_id,
+    registrationTokenHash: row.registration_token_hash,
+    metadata: JSON.parse(row.metadata) as Client['metadata'],
+    previousSecret:
+      row.previous_secret_hash === null
+        ? null
+        : { hash: row.previous_secret_hash, expiresAt: Number(row.previous_secret_expires_at) },
+  };
+}
+
+function fromClient(client: Client): ClientRow {
+  return {
+    client_id: client.clientId,
+    secret_hash: client.secretHash,
+    name: client.name,
+    redirect_uris: JSON.stringify(client.redirectUris),
+    post_logout_redirect_uris: JSON.stringify(client.postLogoutRedirectUris),
+    scope: client.scopes.join(' '),
+    grant_types: JSON.stringify(client.grantTypes),
+    allowed_origins: JSON.stringify(client.allowedOrigins),
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    first_party: client.firstParty ? 1 : 0,
+    id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+    created_at: client.createdAt,
+    registered_via: client.registeredVia,
+    owner_id: client.ownerId,
+    registration_token_hash: client.registrationTokenHash,
+    metadata: JSON.stringify(client.metadata),
+    previous_secret_hash: client.previousSecret?.hash ?? null,
+    previous_secret_expires_at: client.previousSecret?.expiresAt ?? null,
+  };
+}
+
+export class Clients extends Aggregate implements ClientStore {
+  readonly #cache = new ClientCache<Client>();
+  #documents: ((clientId: string) => Promise<Client>) | undefined;
+
+  async createClient(client: Client, event?: SecurityEvent): Promise<void> {
+    this.#cache.forget(client.clientId);
+    await this.write(this.db.insertInto('clients').values(fromClient(client)), ...this.events(event));
+  }
+
+  /**
+   * Resolves the client ids that are https URLs (Client ID Metadata Documents,
+   * src/oauth/registration/documents.ts); without it they are looked up like any other id.
+   */
+  resolveClientUrlsWith(resolver: ((clientId: string) => Promise<Client>) | undefined): void {
+    this.#documents = resolver;
+  }
+
+  getClient(clientId: string): Promise<Client | undefined> {
+    // Tessera's own ids never start with https:// (../tokens/opaque.ts newId).
+    if (this.#documents && clientId.startsWith('https://')) return this.#documents(clientId);
+    return this.#cache.get(clientId, async (id) => {
+      const row = await this.db.selectFrom('clients').selectAll().where('client_id', '=', id).executeTakeFirst();
+      return row && toClient(row);
+    });
+  }
+
+  /** Forgets the cached clients, after changes made behind this store's back. */
+  clearCache(): void {
+    this.#cache.clear();
+  }
+
+  async listClients(): Promise<Client[]> {
+    const rows = await this.db.selectFrom('clients').selectAll().orderBy('created_at').orderBy('client_id').execute();
+    return rows.map(toClient);
+  }
+
+  async deleteClient(clientId: string, event?: SecurityEvent): Promise<boolean> {
+    this.#cache.forget(clientId);
+    const now = event?.at ?? Math.floor(Date.now() / 1000);
+    const deleted = this.db.deleteFrom('clients').where('client_id', '=', clientId);
+    // Its tokens end with it: the access tokens too, which are checked against their grant.
+    const live = (eb: ExpressionBuilder<Database, 'grants'>) => eb.and({ client_id: clientId, revoked_at: null });
+    const revoked = this.db.updateTable('grants').set({ revoked_at: now }).where(live);
+    const consents = this.db.deleteFrom('consents').where('client_id', '=', clientId);
+    return (await this.write(deleted, revoked, consents, ...this.events(event))) === 1;
+  }
+
+  async setClientSecretHash(
+    clientId: string,
+    secretHash: string,
+    event?: SecurityEvent,
+    previous: { hash: string; expiresAt: number } | null = null,
+  ): Promise<boolean> {
+    this.#cache.forget(clientId);
+    const set = {
+      secret_hash: secretHash,
+      previous_secret_hash: previous?.hash ?? null,
+      previous_secret_expires_at: previous?.expiresAt ?? null,
+    };
+    const updated = this.db.updateTable('clients').set(set).where('client_id', '=', clientId);
+    return (await this.write(updated, ...this.events(event))) === 1;
+  }
+
+  async updateClient(client: Client, event?: SecurityEvent): Promise<boolean> {
+    this.#cache.forget(client.clientId);
+    // Its id, owner, origin and creation time stay.
+    const kept = ['client_id', 'owner_id', 'created_at', 'registered_via'];
+    const set: Partial<ClientRow> = Object.fromEntries(
+      Object.entries(fromClient(client)).filter(([column]) => !kept.includes(column)),
+    );
+    const updated = this.db.updateTable('clients').set(set).where('client_id', '=', client.clientId);
+    return (await this.write(updated, ...this.events(event))) === 1;
+  }
+
+  async listClientsOwnedBy(userId: string): Promise<Client[]> {
+    const owned = this.db.selectFrom('clients').selectAll().where('owner_id', '=', userId);
+    return (await owned.orderBy('created_at').orderBy('client_id').execute()).map(toClient);
+  }
+}

@@ -1,0 +1,27 @@
+// How the store writes columns into SQL by hand: column lists checked against the row types (./tables.ts),
+// the prefixes that keep a join's columns apart, each database's parameter style, and the
+// space-separated lists (scopes) some columns hold.
+
+// Column lists, written as one string and checked against the row types both ways: a column added to
+// a row type must be added here.
+type Split<S extends string> = S extends `${infer Head} ${infer Tail}` ? [Head, ...Split<Tail>] : [S];
+type Exact<Row, S extends string> = [Exclude<keyof Row, Split<S>[number]>, Exclude<Split<S>[number], keyof Row>];
+export function columns<Row>() {
+  return <const S extends string>(list: S & (Exact<Row, S> extends [never, never] ? unknown : never)) =>
+    list.split(' ') as Split<S>;
+}
+
+/** How a database writes the n-th parameter of a statement: `?1` on SQLite, `$1` on PostgreSQL. */
+export type Placeholder = (n: number) => string;
+
+/** `t.c as t_c, …`: a joined table's columns under its prefix. */
+export const prefixed = (table: string, list: readonly string[]) =>
+  list.map((c) => `${table}.${c} as ${table}_${c}`).join(', ');
+
+/** A space-separated list (a scope column) as its items. */
+export function splitScope(scope: string | null | undefined): string[] {
+  return scope ? scope.split(' ').filter((s) => s !== '') : [];
+}
+
+/** A row's columns as `prefixed` names them in a join: `t_c`. */
+export type Prefixed<Row, P extends string> = { [K in keyof Row & string as `${P}_${K}`]: Row[K] };

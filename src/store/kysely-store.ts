@@ -1,0 +1,279 @@
+// The Store both databases share: each aggregate's Kysely code (./clients.ts, ./users.ts, …), called
+// by one line per method, so that "go to definition" from here lands on the code that runs. SQLite
+// (./sqlite/store.ts) and PostgreSQL (./postgres/store.ts) extend it with the two hot writes, a
+// code's redemption and a refresh, which each does its own way, and their connections' lifecycle.
+import { type NoMigrations, sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { SecurityEvent } from '../events/index.ts';
+import type { Connection } from './aggregate.ts';
+import { type Client, Clients } from './clients.ts';
+import { type EventFilter, Events } from './events.ts';
+import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFamily } from './grants.ts';
+import { Purge, type PurgeInput } from './housekeeping.ts';
+import { migrate } from './migrations/index.ts';
+import { type Resource, Resources } from './resources.ts';
+import { type Session, Sessions } from './sessions.ts';
+import { type StoredSigningKey, SigningKeys } from './signing-keys.ts';
+import type { DatabaseStats, Store } from './store.ts';
+import type { Database } from './tables.ts';
+import { Throttles } from './throttles.ts';
+import { type User, Users } from './users.ts';
+import { type DeliveryAttempt, type Delivery, Webhooks, type Webhook } from './webhooks.ts';
+
+export abstract class KyselyStore implements Store {
+  readonly db: Kysely<Database>;
+  protected readonly clients: Clients;
+  protected readonly resources: Resources;
+  protected readonly users: Users;
+  protected readonly sessions: Sessions;
+  protected readonly grants: Grants;
+  protected readonly signingKeys: SigningKeys;
+  protected readonly events: Events;
+  protected readonly throttles: Throttles;
+  protected readonly webhooks: Webhooks;
+  readonly #purge: Purge;
+
+  /** `webhooks`: PostgreSQL's, which locks the deliveries it claims. */
+  constructor(connection: Connection, webhooks = new Webhooks(connection)) {
+    this.db = connection.db;
+    this.clients = new Clients(connection);
+    this.resources = new Resources(connection);
+    this.users = new Users(connection);
+    this.sessions = new Sessions(connection);
+    this.grants = new Grants(connection);
+    this.signingKeys = new SigningKeys(connection);
+    this.events = new Events(connection);
+    this.throttles = new Throttles(connection);
+    this.webhooks = webhooks;
+    this.#purge = new Purge(connection);
+  }
+
+  // Each database's own (./sqlite/store.ts, ./postgres/store.ts).
+  abstract redeemAuthorizationCode(input: { grant: Grant }): Promise<boolean>;
+  abstract rotateTokenFamily<T>(
+    rotation: Rotation,
+    whileCommitting: (family: TokenFamily) => Promise<T>,
+  ): Promise<RotationOutcome<T>>;
+  abstract stats(): DatabaseStats;
+
+  migrate(to?: string | NoMigrations): Promise<string[]> {
+    return migrate(this.db, to);
+  }
+
+  clearCaches(): void {
+    this.clients.clearCache();
+    this.resources.clearCache();
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+
+  purgeExpired(input: PurgeInput) {
+    return this.#purge.purgeExpired(input);
+  }
+
+  // clients (./clients.ts)
+  createClient(client: Client, event?: SecurityEvent) {
+    return this.clients.createClient(client, event);
+  }
+  getClient(clientId: string) {
+    return this.clients.getClient(clientId);
+  }
+  resolveClientUrlsWith(resolver: ((clientId: string) => Promise<Client>) | undefined) {
+    return this.clients.resolveClientUrlsWith(resolver);
+  }
+  listClients() {
+    return this.clients.listClients();
+  }
+  deleteClient(clientId: string, event?: SecurityEvent) {
+    return this.clients.deleteClient(clientId, event);
+  }
+  setClientSecretHash(
+    clientId: string,
+    secretHash: string,
+    event?: SecurityEvent,
+    previous?: { hash: string; expiresAt: number } | null,
+  ) {
+    return this.clients.setClientSecretHash(clientId, secretHash, event, previous);
+  }
+  updateClient(client: Client, event?: SecurityEvent) {
+    return this.clients.updateClient(client, event);
+  }
+  listClientsOwnedBy(userId: string) {
+    return this.clients.listClientsOwnedBy(userId);
+  }
+
+  // APIs, RFC 8707 (./resources.ts)
+  createResource(resource: Resource, event?: SecurityEvent) {
+    return this.resources.createResource(resource, event);
+  }
+  getResource(uri: string) {
+    return this.resources.getResource(uri);
+  }
+  listResources() {
+    return this.resources.listResources();
+  }
+  updateResource(resource: Resource, event?: SecurityEvent) {
+    return this.resources.updateResource(resource, event);
+  }
+  deleteResource(uri: string, event?: SecurityEvent) {
+    return this.resources.deleteResource(uri, event);
+  }
+
+  // users (./users.ts)
+  createUser(user: User, event?: SecurityEvent) {
+    return this.users.createUser(user, event);
+  }
+  getUserById(id: string) {
+    return this.users.getUserById(id);
+  }
+  getUserByUsername(username: string) {
+    return this.users.getUserByUsername(username);
+  }
+  listUsers() {
+    return this.users.listUsers();
+  }
+  setUserPassword(id: string, passwordHash: string, now: number, event?: SecurityEvent) {
+    return this.users.setUserPassword(id, passwordHash, now, event);
+  }
+  setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent) {
+    return this.users.setUserDisabled(id, disabled, now, event);
+  }
+  deleteUser(id: string, now: number, event?: SecurityEvent) {
+    return this.users.deleteUser(id, now, event);
+  }
+  changePassword(
+    input: { userId: string; passwordHash: string; now: number; keepSession: string },
+    event: SecurityEvent,
+  ) {
+    return this.users.changePassword(input, event);
+  }
+  countUsers() {
+    return this.users.countUsers();
+  }
+
+  // sessions and consent (./sessions.ts)
+  createSession(session: Session, event?: SecurityEvent) {
+    return this.sessions.createSession(session, event);
+  }
+  getSessionAndUser(id: string, now: number, clientId?: string) {
+    return this.sessions.getSessionAndUser(id, now, clientId);
+  }
+  deleteSession(id: string, event?: SecurityEvent) {
+    return this.sessions.deleteSession(id, event);
+  }
+  getConsentedScopes(userId: string, clientId: string) {
+    return this.sessions.getConsentedScopes(userId, clientId);
+  }
+  saveConsent(userId: string, clientId: string, scopes: string[], now: number, event?: SecurityEvent) {
+    return this.sessions.saveConsent(userId, clientId, scopes, now, event);
+  }
+
+  // grants and access tokens revoked (./grants.ts)
+  getGrant(id: string) {
+    return this.grants.getGrant(id);
+  }
+  getTokenFamily(grantId: string) {
+    return this.grants.getTokenFamily(grantId);
+  }
+  revokeGrant(id: string, now: number, event?: SecurityEvent) {
+    return this.grants.revokeGrant(id, now, event);
+  }
+  listActiveGrants(userId: string, now: number) {
+    return this.grants.listActiveGrants(userId, now);
+  }
+  withdrawClient(userId: string, clientId: string, now: number, event?: SecurityEvent) {
+    return this.grants.withdrawClient(userId, clientId, now, event);
+  }
+  revokeAccessToken(jti: string, expiresAt: number, event?: SecurityEvent) {
+    return this.grants.revokeAccessToken(jti, expiresAt, event);
+  }
+  getAccessTokenState(input: { userId: string; grantId: string; jti: string }) {
+    return this.grants.getAccessTokenState(input);
+  }
+
+  // signing keys (./signing-keys.ts)
+  listSigningKeys() {
+    return this.signingKeys.listSigningKeys();
+  }
+  insertSigningKey(key: StoredSigningKey, event?: SecurityEvent) {
+    return this.signingKeys.insertSigningKey(key, event);
+  }
+  activateSigningKey(kid: string, at: number, event?: SecurityEvent) {
+    return this.signingKeys.activateSigningKey(kid, at, event);
+  }
+  deleteSigningKeys(kids: string[]) {
+    return this.signingKeys.deleteSigningKeys(kids);
+  }
+
+  // the audit trail (./events.ts)
+  recordEvent(event: SecurityEvent) {
+    return this.events.recordEvent(event);
+  }
+  listEvents(filter: EventFilter) {
+    return this.events.listEvents(filter);
+  }
+
+  // throttling (./throttles.ts)
+  getThrottles(keys: string[]) {
+    return this.throttles.getThrottles(keys);
+  }
+  recordFailures(input: { keys: Array<{ key: string; subject: string }>; now: number; window: number }) {
+    return this.throttles.recordFailures(input);
+  }
+  clearThrottles(keys: string[]) {
+    return this.throttles.clearThrottles(keys);
+  }
+  clearThrottlesOf(subject: string, event?: SecurityEvent) {
+    return this.throttles.clearThrottlesOf(subject, event);
+  }
+
+  // webhooks (./webhooks.ts)
+  createWebhook(webhook: Webhook, event?: SecurityEvent) {
+    return this.webhooks.createWebhook(webhook, event);
+  }
+  getWebhook(id: string) {
+    return this.webhooks.getWebhook(id);
+  }
+  listWebhooks(ownerId?: string | null) {
+    return this.webhooks.listWebhooks(ownerId);
+  }
+  updateWebhook(id: string, changes: { url: string; events: string }, event?: SecurityEvent) {
+    return this.webhooks.updateWebhook(id, changes, event);
+  }
+  deleteWebhook(id: string, event?: SecurityEvent) {
+    return this.webhooks.deleteWebhook(id, event);
+  }
+  rotateWebhookSecret(id: string, secrets: { secretEnc: string; previousSecretEnc: string; previousUntil: number }) {
+    return this.webhooks.rotateWebhookSecret(id, secrets);
+  }
+  enqueueDelivery(delivery: Delivery) {
+    return this.webhooks.enqueueDelivery(delivery);
+  }
+  claimDeliveries(now: number, lease: number, limit: number) {
+    return this.webhooks.claimDeliveries(now, lease, limit);
+  }
+  recordAttempt(
+    attempt: DeliveryAttempt,
+    outcome: { status: 'delivered' | 'failed' } | { status: 'pending'; nextAttemptAt: number },
+  ) {
+    return this.webhooks.recordAttempt(attempt, outcome);
+  }
+  getDelivery(id: string) {
+    return this.webhooks.getDelivery(id);
+  }
+  listDeliveries(webhookId: string, limit: number) {
+    return this.webhooks.listDeliveries(webhookId, limit);
+  }
+  listAttempts(deliveryId: string) {
+    return this.webhooks.listAttempts(deliveryId);
+  }
+  redeliver(id: string, now: number) {
+    return this.webhooks.redeliver(id, now);
+  }
+}

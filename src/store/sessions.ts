@@ -1,0 +1,125 @@
+// Browser sessions and the consent remembered per user and client: what the store answers about
+// them, the session (camelCase) and its row (./tables.ts), and their Kysely code. Every page and
+// authorization request reads the session with its user (and the consent to the client asked about)
+// in one statement written out by hand, taken out of the row as object literals.
+import type { OnConflictBuilder } from 'kysely';
+import type { SecurityEvent } from '../events/index.ts';
+import { Aggregate, type Connection } from './aggregate.ts';
+import { columns, prefixed, type Prefixed, splitScope } from './columns.ts';
+import type { Database, SessionRow, UserRow } from './tables.ts';
+import { joinedUser, type User, USER_COLUMNS } from './users.ts';
+
+/** A browser session: `id` is the SHA-256 of the cookie's value. */
+export interface Session {
+  id: string;
+  userId: string;
+  /** When the user signed in (OIDC `auth_time`), epoch seconds. */
+  authTime: number;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface SessionAndUser {
+  session: Session;
+  user: User | undefined;
+  /** The scopes consented to for the client asked about; undefined when none was asked about. */
+  consentedScopes?: string[];
+}
+
+/** Browser sessions (id = SHA-256 of the cookie value) and the consent remembered per user and client. */
+export interface SessionStore {
+  createSession(session: Session, event?: SecurityEvent): Promise<void>;
+  /**
+   * The live session with its user (undefined when the user no longer exists), read together; with
+   * `clientId`, also the scopes the user has consented to for that client.
+   */
+  getSessionAndUser(id: string, now: number, clientId?: string): Promise<SessionAndUser | undefined>;
+  deleteSession(id: string, event?: SecurityEvent): Promise<void>;
+  getConsentedScopes(userId: string, clientId: string): Promise<string[]>;
+  /** Replaces the remembered scopes with `scopes` (callers pass the union). */
+  saveConsent(userId: string, clientId: string, scopes: string[], now: number, event?: SecurityEvent): Promise<void>;
+}
+
+const SESSION_COLUMNS = columns<SessionRow>()('id user_id auth_time created_at expires_at');
+
+type SessionUserAndConsent = Prefixed<SessionRow, 's'> & Partial<Prefixed<UserRow, 'u'>> & { c_scope?: string | null };
+
+function toSessionAndUser(row: SessionUserAndConsent | undefined): SessionAndUser | undefined {
+  if (!row) return undefined;
+  const session = {
+    id: row.s_id,
+    userId: row.s_user_id,
+    authTime: row.s_auth_time,
+    createdAt: row.s_created_at,
+    expiresAt: row.s_expires_at,
+  };
+  const user = joinedUser(row);
+  return 'c_scope' in row ? { session, user, consentedScopes: splitScope(row.c_scope) } : { session, user };
+}
+
+function fromSession(session: Session): SessionRow {
+  return {
+    id: session.id,
+    user_id: session.userId,
+    auth_time: session.authTime,
+    created_at: session.createdAt,
+    expires_at: session.expiresAt,
+  };
+}
+
+/** The reads of every page and authorization request, in a database's parameter style. */
+function statements(p: (n: number) => string) {
+  return {
+    consent: `select scope from consents where user_id = ${p(1)} and client_id = ${p(2)}`,
+    /** A page: the session and its user. Parameters: the session id, now. */
+    sessionAndUser: `select ${prefixed('s', SESSION_COLUMNS)}, ${prefixed('u', USER_COLUMNS)}
+      from sessions s left join users u on u.id = s.user_id where s.id = ${p(1)} and s.expires_at > ${p(2)}`,
+    /** An authorization request: the same and the scopes consented to for the client (third parameter). */
+    sessionUserAndConsent: `select ${prefixed('s', SESSION_COLUMNS)}, ${prefixed('u', USER_COLUMNS)}, c.scope as c_scope
+      from sessions s left join users u on u.id = s.user_id
+      left join consents c on c.user_id = s.user_id and c.client_id = ${p(3)}
+      where s.id = ${p(1)} and s.expires_at > ${p(2)}`,
+  };
+}
+
+export class Sessions extends Aggregate implements SessionStore {
+  readonly #statements: ReturnType<typeof statements>;
+
+  constructor(connection: Connection) {
+    super(connection);
+    this.#statements = statements(connection.placeholder);
+  }
+
+  async createSession(session: Session, event?: SecurityEvent): Promise<void> {
+    await this.write(this.db.insertInto('sessions').values(fromSession(session)), ...this.events(event));
+  }
+
+  async getSessionAndUser(id: string, now: number, clientId?: string): Promise<SessionAndUser | undefined> {
+    if (clientId === undefined)
+      return toSessionAndUser((await this.rows<SessionUserAndConsent>(this.#statements.sessionAndUser, [id, now]))[0]);
+    const text = this.#statements.sessionUserAndConsent;
+    return toSessionAndUser((await this.rows<SessionUserAndConsent>(text, [id, now, clientId]))[0]);
+  }
+
+  async deleteSession(id: string, event?: SecurityEvent): Promise<void> {
+    await this.write(this.db.deleteFrom('sessions').where('id', '=', id), ...this.events(event));
+  }
+
+  async getConsentedScopes(userId: string, clientId: string): Promise<string[]> {
+    const [row] = await this.rows<{ scope: string }>(this.#statements.consent, [userId, clientId]);
+    return splitScope(row?.scope);
+  }
+
+  async saveConsent(
+    userId: string,
+    clientId: string,
+    scopes: string[],
+    now: number,
+    event?: SecurityEvent,
+  ): Promise<void> {
+    const values = { user_id: userId, client_id: clientId, scope: scopes.join(' '), updated_at: now };
+    const replace = (c: OnConflictBuilder<Database, 'consents'>) =>
+      c.columns(['user_id', 'client_id']).doUpdateSet(values);
+    await this.write(this.db.insertInto('consents').values(values).onConflict(replace), ...this.events(event));
+  }
+}

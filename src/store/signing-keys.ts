@@ -1,0 +1,80 @@
+// Signing keys (src/tokens/keystore.ts, key-timeline.ts): what the store answers about them, the key
+// (camelCase) and its row (./tables.ts) both ways, and their Kysely code.
+import type { OnConflictBuilder } from 'kysely';
+import type { SecurityEvent } from '../events/index.ts';
+import { Aggregate } from './aggregate.ts';
+import { insertEventsIf } from './outbox.ts';
+import type { Database, SigningKeyRow } from './tables.ts';
+
+export interface StoredSigningKey {
+  kid: string;
+  alg: string;
+  /** The public JWK, as JSON. */
+  publicJwk: string;
+  /** The private JWK, encrypted with AES-256-GCM under a key derived from TESSERA_SECRET. */
+  privateJwkEnc: string;
+  createdAt: number;
+  /** From then on it signs (until a successor activates); published from its creation. */
+  activatesAt: number;
+  /** The kid of the key it replaces, or `initial:<alg>`: unique, so one rotation inserts one key. */
+  successorOf: string;
+}
+
+export interface SigningKeyStore {
+  listSigningKeys(): Promise<StoredSigningKey[]>;
+  /**
+   * Inserts the key unless another key succeeds the same one already (a concurrent rotation won):
+   * whether it was inserted. The event is written only with the key.
+   */
+  insertSigningKey(key: StoredSigningKey, event?: SecurityEvent): Promise<boolean>;
+  /** Moves a key's activation (an emergency rotation activates a pending key at once). */
+  activateSigningKey(kid: string, at: number, event?: SecurityEvent): Promise<boolean>;
+  deleteSigningKeys(kids: string[]): Promise<number>;
+}
+
+function toSigningKey(row: SigningKeyRow): StoredSigningKey {
+  return {
+    kid: row.kid,
+    alg: row.alg,
+    publicJwk: row.public_jwk,
+    privateJwkEnc: row.private_jwk_enc,
+    createdAt: row.created_at,
+    activatesAt: row.activates_at,
+    successorOf: row.successor_of,
+  };
+}
+
+function fromSigningKey(key: StoredSigningKey): SigningKeyRow {
+  return {
+    kid: key.kid,
+    alg: key.alg,
+    public_jwk: key.publicJwk,
+    private_jwk_enc: key.privateJwkEnc,
+    created_at: key.createdAt,
+    activates_at: key.activatesAt,
+    successor_of: key.successorOf,
+  };
+}
+
+export class SigningKeys extends Aggregate implements SigningKeyStore {
+  async listSigningKeys(): Promise<StoredSigningKey[]> {
+    const rows = await this.db.selectFrom('signing_keys').selectAll().orderBy('created_at').orderBy('kid').execute();
+    return rows.map(toSigningKey);
+  }
+
+  async insertSigningKey(key: StoredSigningKey, event?: SecurityEvent): Promise<boolean> {
+    const once = (c: OnConflictBuilder<Database, 'signing_keys'>) => c.column('successor_of').doNothing();
+    const inserted = this.db.insertInto('signing_keys').values(fromSigningKey(key)).onConflict(once);
+    return (await this.write(inserted, ...insertEventsIf(this.db, event, key.kid))) === 1;
+  }
+
+  async activateSigningKey(kid: string, at: number, event?: SecurityEvent): Promise<boolean> {
+    const moved = this.db.updateTable('signing_keys').set({ activates_at: at }).where('kid', '=', kid);
+    return (await this.write(moved, ...this.events(event))) === 1;
+  }
+
+  async deleteSigningKeys(kids: string[]): Promise<number> {
+    if (kids.length === 0) return 0;
+    return this.write(this.db.deleteFrom('signing_keys').where('kid', 'in', kids));
+  }
+}

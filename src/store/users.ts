@@ -1,0 +1,175 @@
+// Users: what the store answers about them, the user (camelCase) and its row (./tables.ts) both ways,
+// and their Kysely code. A user is read on every refresh, userinfo and authorization request, with
+// their session or grant (./sessions.ts, ./grants.ts): those reads join the user under the prefix u_
+// and take it out with joinedUser, an object literal.
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { SecurityEvent } from '../events/index.ts';
+import { Aggregate, type Connection } from './aggregate.ts';
+import { columns, type Prefixed } from './columns.ts';
+import type { Database, UserRow } from './tables.ts';
+
+export interface User {
+  id: string;
+  username: string;
+  email: string;
+  emailVerified: boolean;
+  name: string | null;
+  givenName: string | null;
+  familyName: string | null;
+  passwordHash: string | null;
+  disabled: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface UserStore {
+  createUser(user: User, event?: SecurityEvent): Promise<void>;
+  getUserById(id: string): Promise<User | undefined>;
+  getUserByUsername(username: string): Promise<User | undefined>;
+  listUsers(): Promise<User[]>;
+  /** Ends every session of the user too; returns false when no such user exists. */
+  setUserPassword(id: string, passwordHash: string, now: number, event?: SecurityEvent): Promise<boolean>;
+  /** Disabling ends every session of the user too; returns false when no such user exists. */
+  setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent): Promise<boolean>;
+  /** Deletes the user, ends their sessions, revokes their grants and forgets their consents; false when none. */
+  deleteUser(id: string, now: number, event?: SecurityEvent): Promise<boolean>;
+  /** A new password, and every session of the user but `keepSession` ended, in one transaction. */
+  changePassword(
+    input: { userId: string; passwordHash: string; now: number; keepSession: string },
+    event: SecurityEvent,
+  ): Promise<void>;
+  countUsers(): Promise<number>;
+}
+
+export const USER_COLUMNS = columns<UserRow>()(
+  'id username email email_verified name given_name family_name password_hash disabled created_at updated_at',
+);
+
+function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    username: row.username,
+    email: row.email,
+    emailVerified: row.email_verified === 1,
+    name: row.name,
+    givenName: row.given_name,
+    familyName: row.family_name,
+    passwordHash: row.password_hash,
+    disabled: row.disabled === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** The user joined in under the prefix u_ (`prefixed('u', USER_COLUMNS)`), or undefined when there was none. */
+export function joinedUser(row: Partial<Prefixed<UserRow, 'u'>> | undefined): User | undefined {
+  if (row?.u_id == null) return undefined;
+  const u = row as Prefixed<UserRow, 'u'>;
+  return {
+    id: u.u_id,
+    username: u.u_username,
+    email: u.u_email,
+    emailVerified: u.u_email_verified === 1,
+    name: u.u_name,
+    givenName: u.u_given_name,
+    familyName: u.u_family_name,
+    passwordHash: u.u_password_hash,
+    disabled: u.u_disabled === 1,
+    createdAt: u.u_created_at,
+    updatedAt: u.u_updated_at,
+  };
+}
+
+function fromUser(user: User): UserRow {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    email_verified: user.emailVerified ? 1 : 0,
+    name: user.name,
+    given_name: user.givenName,
+    family_name: user.familyName,
+    password_hash: user.passwordHash,
+    disabled: user.disabled ? 1 : 0,
+    created_at: user.createdAt,
+    updated_at: user.updatedAt,
+  };
+}
+
+type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
+
+export class Users extends Aggregate implements UserStore {
+  /** Read on every refresh and userinfo request: written out by hand (SQLite prepares it once). */
+  readonly #byId: string;
+
+  constructor(connection: Connection) {
+    super(connection);
+    this.#byId = `select * from users where id = ${connection.placeholder(1)}`;
+  }
+
+  async createUser(user: User, event?: SecurityEvent): Promise<void> {
+    await this.write(this.db.insertInto('users').values(fromUser(user)), ...this.events(event));
+  }
+
+  async getUserById(id: string): Promise<User | undefined> {
+    const [row] = await this.rows<UserRow>(this.#byId, [id]);
+    return row && toUser(row);
+  }
+
+  async getUserByUsername(username: string): Promise<User | undefined> {
+    const row = await this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+    return row && toUser(row);
+  }
+
+  async listUsers(): Promise<User[]> {
+    return (await this.db.selectFrom('users').selectAll().orderBy('username').execute()).map(toUser);
+  }
+
+  async setUserPassword(id: string, passwordHash: string, now: number, event?: SecurityEvent): Promise<boolean> {
+    const set = { password_hash: passwordHash, updated_at: now };
+    const updated = this.db.updateTable('users').set(set).where('id', '=', id);
+    // Whoever signed in with the old password is signed out; grants (refresh tokens) stay.
+    const sessions = this.db.deleteFrom('sessions').where('user_id', '=', id);
+    return (await this.write(updated, sessions, ...this.events(event))) === 1;
+  }
+
+  async setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent): Promise<boolean> {
+    const set = { disabled: disabled ? 1 : 0, updated_at: now };
+    const updated = this.db.updateTable('users').set(set).where('id', '=', id);
+    // Disabling signs the user out everywhere; their grants are refused while disabled, not revoked.
+    const sessions = disabled ? [this.db.deleteFrom('sessions').where('user_id', '=', id)] : [];
+    return (await this.write(updated, ...sessions, ...this.events(event))) === 1;
+  }
+
+  async deleteUser(id: string, now: number, event?: SecurityEvent): Promise<boolean> {
+    const live = (eb: Where<'grants'>) => eb.and({ user_id: id, revoked_at: null });
+    return (
+      (await this.write(
+        this.db.deleteFrom('users').where('id', '=', id),
+        this.db.deleteFrom('sessions').where('user_id', '=', id),
+        this.db.deleteFrom('consents').where('user_id', '=', id),
+        this.db.updateTable('grants').set({ revoked_at: now }).where(live),
+        ...this.events(event),
+      )) === 1
+    );
+  }
+
+  async changePassword(
+    input: { userId: string; passwordHash: string; now: number; keepSession: string },
+    event: SecurityEvent,
+  ): Promise<void> {
+    const set = { password_hash: input.passwordHash, updated_at: input.now };
+    const others = (eb: Where<'sessions'>) =>
+      eb.and([eb('user_id', '=', input.userId), eb('id', '!=', input.keepSession)]);
+    await this.write(
+      this.db.updateTable('users').set(set).where('id', '=', input.userId),
+      this.db.deleteFrom('sessions').where(others),
+      ...this.events(event),
+    );
+  }
+
+  async countUsers(): Promise<number> {
+    const count = (eb: { fn: Kysely<Database>['fn'] }) => eb.fn.countAll<number | string>().as('n');
+    return Number((await this.db.selectFrom('users').select(count).executeTakeFirstOrThrow()).n);
+  }
+}
