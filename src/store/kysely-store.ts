@@ -2,8 +2,7 @@
 // by one line per method, so that "go to definition" from here lands on the code that runs. SQLite
 // (./sqlite/store.ts) and PostgreSQL (./postgres/store.ts) extend it with the two hot writes, a
 // code's redemption and a refresh, which each does its own way, and their connections' lifecycle.
-import { type NoMigrations, sql } from 'kysely';
-import type { Kysely } from 'kysely';
+import { type Kysely, type NoMigrations, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import type { Connection } from './aggregate.ts';
 import { type Client, Clients } from './clients.ts';
@@ -18,7 +17,7 @@ import type { DatabaseStats, Store } from './store.ts';
 import type { Database } from './tables.ts';
 import { Throttles } from './throttles.ts';
 import { type User, Users } from './users.ts';
-import { type DeliveryAttempt, type Delivery, Webhooks, type Webhook } from './webhooks.ts';
+import { type Delivery, type DeliveryAttempt, type Webhook, Webhooks } from './webhooks.ts';
 
 export abstract class KyselyStore implements Store {
   readonly db: Kysely<Database>;

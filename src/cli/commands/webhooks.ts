@@ -7,7 +7,7 @@ import { webhookPayload } from '../../events/webhooks/payload.ts';
 import { createWebhook, DEFAULT_SECRET_GRACE, describeWebhook } from '../../events/webhooks/subscriptions.ts';
 import { checkEventTypes, rotateWebhookSecret, WebhookInputError } from '../../events/webhooks/subscriptions.ts';
 import { webhookUrlProblem } from '../../events/webhooks/subscriptions.ts';
-import type { DeliveryAttempt, Delivery, WebhookStore } from '../../store/webhooks.ts';
+import type { Delivery, DeliveryAttempt, WebhookStore } from '../../store/webhooks.ts';
 import { newSortableId } from '../../tokens/opaque.ts';
 import { UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';
