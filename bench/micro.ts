@@ -69,6 +69,8 @@ function report(label: string, us: number): void {
       refresh_expires_at: now + 86400,
       refresh_issued_at: now,
       resource: null,
+      amr: 'pwd',
+      acr: 'urn:tessera:acr:sfa',
     });
     const newGrant = (): Grant => ({
       id: newSortableId(),
@@ -82,6 +84,8 @@ function report(label: string, us: number): void {
       refreshExpiresAt: now + 86400,
       refreshIssuedAt: now,
       resource: null,
+      amr: 'pwd',
+      acr: 'urn:tessera:acr:sfa',
     });
     const store = await openStore(`sqlite:${join(dir, 'store.db')}`, { thread: 'current' });
     await store.migrate();

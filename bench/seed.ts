@@ -7,7 +7,7 @@ import type { GrantRow } from '../src/store/tables.ts';
 import { openDatabase, openStore } from '../src/store/index.ts';
 import { KeyStore } from '../src/tokens/keystore.ts';
 import { newId, newSortableId } from '../src/tokens/opaque.ts';
-import { hashPassword } from '../src/tokens/passwords.ts';
+import { hashPassword } from '../src/authn/password/hash.ts';
 
 export async function seedTessera(input: {
   databaseUrl: string;
@@ -104,6 +104,8 @@ async function fill(
         refresh_expires_at: now + 2_592_000,
         refresh_issued_at: now,
         resource: null,
+        amr: 'pwd',
+        acr: 'urn:tessera:acr:sfa',
       });
     }
     await db.insertInto('grants').values(grants).execute();

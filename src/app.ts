@@ -2,6 +2,7 @@
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/index.ts';
+import { PendingSignInSealer } from './authn/sign-in.ts';
 import { BrowserState } from './http/browser.ts';
 import type { RouteContext } from './http/context.ts';
 import { registerCors } from './http/plugins/cors.ts';
@@ -123,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     store: deps.store,
     keys: deps.keys,
     sealer: new InteractionSealer(deps.secret),
+    pending: new PendingSignInSealer(deps.secret),
     codes: new CodeSealer(deps.secret),
     refreshTokens: new RefreshTokens(deps.secret),
     browser: new BrowserState({

@@ -11,7 +11,7 @@ import type { Config } from './config/index.ts';
 import type { ClientStore } from './store/clients.ts';
 import type { UserStore } from './store/users.ts';
 import { randomToken } from './tokens/opaque.ts';
-import { hashPassword } from './tokens/passwords.ts';
+import { hashPassword } from './authn/password/hash.ts';
 
 export interface DemoCredentials {
   username: string;

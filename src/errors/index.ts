@@ -16,6 +16,7 @@ export type OAuthErrorCode =
   | 'login_required'
   | 'consent_required'
   | 'interaction_required'
+  | 'unmet_authentication_requirements'
   | 'request_not_supported'
   | 'request_uri_not_supported'
   | 'invalid_token'
@@ -62,6 +63,11 @@ export const AccessDenied = oauthError('access_denied', 403);
 export const UnsupportedResponseType = oauthError('unsupported_response_type');
 export const LoginRequired = oauthError('login_required');
 export const ConsentRequired = oauthError('consent_required');
+/**
+ * OpenID Connect Unmet Authentication Requirements 1.0 §2: the sign-in cannot give what the client
+ * asked (acr_values asking for more than the user has enrolled).
+ */
+export const UnmetAuthenticationRequirements = oauthError('unmet_authentication_requirements');
 export const RequestNotSupported = oauthError('request_not_supported');
 export const RequestUriNotSupported = oauthError('request_uri_not_supported');
 /** RFC 8707 §2: the resource asked for is malformed, unknown, or not one the grant covers. */

@@ -10,7 +10,7 @@
 import { createHmac, type KeyObject } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { securityEvent } from '../events/index.ts';
-import type { BrowserSession } from '../oauth/session.ts';
+import { type BrowserSession, createSession, type SignedIn, toBrowserSession } from '../authn/session.ts';
 import type { SessionStore } from '../store/sessions.ts';
 import { hashToken, randomToken, safeEqual } from '../tokens/opaque.ts';
 import { purposeKey } from '../tokens/sealed.ts';
@@ -19,7 +19,7 @@ import { requesterOf } from './requester.ts';
 export const SESSION_COOKIE = 'tessera_session';
 /** The pre-session value the forms' tokens derive from before sign-in. */
 export const CSRF_COOKIE = 'tessera_csrf';
-/** Which user this browser signed in as before (src/oauth/login.ts counts its failures apart). */
+/** Which user this browser signed in as before (src/authn/password/sign-in.ts counts its failures apart). */
 export const DEVICE_COOKIE = 'tessera_device';
 /** A random id of this browser, which sealed interactions and sign-out requests are bound to. */
 export const BROWSER_COOKIE = 'tessera_browser';
@@ -59,41 +59,31 @@ export class BrowserState {
     const value = request.cookies[this.names.session];
     if (!value) return undefined;
     const found = await this.#store.getSessionAndUser(hashToken(value), now, clientId);
-    if (!found) return undefined;
-    const { session, user, consentedScopes } = found;
-    return {
-      id: session.id,
-      userId: session.userId,
-      authTime: session.authTime,
-      user,
-      ...(clientId !== undefined && consentedScopes ? { consented: { clientId, scopes: consentedScopes } } : {}),
-    };
+    return found && toBrowserSession(found, clientId);
   }
 
   /**
-   * A fresh session on every login (no fixation); the previous one of this browser ends. The sign-in
-   * is recorded with it (`user.signed_in`), for the client it was for when there is one.
+   * A fresh session on every sign-in, a step-up's too (no fixation); the previous one of this browser
+   * ends. The sign-in is recorded with it (`user.signed_in`), for the client it was for when there is one.
    */
   async startSession(
     request: FastifyRequest,
     reply: FastifyReply,
-    userId: string,
+    signedIn: SignedIn,
     now: number,
     clientId: string | null = null,
   ): Promise<BrowserSession> {
     const previous = request.cookies[this.names.session];
     if (previous) await this.#store.deleteSession(hashToken(previous));
     const value = randomToken();
-    const id = hashToken(value);
-    const signedIn = securityEvent('user.signed_in', now, { userId, clientId, requester: requesterOf(request) });
-    await this.#store.createSession(
-      { id, userId, authTime: now, createdAt: now, expiresAt: now + this.#sessionTtl },
-      signedIn,
-    );
+    const { userId } = signedIn;
+    const event = securityEvent('user.signed_in', now, { userId, clientId, requester: requesterOf(request) });
+    const input = { id: hashToken(value), signedIn, now, ttl: this.#sessionTtl };
+    const session = await createSession(this.#store, input, event);
     reply.setCookie(this.names.session, value, this.#cookieOptions(this.#sessionTtl));
     // The forms' tokens now derive from the new session; the pre-session value is replaced too.
     reply.setCookie(this.names.csrf, randomToken(), this.#cookieOptions());
-    return { id, userId, authTime: now };
+    return session;
   }
 
   /** Ends this browser's session (logout), recorded as `user.signed_out` when there was one. */

@@ -1,4 +1,5 @@
 // What the routes share, built once in buildApp.
+import type { PendingSignInSealer } from '../authn/sign-in.ts';
 import type { Config } from '../config/index.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { ClientAuthThrottle } from '../oauth/client-auth/throttle.ts';
@@ -15,6 +16,8 @@ export interface RouteContext {
   store: Store;
   keys: KeyStore;
   sealer: InteractionSealer;
+  /** A sign-in between its steps (src/authn/sign-in.ts). */
+  pending: PendingSignInSealer;
   codes: CodeSealer;
   refreshTokens: RefreshTokens;
   browser: BrowserState;

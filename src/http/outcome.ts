@@ -1,12 +1,9 @@
-// Answers shared by the browser routes: the outcome of an authorization step, error pages, and a
-// sign-in from the form (throttled: src/oauth/login.ts).
+// Answers shared by the browser routes: the outcome of an authorization step, error pages, and the
+// sign-in form's fields and its throttled answer (the sign-in itself: src/authn).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthorizeOutcome } from '../oauth/authorize/index.ts';
-import { signIn, type SignInOutcome } from '../oauth/login.ts';
 import type { Refusal } from '../oauth/throttle.ts';
 import { errorPage, loginPage } from '../ui/pages.ts';
-import type { RouteContext } from './context.ts';
-import { requesterOf } from './requester.ts';
 import { formValue } from './forms.ts';
 import { sendHtml } from './plugins/html.ts';
 
@@ -16,7 +13,9 @@ export function sendOutcome(reply: FastifyReply, outcome: AuthorizeOutcome, stat
   const location =
     outcome.kind === 'redirect'
       ? outcome.location
-      : `/${outcome.kind}?interaction=${encodeURIComponent(outcome.interaction)}`;
+      : outcome.kind === 'step'
+        ? `/login/${outcome.method}?pending=${encodeURIComponent(outcome.pending)}`
+        : `/${outcome.kind}?interaction=${encodeURIComponent(outcome.interaction)}`;
   return reply.code(status).header('cache-control', 'no-store').redirect(location, status);
 }
 
@@ -38,18 +37,6 @@ export function csrfFailedPage(reply: FastifyReply): FastifyReply {
 /** The username and password of a sign-in form. */
 export function credentials(request: FastifyRequest): [string, string] {
   return [formValue(request, 'username') ?? '', formValue(request, 'password') ?? ''];
-}
-
-/** The sign-in form's attempt, for `clientId`'s authorization request or the account page. */
-export async function signInFromForm(
-  ctx: RouteContext,
-  request: FastifyRequest,
-  clientId: string | null,
-): Promise<SignInOutcome> {
-  const [username, password] = credentials(request);
-  const knownDevice = ctx.browser.knownDevice(request, username);
-  const attempt = { username, password, knownDevice, clientId, requester: requesterOf(request), now: ctx.now() };
-  return signIn(ctx.store, ctx.config.throttle, attempt, ctx.security);
 }
 
 /** "Try again in 15 minutes": a wait in words. */

@@ -18,6 +18,10 @@ export interface AuthorizationCode {
   codeChallengeMethod: string | null;
   nonce: string | null;
   authTime: number;
+  /** How the user signed in (RFC 8176), for the ID token's amr; empty when not recorded. */
+  amr: string[];
+  /** The level the sign-in reached (OIDC Core §2), for the ID token's acr; null when not recorded. */
+  acr: string | null;
   /** The API the tokens are for (RFC 8707), or null. */
   resource: string | null;
   /**
@@ -47,6 +51,10 @@ interface Sealed {
   k?: Record<string, unknown>;
   /** The resource; left out when there is none. */
   d?: string;
+  /** amr, space-separated; left out when empty. */
+  x?: string;
+  /** acr; left out when null. */
+  l?: string;
 }
 
 export class CodeSealer {
@@ -72,6 +80,8 @@ export class CodeSealer {
         e: now + ttl,
         ...(Object.keys(fields.claims).length > 0 ? { k: fields.claims } : {}),
         ...(fields.resource !== null ? { d: fields.resource } : {}),
+        ...(fields.amr.length > 0 ? { x: fields.amr.join(' ') } : {}),
+        ...(fields.acr !== null ? { l: fields.acr } : {}),
       },
       now * 1000,
     );
@@ -93,6 +103,8 @@ export class CodeSealer {
       authTime: v.a,
       claims: v.k ?? {},
       resource: v.d ?? null,
+      amr: v.x ? v.x.split(' ') : [],
+      acr: v.l ?? null,
       iat: v.t,
       exp: v.e,
     };

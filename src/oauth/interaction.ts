@@ -1,6 +1,7 @@
 // A validated authorization request that waits for the user (login or consent). It travels in the
 // login and consent pages as a sealed value (src/tokens/sealed.ts), so Tessera keeps no state per pending
 // request and the value cannot be altered by the browser.
+import type { Requirement } from '../authn/policy.ts';
 import { Sealer } from '../tokens/sealed.ts';
 
 export interface AuthorizationRequest {
@@ -19,10 +20,11 @@ export interface AuthorizationRequest {
 
 export interface Interaction {
   request: AuthorizationRequest;
-  /** prompt=login: the user must sign in during this request, whatever the session. */
-  forceLogin: boolean;
-  /** The session must have authenticated at or after this time (max_age, and prompt=login). */
-  minAuthTime: number;
+  /**
+   * What the session must satisfy (src/authn/policy.ts): prompt=login, max_age, acr_values. After a
+   * sign-in the interaction goes on with `forceLogin: false`: the login asked for has happened.
+   */
+  need: Requirement;
   /** Expiry, epoch seconds. */
   exp: number;
   /** The browser it was started in (src/http/browser.ts binding): refused in any other. */
@@ -31,6 +33,6 @@ export interface Interaction {
 
 export class InteractionSealer extends Sealer<Interaction> {
   constructor(secret: string) {
-    super(secret, 'tessera interaction v1');
+    super(secret, 'tessera interaction v2');
   }
 }

@@ -24,6 +24,8 @@ export const SUPPORTED_CLAIMS = [
   'exp',
   'iat',
   'auth_time',
+  'amr',
+  'acr',
   'nonce',
   'at_hash',
   'azp',

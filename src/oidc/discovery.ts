@@ -1,4 +1,5 @@
 // OIDC Discovery 1.0 §3 and RFC 8414 §2: the same metadata at both well-known addresses.
+import { ACR_VALUES } from '../authn/levels.ts';
 import type { Config } from '../config/index.ts';
 import { SUPPORTED_GRANT_TYPES } from '../oauth/token.ts';
 import { SIGNING_ALGS } from '../tokens/keystore.ts';
@@ -30,6 +31,8 @@ export function discoveryMetadata(
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     code_challenge_methods_supported: ['S256'],
     claims_supported: SUPPORTED_CLAIMS,
+    // OIDC Discovery §3: the levels acr_values may ask for, lowest first (src/authn/factors.ts).
+    acr_values_supported: [...ACR_VALUES],
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,

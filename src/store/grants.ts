@@ -29,6 +29,10 @@ export interface Grant {
   refreshIssuedAt: number;
   /** The API the grant's access tokens are for (RFC 8707), or null for the default audience. */
   resource: string | null;
+  /** How the user signed in (RFC 8176 amr), space-separated as scope is, for refreshed ID tokens; null: none. */
+  amr: string | null;
+  /** The level the sign-in reached (OIDC Core §2 acr), for refreshed ID tokens; null if not recorded. */
+  acr: string | null;
 }
 
 /** A grant, which holds its refresh tokens' state (src/tokens/refresh.ts), and its user. */
@@ -117,7 +121,7 @@ export interface RevocationStore {
 
 export const GRANT_COLUMNS = columns<GrantRow>()(
   // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
-  'id user_id client_id scope auth_time created_at revoked_at refresh_generation refresh_expires_at refresh_issued_at resource',
+  'id user_id client_id scope auth_time created_at revoked_at refresh_generation refresh_expires_at refresh_issued_at resource amr acr',
 );
 
 /** The grant's field of each column: the hot writes pass a grant's values in GRANT_COLUMNS' order. */
@@ -133,6 +137,8 @@ export const GRANT_FIELDS = {
   refresh_expires_at: 'refreshExpiresAt',
   refresh_issued_at: 'refreshIssuedAt',
   resource: 'resource',
+  amr: 'amr',
+  acr: 'acr',
 } as const satisfies Record<(typeof GRANT_COLUMNS)[number], keyof Grant>;
 
 function toGrant(row: GrantRow): Grant {
@@ -148,6 +154,8 @@ function toGrant(row: GrantRow): Grant {
     refreshExpiresAt: row.refresh_expires_at,
     refreshIssuedAt: row.refresh_issued_at,
     resource: row.resource,
+    amr: row.amr,
+    acr: row.acr,
   };
 }
 
@@ -168,6 +176,8 @@ export function toTokenFamily(row: FamilyRow | undefined): TokenFamily | undefin
     refreshExpiresAt: row.g_refresh_expires_at,
     refreshIssuedAt: row.g_refresh_issued_at,
     resource: row.g_resource,
+    amr: row.g_amr,
+    acr: row.g_acr,
   };
   return { grant, user: joinedUser(row) };
 }

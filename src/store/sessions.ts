@@ -3,6 +3,7 @@
 // authorization request reads the session with its user (and the consent to the client asked about)
 // in one statement written out by hand, taken out of the row as object literals.
 import type { OnConflictBuilder } from 'kysely';
+import type { Factor } from '../authn/factors.ts';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate, type Connection } from './aggregate.ts';
 import { columns, prefixed, type Prefixed, splitScope } from './columns.ts';
@@ -13,8 +14,10 @@ import { joinedUser, type User, USER_COLUMNS } from './users.ts';
 export interface Session {
   id: string;
   userId: string;
-  /** When the user signed in (OIDC `auth_time`), epoch seconds. */
+  /** When the sign-in began (OIDC `auth_time`: its first factor), epoch seconds; a step-up keeps it. */
   authTime: number;
+  /** Each factor of the sign-in, with its time (src/authn/factors.ts). */
+  factors: Factor[];
   createdAt: number;
   expiresAt: number;
 }
@@ -40,7 +43,29 @@ export interface SessionStore {
   saveConsent(userId: string, clientId: string, scopes: string[], now: number, event?: SecurityEvent): Promise<void>;
 }
 
-const SESSION_COLUMNS = columns<SessionRow>()('id user_id auth_time created_at expires_at');
+const SESSION_COLUMNS = columns<SessionRow>()('id user_id auth_time factors created_at expires_at');
+
+/**
+ * The factors column: a JSON array. A session from before migration 002 has none recorded: a
+ * password at its auth_time was then the only way in.
+ */
+export function parseFactors(text: string | null, authTime: number): Factor[] {
+  if (text === null) return [{ method: 'password', amr: ['pwd'], at: authTime }];
+  const parsed = JSON.parse(text) as unknown;
+  if (!Array.isArray(parsed)) return [];
+  return parsed.filter(
+    (f): f is Factor =>
+      typeof f === 'object' &&
+      f !== null &&
+      typeof f.method === 'string' &&
+      Array.isArray(f.amr) &&
+      typeof f.at === 'number',
+  );
+}
+
+function formatFactors(factors: readonly Factor[]): string {
+  return JSON.stringify(factors.map(({ method, amr, at }) => ({ method, amr, at })));
+}
 
 type SessionUserAndConsent = Prefixed<SessionRow, 's'> & Partial<Prefixed<UserRow, 'u'>> & { c_scope?: string | null };
 
@@ -50,6 +75,7 @@ function toSessionAndUser(row: SessionUserAndConsent | undefined): SessionAndUse
     id: row.s_id,
     userId: row.s_user_id,
     authTime: row.s_auth_time,
+    factors: parseFactors(row.s_factors, row.s_auth_time),
     createdAt: row.s_created_at,
     expiresAt: row.s_expires_at,
   };
@@ -62,6 +88,7 @@ function fromSession(session: Session): SessionRow {
     id: session.id,
     user_id: session.userId,
     auth_time: session.authTime,
+    factors: formatFactors(session.factors),
     created_at: session.createdAt,
     expires_at: session.expiresAt,
   };

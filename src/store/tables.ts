@@ -52,7 +52,13 @@ export interface SessionRow {
   /** SHA-256 of the random cookie value. */
   id: string;
   user_id: string;
+  /** When the sign-in began (its first factor); a step-up keeps it. */
   auth_time: number;
+  /**
+   * JSON array of the sign-in's factors, each {method, amr, at} (src/authn/factors.ts); null for a
+   * session from before migration 002 (a password, at auth_time).
+   */
+  factors: string | null;
   created_at: number;
   expires_at: number;
 }
@@ -82,6 +88,10 @@ export interface GrantRow {
   refresh_issued_at: number;
   /** The API the grant's access tokens are for (RFC 8707), or null for the default audience. */
   resource: string | null;
+  /** The sign-in's methods (RFC 8176), space-separated, for refreshed ID tokens; null when none were recorded. */
+  amr: string | null;
+  /** The sign-in's level (OIDC Core §2 acr), for refreshed ID tokens; null when none was recorded. */
+  acr: string | null;
 }
 
 export interface SigningKeyRow {

@@ -109,6 +109,10 @@ export interface IdTokenInput {
   subject: string;
   clientId: string;
   authTime: number;
+  /** RFC 8176 methods of the sign-in; left out when empty. */
+  amr: readonly string[];
+  /** The sign-in's level (OIDC Core §2); left out when null. */
+  acr: string | null;
   nonce: string | null;
   accessToken: string;
   claims: Record<string, unknown>;
@@ -132,6 +136,8 @@ export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<
     azp: input.clientId,
   };
   if (input.nonce !== null) payload.nonce = input.nonce;
+  if (input.amr.length > 0) payload.amr = [...input.amr];
+  if (input.acr !== null) payload.acr = input.acr;
   return signJws(keys.signingKey(input.alg), 'JWT', payload);
 }
 

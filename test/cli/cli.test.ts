@@ -138,6 +138,8 @@ describe('tessera CLI', () => {
           refreshExpiresAt: now + 3600,
           refreshIssuedAt: now,
           resource: null,
+          amr: null,
+          acr: null,
         },
       });
     }

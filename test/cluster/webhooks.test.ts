@@ -13,7 +13,7 @@ import { Webhook } from 'standardwebhooks';
 import { run } from '../../src/cli/main.ts';
 import { createUser } from '../../src/cli/operations.ts';
 import { openStore } from '../../src/store/index.ts';
-import { hashPassword } from '../../src/tokens/passwords.ts';
+import { hashPassword } from '../../src/authn/password/hash.ts';
 import { type Instance, startInstance } from '../helpers/instances.ts';
 import { freePort, PASSWORD } from '../helpers/server.ts';
 import { createThrowawayCa, type ThrowawayCa } from '../helpers/tls.ts';

@@ -10,7 +10,7 @@ import { createClient, createUser } from '../../src/cli/operations.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { openStore } from '../../src/store/index.ts';
 import { KeyStore } from '../../src/tokens/keystore.ts';
-import { hashPassword } from '../../src/tokens/passwords.ts';
+import { hashPassword } from '../../src/authn/password/hash.ts';
 import { ALL_SCOPES, freePort, PASSWORD, type TestClient } from './server.ts';
 
 const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start

@@ -13,7 +13,7 @@ import { openDatabase, openStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { Database } from '../../src/store/tables.ts';
 import { KeyStore } from '../../src/tokens/keystore.ts';
-import { hashPassword } from '../../src/tokens/passwords.ts';
+import { hashPassword } from '../../src/authn/password/hash.ts';
 
 export const PASSWORD = 'correct horse battery staple';
 export const ALL_SCOPES = ['openid', 'profile', 'email', 'apps', 'webhooks'];

@@ -22,7 +22,7 @@ import { decodeJwt } from 'jose';
 import { exampleApi } from '../../examples/api.ts';
 import { createUser } from '../../src/cli/operations.ts';
 import { openStore } from '../../src/store/index.ts';
-import { hashPassword } from '../../src/tokens/passwords.ts';
+import { hashPassword } from '../../src/authn/password/hash.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { type Instance, startInstance } from '../helpers/instances.ts';
 import { freePort, PASSWORD } from '../helpers/server.ts';

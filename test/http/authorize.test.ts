@@ -311,7 +311,7 @@ describe('GET /oauth2/authorize', () => {
       const c = server.clients.firstParty;
       await browser.authorize(url(base({}, c)), server.user);
       const { createUser } = await import('../../src/cli/operations.ts');
-      const { hashPassword } = await import('../../src/tokens/passwords.ts');
+      const { hashPassword } = await import('../../src/authn/password/hash.ts');
       const bob = await createUser(server.store, server.config, {
         username: 'bob',
         email: 'bob@example.com',

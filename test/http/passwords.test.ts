@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { run } from '../../src/cli/main.ts';
-import { isCommonPassword, passwordProblem } from '../../src/tokens/password-rules.ts';
-import { hashPassword, verifyPassword } from '../../src/tokens/passwords.ts';
+import { isCommonPassword, passwordProblem } from '../../src/authn/password/rules.ts';
+import { hashPassword, verifyPassword } from '../../src/authn/password/hash.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { cliIo, startServer, type TestServer } from '../helpers/server.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.ts';
 import { run } from '../../src/cli/main.ts';
-import { passwordStats } from '../../src/tokens/passwords.ts';
+import { passwordStats } from '../../src/authn/password/hash.ts';
 import { openStore } from '../../src/store/index.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { cliIo, startServer, type TestServer } from '../helpers/server.ts';

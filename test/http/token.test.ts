@@ -329,6 +329,8 @@ describe('POST /oauth2/token', () => {
         nonce: null,
         claims: {},
         resource: null,
+        amr: [],
+        acr: null,
         authTime: server.clock.offset + Math.floor(Date.now() / 1000),
       };
       const now = fields.authTime;

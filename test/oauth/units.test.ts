@@ -10,7 +10,7 @@ import { isWellFormedPkceValue, verifyS256 } from '../../src/oauth/pkce.ts';
 import { parseScope } from '../../src/oauth/scopes.ts';
 import { parseBasicCredentials } from '../../src/oauth/client-auth/index.ts';
 import { openPrivateJwk, sealPrivateJwk } from '../../src/tokens/keystore.ts';
-import { hashPassword, verifyPassword } from '../../src/tokens/passwords.ts';
+import { hashPassword, verifyPassword } from '../../src/authn/password/hash.ts';
 import { SealedBox } from '../../src/tokens/sealed.ts';
 
 describe('PKCE (RFC 7636)', () => {
@@ -64,8 +64,7 @@ describe('sealed values', () => {
         maxAge: null,
         resource: null,
       },
-      forceLogin: false,
-      minAuthTime: 0,
+      need: { forceLogin: false, freshSince: 0, level: 1 as const, methods: [], acrValues: [] },
       exp: 100,
     };
     const sealed = sealer.seal(interaction);
@@ -87,6 +86,8 @@ describe('sealed values', () => {
       authTime: 5,
       claims: { email: 'one@mail.example', email_verified: true },
       resource: 'https://api.example/',
+      amr: ['pwd'],
+      acr: 'urn:tessera:acr:sfa',
     };
     const code = codes.issue(fields, 10, 60);
     const { id, ...rest } = codes.open(code, 10)!;

@@ -1,5 +1,6 @@
 // The migration mechanism: the schema is applied once, undone whole, and applied again, on SQLite
-// (where grants is a WITHOUT ROWID table) and PostgreSQL alike; a migrated store works.
+// (where grants is a WITHOUT ROWID table) and PostgreSQL alike; a migrated store works, and rows
+// written before a migration read as they should after it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Kysely, NO_MIGRATIONS, sql } from 'kysely';
@@ -74,15 +75,36 @@ for (const [name, database] of [
       return { withoutRowid: false, partialIndex: rows[0]!.indexdef.includes('WHERE') };
     }
 
+    it('rows written before 002 read as a password sign-in with no amr or acr recorded', { skip }, async () => {
+      assert.deepEqual(await store.migrate('001_initial'), ['001_initial']);
+      const now = 1_800_000_000;
+      await sql`insert into users (id, username, email, email_verified, password_hash, disabled, created_at,
+        updated_at) values ('old-user', 'old', 'old@example.com', 1, null, 0, ${now}, ${now})`.execute(side);
+      await sql`insert into sessions (id, user_id, auth_time, created_at, expires_at)
+        values ('old-session', 'old-user', ${now - 5}, ${now - 5}, ${now + 60})`.execute(side);
+      await sql`insert into grants (id, user_id, client_id, scope, auth_time, created_at, revoked_at,
+        refresh_generation, refresh_expires_at, refresh_issued_at, resource)
+        values ('old-grant', 'old-user', 'c', 'openid', ${now}, ${now}, null, 1, ${now + 60}, ${now}, null)`.execute(
+        side,
+      );
+      assert.deepEqual(await store.migrate(), ['002_authentication_factors']);
+      const found = (await store.getSessionAndUser('old-session', now))!;
+      assert.deepEqual(found.session.factors, [{ method: 'password', amr: ['pwd'], at: now - 5 }]);
+      const grant = (await store.getGrant('old-grant'))!;
+      assert.deepEqual([grant.amr, grant.acr], [null, null]);
+      assert.deepEqual(await store.migrate(NO_MIGRATIONS), ['002_authentication_factors', '001_initial']);
+    });
+
     it('apply the schema once, undo it whole, and apply it again', { skip }, async () => {
-      assert.deepEqual(await store.migrate(), ['001_initial']);
+      const all = ['001_initial', '002_authentication_factors'];
+      assert.deepEqual(await store.migrate(), all);
       assert.deepEqual(await store.migrate(), []);
       assert.deepEqual(await tables(), TABLES);
       assert.deepEqual(await grantsLayout(), { withoutRowid: name === 'SQLite', partialIndex: true });
 
-      assert.deepEqual(await store.migrate(NO_MIGRATIONS), ['001_initial']);
+      assert.deepEqual(await store.migrate(NO_MIGRATIONS), [...all].reverse());
       assert.deepEqual(await tables(), []);
-      assert.deepEqual(await store.migrate(), ['001_initial']);
+      assert.deepEqual(await store.migrate(), all);
       assert.deepEqual(await tables(), TABLES);
 
       // The migrated store takes writes and enforces the grant's key.
@@ -112,6 +134,8 @@ for (const [name, database] of [
         refreshExpiresAt: now + 60,
         refreshIssuedAt: now,
         resource: null,
+        amr: 'pwd',
+        acr: 'urn:tessera:acr:sfa',
       };
       assert.equal(await store.redeemAuthorizationCode({ grant }), true);
       assert.equal(await store.redeemAuthorizationCode({ grant: { ...grant, scope: 'email' } }), false);

@@ -67,6 +67,8 @@ function grant(userId: string, clientId: string): Grant {
     refreshExpiresAt: NOW + 100,
     refreshIssuedAt: NOW,
     resource: null,
+    amr: 'pwd',
+    acr: 'urn:tessera:acr:sfa',
   };
 }
 
@@ -84,6 +86,8 @@ function grantRow(g: Grant): GrantRow {
     refresh_expires_at: g.refreshExpiresAt,
     refresh_issued_at: g.refreshIssuedAt,
     resource: g.resource,
+    amr: g.amr,
+    acr: g.acr,
   };
 }
 
@@ -101,7 +105,7 @@ function contract(
     before(async () => {
       if (!db) return;
       store = await openStore(db.url, { thread });
-      assert.deepEqual(await store.migrate(), ['001_initial']);
+      assert.deepEqual(await store.migrate(), ['001_initial', '002_authentication_factors']);
       side = openDatabase(db.url);
       // The users the grants below belong to: a code is redeemed only for an active user.
       for (let i = 0; i < 10; i++) await store.createUser(user({ id: `u${i}` }));
@@ -168,7 +172,9 @@ function contract(
       const u = user({ familyName: 'S' });
       await store.createUser(u);
       const id = newId();
-      const session = { id, userId: u.id, authTime: NOW, createdAt: NOW, expiresAt: NOW + 10 };
+      // The factors are the sign-in's (src/authn/factors.ts), stored and read in the same statement.
+      const factors = [{ method: 'password', amr: ['pwd'], at: NOW }];
+      const session = { id, userId: u.id, authTime: NOW, factors, createdAt: NOW, expiresAt: NOW + 10 };
       await store.createSession(session);
       const found = await store.getSessionAndUser(id, NOW + 9);
       assert.deepEqual({ ...found!.session }, session);
@@ -193,6 +199,7 @@ function contract(
         id: orphan,
         userId: 'no-such-user',
         authTime: NOW,
+        factors: [],
         createdAt: NOW,
         expiresAt: NOW + 10,
       });
@@ -206,12 +213,27 @@ function contract(
       await store.createUser(a);
       await store.createUser(b);
       const [sa, sb, orphan] = [newId(), newId(), newId()];
-      await store.createSession({ id: sa, userId: a.id, authTime: NOW, createdAt: NOW, expiresAt: NOW + 10 });
-      await store.createSession({ id: sb, userId: b.id, authTime: NOW, createdAt: NOW, expiresAt: NOW + 20 });
+      await store.createSession({
+        id: sa,
+        userId: a.id,
+        authTime: NOW,
+        factors: [],
+        createdAt: NOW,
+        expiresAt: NOW + 10,
+      });
+      await store.createSession({
+        id: sb,
+        userId: b.id,
+        authTime: NOW,
+        factors: [],
+        createdAt: NOW,
+        expiresAt: NOW + 20,
+      });
       await store.createSession({
         id: orphan,
         userId: 'no-such-user',
         authTime: NOW,
+        factors: [],
         createdAt: NOW,
         expiresAt: NOW + 10,
       });

@@ -1,10 +1,10 @@
 // `tessera users …`: create, list, set passwords of and disable users.
-import { passwordProblem } from '../../tokens/password-rules.ts';
+import { passwordProblem } from '../../authn/password/rules.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import type { User, UserStore } from '../../store/users.ts';
-import { hashPassword } from '../../tokens/passwords.ts';
+import { hashPassword } from '../../authn/password/hash.ts';
 import { createUser, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, readPassword, requireOption, requirePositional } from './common.ts';
 
@@ -26,7 +26,7 @@ async function findUser(store: UserStore, username: string): Promise<User> {
   return user;
 }
 
-/** The password from standard input, refused with the rule it breaks (src/tokens/password-rules.ts). */
+/** The password from standard input, refused with the rule it breaks (src/authn/password/rules.ts). */
 async function newPassword(io: Io, config: Config, username: string): Promise<string> {
   const password = await readPassword(io);
   const problem = passwordProblem(password, { minLength: config.passwordMinLength, username });

@@ -6,7 +6,7 @@ import type { RouteContext } from '../context.ts';
 import { sendOutcome } from '../outcome.ts';
 
 export function authorizeRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, codes: ctx.codes };
+  const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, pending: ctx.pending, codes: ctx.codes };
   app.get('/oauth2/authorize', { config: { html: true } }, async (request, reply) => {
     const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
     const now = ctx.now();

@@ -1,17 +1,18 @@
-// The login and consent pages. Each POST answers 303 (the page again, the next step, or the client).
+// The sign-in (its first step, the password) and consent pages of an authorization request. Each POST
+// answers 303 (the page again, the next step, or the client).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sessionUser } from '../../authn/session.ts';
+import { signInWithPassword } from '../../authn/steps/password.ts';
+import { shortfall } from '../../authn/sufficiency.ts';
 import { completeConsent, continueAuthorization, scopesNeedingConsent } from '../../oauth/authorize/index.ts';
-import { sessionUser } from '../../oauth/session.ts';
-import type { Interaction } from '../../oauth/interaction.ts';
 import type { Client } from '../../store/clients.ts';
 import { type ClientVetting, consentPage, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
 import { formValue, queryValue } from '../forms.ts';
-import { credentials, csrfFailedPage, sendError, sendOutcome, sendThrottled, signInFromForm } from '../outcome.ts';
+import { credentials, csrfFailedPage, sendError, sendOutcome, sendThrottled } from '../outcome.ts';
 import { requesterOf } from '../requester.ts';
-
-type Opened = { interaction: Interaction; clientName: string; client: Client };
+import { finishSignIn, openInteraction, type OpenedInteraction, sendExpired } from '../sign-in.ts';
 
 /** What the consent page says of who vouches for the client (src/ui/pages.ts). */
 function vettingOf(client: Client, redirectUri: string): ClientVetting {
@@ -22,24 +23,26 @@ function vettingOf(client: Client, redirectUri: string): ClientVetting {
 }
 
 export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, codes: ctx.codes };
+  const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, pending: ctx.pending, codes: ctx.codes };
+  const expired = sendExpired;
 
-  const expired = (reply: FastifyReply) =>
-    sendError(reply, 'This sign-in request has expired', {
-      description: 'Go back to the application and start again.',
-    });
-
-  /** The interaction, if it is genuine, unexpired, and was started in this browser. */
-  async function openInteraction(request: FastifyRequest, sealed: string | undefined): Promise<Opened | undefined> {
-    const interaction = sealed ? ctx.sealer.open(sealed, ctx.now()) : undefined;
-    if (!interaction || !ctx.browser.isBound(request, interaction.browser)) return undefined;
-    const client = await ctx.store.getClient(interaction.request.clientId);
-    return client ? { interaction, clientName: client.name, client } : undefined;
+  /**
+   * The consent page's session, when it satisfies the request (src/authn/sufficiency.ts); else the
+   * authorization goes on without it (a sign-in, a step-up, or the client told), and that is sent.
+   */
+  async function consentingSession(request: FastifyRequest, reply: FastifyReply, opened: OpenedInteraction) {
+    const now = ctx.now();
+    const session = await ctx.browser.session(request, now);
+    const user = await sessionUser(ctx.store, session);
+    if (session && user && !shortfall(session, user, opened.interaction.need)) return { session, user, now };
+    const status = request.method === 'GET' ? 302 : 303;
+    const outcome = await continueAuthorization(deps, opened.client, opened.interaction, session, now);
+    return { sent: sendOutcome(reply, outcome, status) };
   }
 
   app.get('/login', { config: { html: true } }, async (request, reply) => {
     const sealed = queryValue(request, 'interaction');
-    const opened = await openInteraction(request, sealed);
+    const opened = await openInteraction(ctx, request, sealed);
     if (!opened || !sealed) return expired(reply);
     const failed = queryValue(request, 'error') === 'login_failed' ? { error: LOGIN_FAILED } : {};
     const csrfToken = ctx.browser.csrfToken(request, reply);
@@ -48,13 +51,26 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
 
   app.post('/login', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
     const sealed = formValue(request, 'interaction');
-    const opened = await openInteraction(request, sealed);
+    const opened = await openInteraction(ctx, request, sealed);
     if (!opened || !sealed) return expired(reply);
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     const clientId = opened.interaction.request.clientId;
-    const outcome = await signInFromForm(ctx, request, clientId);
+    const [username, password] = credentials(request);
+    const outcome = await signInWithPassword(
+      { store: ctx.store, pending: ctx.pending, throttle: ctx.config.throttle, observer: ctx.security },
+      {
+        username,
+        password,
+        knownDevice: ctx.browser.knownDevice(request, username),
+        clientId,
+        requester: requesterOf(request),
+        need: opened.interaction.need,
+        resume: sealed,
+        bind: () => ctx.browser.binding(request, reply),
+        now: ctx.now(),
+      },
+    );
     if (outcome.kind === 'refused') {
-      const [username] = credentials(request);
       const page = { interaction: sealed, clientName: opened.clientName, username };
       return sendThrottled(reply, { ...page, csrfToken: ctx.browser.csrfToken(request, reply) }, outcome.refusal);
     }
@@ -62,27 +78,16 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
       request.log.info({ event: 'login_failed' }, 'login failed');
       return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}&error=login_failed`, 303);
     }
-    const { user } = outcome;
-    const now = ctx.now();
-    ctx.browser.rememberDevice(request, reply, user.username);
-    const session = await ctx.browser.startSession(request, reply, user.id, now, clientId);
-    const client = await ctx.store.getClient(opened.interaction.request.clientId);
-    if (!client) return expired(reply);
-    // The login asked for (prompt=login included) has now happened.
-    const interaction = { ...opened.interaction, forceLogin: false };
-    return sendOutcome(reply, await continueAuthorization(deps, client, interaction, session, now), 303);
+    return finishSignIn(ctx, request, reply, outcome);
   });
 
   app.get('/consent', { config: { html: true } }, async (request, reply) => {
     const sealed = queryValue(request, 'interaction');
-    const opened = await openInteraction(request, sealed);
+    const opened = await openInteraction(ctx, request, sealed);
     if (!opened || !sealed) return expired(reply);
-    const now = ctx.now();
-    const session = await ctx.browser.session(request, now);
-    const user = await sessionUser(ctx.store, session);
-    if (!session || !user || user.disabled || session.authTime < opened.interaction.minAuthTime) {
-      return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}`, 302);
-    }
+    const consenting = await consentingSession(request, reply, opened);
+    if ('sent' in consenting) return consenting.sent;
+    const { session, user } = consenting;
     const missing = await scopesNeedingConsent(ctx.store, session, opened.interaction.request);
     const asked = missing.length > 0 ? missing : opened.interaction.request.scopes;
     const scopes = asked.map((name) => ({ name, description: ctx.config.scopes.get(name) ?? name }));
@@ -103,15 +108,12 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
 
   app.post('/consent', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
     const sealed = formValue(request, 'interaction');
-    const opened = await openInteraction(request, sealed);
+    const opened = await openInteraction(ctx, request, sealed);
     if (!opened || !sealed) return expired(reply);
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const now = ctx.now();
-    const session = await ctx.browser.session(request, now);
-    const user = await sessionUser(ctx.store, session);
-    if (!session || !user || user.disabled || session.authTime < opened.interaction.minAuthTime) {
-      return reply.redirect(`/login?interaction=${encodeURIComponent(sealed)}`, 303);
-    }
+    const consenting = await consentingSession(request, reply, opened);
+    if ('sent' in consenting) return consenting.sent;
+    const { session, user, now } = consenting;
     const decision = formValue(request, 'decision');
     if (decision !== 'allow' && decision !== 'deny') {
       return sendError(reply, 'Invalid answer', { description: 'decision must be allow or deny' });

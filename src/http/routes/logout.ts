@@ -2,7 +2,7 @@
 // signed-out page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../../errors/index.ts';
-import { sessionUser } from '../../oauth/session.ts';
+import { sessionUser } from '../../authn/session.ts';
 import { paramsFrom } from '../../oauth/params.ts';
 import { afterLogout, LogoutSealer, validateLogout } from '../../oidc/logout.ts';
 import { logoutConfirmPage, signedOutPage } from '../../ui/pages.ts';

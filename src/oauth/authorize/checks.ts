@@ -110,3 +110,8 @@ export function maxAge(params: Params): number | null {
   if (!/^\d{1,10}$/.test(maxAge)) throw new InvalidRequest('max_age must be a non-negative integer');
   return Number(maxAge);
 }
+
+/** OIDC Core §3.1.2.1: acr_values, space-separated, in order of preference. */
+export function acrValues(params: Params): string[] {
+  return (single(params, 'acr_values') ?? '').split(' ').filter((v) => v !== '');
+}

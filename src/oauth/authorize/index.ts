@@ -2,8 +2,20 @@
 // named steps (./checks.ts), then login, consent and the code. Until the client and its redirect URI
 // are trusted, errors are shown to the user; after that they go back to the client as a redirect
 // carrying `state` and `iss` (RFC 9207).
+import { acrOf, amrOf } from '../../authn/factors.ts';
+import { requirementFor } from '../../authn/policy.ts';
+import { type BrowserSession as Session, sessionUser } from '../../authn/session.ts';
+import { continueSignIn, type PendingSignInSealer } from '../../authn/sign-in.ts';
+import { shortfall } from '../../authn/sufficiency.ts';
 import type { Config } from '../../config/index.ts';
-import { ConsentRequired, LoginRequired, OAuthError, UntrustedRedirectError } from '../../errors/index.ts';
+import {
+  AccessDenied,
+  ConsentRequired,
+  LoginRequired,
+  OAuthError,
+  UntrustedRedirectError,
+} from '../../errors/index.ts';
+import { UnmetAuthenticationRequirements } from '../../errors/index.ts';
 import { type Requester, securityEvent } from '../../events/index.ts';
 import { claimsForScopes } from '../../oidc/claims.ts';
 import type { Client, ClientStore } from '../../store/clients.ts';
@@ -15,13 +27,14 @@ import type { AuthorizationRequest as Request, Interaction, InteractionSealer } 
 import { type Params, rejectDuplicates, single } from '../params.ts';
 import { redirectWith } from '../redirect.ts';
 import { checkScopesForResource, knownResource, resourceParam } from '../resources.ts';
-import { type BrowserSession as Session, sessionUser } from '../session.ts';
 import * as check from './checks.ts';
 
 export interface AuthorizeDeps {
   config: Pick<Config, 'issuer' | 'codeTtl' | 'scopes'>;
   store: ClientStore & UserStore & SessionStore & ResourceStore;
   sealer: InteractionSealer;
+  /** Seals a step-up's sign-in in progress (src/authn/sign-in.ts). */
+  pending: PendingSignInSealer;
   codes: CodeSealer;
 }
 
@@ -29,6 +42,8 @@ export type AuthorizeOutcome =
   | { kind: 'error-page'; error: string; description: string }
   | { kind: 'redirect'; location: string }
   | { kind: 'login'; interaction: string }
+  /** A step-up: the session's sign-in goes on at /login/<method> (src/authn/sign-in.ts). */
+  | { kind: 'step'; method: string; pending: string }
   | { kind: 'consent'; interaction: string };
 type Outcome = Promise<AuthorizeOutcome>;
 
@@ -36,7 +51,12 @@ type Outcome = Promise<AuthorizeOutcome>;
 const INTERACTION_TTL = 30 * 60;
 
 /** The steps after the client and its redirect URI are trusted, in order; each reports to the client. */
-function checkRequest(config: AuthorizeDeps['config'], client: Client, redirectUri: string, params: Params): Request {
+function checkRequest(
+  config: AuthorizeDeps['config'],
+  client: Client,
+  redirectUri: string,
+  params: Params,
+): Request & { acrValues: string[] } {
   // Before the duplicates: a repeated resource is invalid_target (RFC 8707 §2), one per request here.
   const resource = resourceParam(params) ?? null;
   rejectDuplicates(params);
@@ -46,8 +66,10 @@ function checkRequest(config: AuthorizeDeps['config'], client: Client, redirectU
   const pkce = check.pkce(params, client);
   const prompts = check.prompt(params);
   const maxAge = check.maxAge(params);
+  const acrValues = check.acrValues(params);
   const [state, nonce] = [single(params, 'state') ?? null, single(params, 'nonce') ?? null];
-  return { clientId: client.clientId, redirectUri, scopes, state, nonce, ...pkce, prompts, maxAge, resource };
+  const request = { clientId: client.clientId, redirectUri, scopes, state, nonce, ...pkce, prompts, maxAge, resource };
+  return { ...request, acrValues };
 }
 
 function errorRedirect(issuer: string, redirectUri: string, state: string | null, err: OAuthError): AuthorizeOutcome {
@@ -73,7 +95,7 @@ export async function authorize(
     if (!(err instanceof UntrustedRedirectError)) throw err;
     return { kind: 'error-page', error: err.error, description: err.message };
   }
-  let request: Request;
+  let request: Request & { acrValues: string[] };
   try {
     request = checkRequest(deps.config, trusted.client, trusted.redirectUri, params);
     if (request.resource !== null)
@@ -82,16 +104,15 @@ export async function authorize(
     if (!(err instanceof OAuthError)) throw err;
     return errorRedirect(deps.config.issuer, trusted.redirectUri, params.get('state')?.[0] || null, err);
   }
-  // prompt=login demands a login after this request began; max_age bounds the session's age.
-  const forceLogin = request.prompts.includes('login');
-  const minAuthTime = forceLogin ? now : request.maxAge !== null ? now - request.maxAge : 0;
-  const interaction: Interaction = { request, forceLogin, minAuthTime, exp: now + INTERACTION_TTL };
+  const { acrValues, ...rest } = request;
+  const need = requirementFor({ ...rest, acrValues }, now);
+  const interaction: Interaction = { request: rest, need, exp: now + INTERACTION_TTL };
   return continueAuthorization(deps, trusted.client, interaction, session, now, bind);
 }
 
 /**
  * Login, then consent, then the code: resumed after each page the user submits. After a login the
- * caller passes the interaction with `forceLogin: false`.
+ * caller passes the interaction's requirement with `forceLogin: false`.
  */
 export async function continueAuthorization(
   deps: AuthorizeDeps,
@@ -105,17 +126,31 @@ export async function continueAuthorization(
   const seal = () => deps.sealer.seal({ ...interaction, browser: interaction.browser ?? bind?.() });
   const fail = (err: OAuthError) => errorRedirect(deps.config.issuer, request.redirectUri, request.state, err);
   const user = await sessionUser(deps.store, session);
-  const active = session !== undefined && user !== undefined && !user.disabled;
-  if (interaction.forceLogin || !active || session.authTime < interaction.minAuthTime) {
+  const lacking = shortfall(session, user, interaction.need);
+  if (lacking || !session || !user) {
+    // OIDC Core §3.1.2.6: without a page, a session that is not enough is login_required.
     if (request.prompts.includes('none')) return fail(new LoginRequired('the user must log in'));
-    return { kind: 'login', interaction: seal() };
+    if (lacking !== 'level' || !session || !user) return { kind: 'login', interaction: seal() };
+    // A step-up: the session is fresh but short of the level asked; its sign-in goes on from its factors.
+    const progress = await continueSignIn(deps, {
+      user,
+      factors: session.factors,
+      authTime: session.authTime,
+      need: interaction.need,
+      resume: seal(),
+      clientId: request.clientId,
+      bind: () => interaction.browser ?? bind!(),
+      now,
+    });
+    if (progress.kind === 'next-step') return { kind: 'step', method: progress.method, pending: progress.pending };
+    return fail(new UnmetAuthenticationRequirements('the sign-in cannot meet the authentication the client asked for'));
   }
   const missing = client.firstParty ? [] : await scopesNeedingConsent(deps.store, session, request);
   if (missing.length > 0) {
     if (request.prompts.includes('none')) return fail(new ConsentRequired('the user must consent'));
     return { kind: 'consent', interaction: seal() };
   }
-  return issueCode(deps, request, session, user, now);
+  return issueCode(deps, interaction, session, user, now);
 }
 
 /** Scopes still to be approved: the new ones, or all of them on prompt=consent. */
@@ -132,15 +167,16 @@ export async function scopesNeedingConsent(store: SessionStore, session: Session
 /** The user's answer on the consent page. */
 export async function completeConsent(
   deps: AuthorizeDeps,
-  { request }: Interaction,
+  interaction: Interaction,
   session: Session,
   user: User,
   allow: boolean,
   now: number,
   requester?: Requester,
 ): Outcome {
+  const { request } = interaction;
   if (!allow) {
-    const denied = new OAuthError('access_denied', 'the user denied the request');
+    const denied = new AccessDenied('the user denied the request');
     return errorRedirect(deps.config.issuer, request.redirectUri, request.state, denied);
   }
   const granted = await deps.store.getConsentedScopes(session.userId, request.clientId);
@@ -152,15 +188,27 @@ export async function completeConsent(
     data: { scopes: request.scopes },
   });
   await deps.store.saveConsent(session.userId, request.clientId, scopes, now, consented);
-  return issueCode(deps, request, session, user, now);
+  return issueCode(deps, interaction, session, user, now);
 }
 
-function issueCode(deps: AuthorizeDeps, request: Request, session: Session, user: User, now: number): AuthorizeOutcome {
+function issueCode(
+  deps: AuthorizeDeps,
+  { request, need }: Interaction,
+  session: Session,
+  user: User,
+  now: number,
+): AuthorizeOutcome {
   const { clientId, redirectUri, scopes, codeChallenge, codeChallengeMethod, nonce } = request;
   const claims = claimsForScopes(user, scopes);
   const fields = { clientId, userId: session.userId, redirectUri, scope: scopes.join(' '), codeChallenge };
   const resource = request.resource ?? null;
-  const sealed = { ...fields, codeChallengeMethod, nonce, authTime: session.authTime, claims, resource };
+  // The sign-in's methods and level travel in the code to the ID token (RFC 8176, OIDC Core §2).
+  const signIn = {
+    authTime: session.authTime,
+    amr: amrOf(session.factors),
+    acr: acrOf(session.factors, need.acrValues),
+  };
+  const sealed = { ...fields, codeChallengeMethod, nonce, ...signIn, claims, resource };
   const code = deps.codes.issue(sealed, now, deps.config.codeTtl);
   return {
     kind: 'redirect',

@@ -60,6 +60,8 @@ export const authorizationCodeGrant: GrantHandler = {
       target,
       grantId,
       authTime: code.authTime,
+      amr: code.amr,
+      acr: code.acr,
       nonce: code.nonce,
       refreshToken,
     });
@@ -77,6 +79,9 @@ export const authorizationCodeGrant: GrantHandler = {
         refreshExpiresAt: now + Math.min(ctx.config.refreshTokenTtl, refreshAbsoluteTtl(ctx.config, client)),
         refreshIssuedAt: now,
         resource: code.resource,
+        // What a refreshed ID token states of the sign-in, kept with the grant: a refresh reads nothing else.
+        amr: code.amr.length > 0 ? code.amr.join(' ') : null,
+        acr: code.acr,
       },
     });
     // Lost: the code was redeemed before (or by a concurrent request), a second use; or the user is

@@ -18,6 +18,9 @@ export interface IssueInput {
   target: Target;
   grantId: string;
   authTime: number;
+  /** The sign-in's methods and level (RFC 8176 amr, OIDC Core §2 acr), for the ID token. */
+  amr: readonly string[];
+  acr: string | null;
   nonce: string | null;
   refreshToken: string;
 }
@@ -51,6 +54,8 @@ export async function signTokens(ctx: GrantContext, input: IssueInput): Promise<
       subject: input.subject,
       clientId: input.client.clientId,
       authTime: input.authTime,
+      amr: input.amr,
+      acr: input.acr,
       nonce: input.nonce,
       accessToken,
       claims: input.claims,

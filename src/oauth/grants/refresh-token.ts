@@ -111,7 +111,10 @@ async function replayed(ctx: GrantContext, family: TokenFamily, presented: strin
   throw new InvalidGrant('the refresh token has already been used', `replay of ${presented}: grant ${grantId} revoked`);
 }
 
-/** The family's current tokens. OIDC Core §12.2: the refreshed ID token keeps sub and auth_time, no nonce. */
+/**
+ * The family's current tokens. OIDC Core §12.2: the refreshed ID token keeps sub and auth_time (and
+ * the sign-in's amr and acr, from the grant the rotation returned), no nonce.
+ */
 async function refreshed(
   ctx: GrantContext,
   client: Client,
@@ -131,6 +134,8 @@ async function refreshed(
     target,
     grantId: grant.id,
     authTime: grant.authTime,
+    amr: grant.amr?.split(' ') ?? [],
+    acr: grant.acr,
     nonce: null,
     refreshToken: ctx.refreshTokens.issue(grant.id, grant.refreshGeneration),
   });

@@ -3,8 +3,12 @@
 import { type Kysely, type Migration, Migrator, type NoMigrations } from 'kysely';
 import type { Database } from '../tables.ts';
 import * as initial from './001_initial.ts';
+import * as authenticationFactors from './002_authentication_factors.ts';
 
-export const migrations: Record<string, Migration> = { '001_initial': initial };
+export const migrations: Record<string, Migration> = {
+  '001_initial': initial,
+  '002_authentication_factors': authenticationFactors,
+};
 
 /** Runs pending migrations, or migrates up or down to `to`; returns the names applied or undone. */
 export async function migrate(db: Kysely<Database>, to?: string | NoMigrations): Promise<string[]> {

@@ -18,6 +18,8 @@ const GRANT_TYPES: Record<(typeof GRANT_COLUMNS)[number], 'text' | 'bigint' | 'i
   refresh_expires_at: 'bigint',
   refresh_issued_at: 'bigint',
   resource: 'text',
+  amr: 'text',
+  acr: 'text',
 };
 
 /**

@@ -1,12 +1,12 @@
 // A sign-in with a username and password: refused at once while its account, device or source address
-// is throttled (./throttle.ts), before any password is hashed; otherwise the password is checked, in
+// is throttled (src/oauth/throttle.ts), before any password is hashed; otherwise the password is checked, in
 // the same time whether or not the username exists, and the outcome counted and recorded in the
 // audit trail.
-import { type Requester, securityEvent } from '../events/index.ts';
-import type { EventStore } from '../store/events.ts';
-import type { ThrottleStore } from '../store/throttles.ts';
-import type { User, UserStore } from '../store/users.ts';
-import { dummyPasswordHash, verifyPassword } from '../tokens/passwords.ts';
+import { type Requester, securityEvent } from '../../events/index.ts';
+import type { EventStore } from '../../store/events.ts';
+import type { ThrottleStore } from '../../store/throttles.ts';
+import type { User, UserStore } from '../../store/users.ts';
+import { dummyPasswordHash, verifyPassword } from './hash.ts';
 import {
   addressPolicy,
   lockedBy,
@@ -14,7 +14,7 @@ import {
   refusal,
   type ThrottleObserver,
   type ThrottlePolicy,
-} from './throttle.ts';
+} from '../../oauth/throttle.ts';
 
 export async function authenticateUser(
   store: UserStore,

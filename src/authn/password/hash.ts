@@ -1,7 +1,7 @@
 // User passwords: argon2id (RFC 9106) with Node's built-in crypto.argon2, stored as a PHC string.
 import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import { normalizePassword } from './password-rules.ts';
+import { normalizePassword } from './rules.ts';
 
 const argon2Async = promisify(argon2);
 

@@ -1,0 +1,92 @@
+// The sign-in policy, after node-oidc-provider's interaction policy (its `login` prompt and checks):
+// what a request needs of the session (`requirementFor`), and, while a user signs in, which step
+// comes next given what is done and what the user has enrolled (`nextStep`). Whether a session
+// already meets a requirement is ./sufficiency.ts.
+import { type Factor, levelOf } from './factors.ts';
+import { Level, levelOfAcr } from './levels.ts';
+import { steps } from './steps/index.ts';
+
+/** What a request needs of the session that answers it. Sealed in the interaction: plain data. */
+export interface Requirement {
+  /** prompt=login (OIDC Core §3.1.2.1): a sign-in must happen during this request, whatever the session. */
+  forceLogin: boolean;
+  /** max_age (and prompt=login): the session's last factor at or after this time, epoch seconds; 0 for any. */
+  freshSince: number;
+  /** The lowest level the session must reach (../factors.ts Level). */
+  level: Level;
+  /** Steps the session must include whatever its level (e.g. a passkey an action insists on). */
+  methods: string[];
+  /** The acr values asked for (acr_values), in the order asked: the ID token's acr is chosen among them. */
+  acrValues: string[];
+}
+
+/** Any sign-in: what the account page needs. */
+export const ANY_SIGN_IN: Requirement = {
+  forceLogin: false,
+  freshSince: 0,
+  level: Level.sfa,
+  methods: [],
+  acrValues: [],
+};
+
+export interface RequestFacts {
+  prompts: readonly string[];
+  maxAge: number | null;
+  /** acr_values (OIDC Core §3.1.2.1), split. */
+  acrValues: readonly string[];
+  scopes: readonly string[];
+  /** The client insists on two factors (per-client `require-mfa`, to come). */
+  clientRequiresMfa?: boolean;
+  /** Scopes whose tokens need two factors (TESSERA_MFA_SCOPES, to come). */
+  mfaScopes?: ReadonlySet<string>;
+}
+
+/**
+ * A request's requirement. acr_values lists acceptable levels in order of preference (OIDC Core
+ * §3.1.2.1), so the lowest one Tessera knows is what the session must reach; values it does not know
+ * are ignored (the claim is voluntary). The client and the scopes can only raise it.
+ */
+export function requirementFor(facts: RequestFacts, now: number): Requirement {
+  const forceLogin = facts.prompts.includes('login');
+  const freshSince = forceLogin ? now : facts.maxAge !== null ? now - facts.maxAge : 0;
+  const known = facts.acrValues.map(levelOfAcr).filter((l) => l !== undefined);
+  let level: Level = known.length > 0 ? (Math.min(...known) as Level) : Level.sfa;
+  const mfaScope = facts.scopes.some((s) => facts.mfaScopes?.has(s));
+  if ((facts.clientRequiresMfa || mfaScope) && level < Level.mfa) level = Level.mfa;
+  return { forceLogin, freshSince, level, methods: [], acrValues: [...facts.acrValues] };
+}
+
+export type NextStep =
+  /** The sign-in is complete. */
+  | { kind: 'done' }
+  /** One of these steps (enrolled, not yet done), in the order offered. */
+  | { kind: 'step'; methods: string[] }
+  /** The user has no step left that would meet the requirement. */
+  | { kind: 'unmet' };
+
+/**
+ * What a sign-in does after `factors` (those of this sign-in; on a step-up also the session's). The
+ * level aimed at is the requirement's, and two factors for a user who enrolled a second one (they
+ * enrolled it to be asked for it: TESSERA_MFA=optional, to come). Steps reaching the aim in one go
+ * are offered first, then those that at least raise the level.
+ */
+export function nextStep(factors: readonly Factor[], need: Requirement, enrolled: ReadonlySet<string>): NextStep {
+  const done = new Set(factors.map((f) => f.method));
+  const usable = steps().filter((s) => s.second && enrolled.has(s.method) && !done.has(s.method));
+  const missing = need.methods.filter((m) => !done.has(m));
+  if (missing.length > 0) {
+    return missing.every((m) => usable.some((s) => s.method === m))
+      ? { kind: 'step', methods: missing }
+      : { kind: 'unmet' };
+  }
+  const hasSecond = steps().some((s) => s.second && enrolled.has(s.method));
+  const aim = Math.max(need.level, hasSecond ? Level.mfa : Level.sfa);
+  const reached = levelOf(factors);
+  if (reached >= aim) return { kind: 'done' };
+  const levelWith = (method: string) => levelOf([...factors, { method, amr: [], at: 0 }]);
+  const reaching = usable.filter((s) => levelWith(s.method) >= aim).map((s) => s.method);
+  const raising = usable.filter((s) => levelWith(s.method) > reached && !reaching.includes(s.method));
+  const methods = [...reaching, ...raising.map((s) => s.method)];
+  if (methods.length > 0) return { kind: 'step', methods };
+  return reached >= need.level ? { kind: 'done' } : { kind: 'unmet' };
+}

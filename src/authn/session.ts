@@ -1,0 +1,58 @@
+// The browser's sign-in session as the domain code sees it (src/http/browser.ts keeps its cookie):
+// who, since when, and each factor the sign-in was made of.
+import type { SecurityEvent } from '../events/index.ts';
+import type { SessionAndUser, SessionStore } from '../store/sessions.ts';
+import type { User, UserStore } from '../store/users.ts';
+import type { Factor } from './factors.ts';
+
+/** The logged-in user of the browser, if any. */
+export interface BrowserSession {
+  id: string;
+  userId: string;
+  /** When the sign-in began (its first factor); a step-up keeps it. The ID token's auth_time. */
+  authTime: number;
+  /** Every factor of the sign-in, with its time (a step-up adds to them). */
+  factors: Factor[];
+  /** The user, when it was read with the session (undefined also when the user no longer exists). */
+  user?: User | undefined;
+  /** The scopes consented to for a client, when they were read with the session. */
+  consented?: { clientId: string; scopes: string[] };
+}
+
+/** A completed sign-in, about to become a session. */
+export interface SignedIn {
+  userId: string;
+  authTime: number;
+  factors: Factor[];
+}
+
+/** The session read with its user (Store.getSessionAndUser), and the consent to `clientId` when asked. */
+export function toBrowserSession(found: SessionAndUser, clientId?: string): BrowserSession {
+  const { session, user, consentedScopes } = found;
+  return {
+    id: session.id,
+    userId: session.userId,
+    authTime: session.authTime,
+    factors: session.factors,
+    user,
+    ...(clientId !== undefined && consentedScopes ? { consented: { clientId, scopes: consentedScopes } } : {}),
+  };
+}
+
+/** Stores the session whose id is `id` (a hash of its cookie), recorded with `event`. */
+export async function createSession(
+  store: SessionStore,
+  input: { id: string; signedIn: SignedIn; now: number; ttl: number },
+  event: SecurityEvent,
+): Promise<BrowserSession> {
+  const { id, signedIn, now } = input;
+  const { userId, authTime, factors } = signedIn;
+  await store.createSession({ id, userId, authTime, factors, createdAt: now, expiresAt: now + input.ttl }, event);
+  return { id, userId: signedIn.userId, authTime: signedIn.authTime, factors: signedIn.factors };
+}
+
+/** The session's user: the one read with it, or from the store. */
+export async function sessionUser(store: UserStore, session: BrowserSession | undefined): Promise<User | undefined> {
+  if (!session) return undefined;
+  return 'user' in session ? session.user : store.getUserById(session.userId);
+}

@@ -1,0 +1,102 @@
+// A sign-in between its steps. After each factor the policy (./policy.ts) says whether the sign-in is
+// complete, and then it becomes a session (../http/browser.ts starts it), or which step comes next:
+// then what is done so far travels to that step's page sealed, bound to the browser and short-lived
+// (a PendingSignIn), never as a session, so nothing can be done with half a sign-in.
+import type { User } from '../store/users.ts';
+import { Sealer } from '../tokens/sealed.ts';
+import type { Factor } from './factors.ts';
+import { nextStep, type Requirement } from './policy.ts';
+import type { SignedIn } from './session.ts';
+import { enrolledMethods, type EnrolmentStore } from './steps/index.ts';
+
+/** How long the next step's page may take: long enough to find a phone. */
+export const PENDING_SIGN_IN_TTL = 10 * 60;
+
+/** What a sign-in has done so far, while it waits for its next step. */
+export interface PendingSignIn {
+  userId: string;
+  /** Every factor so far: this sign-in's, and on a step-up the session's before them. */
+  factors: Factor[];
+  /** The sign-in's auth_time: its first factor's time, or on a step-up the session's. */
+  authTime: number;
+  need: Requirement;
+  /** The steps the policy offered next, in order; the page accepts only these. */
+  offered: string[];
+  /** What to go on with once signed in: the sealed authorization request, or null for the account page. */
+  resume: string | null;
+  /** The client the sign-in is for (events and throttling), or null. */
+  clientId: string | null;
+  /** The browser it was started in (src/http/browser.ts binding): refused in any other. */
+  browser: string;
+  exp: number;
+}
+
+export class PendingSignInSealer extends Sealer<PendingSignIn> {
+  constructor(secret: string) {
+    super(secret, 'tessera pending sign-in v1');
+  }
+}
+
+/** Where a sign-in stands after a step. */
+export type SignInProgress =
+  /** Complete: start a session, then resume. */
+  | { kind: 'signed-in'; signedIn: SignedIn; user: User; resume: string | null; clientId: string | null }
+  /** Another step: its page is /login/<method>?pending=<pending>. */
+  | { kind: 'next-step'; method: string; pending: string };
+
+export interface SignInDeps {
+  store: EnrolmentStore;
+  pending: PendingSignInSealer;
+}
+
+/** A sign-in so far, with the factor just done last in `factors`. */
+export interface SignInSoFar {
+  user: User;
+  factors: Factor[];
+  authTime: number;
+  need: Requirement;
+  resume: string | null;
+  clientId: string | null;
+  /** This browser's binding, asked for only when a next step must be sealed. */
+  bind: () => string;
+  now: number;
+}
+
+/**
+ * After a factor: complete, or sealed for the next step. A requirement the user's enrolled steps
+ * cannot meet ends the sign-in at the level reached: the user did sign in, and what asked for more
+ * (the authorization request) answers that it could not be met.
+ */
+export async function continueSignIn(deps: SignInDeps, so: SignInSoFar): Promise<SignInProgress> {
+  const next = nextStep(so.factors, so.need, await enrolledMethods(deps.store, so.user));
+  if (next.kind === 'step') {
+    const pending = deps.pending.seal({
+      userId: so.user.id,
+      factors: so.factors,
+      authTime: so.authTime,
+      need: so.need,
+      offered: next.methods,
+      resume: so.resume,
+      clientId: so.clientId,
+      browser: so.bind(),
+      exp: so.now + PENDING_SIGN_IN_TTL,
+    });
+    return { kind: 'next-step', method: next.methods[0]!, pending };
+  }
+  const signedIn = { userId: so.user.id, authTime: so.authTime, factors: so.factors };
+  return { kind: 'signed-in', signedIn, user: so.user, resume: so.resume, clientId: so.clientId };
+}
+
+/**
+ * A pending sign-in a step's page was given, if it is genuine, unexpired, started in this browser
+ * (`isBound`), offers `method`, and its user can still sign in.
+ */
+export async function openPendingSignIn(
+  deps: SignInDeps,
+  input: { sealed: string | undefined; method: string; isBound: (browser: string) => boolean; now: number },
+): Promise<{ pending: PendingSignIn; user: User } | undefined> {
+  const pending = input.sealed ? deps.pending.open(input.sealed, input.now) : undefined;
+  if (!pending || !input.isBound(pending.browser) || !pending.offered.includes(input.method)) return undefined;
+  const user = await deps.store.getUserById(pending.userId);
+  return user && !user.disabled ? { pending, user } : undefined;
+}

@@ -1,0 +1,58 @@
+// What every sign-in page shares (src/authn): the authorization request a sign-in is for, and the
+// end of each step: the next step's page, or a session and then the request it was for (or the
+// account page). A step's routes read their form, call their step's domain function, and hand its
+// progress to `finishSignIn`.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SignInProgress } from '../authn/sign-in.ts';
+import { continueAuthorization } from '../oauth/authorize/index.ts';
+import type { Interaction } from '../oauth/interaction.ts';
+import type { Client } from '../store/clients.ts';
+import type { RouteContext } from './context.ts';
+import { sendError, sendOutcome } from './outcome.ts';
+
+export type OpenedInteraction = { interaction: Interaction; clientName: string; client: Client };
+
+/** The authorization request waiting for the user, if it is genuine, unexpired, and was started in this browser. */
+export async function openInteraction(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  sealed: string | undefined,
+): Promise<OpenedInteraction | undefined> {
+  const interaction = sealed ? ctx.sealer.open(sealed, ctx.now()) : undefined;
+  if (!interaction || !ctx.browser.isBound(request, interaction.browser)) return undefined;
+  const client = await ctx.store.getClient(interaction.request.clientId);
+  return client ? { interaction, clientName: client.name, client } : undefined;
+}
+
+export function sendExpired(reply: FastifyReply): FastifyReply {
+  return sendError(reply, 'This sign-in request has expired', {
+    description: 'Go back to the application and start again.',
+  });
+}
+
+/**
+ * After a step (POST): the next step's page, or the session, then what the sign-in was for: the
+ * authorization request, whose login has now happened (prompt=login included), or the account page.
+ */
+export async function finishSignIn(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  progress: SignInProgress,
+): Promise<FastifyReply> {
+  if (progress.kind === 'next-step') {
+    const location = `/login/${progress.method}?pending=${encodeURIComponent(progress.pending)}`;
+    return reply.code(303).header('cache-control', 'no-store').redirect(location, 303);
+  }
+  const now = ctx.now();
+  ctx.browser.rememberDevice(request, reply, progress.user.username);
+  const started = await ctx.browser.startSession(request, reply, progress.signedIn, now, progress.clientId);
+  const session = { ...started, user: progress.user };
+  if (progress.resume === null) return reply.redirect('/account', 303);
+  const opened = await openInteraction(ctx, request, progress.resume);
+  if (!opened) return sendExpired(reply);
+  const { interaction } = opened;
+  const resumed = { ...interaction, need: { ...interaction.need, forceLogin: false } };
+  const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, pending: ctx.pending, codes: ctx.codes };
+  return sendOutcome(reply, await continueAuthorization(deps, opened.client, resumed, session, now), 303);
+}
