@@ -2,7 +2,7 @@
 // factors add up to: the authentication methods (`amr`, RFC 8176) and the level reached (`acr`, OIDC
 // Core §2), the two claims an ID token says them with.
 import { type AcrValue, ACR_VALUES, Level, levelOfAcr } from './levels.ts';
-import { stepOf } from './steps/index.ts';
+import { type Step, steps } from './steps/index.ts';
 
 /** One factor done: by which step (./steps/), what it says in `amr` (RFC 8176 §2), and when. */
 export interface Factor {
@@ -19,12 +19,12 @@ export interface Factor {
  * passkey with user verification proves two); two make `mfa`, and `phr` is `mfa` with a
  * phishing-resistant step among them.
  */
-export function levelOf(factors: readonly Factor[]): Level {
+export function levelOf(factors: readonly Factor[], registry: readonly Step[] = steps()): Level {
   if (factors.length === 0) return Level.none;
   let count = 0;
   let phishingResistant = false;
   for (const method of new Set(factors.map((f) => f.method))) {
-    const step = stepOf(method);
+    const step = registry.find((s) => s.method === method);
     count += step?.factors ?? 1;
     phishingResistant ||= step?.phishingResistant ?? false;
   }
@@ -33,9 +33,9 @@ export function levelOf(factors: readonly Factor[]): Level {
 }
 
 /** The ID token's `amr`: every factor's values, once each, and `mfa` when they make two factors (RFC 8176 §2). */
-export function amrOf(factors: readonly Factor[]): string[] {
+export function amrOf(factors: readonly Factor[], registry: readonly Step[] = steps()): string[] {
   const amr = new Set(factors.flatMap((f) => f.amr));
-  if (levelOf(factors) >= Level.mfa) amr.add('mfa');
+  if (levelOf(factors, registry) >= Level.mfa) amr.add('mfa');
   return [...amr];
 }
 
@@ -43,8 +43,12 @@ export function amrOf(factors: readonly Factor[]): string[] {
  * The ID token's `acr`: of the values the request asked for (acr_values, OIDC Core §3.1.2.1), the
  * highest the factors meet; when it asked for none the factors meet, the level they reach.
  */
-export function acrOf(factors: readonly Factor[], asked: readonly string[]): AcrValue | null {
-  const reached = levelOf(factors);
+export function acrOf(
+  factors: readonly Factor[],
+  asked: readonly string[],
+  registry: readonly Step[] = steps(),
+): AcrValue | null {
+  const reached = levelOf(factors, registry);
   if (reached === Level.none) return null;
   let best: Level = Level.none;
   for (const value of asked) {

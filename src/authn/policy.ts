@@ -4,7 +4,7 @@
 // already meets a requirement is ./sufficiency.ts.
 import { type Factor, levelOf } from './factors.ts';
 import { Level, levelOfAcr } from './levels.ts';
-import { steps } from './steps/index.ts';
+import { type Step, steps } from './steps/index.ts';
 
 /** What a request needs of the session that answers it. Sealed in the interaction: plain data. */
 export interface Requirement {
@@ -67,26 +67,29 @@ export type NextStep =
 /**
  * What a sign-in does after `factors` (those of this sign-in; on a step-up also the session's). The
  * level aimed at is the requirement's, and two factors for a user who enrolled a second one (they
- * enrolled it to be asked for it: TESSERA_MFA=optional, to come). Steps reaching the aim in one go
- * are offered first, then those that at least raise the level.
+ * enrolled it to be asked for it: TESSERA_MFA=optional, to come). The steps offered are those that
+ * reach the aim in one go: a step that could not is not asked for, so nobody types a code in vain.
  */
-export function nextStep(factors: readonly Factor[], need: Requirement, enrolled: ReadonlySet<string>): NextStep {
+export function nextStep(
+  factors: readonly Factor[],
+  need: Requirement,
+  enrolled: ReadonlySet<string>,
+  registry: readonly Step[] = steps(),
+): NextStep {
   const done = new Set(factors.map((f) => f.method));
-  const usable = steps().filter((s) => s.second && enrolled.has(s.method) && !done.has(s.method));
+  const usable = registry.filter((s) => s.second && enrolled.has(s.method) && !done.has(s.method));
   const missing = need.methods.filter((m) => !done.has(m));
   if (missing.length > 0) {
     return missing.every((m) => usable.some((s) => s.method === m))
       ? { kind: 'step', methods: missing }
       : { kind: 'unmet' };
   }
-  const hasSecond = steps().some((s) => s.second && enrolled.has(s.method));
+  const hasSecond = registry.some((s) => s.second && enrolled.has(s.method));
   const aim = Math.max(need.level, hasSecond ? Level.mfa : Level.sfa);
-  const reached = levelOf(factors);
+  const reached = levelOf(factors, registry);
   if (reached >= aim) return { kind: 'done' };
-  const levelWith = (method: string) => levelOf([...factors, { method, amr: [], at: 0 }]);
-  const reaching = usable.filter((s) => levelWith(s.method) >= aim).map((s) => s.method);
-  const raising = usable.filter((s) => levelWith(s.method) > reached && !reaching.includes(s.method));
-  const methods = [...reaching, ...raising.map((s) => s.method)];
+  const levelWith = (method: string) => levelOf([...factors, { method, amr: [], at: 0 }], registry);
+  const methods = usable.filter((s) => levelWith(s.method) >= aim).map((s) => s.method);
   if (methods.length > 0) return { kind: 'step', methods };
   return reached >= need.level ? { kind: 'done' } : { kind: 'unmet' };
 }

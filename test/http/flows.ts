@@ -65,6 +65,9 @@ export async function confidentialFlowWithOpenidClient(server: TestServer): Prom
   assert.equal(claims.aud, c.id);
   assert.ok(typeof claims.auth_time === 'number');
   assert.ok(typeof claims.at_hash === 'string');
+  // How the user signed in (RFC 8176) and the level reached (src/authn/levels.ts).
+  assert.deepEqual(claims.amr, ['pwd']);
+  assert.equal(claims.acr, 'urn:tessera:acr:sfa');
   assert.equal(claims.name, 'Alice Liddell');
   assert.equal(claims.email, 'alice@example.com');
   assert.equal(claims.email_verified, true);
@@ -75,13 +78,15 @@ export async function confidentialFlowWithOpenidClient(server: TestServer): Prom
   assert.equal(info.given_name, 'Alice');
   assert.equal(info.family_name, 'Liddell');
 
-  // Refresh: rotation, narrowed scope, the ID token keeps sub and auth_time and has no nonce.
+  // Refresh: rotation, narrowed scope, the ID token keeps sub, auth_time, amr and acr and has no nonce.
   const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!, { scope: 'openid profile' });
   assert.notEqual(refreshed.refresh_token, tokens.refresh_token);
   assert.equal(refreshed.scope, 'openid profile');
   const refreshedClaims = refreshed.claims()!;
   assert.equal(refreshedClaims.sub, claims.sub);
   assert.equal(refreshedClaims.auth_time, claims.auth_time);
+  assert.deepEqual(refreshedClaims.amr, claims.amr);
+  assert.equal(refreshedClaims.acr, claims.acr);
   assert.equal(refreshedClaims.nonce, undefined);
   assert.equal(refreshedClaims.email, undefined);
 }

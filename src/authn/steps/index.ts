@@ -32,10 +32,6 @@ export function steps(): readonly Step[] {
   return [passwordStep];
 }
 
-export function stepOf(method: string): Step | undefined {
-  return steps().find((step) => step.method === method);
-}
-
 /** The steps the user has enrolled, by method. */
 export async function enrolledMethods(store: EnrolmentStore, user: User): Promise<Set<string>> {
   const enrolled = new Set<string>();
