@@ -7,7 +7,7 @@ import { Sealer } from '../tokens/sealed.ts';
 import type { Factor } from './factors.ts';
 import { nextStep, type Requirement } from './policy.ts';
 import type { SignedIn } from './session.ts';
-import { enrolledMethods, type EnrolmentStore } from './steps/index.ts';
+import { enrolledMethods, type EnrolmentStore, type Step, steps } from './steps/index.ts';
 
 /** How long the next step's page may take: long enough to find a phone. */
 export const PENDING_SIGN_IN_TTL = 10 * 60;
@@ -47,6 +47,8 @@ export type SignInProgress =
 export interface SignInDeps {
   store: EnrolmentStore;
   pending: PendingSignInSealer;
+  /** The steps a sign-in may use: every one (./steps/index.ts) unless said otherwise. */
+  steps?: readonly Step[];
 }
 
 /** A sign-in so far, with the factor just done last in `factors`. */
@@ -68,7 +70,8 @@ export interface SignInSoFar {
  * (the authorization request) answers that it could not be met.
  */
 export async function continueSignIn(deps: SignInDeps, so: SignInSoFar): Promise<SignInProgress> {
-  const next = nextStep(so.factors, so.need, await enrolledMethods(deps.store, so.user));
+  const registry = deps.steps ?? steps();
+  const next = nextStep(so.factors, so.need, await enrolledMethods(deps.store, so.user, registry), registry);
   if (next.kind === 'step') {
     const pending = deps.pending.seal({
       userId: so.user.id,
@@ -99,4 +102,24 @@ export async function openPendingSignIn(
   if (!pending || !input.isBound(pending.browser) || !pending.offered.includes(input.method)) return undefined;
   const user = await deps.store.getUserById(pending.userId);
   return user && !user.disabled ? { pending, user } : undefined;
+}
+
+/** After a later step's factor (its page opened the pending sign-in): the sign-in goes on with it. */
+export function continuePendingSignIn(
+  deps: SignInDeps,
+  opened: { pending: PendingSignIn; user: User },
+  factor: Factor,
+  now: number,
+): Promise<SignInProgress> {
+  const { pending, user } = opened;
+  return continueSignIn(deps, {
+    user,
+    factors: [...pending.factors, factor],
+    authTime: pending.authTime,
+    need: pending.need,
+    resume: pending.resume,
+    clientId: pending.clientId,
+    bind: () => pending.browser,
+    now,
+  });
 }

@@ -33,8 +33,12 @@ export function steps(): readonly Step[] {
 }
 
 /** The steps the user has enrolled, by method. */
-export async function enrolledMethods(store: EnrolmentStore, user: User): Promise<Set<string>> {
+export async function enrolledMethods(
+  store: EnrolmentStore,
+  user: User,
+  registry: readonly Step[] = steps(),
+): Promise<Set<string>> {
   const enrolled = new Set<string>();
-  for (const step of steps()) if (await step.enrolled(user, store)) enrolled.add(step.method);
+  for (const step of registry) if (await step.enrolled(user, store)) enrolled.add(step.method);
   return enrolled;
 }

@@ -1,0 +1,147 @@
+// A sign-in between its steps (src/authn/sign-in.ts): sealed for the next step's page, bound to the
+// browser it began in, short-lived, opened only for a step it offered, and finished with the factor
+// that page adds. Steps to come are stood in for by a registry of the test's own where it matters.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ANY_SIGN_IN } from '../../src/authn/policy.ts';
+import {
+  continuePendingSignIn,
+  continueSignIn,
+  openPendingSignIn,
+  PENDING_SIGN_IN_TTL,
+  type PendingSignIn,
+  PendingSignInSealer,
+  type SignInDeps,
+} from '../../src/authn/sign-in.ts';
+import { Level } from '../../src/authn/levels.ts';
+import { type Step, steps } from '../../src/authn/steps/index.ts';
+import type { User } from '../../src/store/users.ts';
+
+const NOW = 1_800_000_000;
+const user: User = {
+  id: 'u1',
+  username: 'ada',
+  email: 'ada@example.com',
+  emailVerified: true,
+  name: null,
+  givenName: null,
+  familyName: null,
+  passwordHash: 'x',
+  disabled: false,
+  createdAt: NOW,
+  updatedAt: NOW,
+};
+let stored: User | undefined = user;
+const deps: SignInDeps = {
+  store: { getUserById: async () => stored } as unknown as SignInDeps['store'],
+  pending: new PendingSignInSealer('s'.repeat(32)),
+};
+const pwd = { method: 'password', amr: ['pwd'], at: NOW };
+const pending: PendingSignIn = {
+  userId: user.id,
+  factors: [pwd],
+  authTime: NOW,
+  need: { ...ANY_SIGN_IN, level: Level.mfa },
+  offered: ['totp'],
+  resume: 'sealed-request',
+  clientId: 'app',
+  browser: 'this-browser',
+  exp: NOW + PENDING_SIGN_IN_TTL,
+};
+const open = (sealed: string, over: Partial<Parameters<typeof openPendingSignIn>[1]> = {}) =>
+  openPendingSignIn(deps, { sealed, method: 'totp', isBound: (b) => b === 'this-browser', now: NOW, ...over });
+
+const totp: Step = {
+  method: 'totp',
+  first: false,
+  second: true,
+  factors: 1,
+  phishingResistant: false,
+  enrolled: (u) => u.id === user.id,
+};
+
+describe('a sign-in between its steps', () => {
+  it('after a password, a user with a second factor goes on to it, what is done sealed for its page', async () => {
+    const withTotp = { ...deps, steps: [...steps(), totp] };
+    const progress = await continueSignIn(withTotp, {
+      user,
+      factors: [pwd],
+      authTime: NOW,
+      need: ANY_SIGN_IN,
+      resume: 'sealed-request',
+      clientId: 'app',
+      bind: () => 'this-browser',
+      now: NOW,
+    });
+    assert.equal(progress.kind, 'next-step');
+    if (progress.kind !== 'next-step') return;
+    assert.equal(progress.method, 'totp');
+    const opened = await open(progress.pending);
+    assert.deepEqual(opened?.pending, { ...pending, need: ANY_SIGN_IN });
+    // Without the step, the same sign-in is complete.
+    const plain = await continueSignIn(deps, {
+      user,
+      factors: [pwd],
+      authTime: NOW,
+      need: ANY_SIGN_IN,
+      resume: null,
+      clientId: null,
+      bind: () => 'this-browser',
+      now: NOW,
+    });
+    assert.equal(plain.kind, 'signed-in');
+  });
+
+  it('after a password, a user with nothing else is signed in: the factors and auth_time become the session', async () => {
+    const progress = await continueSignIn(deps, {
+      user,
+      factors: [pwd],
+      authTime: NOW,
+      need: ANY_SIGN_IN,
+      resume: null,
+      clientId: null,
+      bind: () => assert.fail('nothing is sealed for a complete sign-in'),
+      now: NOW,
+    });
+    assert.deepEqual(progress, {
+      kind: 'signed-in',
+      signedIn: { userId: user.id, authTime: NOW, factors: [pwd] },
+      user,
+      resume: null,
+      clientId: null,
+    });
+  });
+
+  it('opens only in its browser, for a step it offered, unexpired, untampered, for a user still active', async () => {
+    const sealed = deps.pending.seal(pending);
+    assert.deepEqual(await open(sealed), { pending, user });
+    assert.equal(await open(sealed, { isBound: () => false }), undefined, 'another browser');
+    assert.equal(await open(sealed, { method: 'passkey' }), undefined, 'a step not offered');
+    assert.equal(await open(sealed, { now: NOW + PENDING_SIGN_IN_TTL }), undefined, 'expired');
+    assert.equal(await open(`${sealed.slice(0, -2)}xx`), undefined, 'tampered');
+    assert.equal(await open(new PendingSignInSealer('t'.repeat(32)).seal(pending)), undefined, 'another secret');
+    assert.equal(
+      await openPendingSignIn(deps, { sealed: undefined, method: 'totp', isBound: () => true, now: NOW }),
+      undefined,
+    );
+    stored = { ...user, disabled: true };
+    try {
+      assert.equal(await open(sealed), undefined, 'a disabled user');
+    } finally {
+      stored = user;
+    }
+  });
+
+  it('the next step adds its factor to those sealed, keeping auth_time, the request and the client', async () => {
+    const otp = { method: 'totp', amr: ['otp'], at: NOW + 20 };
+    // Two factors meet the level asked: signed in, to resume the request.
+    const progress = await continuePendingSignIn(deps, { pending, user }, otp, NOW + 20);
+    assert.deepEqual(progress, {
+      kind: 'signed-in',
+      signedIn: { userId: user.id, authTime: NOW, factors: [pwd, otp] },
+      user,
+      resume: 'sealed-request',
+      clientId: 'app',
+    });
+  });
+});
