@@ -9,7 +9,7 @@ import type { Factor } from './factors.ts';
 export interface BrowserSession {
   id: string;
   userId: string;
-  /** When the sign-in began (its first factor); a step-up keeps it. The ID token's auth_time. */
+  /** When the sign-in began (its first factor); a step-up keeps it. (The ID token's auth_time is the last factor's.) */
   authTime: number;
   /** Every factor of the sign-in, with its time (a step-up adds to them). */
   factors: Factor[];

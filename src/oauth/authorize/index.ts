@@ -2,7 +2,7 @@
 // named steps (./checks.ts), then login, consent and the code. Until the client and its redirect URI
 // are trusted, errors are shown to the user; after that they go back to the client as a redirect
 // carrying `state` and `iss` (RFC 9207).
-import { acrOf, amrOf } from '../../authn/factors.ts';
+import { acrOf, amrOf, lastFactorAt } from '../../authn/factors.ts';
 import { requirementFor } from '../../authn/policy.ts';
 import { type BrowserSession as Session, sessionUser } from '../../authn/session.ts';
 import { continueSignIn, type PendingSignInSealer } from '../../authn/sign-in.ts';
@@ -203,8 +203,10 @@ function issueCode(
   const fields = { clientId, userId: session.userId, redirectUri, scope: scopes.join(' '), codeChallenge };
   const resource = request.resource ?? null;
   // The sign-in's methods and level travel in the code to the ID token (RFC 8176, OIDC Core §2).
+  // auth_time is the last factor's time, from which max_age counts too: a relying party that checks
+  // max_age against auth_time itself (OIDC Core §3.1.2.1) agrees with us after a step-up.
   const signIn = {
-    authTime: session.authTime,
+    authTime: lastFactorAt(session.factors),
     amr: amrOf(session.factors),
     acr: acrOf(session.factors, need.acrValues),
   };
