@@ -6,8 +6,15 @@
 // again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (about a day and a quarter in all), then
 // given up as failed. A process killed during an attempt loses nothing: its lease runs out and the
 // delivery is due again. Requests never wait for any of this.
-import type { Delivery, WebhookStore } from '../../store/webhooks.ts';
+//
+// Each attempt runs on its own deadline (TIMEOUT_MS over the whole exchange) and a look at the outbox
+// never waits for the attempts it starts: what is due is taken as long as this instance has slots
+// free, at most `perHost` attempts run at once to one receiver host and the rest of its deliveries
+// wait their turn (./receivers.ts). So a receiver that answers in ten seconds, or forty webhooks
+// pointed at one, delays its own deliveries and nobody else's.
+import type { Delivery, Webhook, WebhookStore } from '../../store/webhooks.ts';
 import { fetchOutbound, OutboundError } from '../../http/outbound.ts';
+import { type ReceiverLimits, ReceiverSlots } from './receivers.ts';
 import { signWebhook } from './signature.ts';
 import { openWebhookSecret } from './subscriptions.ts';
 
@@ -15,9 +22,11 @@ import { openWebhookSecret } from './subscriptions.ts';
 export const RETRY_DELAYS = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000];
 /** Seconds a delivery is held by the instance attempting it. */
 const LEASE = 60;
-const BATCH = 20;
+/** The most deliveries taken in one look. */
+const BATCH = 50;
 const TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
+export const RECEIVER_LIMITS: ReceiverLimits = { concurrent: 64, perHost: 4, queuedPerHost: 1_000 };
 
 export interface DeliveryLog {
   info(obj: object, msg: string): void;
@@ -36,51 +45,94 @@ export interface WebhookDeliveryOptions {
   log: DeliveryLog;
   /** Counts the attempts (the metrics). */
   onAttempt?: (result: 'delivered' | 'retry' | 'failed') => void;
+  limits?: ReceiverLimits;
 }
 
 export class WebhookDelivery {
   readonly #store: WebhookStore;
   readonly #options: WebhookDeliveryOptions;
   readonly #now: () => number;
+  readonly #slots: ReceiverSlots;
   #timer: NodeJS.Timeout | undefined;
-  #running: Promise<number> | undefined;
+  #looking: Promise<Array<Promise<unknown>>> | undefined;
+  /** Every delivery taken and not yet attempted or left: what stop() waits for. */
+  readonly #pending = new Set<Promise<unknown>>();
 
   constructor(store: WebhookStore, options: WebhookDeliveryOptions) {
     this.#store = store;
     this.#options = options;
     this.#now = options.now ?? (() => Math.floor(Date.now() / 1000));
+    this.#slots = new ReceiverSlots(options.limits ?? RECEIVER_LIMITS);
   }
 
   start(): void {
-    this.#timer = setInterval(() => void this.runOnce(), this.#options.interval * 1000);
+    this.#timer = setInterval(() => void this.#look(), this.#options.interval * 1000);
     this.#timer.unref();
   }
 
-  /** Stops looking, and waits for the attempts under way. */
+  /** Stops looking, and waits for the attempts under way; what waits for a host is left to its lease. */
   async stop(): Promise<void> {
     clearInterval(this.#timer);
-    await this.#running?.catch(() => 0);
+    await this.#looking;
+    this.#slots.clear();
+    await Promise.all(this.#pending);
   }
 
-  /** One look at the outbox: attempts what is due; how many it attempted. One look at a time. */
-  runOnce(): Promise<number> {
-    this.#running ??= this.#deliverDue().finally(() => (this.#running = undefined));
-    return this.#running;
+  /**
+   * One look at the outbox, and the attempts of what it took (or their being left to their lease):
+   * how many deliveries it took. For tests and tools; the running worker never waits for attempts.
+   */
+  async runOnce(): Promise<number> {
+    const taken = await this.#look();
+    await Promise.all(taken);
+    return taken.length;
   }
 
-  async #deliverDue(): Promise<number> {
+  /** Takes what is due, as many as there are slots, and starts each attempt: one look at a time. */
+  #look(): Promise<Array<Promise<unknown>>> {
+    this.#looking ??= this.#takeDue().finally(() => (this.#looking = undefined));
+    return this.#looking;
+  }
+
+  async #takeDue(): Promise<Array<Promise<unknown>>> {
+    const limit = Math.min(BATCH, this.#slots.free);
+    if (limit === 0) return [];
     let claimed: Delivery[];
     try {
-      claimed = await this.#store.claimDeliveries(this.#now(), LEASE, BATCH);
+      claimed = await this.#store.claimDeliveries(this.#now(), LEASE, limit);
     } catch (err) {
       // The database is away: the outbox waits, and nothing is lost.
       this.#options.log.warn({ err: (err as Error).message }, 'webhooks: the outbox cannot be read');
-      return 0;
+      return [];
     }
-    await Promise.all(claimed.map((delivery) => this.#attempt(delivery)));
-    return claimed.length;
+    // An attempt must start early enough to end (its deadline) before its lease does.
+    const latestStart = Date.now() + (LEASE * 1000 - TIMEOUT_MS - 5_000);
+    const webhooks = new Map<string, Promise<Webhook | undefined>>();
+    return claimed.map((delivery) => {
+      const pending = this.#schedule(delivery, webhooks, latestStart).catch((err: unknown) => {
+        // Not attempted (the database went away): its lease runs out and it is due again.
+        this.#options.log.error({ err: (err as Error).message, delivery: delivery.id }, 'webhook attempt not made');
+      });
+      this.#pending.add(pending);
+      void pending.finally(() => this.#pending.delete(pending));
+      return pending;
+    });
   }
 
+  /** The delivery's attempt, in its receiver host's turn. */
+  async #schedule(
+    delivery: Delivery,
+    webhooks: Map<string, Promise<Webhook | undefined>>,
+    latestStart: number,
+  ): Promise<void> {
+    let reading = webhooks.get(delivery.webhookId);
+    if (!reading) webhooks.set(delivery.webhookId, (reading = this.#store.getWebhook(delivery.webhookId)));
+    const url = (await reading)?.url;
+    const host = url === undefined ? '' : (URL.parse(url)?.host ?? url);
+    await this.#slots.submit(host, () => this.#attempt(delivery), latestStart);
+  }
+
+  /** An attempt, with the webhook as it is now (deleted or given a new secret while it waited). */
   async #attempt(delivery: Delivery): Promise<void> {
     const { log } = this.#options;
     const attempt = delivery.attempts + 1;

@@ -1,0 +1,149 @@
+// A slow receiver cannot hold up anyone else's webhooks: users point forty webhooks (ten each, the
+// most they may have) at a receiver that hangs, make events for them, and the operator's alert,
+// queued after them, still arrives while those requests hang; the receiver never sees more than a
+// few requests at once. The worker runs as in production (start(), its own interval).
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { run } from '../../src/cli/main.ts';
+import { createUser } from '../../src/cli/operations.ts';
+import { WebhookDelivery } from '../../src/events/webhooks/delivery.ts';
+import { hashPassword } from '../../src/tokens/passwords.ts';
+import { BrowserSim } from '../helpers/browser-sim.ts';
+import { cliIo, freePort, PASSWORD, startServer, type TestServer } from '../helpers/server.ts';
+import { basic, tokenRequest } from '../helpers/tokens.ts';
+
+/** A receiver on 127.0.0.1: what it got, and, when `hang`, requests held open until released. */
+class Receiver {
+  readonly received: string[] = [];
+  readonly held: ServerResponse[] = [];
+  open = 0;
+  mostOpen = 0;
+  server: Server | undefined;
+  url = '';
+  readonly hang: boolean;
+  constructor(hang: boolean) {
+    this.hang = hang;
+  }
+  async start() {
+    const port = await freePort();
+    this.url = `http://127.0.0.1:${port}/hook`;
+    this.server = createServer((request: IncomingMessage, response: ServerResponse) => {
+      this.open++;
+      this.mostOpen = Math.max(this.mostOpen, this.open);
+      response.on('close', () => this.open--);
+      let body = '';
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => {
+        this.received.push(body);
+        if (this.hang) this.held.push(response);
+        else response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+  }
+  release() {
+    for (const response of this.held.splice(0)) response.writeHead(204).end();
+  }
+  async stop() {
+    this.release();
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+}
+
+/** Signs `username` in through the first-party client: an access token with `scope`. */
+async function tokenOf(server: TestServer, username: string, scope: string): Promise<string> {
+  const c = server.clients.firstParty;
+  const query = new URLSearchParams({ client_id: c.id, redirect_uri: c.redirectUri, response_type: 'code', scope });
+  const callback = await new BrowserSim(server.issuer).authorize(`${server.issuer}/oauth2/authorize?${query}`, {
+    username,
+    password: PASSWORD,
+  });
+  const form = {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code')!,
+    redirect_uri: c.redirectUri,
+  };
+  return ((await (await tokenRequest(server, form, basic(c.id, c.secret!))).json()) as { access_token: string })
+    .access_token;
+}
+
+async function signInAtAccountPage(server: TestServer, username: string) {
+  const browser = new BrowserSim(server.issuer);
+  const page = await (await browser.request('/account/login')).text();
+  const answer = await browser.request('/account/login', {
+    form: { csrf: BrowserSim.hidden(page, 'csrf'), username, password: PASSWORD },
+  });
+  assert.equal(answer.headers.get('location'), '/account');
+}
+
+describe('webhook delivery with a receiver that hangs', () => {
+  let server: TestServer;
+  let delivery: WebhookDelivery | undefined;
+  const slow = new Receiver(true);
+  const operator = new Receiver(false);
+
+  before(async () => {
+    server = await startServer({ env: { TESSERA_OUTBOUND_ALLOW_PRIVATE: 'true' } });
+    await slow.start();
+    await operator.start();
+  });
+  after(async () => {
+    slow.release();
+    await delivery?.stop();
+    await slow.stop();
+    await operator.stop();
+    await server?.close();
+  });
+
+  it("forty slow webhooks do not delay the operator's delivery", async () => {
+    const users = ['mallory1', 'mallory2', 'mallory3', 'mallory4'];
+    for (const username of users) {
+      await createUser(server.store, null, {
+        username,
+        email: `${username}@example.com`,
+        passwordHash: await hashPassword(PASSWORD),
+      });
+      const token = await tokenOf(server, username, 'openid webhooks');
+      for (let i = 0; i < 10; i++) {
+        const created = await fetch(`${server.issuer}/api/webhooks`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ url: `${slow.url}?${i}`, events: ['user.signed_in'] }),
+        });
+        assert.equal(created.status, 201);
+      }
+    }
+    const { io, lines } = cliIo(server);
+    io.env = { ...io.env, TESSERA_OUTBOUND_ALLOW_PRIVATE: 'true' };
+    const args = ['webhooks', 'create', '--url', operator.url, '--events', 'user.disabled'];
+    assert.equal(await run(args, io), 0, lines.join('\n'));
+    // Forty deliveries to the slow receiver, then the operator's, in that order in the outbox.
+    for (const username of users) await signInAtAccountPage(server, username);
+    assert.equal(await run(['users', 'disable', 'mallory1'], io), 0);
+
+    delivery = new WebhookDelivery(server.store, {
+      secret: server.secret,
+      allowPrivate: true,
+      interval: 0.1,
+      log: { info() {}, warn() {}, error() {} },
+    });
+    delivery.start();
+    // The operator's alert arrives while the slow receiver still holds every request it got.
+    const deadline = Date.now() + 5_000;
+    while (operator.received.length === 0 && Date.now() < deadline) await sleep(20);
+    assert.equal(operator.received.length, 1, 'the operator got the alert within a few seconds');
+    assert.match(operator.received[0]!, /"type":"user.disabled"/);
+    assert.ok(slow.open > 0 && slow.held.length === slow.open, 'the slow receiver still hangs');
+    assert.ok(slow.mostOpen <= 4, `at most 4 requests at once to one receiver (${slow.mostOpen})`);
+    // Released, the slow receiver gets the rest in turn.
+    const until = Date.now() + 20_000;
+    while (slow.received.length < 40 && Date.now() < until) {
+      slow.release();
+      await sleep(20);
+    }
+    assert.equal(slow.received.length, 40);
+  });
+});
