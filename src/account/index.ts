@@ -5,6 +5,7 @@ import { type Requester, securityEvent } from '../events/index.ts';
 import type { ClientStore } from '../store/clients.ts';
 import type { EventStore } from '../store/events.ts';
 import type { GrantStore } from '../store/grants.ts';
+import type { SessionStore } from '../store/sessions.ts';
 import type { User } from '../store/users.ts';
 
 export interface AccountApplication {
@@ -65,12 +66,19 @@ export async function accountOverview(
   return { applications, signIns, registeredApps };
 }
 
-/** Withdraws `clientId`'s access: every refresh token of the user's grants to it and their access tokens. */
+/**
+ * Withdraws `clientId`'s access: every refresh token of the user's grants to it and their access
+ * tokens, and the consent; how many grants. A client the user has neither a grant nor a consent with
+ * is nobody's business: nothing is written and nothing recorded (null), so that a form naming any id
+ * at all cannot fill the audit trail, or the webhooks of that client's owner, with withdrawals.
+ */
 export async function withdrawClient(
-  store: GrantStore,
+  store: GrantStore & SessionStore,
   input: { userId: string; clientId: string; requester: Requester; now: number },
-): Promise<number> {
+): Promise<number | null> {
   const { userId, clientId, requester, now } = input;
+  const granted = (await store.listActiveGrants(userId, now)).some((grant) => grant.clientId === clientId);
+  if (!granted && (await store.getConsentedScopes(userId, clientId)).length === 0) return null;
   const withdrawn = securityEvent('consent.withdrawn', now, { userId, clientId, requester });
   return store.withdrawClient(userId, clientId, now, withdrawn);
 }

@@ -53,8 +53,28 @@ const COMMANDS = {
   events: (store: Store, config: Config, args: string[], io: Io) => eventsCommand(store, config, args, io),
 };
 
+/**
+ * Control characters (but the line breaks and tabs of our own output) and the bidirectional overrides
+ * that can rewrite a terminal or reorder a line, written as escapes: client ids, names, URLs and user
+ * agents come from anyone, and `events list` or `clients show` must not hand a terminal their codes.
+ */
+// eslint-disable-next-line no-control-regex
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+export function escapeControls(line: string): string {
+  return line.replace(TERMINAL_CONTROLS, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+  });
+}
+
 /** Runs one command; returns the exit code (0 ok, 1 failure, 2 wrong arguments). */
-export async function run(argv: string[], io: Io): Promise<number> {
+export async function run(argv: string[], unsafeIo: Io): Promise<number> {
+  const io: Io = {
+    ...unsafeIo,
+    out: (line) => unsafeIo.out(escapeControls(line)),
+    err: (line) => unsafeIo.err(escapeControls(line)),
+  };
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     io.out(USAGE);

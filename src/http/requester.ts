@@ -1,8 +1,21 @@
-// Who sent a request, for the audit trail (src/events): the client's address (Fastify's request.ip,
-// which follows X-Forwarded-For only from TESSERA_TRUST_PROXY's peers) and its user agent.
+// Who sent a request, for the audit trail (src/events) and the throttles: the client's address
+// (Fastify's request.ip, which follows X-Forwarded-For only from TESSERA_TRUST_PROXY's peers) and its
+// user agent.
 import type { FastifyRequest } from 'fastify';
+import { isIP } from 'node:net';
 import type { Requester } from '../events/index.ts';
 
+/**
+ * The client's address: the forwarded one when it is an IP address, else the peer's. A trusted proxy
+ * passes on whatever the client wrote in X-Forwarded-For (`<script>`, `not-an-ip`); that is no address
+ * to record or to count failures under.
+ */
+export function clientAddress(request: FastifyRequest): string | null {
+  const ip = request.ip;
+  if (isIP(ip) !== 0) return ip;
+  return request.socket.remoteAddress ?? null;
+}
+
 export function requesterOf(request: FastifyRequest): Requester {
-  return { ip: request.ip, userAgent: request.headers['user-agent'] ?? null };
+  return { ip: clientAddress(request), userAgent: request.headers['user-agent'] ?? null };
 }

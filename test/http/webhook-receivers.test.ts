@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { run } from '../../src/cli/main.ts';
 import { createUser } from '../../src/cli/operations.ts';
 import { WebhookDelivery } from '../../src/events/webhooks/delivery.ts';
-import { hashPassword } from '../../src/tokens/passwords.ts';
+import { hashPassword } from '../../src/authn/password/hash.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { cliIo, freePort, PASSWORD, startServer, type TestServer } from '../helpers/server.ts';
 import { basic, tokenRequest } from '../helpers/tokens.ts';

@@ -5,6 +5,7 @@
 import { hkdfSync } from 'node:crypto';
 import { type EventType, EVENT_TYPES, type Requester, securityEvent } from '../index.ts';
 import { isPublicAddress } from '../../http/outbound.ts';
+import { UNSAFE_URI_CHARACTERS } from '../../oauth/registration/redirect-rules.ts';
 import type { Webhook, WebhookStore } from '../../store/webhooks.ts';
 import { newSortableId } from '../../tokens/opaque.ts';
 import { gcmDecrypt, gcmEncrypt } from '../../tokens/sealed.ts';
@@ -43,6 +44,7 @@ export function openWebhookSecret(sealed: string, secret: string): string {
  * checked again on every delivery, on the addresses connected to (../../http/outbound.ts).
  */
 export function webhookUrlProblem(url: string, allowPrivate: boolean): string | undefined {
+  if (UNSAFE_URI_CHARACTERS.test(url)) return 'must be printable ASCII, without spaces or backslashes';
   const parsed = URL.parse(url);
   if (!parsed || url.length > 2000) return 'must be an absolute URL';
   if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) return 'must be https';

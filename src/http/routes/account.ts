@@ -86,7 +86,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     if (clientId) {
       const input = { userId: current.user.id, clientId, requester: requesterOf(request), now: ctx.now() };
       const count = await withdrawClient(ctx.store, input);
-      request.log.info({ event: 'grant_withdrawn', clientId, grants: count }, 'access withdrawn');
+      if (count !== null) request.log.info({ event: 'grant_withdrawn', clientId, grants: count }, 'access withdrawn');
     }
     return reply.redirect('/account', 303);
   });

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { tokenEndpoint } from '../../oauth/token.ts';
 import type { RouteContext } from '../context.ts';
-import { requesterOf } from '../requester.ts';
+import { clientAddress, requesterOf } from '../requester.ts';
 import { allowOrigin, namedClient } from '../plugins/cors.ts';
 import { originAllowedFor } from '../../oauth/origins.ts';
 import { formParams } from '../forms.ts';
@@ -27,7 +27,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
       },
       request.headers.authorization,
       formParams(request),
-      { throttle: ctx.clientThrottle, ip: request.ip, now },
+      { throttle: ctx.clientThrottle, ip: clientAddress(request), now },
       request.headers.origin,
     );
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
