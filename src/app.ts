@@ -110,7 +110,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.config.clientMetadataDocuments) {
     const documents = new ClientDocuments({
       scopes: deps.config.registration.scopes,
+      grantTypes: deps.config.registration.grantTypes,
       allowPrivate: deps.config.outboundAllowPrivate,
+      log: (fields, message) => app.log.warn(fields, message),
     });
     deps.store.resolveClientUrlsWith((clientId) =>
       isClientIdUrl(clientId)

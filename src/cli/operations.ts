@@ -3,7 +3,7 @@ import { CLI, type Requester, securityEvent } from '../events/index.ts';
 import type { Config } from '../config/index.ts';
 import type { Client, ClientStore, TokenEndpointAuthMethod } from '../store/clients.ts';
 import type { User, UserStore } from '../store/users.ts';
-import { redirectUriProblem } from '../oauth/registration/redirect-rules.ts';
+import { normalizeRedirectUri, redirectUriProblem } from '../oauth/registration/redirect-rules.ts';
 import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
 
 export class UsageError extends Error {
@@ -114,8 +114,8 @@ export async function createClient(
     clientId: newId(),
     secretHash: clientSecret === null ? null : hashToken(clientSecret),
     name: input.name.trim(),
-    redirectUris: [...new Set(input.redirectUris)],
-    postLogoutRedirectUris: [...new Set(input.postLogoutRedirectUris ?? [])],
+    redirectUris: [...new Set(input.redirectUris.map(normalizeRedirectUri))],
+    postLogoutRedirectUris: [...new Set((input.postLogoutRedirectUris ?? []).map(normalizeRedirectUri))],
     scopes: [...new Set(input.scopes)],
     grantTypes,
     allowedOrigins,
@@ -163,11 +163,13 @@ export async function updateClient(
   const grantTypes = input.grantTypes ? checkGrantTypes(input.grantTypes, isPublic) : client.grantTypes;
   const allowHttp = config?.allowHttpRedirectUris ?? false;
   const warnings: Array<string | undefined> = [];
-  const redirectUris = input.redirectUris ? [...new Set(input.redirectUris)] : client.redirectUris;
+  const redirectUris = input.redirectUris
+    ? [...new Set(input.redirectUris.map(normalizeRedirectUri))]
+    : client.redirectUris;
   if (input.redirectUris)
     warnings.push(...redirectUris.map((uri) => checkRedirectUri(uri, '--redirect-uri', allowHttp)));
   const postLogout = input.postLogoutRedirectUris
-    ? [...new Set(input.postLogoutRedirectUris)]
+    ? [...new Set(input.postLogoutRedirectUris.map(normalizeRedirectUri))]
     : client.postLogoutRedirectUris;
   if (input.postLogoutRedirectUris) {
     warnings.push(...postLogout.map((uri) => checkRedirectUri(uri, '--post-logout-redirect-uri', allowHttp)));

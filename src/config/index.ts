@@ -21,8 +21,8 @@ export const configSchema = z.object({
    * TESSERA_TRUST_PROXY: which peers' X-Forwarded-For/-Proto/-Host to believe (the client's address
    * for logs and throttling, https behind a TLS proxy): `false`, `true` (every peer: only when nothing
    * but the proxy can reach the instance), a number of proxy hops, or addresses, CIDRs and the presets
-   * `loopback`, `linklocal`, `uniquelocal`, comma-separated. Default: the private ranges in production,
-   * `false` otherwise.
+   * `loopback`, `linklocal`, `uniquelocal`, comma-separated. Default: `loopback` in production (a proxy
+   * on the same machine), `false` otherwise; a proxy elsewhere is named by its address or range.
    */
   TESSERA_TRUST_PROXY: z.string().min(1).optional(),
   /** DATABASE_URL: `sqlite:<path>` (default, WAL mode) or `postgres://…`. */
@@ -116,8 +116,17 @@ export const configSchema = z.object({
    * its user; `open`, anyone (AI agents), limited per source address.
    */
   TESSERA_REGISTRATION: z.enum(['off', 'authenticated', 'open']).default('authenticated'),
-  /** TESSERA_REGISTRATION_SCOPES: the scopes a registered client may have (default: every scope). */
-  TESSERA_REGISTRATION_SCOPES: z.string().optional(),
+  /**
+   * TESSERA_REGISTRATION_SCOPES: the scopes a client that registers itself (RFC 7591, or a client ID
+   * metadata document) may have, and has when it names none. API scopes only when the operator says so.
+   */
+  TESSERA_REGISTRATION_SCOPES: z.string().default('openid profile email'),
+  /**
+   * TESSERA_REGISTRATION_GRANT_TYPES: the grant types a client that registers itself may have:
+   * `authorization_code` and `refresh_token`; `client_credentials` only with TESSERA_REGISTRATION
+   * `authenticated` (never to anyone at all: a client acting for itself answers to no user).
+   */
+  TESSERA_REGISTRATION_GRANT_TYPES: z.string().default('authorization_code refresh_token'),
   /** TESSERA_REGISTRATION_LIMIT: registrations per source address per hour. */
   TESSERA_REGISTRATION_LIMIT: z.coerce.number().int().min(1).default(20),
   /**
@@ -148,6 +157,8 @@ export const configSchema = z.object({
   TESSERA_HSTS_MAX_AGE: z.coerce.number().int().min(0).default(31_536_000),
   /** TESSERA_WEBHOOK_INTERVAL: seconds between an instance's looks at the webhook outbox. */
   TESSERA_WEBHOOK_INTERVAL: z.coerce.number().min(0.05).default(1),
+  /** TESSERA_WEBHOOKS_PER_USER: the most webhooks one user may have (/api/webhooks); the operator's are not counted. */
+  TESSERA_WEBHOOKS_PER_USER: z.coerce.number().int().min(0).max(1000).default(10),
   /** TESSERA_DEMO: create a demo user and clients on the first start of an empty database. */
   TESSERA_DEMO: z.enum(['true', 'false']).optional(),
   /** LOG_LEVEL: pino log level of the HTTP server. */
@@ -223,13 +234,23 @@ export interface Config {
   readonly scopes: ReadonlyMap<string, string>;
   readonly demo: boolean;
   readonly logLevel: string;
-  /** Client registration (RFC 7591): who may register, the scopes a registration may have, the rate per address. */
-  readonly registration: { mode: 'off' | 'authenticated' | 'open'; scopes: readonly string[]; perHour: number };
+  /**
+   * Client registration (RFC 7591) and metadata documents: who may register, the scopes and grant types
+   * a client registering itself may have, the rate per address.
+   */
+  readonly registration: {
+    mode: 'off' | 'authenticated' | 'open';
+    scopes: readonly string[];
+    grantTypes: readonly string[];
+    perHour: number;
+  };
   /** Whether an https client_id names a Client ID Metadata Document. */
   readonly clientMetadataDocuments: boolean;
   /** Whether fetches of client-supplied URLs may reach private addresses (development and tests). */
   readonly outboundAllowPrivate: boolean;
   readonly webhookInterval: number;
+  /** The most webhooks one user may have. */
+  readonly webhooksPerUser: number;
   readonly hstsMaxAge: number;
   readonly allowHttpRedirectUris: boolean;
   /** Where /metrics is served: its own listener (port, host) or the public one; and the bearer token it asks. */
@@ -261,7 +282,9 @@ function parseApiScopes(value: string): Map<string, string> {
   return scopes;
 }
 
-const PRIVATE_RANGES = 'loopback,linklocal,uniquelocal';
+/** Only a proxy on the same machine, unless the operator names others (docs/deployment.md). */
+const PRODUCTION_PROXIES = 'loopback';
+const REGISTRATION_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
 
 function parseTrustProxy(value: string): boolean | number | string[] {
   if (value === 'true' || value === 'false') return value === 'true';
@@ -313,16 +336,40 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (production && e.TESSERA_ALLOW_HTTP_REDIRECT_URIS === 'true') {
     throw new ConfigError('TESSERA_ALLOW_HTTP_REDIRECT_URIS: development only; remove it in production');
   }
+  if (production && e.TESSERA_OUTBOUND_ALLOW_PRIVATE === 'true') {
+    throw new ConfigError(
+      'TESSERA_OUTBOUND_ALLOW_PRIVATE: development and tests only; remove it in production, where it would let ' +
+        'clients and users make Tessera reach your own network',
+    );
+  }
   if (production && !e.TESSERA_SECRET) {
     throw new ConfigError(`TESSERA_SECRET: required in production; ${GENERATE_SECRET}, the same on every instance`);
   }
   const defaultPort = issuerUrl.port ? Number(issuerUrl.port) : issuerUrl.protocol === 'https:' ? 443 : 80;
   const scopes = new Map<string, string>(OIDC_SCOPES);
   for (const [name, description] of parseApiScopes(e.TESSERA_API_SCOPES)) scopes.set(name, description);
-  const registrationScopes = e.TESSERA_REGISTRATION_SCOPES?.split(' ').filter((s) => s !== '') ?? [...scopes.keys()];
+  const registrationScopes = [...new Set(e.TESSERA_REGISTRATION_SCOPES.split(' ').filter((s) => s !== ''))];
   const unknownScopes = registrationScopes.filter((s) => !scopes.has(s));
-  if (unknownScopes.length > 0) {
-    throw new ConfigError(`TESSERA_REGISTRATION_SCOPES: unknown scope ${unknownScopes.join(' ')}`);
+  if (unknownScopes.length > 0 || registrationScopes.length === 0) {
+    const known = [...scopes.keys()].join(' ');
+    const wrong = unknownScopes.length > 0 ? `; unknown: ${unknownScopes.join(' ')}` : '';
+    throw new ConfigError(`TESSERA_REGISTRATION_SCOPES: scopes from ${known}, space-separated${wrong}`);
+  }
+  const registrationGrants = [...new Set(e.TESSERA_REGISTRATION_GRANT_TYPES.split(/[\s,]+/).filter((g) => g !== ''))];
+  if (registrationGrants.length === 0 || registrationGrants.some((g) => !REGISTRATION_GRANT_TYPES.includes(g))) {
+    throw new ConfigError(
+      `TESSERA_REGISTRATION_GRANT_TYPES: grant types from ${REGISTRATION_GRANT_TYPES.join(' ')}, space-separated`,
+    );
+  }
+  if (registrationGrants.includes('refresh_token') && !registrationGrants.includes('authorization_code')) {
+    throw new ConfigError('TESSERA_REGISTRATION_GRANT_TYPES: refresh_token comes with authorization_code');
+  }
+  // A client that anyone registered, acting for itself, would answer to nobody (RFC 6749 §4.4).
+  if (registrationGrants.includes('client_credentials') && e.TESSERA_REGISTRATION === 'open') {
+    throw new ConfigError(
+      'TESSERA_REGISTRATION_GRANT_TYPES: client_credentials cannot be given to clients anyone registers ' +
+        '(TESSERA_REGISTRATION=open); register such clients with tessera clients create',
+    );
   }
   return Object.freeze({
     env: e.NODE_ENV,
@@ -360,12 +407,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     demo: e.TESSERA_DEMO ? e.TESSERA_DEMO === 'true' : e.NODE_ENV === 'development',
     pgPreparedStatements: e.TESSERA_PG_PREPARED_STATEMENTS === 'true',
     pgPoolSize: e.TESSERA_PG_POOL_SIZE,
-    trustProxy: parseTrustProxy(e.TESSERA_TRUST_PROXY ?? (production ? PRIVATE_RANGES : 'false')),
+    trustProxy: parseTrustProxy(e.TESSERA_TRUST_PROXY ?? (production ? PRODUCTION_PROXIES : 'false')),
     logLevel: e.LOG_LEVEL,
-    registration: { mode: e.TESSERA_REGISTRATION, scopes: registrationScopes, perHour: e.TESSERA_REGISTRATION_LIMIT },
+    registration: {
+      mode: e.TESSERA_REGISTRATION,
+      scopes: registrationScopes,
+      grantTypes: registrationGrants,
+      perHour: e.TESSERA_REGISTRATION_LIMIT,
+    },
     clientMetadataDocuments: e.TESSERA_CLIENT_ID_METADATA_DOCUMENTS === 'true',
     outboundAllowPrivate: e.TESSERA_OUTBOUND_ALLOW_PRIVATE === 'true',
     webhookInterval: e.TESSERA_WEBHOOK_INTERVAL,
+    webhooksPerUser: e.TESSERA_WEBHOOKS_PER_USER,
     hstsMaxAge: e.TESSERA_HSTS_MAX_AGE,
     allowHttpRedirectUris: e.TESSERA_ALLOW_HTTP_REDIRECT_URIS === 'true',
     metrics: {

@@ -1,6 +1,9 @@
-// Token introspection (RFC 7662). Any confidential client may introspect access tokens — resource
-// servers register as clients to do so — but a refresh token only by the client it was issued to.
-// Whatever is not active answers {"active": false} and nothing else (§2.2).
+// Token introspection (RFC 7662). A confidential client the operator registered may introspect any
+// access token: resource servers are registered so to ask. A client that registered itself (RFC 7591)
+// only the tokens issued to it: anyone may register, and nobody should learn of other people's tokens
+// by registering (§4: the server decides who may ask). A refresh token only by the client it was
+// issued to. Whatever is not active, or not the asker's to know, answers {"active": false} and
+// nothing else (§2.2).
 import { InvalidClient, InvalidRequest } from '../errors/index.ts';
 import { authenticateClient } from './client-auth/index.ts';
 import type { ClientAuthGuard } from './client-auth/throttle.ts';
@@ -26,6 +29,7 @@ export async function introspect(
   if (looksLikeJwt(token)) {
     try {
       const { claims } = await activeAccessToken(deps, token, now, true);
+      if (client.registeredVia !== 'operator' && claims.client_id !== client.clientId) return { active: false };
       return {
         active: true,
         scope: claims.scope,

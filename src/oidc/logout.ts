@@ -4,6 +4,8 @@ import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { Config } from '../config/index.ts';
 import { InvalidRequest } from '../errors/index.ts';
 import { redirectWith } from '../oauth/redirect.ts';
+import { UNSAFE_URI_CHARACTERS } from '../oauth/registration/redirect-rules.ts';
+import { type ClientVetting, clientVetting, logoutReturnProblem } from '../oauth/registration/trust.ts';
 import { type Params, rejectDuplicates, single } from '../oauth/params.ts';
 import type { Client, ClientStore } from '../store/clients.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
@@ -47,11 +49,16 @@ async function idTokenHintAudience(keys: KeyStore, issuer: string, idToken: stri
   }
 }
 
+/**
+ * The request, checked, and what the confirmation page says of its client. A client that registered
+ * itself returns its user to a post_logout_redirect_uri only with an id_token_hint: the ID token it
+ * was issued proves the request comes from it (../oauth/registration/trust.ts).
+ */
 export async function validateLogout(
   deps: { config: Pick<Config, 'issuer'>; store: ClientStore; keys: KeyStore },
   params: Params,
   now: number,
-): Promise<LogoutRequest> {
+): Promise<{ logout: LogoutRequest; vetting: ClientVetting | undefined }> {
   rejectDuplicates(params);
   const hint = single(params, 'id_token_hint');
   let clientId = single(params, 'client_id') ?? null;
@@ -69,17 +76,23 @@ export async function validateLogout(
   const postLogoutRedirectUri = single(params, 'post_logout_redirect_uri') ?? null;
   if (postLogoutRedirectUri !== null) {
     if (!client) throw new InvalidRequest('post_logout_redirect_uri needs client_id or id_token_hint');
-    if (!client.postLogoutRedirectUris.includes(postLogoutRedirectUri)) {
+    if (
+      UNSAFE_URI_CHARACTERS.test(postLogoutRedirectUri) ||
+      !client.postLogoutRedirectUris.includes(postLogoutRedirectUri)
+    ) {
       throw new InvalidRequest('post_logout_redirect_uri is not registered for this client');
     }
+    const problem = logoutReturnProblem(client, postLogoutRedirectUri, hint !== undefined);
+    if (problem) throw new InvalidRequest(problem);
   }
-  return {
+  const logout = {
     clientId,
     clientName: client?.name ?? null,
     postLogoutRedirectUri,
     state: single(params, 'state') ?? null,
     exp: now + LOGOUT_TTL,
   };
+  return { logout, vetting: client && clientVetting(client, postLogoutRedirectUri) };
 }
 
 /** Where the user goes once signed out: the client's URI with `state`, or Tessera's page. */

@@ -1,5 +1,6 @@
 // The sign-in, consent and error pages: complete documents, escaped by default, usable without
 // JavaScript, every input labelled.
+import type { ClientVetting } from '../oauth/registration/trust.ts';
 import { html, type SafeHtml } from './html.ts';
 
 /** What a failed sign-in says, whichever of the username and password was wrong. */
@@ -31,11 +32,15 @@ export function loginPage(input: {
   error?: string;
   username?: string;
   action?: string;
+  /** Who vouches for the client: the same notice as the consent page's. */
+  vetting?: ClientVetting;
 }): string {
+  const vetting = input.vetting ?? { kind: 'operator' };
   return layout(
     'Sign in',
     html`<h1>Sign in</h1>
-<p>Sign in to continue to <strong>${input.clientName}</strong>.</p>
+<p>Sign in to continue to <strong>${titleOf(input.clientName, vetting)}</strong>.</p>
+${vettingNotice(input.clientName, vetting)}
 ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 <form method="post" action="${input.action ?? '/login'}">
 <input type="hidden" name="interaction" value="${input.interaction}">
@@ -51,14 +56,29 @@ ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 }
 
 /**
- * How far the client's name can be believed: the operator registered it (nothing to say), it
- * registered itself (RFC 7591), or its https client_id names a metadata document on `host`, whose
- * name is the document's claim alone: then the host is the title.
+ * A client known by a metadata document is named by its host: its name is the document's claim alone.
  */
-export type ClientVetting =
-  | { kind: 'operator' }
-  | { kind: 'dynamic'; returnHost: string }
-  | { kind: 'document'; host: string; returnHost: string };
+function titleOf(clientName: string, vetting: ClientVetting): string {
+  return vetting.kind === 'document' ? vetting.host : clientName;
+}
+
+/**
+ * What the sign-in, consent and sign-out pages say of a client nobody reviewed
+ * (src/oauth/registration/trust.ts), and where the user will return; nothing for the operator's clients.
+ */
+function vettingNotice(clientName: string, vetting: ClientVetting): SafeHtml | '' {
+  const returning = vetting.kind !== 'operator' && vetting.returnHost !== null ? vetting.returnHost : null;
+  const next = returning ? html` You will return to <strong>${returning}</strong>.` : '';
+  if (vetting.kind === 'document') {
+    return html`<p class="alert" role="note">This application is known only by its address,
+<strong>${vetting.host}</strong>. It calls itself “${clientName}”, which nobody has checked.${next}</p>`;
+  }
+  if (vetting.kind === 'dynamic') {
+    return html`<p class="alert" role="note">${clientName} registered itself: the operator of this service has not
+reviewed it.${next}</p>`;
+  }
+  return '';
+}
 
 export function consentPage(input: {
   interaction: string;
@@ -71,21 +91,12 @@ export function consentPage(input: {
   resource?: { name: string; uri: string };
 }): string {
   const vetting = input.vetting ?? { kind: 'operator' };
-  const title = vetting.kind === 'document' ? vetting.host : input.clientName;
+  const title = titleOf(input.clientName, vetting);
   return layout(
     `Allow ${title}?`,
     html`<h1>Allow <strong>${title}</strong> access?</h1>
 <p class="muted">Signed in as ${input.username}.</p>
-${
-  vetting.kind === 'document'
-    ? html`<p class="alert" role="note">This application is known only by its address, <strong>${vetting.host}</strong>.
-It calls itself “${input.clientName}”, which nobody has checked.
-You will return to <strong>${vetting.returnHost}</strong>.</p>`
-    : vetting.kind === 'dynamic'
-      ? html`<p class="alert" role="note">${input.clientName} registered itself: the operator of this service has not
-reviewed it. You will return to <strong>${vetting.returnHost}</strong>.</p>`
-      : ''
-}
+${vettingNotice(input.clientName, vetting)}
 <p>${title} asks to:</p>
 <ul class="scopes">
 ${input.scopes.map((scope) => html`<li>${scope.description} <code>${scope.name}</code></li>\n`)}
@@ -121,12 +132,16 @@ export function logoutConfirmPage(input: {
   csrfToken: string;
   clientName: string | null;
   username: string;
+  vetting?: ClientVetting;
 }): string {
-  const asks = input.clientName ? html` <strong>${input.clientName}</strong> asks to sign you out.` : '';
+  const vetting = input.vetting ?? { kind: 'operator' };
+  const name = input.clientName === null ? null : titleOf(input.clientName, vetting);
+  const asks = name ? html` <strong>${name}</strong> asks to sign you out.` : '';
   return layout(
     'Sign out',
     html`<h1>Sign out?</h1>
 <p>You are signed in as <strong>${input.username}</strong>.${asks}</p>
+${input.clientName === null ? '' : vettingNotice(input.clientName, vetting)}
 <form method="post" action="/logout">
 <input type="hidden" name="logout" value="${input.logout}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">

@@ -7,8 +7,8 @@ import { ConfigError, loadConfig } from '../../src/config/index.ts';
 const production = { NODE_ENV: 'production', TESSERA_ISSUER: 'https://id.example', TESSERA_SECRET: 'x'.repeat(32) };
 
 describe('TESSERA_TRUST_PROXY', () => {
-  it('defaults to the private ranges in production and to nobody otherwise', () => {
-    assert.deepEqual(loadConfig(production).trustProxy, ['loopback', 'linklocal', 'uniquelocal']);
+  it('defaults to a proxy on the same machine in production and to nobody otherwise', () => {
+    assert.deepEqual(loadConfig(production).trustProxy, ['loopback']);
     assert.equal(loadConfig({}).trustProxy, false);
   });
 

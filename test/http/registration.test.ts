@@ -152,6 +152,12 @@ describe('dynamic client registration (RFC 7591, RFC 7592), for users with the a
       'blob:https://app.example/evil',
       'customscheme:/evil',
       'evil',
+      // What a URL parser would drop or reinterpret, and what a header cannot carry.
+      'https://app.example/cb\r\nSet-Cookie: evil=1',
+      'https://app.example/c b',
+      'https://app.example\\@evil.example/cb',
+      'https://app.example/caf\u00e9',
+      'https://app.example/\tcb',
     ]) {
       await refused({ redirect_uris: [uri] }, 'invalid_redirect_uri');
     }
@@ -170,6 +176,9 @@ describe('dynamic client registration (RFC 7591, RFC 7592), for users with the a
       { ...ok, grant_types: ['client_credentials'], token_endpoint_auth_method: 'none' },
       'invalid_client_metadata',
     );
+    // What registers itself gets a user's sign-in and its refresh, and the policy's scopes: no more.
+    await refused({ grant_types: ['client_credentials'], scope: 'apps' }, 'invalid_client_metadata');
+    await refused({ ...ok, scope: 'openid apps' }, 'invalid_client_metadata');
     await refused({ ...ok, scope: 'openid admin' }, 'invalid_client_metadata');
     await refused({ ...ok, client_name: 42 }, 'invalid_client_metadata');
     await refused({ ...ok, client_name: 'bad\u202ename' }, 'invalid_client_metadata');
@@ -183,19 +192,43 @@ describe('dynamic client registration (RFC 7591, RFC 7592), for users with the a
       contentType: 'application/x-www-form-urlencoded',
     });
     assert.equal(form.body.error, 'invalid_client_metadata');
-    // What it accepts: loopback http, private-use schemes, client_credentials for a confidential client.
+    // What it accepts: loopback http, private-use schemes, a refresh token with the code.
     for (const accepted of [
       { redirect_uris: ['http://127.0.0.1/cb', 'http://[::1]:8080/cb', 'http://localhost/cb'] },
       { redirect_uris: ['com.example.app:/oauth2redirect'] },
-      { grant_types: ['client_credentials'], scope: 'apps' },
+      { ...ok, grant_types: ['authorization_code', 'refresh_token'] },
     ]) {
       const { status, body } = await call(endpoint(), { token: appsToken, body: accepted });
       assert.equal(status, 201, `${JSON.stringify(accepted)}: ${JSON.stringify(body)}`);
     }
+    // Scheme and host are kept in lowercase (RFC 3986 §6.2.2.1), the path as sent; a request that
+    // writes them otherwise still matches.
+    const cased = await call(endpoint(), {
+      token: appsToken,
+      body: { redirect_uris: ['HTTPS://App.EXAMPLE/Cb'], token_endpoint_auth_method: 'none' },
+    });
+    assert.deepEqual(cased.body.redirect_uris, ['https://app.example/Cb']);
+    const query = (redirectUri: string) =>
+      new URLSearchParams({
+        client_id: cased.body.client_id,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        scope: 'openid',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      });
+    for (const [uri, status] of [
+      ['HTTPS://App.EXAMPLE/Cb', 302],
+      ['https://app.example/Cb', 302],
+      ['https://app.example/cb', 400],
+    ] as const) {
+      const response = await fetch(`${server.issuer}/oauth2/authorize?${query(uri)}`, { redirect: 'manual' });
+      assert.equal(response.status, status, uri);
+    }
   });
 
   it('reads, replaces and deletes a registration with its registration access token (RFC 7592)', async () => {
-    const created = (await call(endpoint(), { token: appsToken, body: { ...WEB_APP, scope: 'openid apps' } })).body;
+    const created = (await call(endpoint(), { token: appsToken, body: { ...WEB_APP, scope: 'openid profile' } })).body;
     const uri = created.registration_client_uri as string;
     const first = created.registration_access_token as string;
     assert.equal((await call(uri)).status, 401);
@@ -218,9 +251,23 @@ describe('dynamic client registration (RFC 7591, RFC 7592), for users with the a
     assert.equal(replaced.status, 200, JSON.stringify(replaced.body));
     assert.equal(replaced.body.client_name, 'Renamed');
     assert.deepEqual(replaced.body.redirect_uris, ['https://app.example/new']);
-    assert.equal(replaced.body.scope, 'openid profile email apps webhooks', 'an omitted field takes its default');
+    assert.equal(replaced.body.scope, 'openid profile', "an omitted scope keeps the client's");
     assert.equal((await server.store.getClient(created.client_id))?.name, 'Renamed');
-    const third = replaced.body.registration_access_token as string;
+    let third = replaced.body.registration_access_token as string;
+    // An update keeps or narrows, never widens: not past what the client has, though within the policy.
+    const widened = await call(uri, {
+      method: 'PUT',
+      token: third,
+      body: { client_id: created.client_id, redirect_uris: ['https://app.example/cb'], scope: 'openid email' },
+    });
+    assert.equal(widened.body.error, 'invalid_client_metadata');
+    const narrowed = await call(uri, {
+      method: 'PUT',
+      token: third,
+      body: { client_id: created.client_id, redirect_uris: ['https://app.example/new'], scope: 'openid' },
+    });
+    assert.equal(narrowed.body.scope, 'openid');
+    third = narrowed.body.registration_access_token as string;
     for (const [body, why] of [
       [{ client_id: 'another', redirect_uris: ['https://app.example/cb'] }, 'another client_id'],
       [

@@ -5,22 +5,14 @@ import { sessionUser } from '../../authn/session.ts';
 import { signInWithPassword } from '../../authn/steps/password.ts';
 import { shortfall } from '../../authn/sufficiency.ts';
 import { completeConsent, continueAuthorization, scopesNeedingConsent } from '../../oauth/authorize/index.ts';
-import type { Client } from '../../store/clients.ts';
-import { type ClientVetting, consentPage, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
+import { clientVetting } from '../../oauth/registration/trust.ts';
+import { consentPage, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
 import { formValue, queryValue } from '../forms.ts';
 import { credentials, csrfFailedPage, sendError, sendOutcome, sendThrottled } from '../outcome.ts';
 import { requesterOf } from '../requester.ts';
 import { finishSignIn, openInteraction, type OpenedInteraction, sendExpired } from '../sign-in.ts';
-
-/** What the consent page says of who vouches for the client (src/ui/pages.ts). */
-function vettingOf(client: Client, redirectUri: string): ClientVetting {
-  const returnHost = URL.parse(redirectUri)?.host || redirectUri;
-  if (client.registeredVia === 'document') return { kind: 'document', host: new URL(client.clientId).host, returnHost };
-  if (client.registeredVia === 'dynamic') return { kind: 'dynamic', returnHost };
-  return { kind: 'operator' };
-}
 
 export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, pending: ctx.pending, codes: ctx.codes };
@@ -46,7 +38,9 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     if (!opened || !sealed) return expired(reply);
     const failed = queryValue(request, 'error') === 'login_failed' ? { error: LOGIN_FAILED } : {};
     const csrfToken = ctx.browser.csrfToken(request, reply);
-    return sendHtml(reply, loginPage({ interaction: sealed, csrfToken, clientName: opened.clientName, ...failed }));
+    const vetting = clientVetting(opened.client, opened.interaction.request.redirectUri);
+    const page = { interaction: sealed, csrfToken, clientName: opened.clientName, vetting, ...failed };
+    return sendHtml(reply, loginPage(page));
   });
 
   app.post('/login', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
@@ -71,7 +65,8 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
       },
     );
     if (outcome.kind === 'refused') {
-      const page = { interaction: sealed, clientName: opened.clientName, username };
+      const vetting = clientVetting(opened.client, opened.interaction.request.redirectUri);
+      const page = { interaction: sealed, clientName: opened.clientName, username, vetting };
       return sendThrottled(reply, { ...page, csrfToken: ctx.browser.csrfToken(request, reply) }, outcome.refusal);
     }
     if (outcome.kind === 'failed') {
@@ -92,7 +87,7 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const asked = missing.length > 0 ? missing : opened.interaction.request.scopes;
     const scopes = asked.map((name) => ({ name, description: ctx.config.scopes.get(name) ?? name }));
     const { request: asking } = opened.interaction;
-    const vetting = vettingOf(opened.client, asking.redirectUri);
+    const vetting = clientVetting(opened.client, asking.redirectUri);
     const api = asking.resource ? await ctx.store.getResource(asking.resource) : undefined;
     const resource = api ? { resource: { name: api.name, uri: api.uri } } : {};
     const page = {

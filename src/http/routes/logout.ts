@@ -16,13 +16,14 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: st
 
   async function start(request: FastifyRequest, reply: FastifyReply, params: URLSearchParams): Promise<FastifyReply> {
     const now = ctx.now();
-    let logout;
+    let checked;
     try {
-      logout = await validateLogout(ctx, paramsFrom(params), now);
+      checked = await validateLogout(ctx, paramsFrom(params), now);
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
       return sendError(reply, 'Invalid sign-out request', { error: err.error, description: err.message });
     }
+    const { logout, vetting } = checked;
     const session = await ctx.browser.session(request, now);
     const user = await sessionUser(ctx.store, session);
     if (!session || !user) {
@@ -30,7 +31,7 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: st
       return reply.header('cache-control', 'no-store').redirect(afterLogout(logout), 303);
     }
     const bound = sealer.seal({ ...logout, browser: ctx.browser.binding(request, reply) });
-    const page = { logout: bound, clientName: logout.clientName, username: user.username };
+    const page = { logout: bound, clientName: logout.clientName, username: user.username, ...(vetting && { vetting }) };
     return sendHtml(reply, logoutConfirmPage({ ...page, csrfToken: ctx.browser.csrfToken(request, reply) }));
   }
 

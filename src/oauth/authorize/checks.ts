@@ -3,6 +3,7 @@
 // every other one throws an OAuthError that does.
 import { isRegisteredRedirectUri } from '../redirect.ts';
 import { ClientDocumentError } from '../registration/documents.ts';
+import { UNSAFE_URI_CHARACTERS } from '../registration/redirect-rules.ts';
 import { InvalidRequest, InvalidScope, RequestNotSupported, RequestUriNotSupported } from '../../errors/index.ts';
 import { UnauthorizedClient, UnsupportedResponseType, UntrustedRedirectError } from '../../errors/index.ts';
 import type { Client, ClientStore } from '../../store/clients.ts';
@@ -32,6 +33,10 @@ export async function clientAndRedirectUri(store: ClientStore, params: Params) {
   const redirectUri = single(params, 'redirect_uri');
   // OIDC Core §3.1.2.1 makes redirect_uri required; Tessera requires it for every client.
   if (!redirectUri) throw new UntrustedRedirectError('invalid_request', 'redirect_uri is required');
+  // Never a Location with a line break or a space, whatever was registered before today's rules.
+  if (UNSAFE_URI_CHARACTERS.test(redirectUri)) {
+    throw new UntrustedRedirectError('invalid_request', 'redirect_uri has characters a URI cannot have');
+  }
   if (!isRegisteredRedirectUri(client.redirectUris, redirectUri)) {
     throw new UntrustedRedirectError('invalid_request', 'redirect_uri is not registered for this client');
   }

@@ -1,7 +1,8 @@
 // The authorization endpoint (RFC 6749 §4.1.1, OIDC Core §3.1.2): the request's checks as a list of
 // named steps (./checks.ts), then login, consent and the code. Until the client and its redirect URI
 // are trusted, errors are shown to the user; after that they go back to the client as a redirect
-// carrying `state` and `iss` (RFC 9207).
+// carrying `state` and `iss` (RFC 9207), unless the client registered itself and its redirect URI is
+// not one Tessera may send a browser to unasked (../registration/trust.ts): then the error page.
 import { acrOf, amrOf, lastFactorAt } from '../../authn/factors.ts';
 import { requirementFor } from '../../authn/policy.ts';
 import { type BrowserSession as Session, sessionUser } from '../../authn/session.ts';
@@ -26,6 +27,7 @@ import type { CodeSealer } from '../codes.ts';
 import type { AuthorizationRequest as Request, Interaction, InteractionSealer } from '../interaction.ts';
 import { type Params, rejectDuplicates, single } from '../params.ts';
 import { redirectWith } from '../redirect.ts';
+import { redirectsErrors } from '../registration/trust.ts';
 import { checkScopesForResource, knownResource, resourceParam } from '../resources.ts';
 import * as check from './checks.ts';
 
@@ -72,9 +74,21 @@ function checkRequest(
   return { ...request, acrValues };
 }
 
-function errorRedirect(issuer: string, redirectUri: string, state: string | null, err: OAuthError): AuthorizeOutcome {
+/**
+ * An error the client hears of (RFC 6749 §4.1.2.1), redirected when the user chose to go back (the
+ * consent page's Deny), or when the redirect URI is one Tessera may send a browser to unasked.
+ */
+function errorRedirect(
+  issuer: string,
+  target: { redirectUri: string } & ({ client: Client } | { chosenByUser: true }),
+  state: string | null,
+  err: OAuthError,
+): AuthorizeOutcome {
+  if ('client' in target && !redirectsErrors(target.client, target.redirectUri)) {
+    return { kind: 'error-page', error: err.error, description: err.message };
+  }
   const error = { error: err.error, error_description: err.message, state, iss: issuer };
-  return { kind: 'redirect', location: redirectWith(redirectUri, error) };
+  return { kind: 'redirect', location: redirectWith(target.redirectUri, error) };
 }
 
 /**
@@ -102,7 +116,7 @@ export async function authorize(
       checkScopesForResource(request.scopes, await knownResource(deps.store, request.resource));
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
-    return errorRedirect(deps.config.issuer, trusted.redirectUri, params.get('state')?.[0] || null, err);
+    return errorRedirect(deps.config.issuer, trusted, params.get('state')?.[0] || null, err);
   }
   const { acrValues, ...rest } = request;
   const need = requirementFor({ ...rest, acrValues }, now);
@@ -124,7 +138,8 @@ export async function continueAuthorization(
 ): Outcome {
   const { request } = interaction;
   const seal = () => deps.sealer.seal({ ...interaction, browser: interaction.browser ?? bind?.() });
-  const fail = (err: OAuthError) => errorRedirect(deps.config.issuer, request.redirectUri, request.state, err);
+  const fail = (err: OAuthError) =>
+    errorRedirect(deps.config.issuer, { client, redirectUri: request.redirectUri }, request.state, err);
   const user = await sessionUser(deps.store, session);
   const lacking = shortfall(session, user, interaction.need);
   if (lacking || !session || !user) {
@@ -176,8 +191,10 @@ export async function completeConsent(
 ): Outcome {
   const { request } = interaction;
   if (!allow) {
+    // The consent page said where Deny returns to (../registration/trust.ts): the user chose to go there.
     const denied = new AccessDenied('the user denied the request');
-    return errorRedirect(deps.config.issuer, request.redirectUri, request.state, denied);
+    const target = { redirectUri: request.redirectUri, chosenByUser: true } as const;
+    return errorRedirect(deps.config.issuer, target, request.state, denied);
   }
   const granted = await deps.store.getConsentedScopes(session.userId, request.clientId);
   const scopes = [...new Set([...granted, ...request.scopes])];

@@ -5,10 +5,15 @@
 // draft's rules (its client_id is the URL, a public client with no secret), and uses it as a public
 // client that is never stored. Documents are cached as their Cache-Control allows, within bounds,
 // and refusals briefly, so that neither a busy client nor a failing one makes Tessera fetch again
-// and again. Its name is the document's claim alone: the consent page leads with the URL's host.
+// and again; fetches are limited per host and in total (./fetch-limits.ts). Every fetch that fails,
+// whatever the reason (a closed port, a timeout, a private address, a status, not JSON, a limit),
+// answers one fixed text, so that the error tells nothing of what lies at the URL; the reason goes
+// to the operator's log. Its name is the document's claim alone: the consent page leads with the
+// URL's host.
 import { OAuthError } from '../../errors/index.ts';
 import { fetchOutbound, OutboundError } from '../../http/outbound.ts';
 import type { Client } from '../../store/clients.ts';
+import { FetchLimits } from './fetch-limits.ts';
 import { checkClientMetadata } from './metadata.ts';
 
 /** A client_id that names a metadata document: an https URL with a path (not just /). */
@@ -23,11 +28,21 @@ export class ClientDocumentError extends OAuthError {
   }
 }
 
+/** What every failed fetch says, whatever failed. */
+export const DOCUMENT_FETCH_FAILED = "the client's metadata document could not be fetched";
+
+/** Where the reasons of failed fetches go: the operator's log. */
+export type DocumentLog = (fields: { clientId: string; reason: string }, message: string) => void;
+
 export interface DocumentPolicy {
   /** The scopes a client may have (TESSERA_REGISTRATION_SCOPES), and its scopes when it names none. */
   scopes: readonly string[];
+  /** The grant types it may have (TESSERA_REGISTRATION_GRANT_TYPES). */
+  grantTypes: readonly string[];
   /** TESSERA_OUTBOUND_ALLOW_PRIVATE: development and tests only. */
   allowPrivate: boolean;
+  log?: DocumentLog;
+  limits?: FetchLimits;
 }
 
 /** Bounds on how long a document is kept, seconds, whatever its Cache-Control says; and the default. */
@@ -58,15 +73,20 @@ export function cacheSeconds(cacheControl: string | string[] | undefined): numbe
 
 type Entry = { client: Client; until: number } | { problem: ClientDocumentError; until: number };
 
+/** A fetch a limit did not let happen: failed like any other, and not remembered. */
+class FetchRefused extends Error {}
+
 export class ClientDocuments {
   readonly #policy: DocumentPolicy;
   readonly #cache = new Map<string, Entry>();
   readonly #fetching = new Map<string, Promise<Entry>>();
   readonly #now: () => number;
+  readonly #limits: FetchLimits;
 
   constructor(policy: DocumentPolicy, now: () => number = () => Date.now() / 1000) {
     this.#policy = policy;
     this.#now = now;
+    this.#limits = policy.limits ?? new FetchLimits();
   }
 
   /** The client the document at `clientId` describes; ClientDocumentError saying why not. */
@@ -91,6 +111,7 @@ export class ClientDocuments {
       const { client, seconds } = await this.#fetch(clientId);
       entry = { client, until: this.#now() + seconds };
     } catch (err) {
+      if (err instanceof FetchRefused) return { problem: this.#failed(clientId, err.message), until: 0 };
       if (!(err instanceof ClientDocumentError)) throw err;
       entry = { problem: err, until: this.#now() + DOCUMENT_CACHE.failure };
     }
@@ -100,9 +121,18 @@ export class ClientDocuments {
     return entry;
   }
 
+  /** The one answer of a failed fetch; the reason to the log. */
+  #failed(clientId: string, reason: string): ClientDocumentError {
+    this.#policy.log?.({ clientId, reason }, 'client metadata document not fetched');
+    return new ClientDocumentError(DOCUMENT_FETCH_FAILED, reason);
+  }
+
   async #fetch(clientId: string): Promise<{ client: Client; seconds: number }> {
     const problem = clientIdProblem(clientId);
     if (problem) throw new ClientDocumentError(`a client_id URL ${problem}`);
+    const host = new URL(clientId).host;
+    const limit = this.#limits.begin(host, Date.now());
+    if ('refused' in limit) throw new FetchRefused(limit.refused);
     let response;
     try {
       response = await fetchOutbound(clientId, {
@@ -113,28 +143,31 @@ export class ClientDocuments {
       });
     } catch (err) {
       if (!(err instanceof OutboundError)) throw err;
-      throw new ClientDocumentError(`the client's metadata document could not be fetched (${err.reason})`, err.message);
+      throw this.#failed(clientId, `${err.reason}: ${err.message}`);
+    } finally {
+      limit.end();
     }
-    if (response.status !== 200) {
-      throw new ClientDocumentError(`the client's metadata document answered HTTP ${response.status}`);
-    }
+    if (response.status !== 200) throw this.#failed(clientId, `HTTP ${response.status}`);
     let document: unknown;
     try {
       document = JSON.parse(response.body.toString('utf8'));
     } catch {
-      throw new ClientDocumentError("the client's metadata document is not JSON");
+      throw this.#failed(clientId, 'the body is not JSON');
     }
-    if ((document as { client_id?: unknown } | null)?.client_id !== clientId) {
+    if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+      throw this.#failed(clientId, 'the body is not a JSON object');
+    }
+    if ((document as { client_id?: unknown }).client_id !== clientId) {
       throw new ClientDocumentError("the client's metadata document names another client_id");
     }
     let metadata;
     try {
-      metadata = checkClientMetadata(document, { scopes: this.#policy.scopes, document: true });
+      const { scopes, grantTypes } = this.#policy;
+      metadata = checkClientMetadata(document, { scopes, grantTypes, document: true });
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
       throw new ClientDocumentError(`the client's metadata document is not valid: ${err.message}`);
     }
-    const host = new URL(clientId).host;
     const client: Client = {
       clientId,
       secretHash: null,

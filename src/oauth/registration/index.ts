@@ -3,8 +3,11 @@
 // token (stored hashed, replaced by a new one with every answer that shows it). TESSERA_REGISTRATION
 // says who may register: with a Tessera access token carrying `apps` (the client then belongs to the
 // token's user and is listed on their account page), or anyone, for agents. Either way registrations
-// are counted per source address, and a client gets no scope outside TESSERA_REGISTRATION_SCOPES.
-// A registered client is an ordinary client, marked as not vetted by the operator.
+// are counted per source address, and a client gets no scope outside TESSERA_REGISTRATION_SCOPES and
+// no grant type outside TESSERA_REGISTRATION_GRANT_TYPES (by default a user's sign-in and its refresh:
+// no client_credentials). A registered client is an ordinary client, marked as not vetted by the
+// operator; an update (RFC 7592) may keep or narrow what it has, never widen it, so that what the
+// operator narrowed with `tessera clients update` stays narrowed.
 import type { Config } from '../../config/index.ts';
 import { InvalidClientMetadata, InvalidToken, TooManyAttempts } from '../../errors/index.ts';
 import { type Requester, securityEvent } from '../../events/index.ts';
@@ -57,7 +60,8 @@ export async function registerClient(
   const ownerId = await registeringUser(deps, authorization, now);
   const rateKey = `register:${requester.ip ?? 'unknown'}`;
   await checkRate(deps, rateKey, now);
-  const metadata = checkClientMetadata(body, { scopes: deps.config.registration.scopes });
+  const { scopes, grantTypes } = deps.config.registration;
+  const metadata = checkClientMetadata(body, { scopes, grantTypes });
   const clientSecret = metadata.tokenEndpointAuthMethod === 'none' ? null : randomToken();
   const registrationToken = randomToken();
   const client: Client = {
@@ -127,7 +131,10 @@ const SERVER_FIELDS = [
   'client_id_issued_at',
 ];
 
-/** PUT {registration_client_uri} (RFC 7592 §2.2): the metadata replaced whole; omitted fields take their defaults. */
+/**
+ * PUT {registration_client_uri} (RFC 7592 §2.2): the metadata replaced whole; omitted fields take their
+ * defaults, and an omitted scope keeps the client's scopes. Never more than the client has now.
+ */
 export async function replaceRegistration(
   deps: RegistrationDeps,
   clientId: string,
@@ -148,7 +155,8 @@ export async function replaceRegistration(
       safeEqual(hashToken(json.client_secret), client.secretHash);
     if (!matches) throw new InvalidClientMetadata("client_secret does not match the client's");
   }
-  const metadata = checkClientMetadata(body, { scopes: deps.config.registration.scopes });
+  // RFC 7592 §2.2 lets the server replace or refuse values: no scope or grant type it does not have now.
+  const metadata = checkClientMetadata(body, { scopes: client.scopes, grantTypes: client.grantTypes });
   // A client that becomes confidential gets a secret; one that becomes public loses it.
   const needsSecret = metadata.tokenEndpointAuthMethod !== 'none';
   const clientSecret = needsSecret && client.secretHash === null ? randomToken() : null;

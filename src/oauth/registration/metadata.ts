@@ -5,7 +5,7 @@
 import { InvalidClientMetadata, InvalidRedirectUri } from '../../errors/index.ts';
 import type { ClientDescription, TokenEndpointAuthMethod } from '../../store/clients.ts';
 import { SCOPE_TOKEN } from '../scopes.ts';
-import { redirectUriProblem, webUriProblem } from './redirect-rules.ts';
+import { normalizeRedirectUri, redirectUriProblem, webUriProblem } from './redirect-rules.ts';
 
 export interface ClientMetadata {
   redirectUris: string[];
@@ -23,6 +23,8 @@ export interface ClientMetadata {
 export interface MetadataPolicy {
   /** The scopes a client registering itself may have; also its scopes when it names none. */
   scopes: readonly string[];
+  /** The grant types it may have (TESSERA_REGISTRATION_GRANT_TYPES, or what an update may keep). */
+  grantTypes: readonly string[];
   /** A Client ID Metadata Document: a public client (auth method none), with no secret. */
   document?: boolean;
 }
@@ -61,7 +63,7 @@ function redirectUris(body: Json, field: string): string[] {
     const problem = redirectUriProblem(uri);
     if (problem) throw new InvalidRedirectUri(`${field}[${i}] ${problem}`);
   });
-  return uris;
+  return [...new Set(uris.map(normalizeRedirectUri))];
 }
 
 function webUri(body: Json, field: string): string | undefined {
@@ -95,6 +97,10 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
   const grantTypes = stringArray(json, 'grant_types', 5) ?? ['authorization_code'];
   if (grantTypes.length === 0 || grantTypes.some((g) => !GRANT_TYPES.includes(g))) {
     throw new InvalidClientMetadata(`grant_types must be drawn from ${GRANT_TYPES.join(', ')}`);
+  }
+  // RFC 7591 §2: the server may refuse grant types by its policy; what registers itself gets the least.
+  if (grantTypes.some((g) => !policy.grantTypes.includes(g))) {
+    throw new InvalidClientMetadata(`grant_types must be drawn from ${policy.grantTypes.join(', ')} here`);
   }
   const code = grantTypes.includes('authorization_code');
   const responseTypes = stringArray(json, 'response_types', 5) ?? (code ? ['code'] : []);
