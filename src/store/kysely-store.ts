@@ -16,6 +16,7 @@ import { type StoredSigningKey, SigningKeys } from './signing-keys.ts';
 import type { DatabaseStats, Store } from './store.ts';
 import type { Database } from './tables.ts';
 import { Throttles } from './throttles.ts';
+import type { ThrottlePolicy } from '../oauth/throttle.ts';
 import { type User, Users } from './users.ts';
 import { type Delivery, type DeliveryAttempt, type Webhook, Webhooks } from './webhooks.ts';
 
@@ -221,6 +222,12 @@ export abstract class KyselyStore implements Store {
   // throttling (./throttles.ts)
   getThrottles(keys: string[]) {
     return this.throttles.getThrottles(keys);
+  }
+  countAttempts(input: { keys: Array<{ key: string; subject: string; policy: ThrottlePolicy }>; now: number }) {
+    return this.throttles.countAttempts(input);
+  }
+  giveBack(keys: string[]) {
+    return this.throttles.giveBack(keys);
   }
   recordFailures(input: { keys: Array<{ key: string; subject: string }>; now: number; window: number }) {
     return this.throttles.recordFailures(input);

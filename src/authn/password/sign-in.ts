@@ -1,17 +1,17 @@
-// A sign-in with a username and password: refused at once while its account, device or source address
-// is throttled (src/oauth/throttle.ts), before any password is hashed; otherwise the password is checked, in
-// the same time whether or not the username exists, and the outcome counted and recorded in the
-// audit trail.
+// A sign-in with a username and password: counted first against its account (or device) and source
+// address (src/oauth/throttle.ts), and refused at once, before any password is hashed, when either
+// allows no attempt now; otherwise the password is checked, in the same time whether or not the
+// username exists, and the outcome recorded in the audit trail.
 import { type Requester, securityEvent } from '../../events/index.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import type { User, UserStore } from '../../store/users.ts';
 import { dummyPasswordHash, verifyPassword } from './hash.ts';
 import {
+  addressKey,
   addressPolicy,
-  lockedBy,
   type Refusal,
-  refusal,
+  Throttle,
   type ThrottleObserver,
   type ThrottlePolicy,
 } from '../../oauth/throttle.ts';
@@ -57,16 +57,16 @@ export async function signIn(
   // A browser that signed in as this user before counts its failures apart from everyone else's,
   // so that someone guessing elsewhere does not lock the user out of it (OWASP's device cookies).
   const account = attempt.knownDevice ? `device:${attempt.knownDevice}:${subject}` : `account:${subject}`;
-  const address = `address:${requester.ip ?? 'unknown'}`;
-  const states = await store.getThrottles([account, address]);
-  const refused = refusal(
+  const address = `address:${addressKey(requester.ip)}`;
+  const counted = await new Throttle(store).begin(
     [
-      { state: states.find((s) => s.key === account), policy },
-      { state: states.find((s) => s.key === address), policy: addressPolicy(policy) },
+      { key: account, subject, policy, onSuccess: 'clear' },
+      { key: address, subject: address, policy: addressPolicy(policy) },
     ],
     now,
   );
-  if (refused) {
+  if (counted.refused) {
+    const refused = counted.refused;
     observer?.signInRefused(refused.locked);
     const user = attempt.username ? await store.getUserByUsername(attempt.username) : undefined;
     const data = { locked: refused.locked, retry_after: refused.retryAfter, by: refused.key.split(':')[0]! };
@@ -82,19 +82,12 @@ export async function signIn(
 
   const user = await authenticateUser(store, attempt.username, attempt.password);
   if (user) {
-    if (states.length > 0) await store.clearThrottles([account]);
+    await counted.succeeded();
     return { kind: 'signed-in', user };
   }
   observer?.signInFailed();
-  const counted = await store.recordFailures({
-    keys: [
-      { key: account, subject },
-      { key: address, subject: address },
-    ],
-    now,
-    window: policy.window,
-  });
-  await recordFailure(store, attempt, lockedBy(counted.find((s) => s.key === account)?.failures ?? 0, policy));
+  const locked = await counted.failed();
+  await recordFailure(store, attempt, locked.includes(account));
   return { kind: 'failed' };
 }
 

@@ -4,6 +4,7 @@ import { InvalidClient, InvalidRequest, TooManyAttempts } from '../../errors/ind
 import type { Client, ClientStore } from '../../store/clients.ts';
 import { hashToken, safeEqual } from '../../tokens/opaque.ts';
 import { type Params, single } from '../params.ts';
+import type { Refusal } from '../throttle.ts';
 import type { ClientAuthGuard } from './throttle.ts';
 
 /** RFC 6749 §2.3.1: the id and secret are form-urlencoded before they are joined and Base64-encoded. */
@@ -61,20 +62,40 @@ export async function authenticateClient(
   }
 
   if (!guard) return verify(store, clientId, method, secret, Math.floor(Date.now() / 1000));
-  const refused = guard.throttle.check(clientId, guard.ip, guard.now);
-  if (refused) {
-    const wait = `try again in ${refused.retryAfter} s`;
-    throw new TooManyAttempts(`too many failed authentications of this client or from this address; ${wait}`, refused);
+  const { throttle, ip, now } = guard;
+  const check = throttle.check(clientId, ip, now);
+  if (check.kind === 'refused') throw tooMany(check.refusal);
+  if (check.kind === 'clean') {
+    // The hot path: nothing read or written for throttling unless the secret is wrong.
+    try {
+      return await verify(store, clientId, method, secret, now);
+    } catch (err) {
+      if (err instanceof InvalidClient)
+        await throttle.failed(throttle.keys(clientId, await known(store, clientId), ip), now);
+      throw err;
+    }
   }
+  // A key of this attempt failed before: counted first, compared after.
+  const attempt = await throttle.begin(throttle.keys(clientId, await known(store, clientId), ip), now);
+  if (attempt.refused) throw tooMany(attempt.refused);
   try {
-    const client = await verify(store, clientId, method, secret, guard.now);
-    const clearing = guard.throttle.succeeded(clientId);
-    if (clearing) await clearing;
+    const client = await verify(store, clientId, method, secret, now);
+    await attempt.succeeded();
     return client;
   } catch (err) {
-    if (err instanceof InvalidClient) await guard.throttle.failed(clientId, guard.ip, guard.now);
+    if (err instanceof InvalidClient) await attempt.failed();
     throw err;
   }
+}
+
+function tooMany(refusal: Refusal): TooManyAttempts {
+  const wait = `try again in ${refusal.retryAfter} s`;
+  return new TooManyAttempts(`too many failed authentications of this client or from this address; ${wait}`, refusal);
+}
+
+/** The client named, if it exists (to tell a public client, whose id is not counted). */
+async function known(store: ClientStore, clientId: string): Promise<Client | undefined> {
+  return store.getClient(clientId).catch(() => undefined);
 }
 
 async function verify(

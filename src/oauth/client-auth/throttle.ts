@@ -1,11 +1,29 @@
-// Client authentication throttled like sign-ins (../throttle.ts), per client_id and per source
-// address, at the token, revocation and introspection endpoints; with no work on the token endpoint's
-// hot path. Failures are counted in the database (shared by every instance), but a successful
-// authentication reads nothing: each instance keeps in memory the keys it has seen fail and, of
-// those, the ones refusing attempts until a time. A lock counted by other instances takes effect on
-// this one at its next failure for that key, when it counts and reads the shared total.
+// Client authentication throttled like sign-ins (../throttle.ts), at the token, revocation and
+// introspection endpoints, per (client_id, source address) and per source address: failures from one
+// address never lock a client out at another, so knowing a client's id (a public client's is no
+// secret) gives nobody a way to stop it. A public client's id is not counted at all (it has no secret
+// to guess); its address is.
+//
+// With no work on the token endpoint's hot path: a successful authentication with keys that have not
+// failed reads and writes nothing. Each instance keeps in memory the keys it has seen fail; while a
+// key is failing, every attempt with it is counted before the secret is compared (Throttle.begin, one
+// conditional write), so a burst of guesses gets no more than the allowance; the first success then
+// clears it, and it costs nothing again. A key's first failure on an instance is counted after its
+// check (there was no reason to count before), and a lock counted by other instances takes effect on
+// this one at its first failure there, when it counts and reads the shared total.
+import type { Client } from '../../store/clients.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
-import { addressPolicy, blockedUntil, type Refusal, type ThrottleObserver, type ThrottlePolicy } from '../throttle.ts';
+import {
+  addressKey,
+  addressPolicy,
+  blockedUntil,
+  type Refusal,
+  Throttle,
+  type ThrottleKey,
+  type ThrottleObserver,
+  type ThrottlePolicy,
+  type ThrottleState,
+} from '../throttle.ts';
 
 /** Keys remembered at most: beyond, the oldest are forgotten (their counts stay in the database). */
 const REMEMBERED = 10_000;
@@ -17,11 +35,27 @@ export interface ClientAuthGuard {
   now: number;
 }
 
+/** What to do before the secret is compared. */
+export type ClientAuthCheck =
+  /** Nothing: no key of the attempt has failed here. */
+  | { kind: 'clean' }
+  /** A key is failing: count the attempt first (begin). */
+  | { kind: 'count' }
+  | { kind: 'refused'; refusal: Refusal };
+
+/** An authentication counted before its check. */
+export interface CountedClientAuth {
+  refused?: undefined;
+  succeeded(): Promise<void>;
+  failed(): Promise<void>;
+}
+
 export class ClientAuthThrottle {
+  readonly #throttle: Throttle;
   readonly #store: ThrottleStore;
   readonly #policy: ThrottlePolicy;
   readonly #observer: Pick<ThrottleObserver, 'clientAuthFailed' | 'clientAuthRefused'> | undefined;
-  /** Keys that failed here, with the time before which they refuse (0 when they do not yet). */
+  /** Keys that failed here, with the time before which they refuse (0 when they do not). */
   readonly #failing = new Map<string, { until: number; locked: boolean }>();
 
   constructor(
@@ -30,50 +64,84 @@ export class ClientAuthThrottle {
     observer?: Pick<ThrottleObserver, 'clientAuthFailed' | 'clientAuthRefused'>,
   ) {
     this.#store = store;
+    this.#throttle = new Throttle(store);
     this.#policy = policy;
     this.#observer = observer;
   }
 
-  static keys(clientId: string, ip: string | null): [string, string] {
-    return [`client:${clientId}`, `client-address:${ip ?? 'unknown'}`];
+  /** The keys of an attempt with `clientId` from `ip`: the pair's and the address's, or the address's alone. */
+  keys(clientId: string, client: Client | undefined, ip: string | null): ThrottleKey[] {
+    const address = addressKey(ip);
+    const perAddress = { key: `client-address:${address}`, subject: `client-address:${address}` };
+    const keys: ThrottleKey[] = [{ ...perAddress, policy: addressPolicy(this.#policy) }];
+    if (client?.tokenEndpointAuthMethod === 'none') return keys;
+    return [
+      { key: `client:${clientId}@${address}`, subject: clientId, policy: this.#policy, onSuccess: 'clear' },
+      ...keys,
+    ];
   }
 
-  /** Two lookups in memory: a refusal while either key is throttled here. */
-  check(clientId: string, ip: string | null, now: number): Refusal | undefined {
-    if (this.#failing.size === 0) return undefined;
+  /** Lookups in memory: nothing at all while no key has failed here. */
+  check(clientId: string, ip: string | null, now: number): ClientAuthCheck {
+    if (this.#failing.size === 0) return { kind: 'clean' };
+    const address = addressKey(ip);
     let worst: Refusal | undefined;
-    for (const key of ClientAuthThrottle.keys(clientId, ip)) {
+    let failing = false;
+    for (const key of [`client:${clientId}@${address}`, `client-address:${address}`]) {
       const state = this.#failing.get(key);
-      if (!state || state.until <= now) continue;
-      if (!worst || state.until - now > worst.retryAfter)
+      if (!state) continue;
+      failing = true;
+      if (state.until > now && (!worst || state.until - now > worst.retryAfter)) {
         worst = { key, locked: state.locked, retryAfter: state.until - now };
+      }
     }
-    if (worst) this.#observer?.clientAuthRefused(worst.locked);
-    return worst;
+    if (worst) {
+      this.#observer?.clientAuthRefused(worst.locked);
+      return { kind: 'refused', refusal: worst };
+    }
+    return failing ? { kind: 'count' } : { kind: 'clean' };
   }
 
-  /** Counts a failure for both keys, in the database, and remembers until when they refuse. */
-  async failed(clientId: string, ip: string | null, now: number): Promise<void> {
+  /** Counts the attempt before its secret is compared: what to do after, or the refusal. */
+  async begin(keys: ThrottleKey[], now: number): Promise<CountedClientAuth | { refused: Refusal }> {
+    const attempt = await this.#throttle.begin(keys, now);
+    if (attempt.refused) {
+      const refusal = attempt.refused;
+      this.#remember(refusal.key, { until: now + refusal.retryAfter, locked: refusal.locked });
+      this.#observer?.clientAuthRefused(refusal.locked);
+      return { refused: refusal };
+    }
+    return {
+      succeeded: async () => {
+        for (const key of keys) this.#failing.delete(key.key);
+        await attempt.succeeded();
+      },
+      failed: async () => {
+        this.#observer?.clientAuthFailed();
+        await attempt.failed();
+        this.#learn(keys, attempt.counted);
+      },
+    };
+  }
+
+  /** A failure of an attempt that was not counted before (its keys were clean here). */
+  async failed(keys: ThrottleKey[], now: number): Promise<void> {
     this.#observer?.clientAuthFailed();
-    const [client, address] = ClientAuthThrottle.keys(clientId, ip);
-    const states = await this.#store.recordFailures({
-      keys: [
-        { key: client, subject: clientId },
-        { key: address, subject: address },
-      ],
-      now,
-      window: this.#policy.window,
-    });
+    const window = this.#policy.window;
+    const states = await this.#store.recordFailures({ keys, now, window });
+    this.#learn(keys, states);
+  }
+
+  #learn(keys: ThrottleKey[], states: ThrottleState[]): void {
     for (const state of states) {
-      const policy = state.key === client ? this.#policy : addressPolicy(this.#policy);
-      if (this.#failing.size >= REMEMBERED) this.#failing.delete(this.#failing.keys().next().value!);
-      this.#failing.set(state.key, { until: blockedUntil(state, policy), locked: state.failures >= policy.lockAfter });
+      const policy = keys.find((k) => k.key === state.key)?.policy ?? this.#policy;
+      this.#remember(state.key, { until: blockedUntil(state, policy), locked: state.failures >= policy.lockAfter });
     }
   }
 
-  /** After a success: a client that failed here before starts counting again; nothing to wait for otherwise. */
-  succeeded(clientId: string): Promise<void> | undefined {
-    if (this.#failing.size === 0 || !this.#failing.delete(`client:${clientId}`)) return undefined;
-    return this.#store.clearThrottles([`client:${clientId}`]);
+  #remember(key: string, state: { until: number; locked: boolean }): void {
+    this.#failing.delete(key);
+    if (this.#failing.size >= REMEMBERED) this.#failing.delete(this.#failing.keys().next().value!);
+    this.#failing.set(key, state);
   }
 }

@@ -14,6 +14,7 @@ import { type Requester, securityEvent } from '../../events/index.ts';
 import type { Client, ClientStore } from '../../store/clients.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import { hashToken, newId, randomToken, safeEqual } from '../../tokens/opaque.ts';
+import { addressKey, Throttle } from '../throttle.ts';
 import { bearerToken, type TokenStatusDeps, userWithScope } from '../token-status.ts';
 import { checkClientMetadata, type ClientMetadata } from './metadata.ts';
 
@@ -36,13 +37,25 @@ async function registeringUser(deps: RegistrationDeps, authorization: string | u
   return (await userWithScope(deps, authorization, 'apps', now)).id;
 }
 
-/** RFC 7591 §3: at most TESSERA_REGISTRATION_LIMIT registrations per source address per hour. */
-async function checkRate(deps: RegistrationDeps, key: string, now: number): Promise<void> {
-  const [state] = await deps.store.getThrottles([key]);
-  if (state && state.failures >= deps.config.registration.perHour && state.lastFailureAt > now - HOUR) {
-    const retryAfter = state.lastFailureAt + HOUR - now;
-    throw new TooManyAttempts('too many registrations from this address; try again later', { retryAfter, key });
+/**
+ * RFC 7591 §3: at most TESSERA_REGISTRATION_LIMIT registrations per source address (an IPv6 /64) per
+ * hour, each counted before it is made (../throttle.ts), so that parallel requests cannot pass the
+ * limit; a request refused for its metadata gives its count back.
+ */
+async function countRegistration(deps: RegistrationDeps, requester: Requester, now: number) {
+  const address = addressKey(requester.ip);
+  const limit = deps.config.registration.perHour;
+  const policy = { freeFailures: limit, lockAfter: limit, lockSeconds: HOUR, window: HOUR };
+  const key = { key: `register:${address}`, subject: `register:${address}`, policy, onSuccess: 'keep' as const };
+  const attempt = await new Throttle(deps.store).begin([{ ...key, onFailure: 'giveBack' }], now);
+  if (attempt.refused) {
+    const { retryAfter } = attempt.refused;
+    throw new TooManyAttempts('too many registrations from this address; try again later', {
+      retryAfter,
+      key: key.key,
+    });
   }
+  return attempt;
 }
 
 function nameOf(metadata: ClientMetadata): string {
@@ -58,10 +71,15 @@ export async function registerClient(
   now: number,
 ): Promise<RegistrationAnswer> {
   const ownerId = await registeringUser(deps, authorization, now);
-  const rateKey = `register:${requester.ip ?? 'unknown'}`;
-  await checkRate(deps, rateKey, now);
+  const counted = await countRegistration(deps, requester, now);
   const { scopes, grantTypes } = deps.config.registration;
-  const metadata = checkClientMetadata(body, { scopes, grantTypes });
+  let metadata: ClientMetadata;
+  try {
+    metadata = checkClientMetadata(body, { scopes, grantTypes });
+  } catch (err) {
+    await counted.failed();
+    throw err;
+  }
   const clientSecret = metadata.tokenEndpointAuthMethod === 'none' ? null : randomToken();
   const registrationToken = randomToken();
   const client: Client = {
@@ -90,7 +108,6 @@ export async function registerClient(
     requester,
     data,
   });
-  await deps.store.recordFailures({ keys: [{ key: rateKey, subject: 'registration' }], now, window: HOUR });
   await deps.store.createClient(client, event);
   return { status: 201, body: clientInformation(deps.config.issuer, client, { clientSecret, registrationToken }) };
 }
