@@ -144,8 +144,11 @@ export abstract class KyselyStore implements Store {
   setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent) {
     return this.users.setUserDisabled(id, disabled, now, event);
   }
-  deleteUser(id: string, now: number, event?: SecurityEvent) {
-    return this.users.deleteUser(id, now, event);
+  async deleteUser(id: string, now: number, event?: SecurityEvent) {
+    const deleted = await this.users.deleteUser(id, now, event);
+    // The apps the user registered went with them.
+    this.clients.clearCache();
+    return deleted;
   }
   changePassword(
     input: { userId: string; passwordHash: string; now: number; keepSession: string },
@@ -240,8 +243,8 @@ export abstract class KyselyStore implements Store {
   }
 
   // webhooks (./webhooks.ts)
-  createWebhook(webhook: Webhook, event?: SecurityEvent) {
-    return this.webhooks.createWebhook(webhook, event);
+  createWebhook(webhook: Webhook, event?: SecurityEvent, perOwner?: number) {
+    return this.webhooks.createWebhook(webhook, event, perOwner);
   }
   getWebhook(id: string) {
     return this.webhooks.getWebhook(id);
@@ -261,8 +264,8 @@ export abstract class KyselyStore implements Store {
   enqueueDelivery(delivery: Delivery) {
     return this.webhooks.enqueueDelivery(delivery);
   }
-  claimDeliveries(now: number, lease: number, limit: number) {
-    return this.webhooks.claimDeliveries(now, lease, limit);
+  claimDeliveries(now: number, lease: number, limit: number, skip?: readonly string[]) {
+    return this.webhooks.claimDeliveries(now, lease, limit, skip);
   }
   recordAttempt(
     attempt: DeliveryAttempt,

@@ -1,9 +1,9 @@
 // The transactional outbox: a change's event (the audit trail, ./events.ts) and that event's webhook
 // deliveries (./webhooks.ts) are built here as inserts that run in the same write as the change, so
 // that the change, its event and its deliveries are committed together or not at all.
-import { type Kysely, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
-import { webhookPayload } from '../events/webhooks/payload.ts';
+import { webhookAudience } from '../events/webhooks/audience.ts';
 import type { Database, EventRow } from './tables.ts';
 
 export function fromEvent(event: SecurityEvent): EventRow {
@@ -30,37 +30,44 @@ export function insertEvents(db: Kysely<Database>, events: Array<SecurityEvent |
 }
 
 /**
- * The insert of `event` only if the signing key `kid` exists when it runs: the event of an insert
- * that may do nothing (ON CONFLICT DO NOTHING) is written with it or not at all.
+ * The insert of `event` only if a row exists when it runs, the signing key `kid` or the webhook `id`
+ * (`exists`): the event of an insert that may do nothing (ON CONFLICT DO NOTHING, a limit) is written
+ * with it or not at all.
  */
-export function insertEventsIf(db: Kysely<Database>, event: SecurityEvent | undefined, kid: string) {
+export function insertEventsIf(
+  db: Kysely<Database>,
+  event: SecurityEvent | undefined,
+  exists: { signingKey: string } | { webhook: string },
+) {
   if (!event) return [];
   const row = fromEvent(event);
-  const values = db
-    .selectFrom('signing_keys')
-    .select((eb) => [
-      eb.val(row.id).as('id'),
-      eb.val(row.at).as('at'),
-      eb.val(row.type).as('type'),
-      eb.val(row.user_id).as('user_id'),
-      eb.val(row.client_id).as('client_id'),
-      eb.val(row.ip).as('ip'),
-      eb.val(row.user_agent).as('user_agent'),
-      eb.val(row.data).as('data'),
-    ])
-    .where('kid', '=', kid);
+  const select = <T extends keyof Database>(eb: ExpressionBuilder<Database, T>) => [
+    eb.val(row.id).as('id'),
+    eb.val(row.at).as('at'),
+    eb.val(row.type).as('type'),
+    eb.val(row.user_id).as('user_id'),
+    eb.val(row.client_id).as('client_id'),
+    eb.val(row.ip).as('ip'),
+    eb.val(row.user_agent).as('user_agent'),
+    eb.val(row.data).as('data'),
+  ];
+  const values =
+    'signingKey' in exists
+      ? db.selectFrom('signing_keys').select(select).where('kid', '=', exists.signingKey)
+      : db.selectFrom('webhooks').select(select).where('id', '=', exists.webhook);
   const columns = ['id', 'at', 'type', 'user_id', 'client_id', 'ip', 'user_agent', 'data'] as const;
   return [db.insertInto('events').columns(columns).expression(values), enqueueDeliveries(db, event)];
 }
 
 /**
- * One delivery per webhook that wants the event: subscribed to its type, and the operator's, or the
- * user's whom the event is about, or the owner's of the client it is about. Only if the event itself
- * was written (an event may be written conditionally, insertEventsIf).
+ * One delivery per webhook that wants the event: subscribed to its type, and in its audience
+ * (../events/webhooks/audience.ts: the operator's, the user's whom the event is about, or the owner's
+ * of the app it is about when the type is one an app's owner hears of). Only if the event itself was
+ * written (an event may be written conditionally, insertEventsIf).
  */
 export function enqueueDeliveries(db: Kysely<Database>, event: SecurityEvent) {
-  const full = webhookPayload(event, true);
-  const redacted = webhookPayload(event, false);
+  const audience = webhookAudience(event);
+  const user = audience.user === null ? null : sql<string>`cast(${audience.user} as text)`;
   const rows = db
     .selectFrom('webhooks as w')
     .select([
@@ -68,8 +75,8 @@ export function enqueueDeliveries(db: Kysely<Database>, event: SecurityEvent) {
       'w.id as webhook_id',
       sql<string>`cast(${event.id} as text)`.as('event_id'),
       sql<string>`cast(${event.type} as text)`.as('event_type'),
-      sql<string>`case when w.owner_id is null or w.owner_id = cast(${event.userId} as text)
-        then cast(${full} as text) else cast(${redacted} as text) end`.as('payload'),
+      sql<string>`case when w.owner_id is null or w.owner_id = ${user}
+        then cast(${audience.whole} as text) else cast(${audience.forAppOwner} as text) end`.as('payload'),
       sql<string>`'pending'`.as('status'),
       sql<number>`0`.as('attempts'),
       sql<number>`cast(${event.at} as bigint)`.as('next_attempt_at'),
@@ -80,14 +87,18 @@ export function enqueueDeliveries(db: Kysely<Database>, event: SecurityEvent) {
     .where((eb) =>
       eb.or([
         eb('w.owner_id', 'is', null),
-        eb('w.owner_id', '=', sql<string>`cast(${event.userId} as text)`),
-        eb.exists(
-          eb
-            .selectFrom('clients as c')
-            .select('c.client_id')
-            .where('c.client_id', '=', sql<string>`cast(${event.clientId} as text)`)
-            .whereRef('c.owner_id', '=', 'w.owner_id'),
-        ),
+        ...(user === null ? [] : [eb('w.owner_id', '=', user)]),
+        ...(audience.appOf === null
+          ? []
+          : [
+              eb.exists(
+                eb
+                  .selectFrom('clients as c')
+                  .select('c.client_id')
+                  .where('c.client_id', '=', sql<string>`cast(${audience.appOf} as text)`)
+                  .whereRef('c.owner_id', '=', 'w.owner_id'),
+              ),
+            ]),
       ]),
     )
     .where((eb) => eb.exists(eb.selectFrom('events as e').select('e.id').where('e.id', '=', event.id)));

@@ -65,7 +65,7 @@ export class SigningKeys extends Aggregate implements SigningKeyStore {
   async insertSigningKey(key: StoredSigningKey, event?: SecurityEvent): Promise<boolean> {
     const once = (c: OnConflictBuilder<Database, 'signing_keys'>) => c.column('successor_of').doNothing();
     const inserted = this.db.insertInto('signing_keys').values(fromSigningKey(key)).onConflict(once);
-    return (await this.write(inserted, ...insertEventsIf(this.db, event, key.kid))) === 1;
+    return (await this.write(inserted, ...insertEventsIf(this.db, event, { signingKey: key.kid }))) === 1;
   }
 
   async activateSigningKey(kid: string, at: number, event?: SecurityEvent): Promise<boolean> {

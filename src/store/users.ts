@@ -31,7 +31,10 @@ export interface UserStore {
   setUserPassword(id: string, passwordHash: string, now: number, event?: SecurityEvent): Promise<boolean>;
   /** Disabling ends every session of the user too; returns false when no such user exists. */
   setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent): Promise<boolean>;
-  /** Deletes the user, ends their sessions, revokes their grants and forgets their consents; false when none. */
+  /**
+   * Deletes the user, ends their sessions, revokes their grants and forgets their consents, and deletes
+   * the apps they registered (revoking what was issued to them) and their webhooks; false when none.
+   */
   deleteUser(id: string, now: number, event?: SecurityEvent): Promise<boolean>;
   /** A new password, and every session of the user but `keepSession` ended, in one transaction. */
   changePassword(
@@ -141,14 +144,30 @@ export class Users extends Aggregate implements UserStore {
     return (await this.write(updated, ...sessions, ...this.events(event))) === 1;
   }
 
+  /**
+   * The user and what is theirs, in one write: sessions, consents, and grants revoked; the apps they
+   * registered (RFC 7591) deleted, with their registration tokens, the grants issued to them revoked
+   * and the consents to them forgotten; their webhooks deleted with the deliveries not yet made.
+   * Nothing a deleted user set up keeps working, or keeps hearing of others.
+   */
   async deleteUser(id: string, now: number, event?: SecurityEvent): Promise<boolean> {
     const live = (eb: Where<'grants'>) => eb.and({ user_id: id, revoked_at: null });
+    const apps = this.db.selectFrom('clients').select('client_id').where('owner_id', '=', id);
+    const appGrants = (eb: Where<'grants'>) => eb.and([eb('client_id', 'in', apps), eb('revoked_at', 'is', null)]);
+    const webhooks = this.db.selectFrom('webhooks').select('id').where('owner_id', '=', id);
+    const undelivered = (eb: Where<'webhook_deliveries'>) =>
+      eb.and([eb('webhook_id', 'in', webhooks), eb('status', '=', 'pending')]);
     return (
       (await this.write(
         this.db.deleteFrom('users').where('id', '=', id),
         this.db.deleteFrom('sessions').where('user_id', '=', id),
         this.db.deleteFrom('consents').where('user_id', '=', id),
         this.db.updateTable('grants').set({ revoked_at: now }).where(live),
+        this.db.updateTable('grants').set({ revoked_at: now }).where(appGrants),
+        this.db.deleteFrom('consents').where('client_id', 'in', apps),
+        this.db.deleteFrom('clients').where('owner_id', '=', id),
+        this.db.deleteFrom('webhook_deliveries').where(undelivered),
+        this.db.deleteFrom('webhooks').where('owner_id', '=', id),
         ...this.events(event),
       )) === 1
     );

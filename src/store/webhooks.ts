@@ -4,6 +4,7 @@
 import type { ExpressionBuilder, OnConflictBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
+import { insertEventsIf } from './outbox.ts';
 import type { Database, WebhookAttemptRow, WebhookDeliveryRow, WebhookRow } from './tables.ts';
 
 /** A webhook subscription: where, which event types, and its signing secret (encrypted). */
@@ -56,7 +57,12 @@ export interface DeliveryAttempt {
 
 /** Webhook subscriptions, their outbox of deliveries and the log of attempts (src/events/webhooks). */
 export interface WebhookStore {
-  createWebhook(webhook: Webhook, event?: SecurityEvent): Promise<void>;
+  /**
+   * Creates the webhook; for a user's, only while the user exists and has fewer than `perOwner`
+   * webhooks, checked in the same write (concurrent creations are counted one after another): false,
+   * having written nothing, past the limit.
+   */
+  createWebhook(webhook: Webhook, event?: SecurityEvent, perOwner?: number): Promise<boolean>;
   getWebhook(id: string): Promise<Webhook | undefined>;
   /** Every webhook (`undefined`), the operator's (`null`), or a user's. */
   listWebhooks(ownerId?: string | null): Promise<Webhook[]>;
@@ -74,8 +80,9 @@ export interface WebhookStore {
   /**
    * Takes up to `limit` deliveries due at `now` for `lease` seconds: no other instance takes them
    * meanwhile (on PostgreSQL, FOR UPDATE SKIP LOCKED), and if this one dies they are due again after.
+   * None of the webhooks `skip` (those whose receivers are busy on this instance).
    */
-  claimDeliveries(now: number, lease: number, limit: number): Promise<Delivery[]>;
+  claimDeliveries(now: number, lease: number, limit: number, skip?: readonly string[]): Promise<Delivery[]>;
   /** Logs an attempt and moves the delivery on: delivered, due again at `nextAttemptAt`, or failed. */
   recordAttempt(
     attempt: DeliveryAttempt,
@@ -167,8 +174,36 @@ function toAttempt(row: WebhookAttemptRow): DeliveryAttempt {
 type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
 
 export class Webhooks extends Aggregate implements WebhookStore {
-  async createWebhook(webhook: Webhook, event?: SecurityEvent): Promise<void> {
-    await this.write(this.db.insertInto('webhooks').values(fromWebhook(webhook)), ...this.events(event));
+  async createWebhook(webhook: Webhook, event?: SecurityEvent, perOwner?: number): Promise<boolean> {
+    const { ownerId } = webhook;
+    if (ownerId === null || perOwner === undefined) {
+      await this.write(this.db.insertInto('webhooks').values(fromWebhook(webhook)), ...this.events(event));
+      return true;
+    }
+    const row = fromWebhook(webhook);
+    // PostgreSQL: the owner's row locked first, so that a concurrent creation counts after this one
+    // commits (SQLite has one writer, which runs writes one after another anyway).
+    const owner = this.db
+      .updateTable('users')
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+      .where('id', '=', ownerId);
+    const owned = this.db
+      .selectFrom('webhooks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('owner_id', '=', ownerId);
+    const values = this.db
+      .selectFrom('users')
+      .select((eb) => (Object.keys(row) as Array<keyof WebhookRow>).map((column) => eb.val(row[column]).as(column)))
+      .where('id', '=', ownerId)
+      .where(owned, '<', perOwner);
+    const columns = Object.keys(row) as Array<keyof WebhookRow>;
+    const inserted = this.db.insertInto('webhooks').columns(columns).expression(values).returning('id');
+    const rows = await this.writeRows<{ id: string }>(
+      owner,
+      inserted,
+      ...insertEventsIf(this.db, event, { webhook: webhook.id }),
+    );
+    return rows.some((r) => r.id === webhook.id);
   }
 
   async getWebhook(id: string): Promise<Webhook | undefined> {
@@ -212,22 +247,22 @@ export class Webhooks extends Aggregate implements WebhookStore {
   }
 
   /** The deliveries due, as a subquery; PostgreSQL locks them (../postgres/store.ts, FOR UPDATE SKIP LOCKED). */
-  protected dueDeliveries(now: number, limit: number) {
-    return this.db
+  protected dueDeliveries(now: number, limit: number, skip: readonly string[] = []) {
+    let due = this.db
       .selectFrom('webhook_deliveries')
       .select('id')
       .where('status', '=', 'pending')
       .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-      .orderBy('next_attempt_at')
-      .limit(limit);
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]));
+    if (skip.length > 0) due = due.where('webhook_id', 'not in', skip);
+    return due.orderBy('next_attempt_at').limit(limit);
   }
 
-  async claimDeliveries(now: number, lease: number, limit: number): Promise<Delivery[]> {
+  async claimDeliveries(now: number, lease: number, limit: number, skip?: readonly string[]): Promise<Delivery[]> {
     const claimed = this.db
       .updateTable('webhook_deliveries')
       .set({ locked_until: now + lease })
-      .where('id', 'in', this.dueDeliveries(now, limit))
+      .where('id', 'in', this.dueDeliveries(now, limit, skip))
       .returningAll();
     return (await this.writeRows<WebhookDeliveryRow>(claimed)).map(toDelivery);
   }

@@ -73,3 +73,21 @@ export async function exchange(
   if (issued.client.secret === null) return tokenRequest(server, { ...form, client_id: issued.client.id });
   return tokenRequest(server, form, basic(issued.client.id, issued.client.secret));
 }
+
+/** An access token of `user` with `scope`, through the first-party client (no consent page). */
+export async function accessTokenOf(
+  server: TestServer,
+  user: { username: string; password: string },
+  scope: string,
+): Promise<string> {
+  const c = server.clients.firstParty;
+  const query = new URLSearchParams({ client_id: c.id, redirect_uri: c.redirectUri, response_type: 'code', scope });
+  const callback = await new BrowserSim(server.issuer).authorize(`${server.issuer}/oauth2/authorize?${query}`, user);
+  const form = {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code')!,
+    redirect_uri: c.redirectUri,
+  };
+  const response = await tokenRequest(server, form, basic(c.id, c.secret!));
+  return ((await response.json()) as { access_token: string }).access_token;
+}

@@ -12,7 +12,7 @@ import { WebhookDelivery } from '../../src/events/webhooks/delivery.ts';
 import { hashPassword } from '../../src/authn/password/hash.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { cliIo, freePort, PASSWORD, startServer, type TestServer } from '../helpers/server.ts';
-import { basic, tokenRequest } from '../helpers/tokens.ts';
+import { accessTokenOf } from '../helpers/tokens.ts';
 
 /** A receiver on 127.0.0.1: what it got, and, when `hang`, requests held open until released. */
 class Receiver {
@@ -53,23 +53,6 @@ class Receiver {
   }
 }
 
-/** Signs `username` in through the first-party client: an access token with `scope`. */
-async function tokenOf(server: TestServer, username: string, scope: string): Promise<string> {
-  const c = server.clients.firstParty;
-  const query = new URLSearchParams({ client_id: c.id, redirect_uri: c.redirectUri, response_type: 'code', scope });
-  const callback = await new BrowserSim(server.issuer).authorize(`${server.issuer}/oauth2/authorize?${query}`, {
-    username,
-    password: PASSWORD,
-  });
-  const form = {
-    grant_type: 'authorization_code',
-    code: callback.searchParams.get('code')!,
-    redirect_uri: c.redirectUri,
-  };
-  return ((await (await tokenRequest(server, form, basic(c.id, c.secret!))).json()) as { access_token: string })
-    .access_token;
-}
-
 async function signInAtAccountPage(server: TestServer, username: string) {
   const browser = new BrowserSim(server.issuer);
   const page = await (await browser.request('/account/login')).text();
@@ -106,7 +89,7 @@ describe('webhook delivery with a receiver that hangs', () => {
         email: `${username}@example.com`,
         passwordHash: await hashPassword(PASSWORD),
       });
-      const token = await tokenOf(server, username, 'openid webhooks');
+      const token = await accessTokenOf(server, { username, password: PASSWORD }, 'openid webhooks');
       for (let i = 0; i < 10; i++) {
         const created = await fetch(`${server.issuer}/api/webhooks`, {
           method: 'POST',

@@ -99,7 +99,8 @@ export async function usersCommand(
       return 0;
     }
     case 'delete': {
-      // The user goes, with their sessions and consents; their grants are revoked, so every token ends.
+      // The user goes, with their sessions and consents; their grants are revoked, so every token ends;
+      // the apps they registered and their webhooks go too.
       const { positionals } = parse(rest, {}, 1);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
       const deleted = securityEvent('user.deleted', now, {

@@ -10,8 +10,9 @@
 // Each attempt runs on its own deadline (TIMEOUT_MS over the whole exchange) and a look at the outbox
 // never waits for the attempts it starts: what is due is taken as long as this instance has slots
 // free, at most `perHost` attempts run at once to one receiver host and the rest of its deliveries
-// wait their turn (./receivers.ts). So a receiver that answers in ten seconds, or forty webhooks
-// pointed at one, delays its own deliveries and nobody else's.
+// wait their turn (./receivers.ts); while a host is busy, the outbox is read past its webhooks'
+// deliveries, so that a backlog for it never stands in front of anyone else's. So a receiver that
+// answers in ten seconds, or forty webhooks pointed at one, delays its own deliveries and nobody else's.
 import type { Delivery, Webhook, WebhookStore } from '../../store/webhooks.ts';
 import { fetchOutbound, OutboundError } from '../../http/outbound.ts';
 import { type ReceiverLimits, ReceiverSlots } from './receivers.ts';
@@ -27,6 +28,8 @@ const BATCH = 50;
 const TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 export const RECEIVER_LIMITS: ReceiverLimits = { concurrent: 64, perHost: 4, queuedPerHost: 1_000 };
+/** Webhooks of busy hosts passed over in one look at most (the rest are taken and wait their turn). */
+const SKIPPED = 500;
 
 export interface DeliveryLog {
   info(obj: object, msg: string): void;
@@ -57,6 +60,8 @@ export class WebhookDelivery {
   #looking: Promise<Array<Promise<unknown>>> | undefined;
   /** Every delivery taken and not yet attempted or left: what stop() waits for. */
   readonly #pending = new Set<Promise<unknown>>();
+  /** The webhooks seen for each receiver host, to pass over while the host is busy. */
+  readonly #webhooksByHost = new Map<string, Set<string>>();
 
   constructor(store: WebhookStore, options: WebhookDeliveryOptions) {
     this.#store = store;
@@ -99,7 +104,7 @@ export class WebhookDelivery {
     if (limit === 0) return [];
     let claimed: Delivery[];
     try {
-      claimed = await this.#store.claimDeliveries(this.#now(), LEASE, limit);
+      claimed = await this.#store.claimDeliveries(this.#now(), LEASE, limit, this.#busyWebhooks());
     } catch (err) {
       // The database is away: the outbox waits, and nothing is lost.
       this.#options.log.warn({ err: (err as Error).message }, 'webhooks: the outbox cannot be read');
@@ -119,6 +124,19 @@ export class WebhookDelivery {
     });
   }
 
+  /** The webhooks whose receiver host has no slot free: their deliveries would only wait. */
+  #busyWebhooks(): string[] {
+    const skip: string[] = [];
+    for (const [host, webhooks] of this.#webhooksByHost) {
+      if (!this.#slots.busy(host)) {
+        this.#webhooksByHost.delete(host);
+        continue;
+      }
+      for (const id of webhooks) if (skip.length < SKIPPED) skip.push(id);
+    }
+    return skip;
+  }
+
   /** The delivery's attempt, in its receiver host's turn. */
   async #schedule(
     delivery: Delivery,
@@ -129,6 +147,8 @@ export class WebhookDelivery {
     if (!reading) webhooks.set(delivery.webhookId, (reading = this.#store.getWebhook(delivery.webhookId)));
     const url = (await reading)?.url;
     const host = url === undefined ? '' : (URL.parse(url)?.host ?? url);
+    const seen = this.#webhooksByHost.get(host) ?? new Set<string>();
+    this.#webhooksByHost.set(host, seen.add(delivery.webhookId));
     await this.#slots.submit(host, () => this.#attempt(delivery), latestStart);
   }
 

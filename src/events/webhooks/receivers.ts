@@ -34,6 +34,11 @@ export class ReceiverSlots {
     return Math.max(0, this.#limits.concurrent - this.#running);
   }
 
+  /** Whether the host has no slot free: what is due for it now would only wait. */
+  busy(host: string): boolean {
+    return (this.#byHost.get(host) ?? 0) >= this.#limits.perHost;
+  }
+
   /**
    * Runs `run` now if the host has a slot, later if it has room in its queue; resolves once it has
    * run, or been left for its lease to run out (`false`).

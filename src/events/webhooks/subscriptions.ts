@@ -68,10 +68,22 @@ export function checkEventTypes(types: readonly string[]): EventType[] {
   return unique as EventType[];
 }
 
+/**
+ * A webhook, with its secret shown once. A user's webhooks are at most `perOwner`
+ * (TESSERA_WEBHOOKS_PER_USER): every event about the user is written with one delivery per webhook,
+ * so an unbounded number would let one user multiply the outbox and its receivers' load at will.
+ */
 export async function createWebhook(
   store: WebhookStore,
   secret: string,
-  input: { url: string; events: readonly string[]; ownerId: string | null; allowPrivate: boolean },
+  input: {
+    url: string;
+    events: readonly string[];
+    ownerId: string | null;
+    allowPrivate: boolean;
+    /** For a user's webhook: the most they may have. */
+    perOwner?: number;
+  },
   now: number,
   requester: Requester,
 ): Promise<{ webhook: Webhook; secret: string }> {
@@ -90,7 +102,10 @@ export async function createWebhook(
     createdAt: now,
   };
   const data = { webhook: webhook.id, url: webhook.url, events };
-  await store.createWebhook(webhook, securityEvent('webhook.created', now, { userId: input.ownerId, requester, data }));
+  const event = securityEvent('webhook.created', now, { userId: input.ownerId, requester, data });
+  if (!(await store.createWebhook(webhook, event, input.ownerId === null ? undefined : input.perOwner))) {
+    throw new WebhookInputError(`an account may have at most ${input.perOwner} webhooks; delete one first`);
+  }
   return { webhook, secret: webhookSecret };
 }
 

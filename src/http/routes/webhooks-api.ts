@@ -1,6 +1,7 @@
 // /api/webhooks: a user's own webhook subscriptions, managed with a Tessera access token carrying
-// the `webhooks` scope (the default audience, a user's token). A user's webhook receives the events
-// about that user and about the apps they registered (RFC 7591), and no other.
+// the `webhooks` scope (the default audience, a user's token), at most TESSERA_WEBHOOKS_PER_USER of
+// them. What a user's webhook receives is the rule of src/events/webhooks/audience.ts: the events about
+// that user, and of the events about the apps they registered (RFC 7591) what follows a consent.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { InvalidRequest, OAuthError } from '../../errors/index.ts';
 import { securityEvent } from '../../events/index.ts';
@@ -38,6 +39,7 @@ export function webhooksApiRoutes(app: FastifyInstance, ctx: RouteContext, secre
         events: body.events as string[],
         ownerId: userId,
         allowPrivate: ctx.config.outboundAllowPrivate,
+        perOwner: ctx.config.webhooksPerUser,
       };
       const created = await createWebhook(ctx.store, secret, input, ctx.now(), requesterOf(request));
       return reply

@@ -16,8 +16,8 @@ import { REDEEM_AUTHORIZATION_CODES, ROTATE_TOKEN_FAMILIES } from './statements.
 
 /** Each instance takes other deliveries: rows another is taking are skipped, not waited for. */
 class PostgresWebhooks extends Webhooks {
-  protected override dueDeliveries(now: number, limit: number) {
-    return super.dueDeliveries(now, limit).forUpdate().skipLocked();
+  protected override dueDeliveries(now: number, limit: number, skip?: readonly string[]) {
+    return super.dueDeliveries(now, limit, skip).forUpdate().skipLocked();
   }
 }
 
