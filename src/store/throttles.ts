@@ -65,9 +65,12 @@ export class Throttles extends Aggregate implements ThrottleStore {
                 .end(),
               last_failure_at: now,
             }))
-            // Only while the key allows an attempt: its count is stale, or its wait is over.
+            // Only while the key allows an attempt: its failures are still free, its count is stale,
+            // or its wait is over. (Free failures allow one whatever the time of the last: another
+            // instance's clock may be a little ahead.)
             .where((eb) =>
               eb.or([
+                eb('throttles.failures', '<', Math.min(policy.freeFailures, policy.lockAfter)),
                 eb('throttles.last_failure_at', '<=', now - policy.window),
                 eb(sql`throttles.last_failure_at + ${delayAfterFailures(policy)}`, '<=', now),
               ]),
