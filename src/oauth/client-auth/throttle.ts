@@ -27,6 +27,8 @@ import {
 
 /** Keys remembered at most: beyond, the oldest are forgotten (their counts stay in the database). */
 const REMEMBERED = 10_000;
+const CLEAN = { kind: 'clean' } as const;
+const COUNT = { kind: 'count' } as const;
 
 /** What authenticateClient is given to throttle with: the instance's state, the source address, the time. */
 export interface ClientAuthGuard {
@@ -83,7 +85,7 @@ export class ClientAuthThrottle {
 
   /** Lookups in memory: nothing at all while no key has failed here. */
   check(clientId: string, ip: string | null, now: number): ClientAuthCheck {
-    if (this.#failing.size === 0) return { kind: 'clean' };
+    if (this.#failing.size === 0) return CLEAN;
     const address = addressKey(ip);
     let worst: Refusal | undefined;
     let failing = false;
@@ -99,7 +101,7 @@ export class ClientAuthThrottle {
       this.#observer?.clientAuthRefused(worst.locked);
       return { kind: 'refused', refusal: worst };
     }
-    return failing ? { kind: 'count' } : { kind: 'clean' };
+    return failing ? COUNT : CLEAN;
   }
 
   /** Counts the attempt before its secret is compared: what to do after, or the refusal. */
