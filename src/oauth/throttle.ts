@@ -80,9 +80,8 @@ export interface ThrottleCounter {
     now: number;
   }): Promise<ThrottleState[]>;
   getThrottles(keys: string[]): Promise<ThrottleState[]>;
-  /** Takes one attempt back from each key. */
-  giveBack(keys: string[]): Promise<void>;
-  clearThrottles(keys: string[]): Promise<void>;
+  /** Forgets the failures of the keys `clear`, and takes one attempt back from `giveBack`'s: one write. */
+  settleAttempts(input: { clear: string[]; giveBack: string[] }): Promise<void>;
 }
 
 /** An attempt counted: what its outcome does to the counts. */
@@ -108,7 +107,7 @@ export class Throttle {
     if (counted.length < keys.length) {
       const refused = keys.filter((k) => !counted.some((s) => s.key === k.key));
       // Those counted are given back: the attempt is not made.
-      if (counted.length > 0) await this.#store.giveBack(counted.map((s) => s.key));
+      if (counted.length > 0) await this.#store.settleAttempts({ clear: [], giveBack: counted.map((s) => s.key) });
       const states = await this.#store.getThrottles(refused.map((k) => k.key));
       const found = refusal(
         refused.map((k) => ({ state: states.find((s) => s.key === k.key), policy: k.policy })),
@@ -120,10 +119,7 @@ export class Throttle {
     const settle = async (outcome: (k: ThrottleKey) => ThrottleOutcome) => {
       const clear = keys.filter((k) => outcome(k) === 'clear').map((k) => k.key);
       const giveBack = keys.filter((k) => outcome(k) === 'giveBack').map((k) => k.key);
-      await Promise.all([
-        clear.length > 0 && this.#store.clearThrottles(clear),
-        giveBack.length > 0 && this.#store.giveBack(giveBack),
-      ]);
+      if (clear.length > 0 || giveBack.length > 0) await this.#store.settleAttempts({ clear, giveBack });
     };
     return {
       counted,

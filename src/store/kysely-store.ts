@@ -229,8 +229,8 @@ export abstract class KyselyStore implements Store {
   countAttempts(input: { keys: Array<{ key: string; subject: string; policy: ThrottlePolicy }>; now: number }) {
     return this.throttles.countAttempts(input);
   }
-  giveBack(keys: string[]) {
-    return this.throttles.giveBack(keys);
+  settleAttempts(input: { clear: string[]; giveBack: string[] }) {
+    return this.throttles.settleAttempts(input);
   }
   recordFailures(input: { keys: Array<{ key: string; subject: string }>; now: number; window: number }) {
     return this.throttles.recordFailures(input);

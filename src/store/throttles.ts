@@ -81,14 +81,18 @@ export class Throttles extends Aggregate implements ThrottleStore {
     return (await this.writeRows<ThrottleRow>(...upserts)).map(toThrottleState);
   }
 
-  async giveBack(keys: string[]): Promise<void> {
-    if (keys.length === 0) return;
-    const taken = this.db
-      .updateTable('throttles')
-      .set((eb) => ({ failures: eb('failures', '-', 1) }))
-      .where('key', 'in', keys)
-      .where('failures', '>', 0);
-    await this.write(taken);
+  async settleAttempts(input: { clear: string[]; giveBack: string[] }): Promise<void> {
+    const writes = [];
+    if (input.clear.length > 0) writes.push(this.db.deleteFrom('throttles').where('key', 'in', input.clear));
+    if (input.giveBack.length > 0) {
+      const taken = this.db
+        .updateTable('throttles')
+        .set((eb) => ({ failures: eb('failures', '-', 1) }))
+        .where('key', 'in', input.giveBack)
+        .where('failures', '>', 0);
+      writes.push(taken);
+    }
+    if (writes.length > 0) await this.write(...writes);
   }
 
   async getThrottles(keys: string[]): Promise<ThrottleState[]> {
