@@ -562,6 +562,126 @@ function contract(
       },
     );
 
+    it('throttles: concurrent attempts are counted one by one, only while the policy allows', { skip }, async () => {
+      const policy = { freeFailures: 3, lockAfter: 10, lockSeconds: 60, window: 3600 };
+      const keys = [{ key: 'account:race', subject: 'race', policy }];
+      const counted = await Promise.all(Array.from({ length: 20 }, () => store.countAttempts({ keys, now: NOW })));
+      assert.equal(counted.filter((states) => states.length === 1).length, 3, 'three free attempts, no more');
+      assert.deepEqual(
+        counted
+          .flat()
+          .map((s) => s.failures)
+          .sort(),
+        [1, 2, 3],
+      );
+      // The delay after the third: one second; then one more, then two seconds.
+      assert.deepEqual(await store.countAttempts({ keys, now: NOW }), []);
+      assert.equal((await store.countAttempts({ keys, now: NOW + 1 }))[0]?.failures, 4);
+      assert.deepEqual(await store.countAttempts({ keys, now: NOW + 2 }), []);
+      // A success clears one key and gives another its attempt back, in one write.
+      const address = [{ key: 'address:race', subject: 'address:race', policy }];
+      await store.countAttempts({ keys: address, now: NOW });
+      await store.countAttempts({ keys: address, now: NOW });
+      await store.settleAttempts({ clear: ['account:race'], giveBack: ['address:race'] });
+      const states = await store.getThrottles(['account:race', 'address:race']);
+      assert.deepEqual(
+        states.map((s) => [s.key, s.failures]),
+        [['address:race', 1]],
+      );
+      // A stale count starts again, whatever it was.
+      assert.equal((await store.countAttempts({ keys, now: NOW + 7200 }))[0]?.failures, 1);
+    });
+
+    it("a user's webhooks are capped in the write that creates them", { skip }, async () => {
+      const owner = user();
+      await store.createUser(owner);
+      const webhook = (i: number) => ({
+        id: `wh_cap_${i}`,
+        url: 'https://hooks.example/x',
+        events: 'user.signed_in',
+        ownerId: owner.id,
+        secretEnc: 'x',
+        previousSecretEnc: null,
+        previousUntil: null,
+        createdAt: NOW,
+      });
+      const created = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          store.createWebhook(
+            webhook(i),
+            securityEvent('webhook.created', NOW, { userId: owner.id, data: { webhook: `wh_cap_${i}` } }),
+            2,
+          ),
+        ),
+      );
+      assert.equal(created.filter(Boolean).length, 2);
+      assert.equal((await store.listWebhooks(owner.id)).length, 2);
+      const events = await store.listEvents({ userId: owner.id, type: 'webhook.created' });
+      assert.deepEqual(
+        events.map((e) => e.data?.webhook).sort(),
+        (await store.listWebhooks(owner.id)).map((w) => w.id).sort(),
+        'events only for the webhooks made',
+      );
+      // A user who does not exist (deleted meanwhile) gets none.
+      assert.equal(await store.createWebhook({ ...webhook(9), ownerId: 'nobody' }, undefined, 2), false);
+    });
+
+    it(
+      'deleting a user deletes their apps and webhooks, and revokes what was issued to the apps',
+      { skip },
+      async () => {
+        const owner = user();
+        await store.createUser(owner);
+        const app = client({ registeredVia: 'dynamic', ownerId: owner.id, registrationTokenHash: 'cd'.repeat(32) });
+        await store.createClient(app);
+        const theirs = grant('u1', app.clientId);
+        assert.equal(await store.redeemAuthorizationCode({ grant: theirs }), true);
+        await store.saveConsent('u1', app.clientId, ['openid'], NOW);
+        await store.createWebhook({
+          id: 'wh_gone',
+          url: 'https://hooks.example/y',
+          events: 'user.deleted',
+          ownerId: owner.id,
+          secretEnc: 'x',
+          previousSecretEnc: null,
+          previousUntil: null,
+          createdAt: NOW,
+        });
+        assert.equal(await store.deleteUser(owner.id, NOW), true);
+        assert.equal(await store.getClient(app.clientId), undefined);
+        assert.notEqual((await store.getGrant(theirs.id))?.revokedAt, null);
+        assert.deepEqual(await store.getConsentedScopes('u1', app.clientId), []);
+        assert.equal(await store.getWebhook('wh_gone'), undefined);
+      },
+    );
+
+    it('claiming deliveries passes over the webhooks asked to be skipped', { skip }, async () => {
+      const delivery = (id: string, webhookId: string) => ({
+        id,
+        webhookId,
+        eventId: id,
+        eventType: 'user.signed_in',
+        payload: '{}',
+        status: 'pending' as const,
+        attempts: 0,
+        retryBase: 0,
+        nextAttemptAt: NOW,
+        lockedUntil: null,
+        createdAt: NOW,
+        lastStatus: null,
+        lastError: null,
+        finishedAt: null,
+      });
+      for (let i = 0; i < 5; i++) await store.enqueueDelivery(delivery(`slow-${i}`, 'wh_slow'));
+      await store.enqueueDelivery(delivery('fast-0', 'wh_fast'));
+      const claimed = await store.claimDeliveries(NOW, 60, 3, ['wh_slow']);
+      assert.deepEqual(
+        claimed.map((d) => d.id),
+        ['fast-0'],
+      );
+      assert.equal((await store.claimDeliveries(NOW, 60, 10)).length, 5);
+    });
+
     it('signing keys: one successor per key, activation moved, expired keys deleted', { skip }, async () => {
       const key = (kid: string, successorOf: string) => ({
         kid,
