@@ -51,13 +51,24 @@ export class Purge extends Aggregate {
     const events = await this.write(this.db.deleteFrom('events').where('at', '<', now - input.eventRetention));
     const stale = this.db.deleteFrom('throttles').where('last_failure_at', '<', now - input.throttleHorizon);
     const throttles = await this.write(stale);
+    // A challenge answered is kept only until it would have expired: then it is refused as expired.
+    const spent = this.db.deleteFrom('webauthn_challenges').where('expires_at', '<=', now);
+    const challenges = await this.write(spent);
     // Webhook deliveries made or given up, kept as long as events, with their attempts.
     const done = (eb: Where<'webhook_deliveries'>) =>
       eb.and([eb('status', '!=', 'pending'), eb('created_at', '<', now - input.eventRetention)]);
     const oldDeliveries = this.db.selectFrom('webhook_deliveries').select('id').where(done);
     await this.write(this.db.deleteFrom('webhook_attempts').where('delivery_id', 'in', oldDeliveries));
     const deliveries = await this.write(this.db.deleteFrom('webhook_deliveries').where(done));
-    return { sessions, revoked_access_tokens: revoked, grants, events, throttles, webhook_deliveries: deliveries };
+    return {
+      sessions,
+      revoked_access_tokens: revoked,
+      grants,
+      events,
+      throttles,
+      webauthn_challenges: challenges,
+      webhook_deliveries: deliveries,
+    };
   }
 }
 

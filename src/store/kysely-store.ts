@@ -7,6 +7,7 @@ import type { SecurityEvent } from '../events/index.ts';
 import type { Connection } from './aggregate.ts';
 import { type Client, Clients } from './clients.ts';
 import { type EventFilter, Events } from './events.ts';
+import { type ChallengeUse, type Passkey, Passkeys, type PasskeyUse } from './passkeys.ts';
 import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFamily } from './grants.ts';
 import { Purge, type PurgeInput } from './housekeeping.ts';
 import { migrate } from './migrations/index.ts';
@@ -31,6 +32,7 @@ export abstract class KyselyStore implements Store {
   protected readonly events: Events;
   protected readonly throttles: Throttles;
   protected readonly webhooks: Webhooks;
+  protected readonly passkeys: Passkeys;
   readonly #purge: Purge;
 
   /** `webhooks`: PostgreSQL's, which locks the deliveries it claims. */
@@ -45,6 +47,7 @@ export abstract class KyselyStore implements Store {
     this.events = new Events(connection);
     this.throttles = new Throttles(connection);
     this.webhooks = webhooks;
+    this.passkeys = new Passkeys(connection);
     this.#purge = new Purge(connection);
   }
 
@@ -284,5 +287,31 @@ export abstract class KyselyStore implements Store {
   }
   redeliver(id: string, now: number) {
     return this.webhooks.redeliver(id, now);
+  }
+
+  // passkeys (./passkeys.ts)
+  listPasskeys(userId: string) {
+    return this.passkeys.listPasskeys(userId);
+  }
+  hasPasskeys(userId: string) {
+    return this.passkeys.hasPasskeys(userId);
+  }
+  getPasskeyByCredentialId(credentialId: string) {
+    return this.passkeys.getPasskeyByCredentialId(credentialId);
+  }
+  spendChallenge(use: ChallengeUse) {
+    return this.passkeys.spendChallenge(use);
+  }
+  addPasskey(passkey: Passkey, event: SecurityEvent) {
+    return this.passkeys.addPasskey(passkey, event);
+  }
+  recordPasskeyUse(use: PasskeyUse) {
+    return this.passkeys.recordPasskeyUse(use);
+  }
+  renamePasskey(input: { userId: string; id: string; name: string }, event: SecurityEvent) {
+    return this.passkeys.renamePasskey(input, event);
+  }
+  removePasskey(input: { userId: string; id: string; keepSession: string }, event: SecurityEvent) {
+    return this.passkeys.removePasskey(input, event);
   }
 }

@@ -30,14 +30,14 @@ export function insertEvents(db: Kysely<Database>, events: Array<SecurityEvent |
 }
 
 /**
- * The insert of `event` only if a row exists when it runs, the signing key `kid` or the webhook `id`
- * (`exists`): the event of an insert that may do nothing (ON CONFLICT DO NOTHING, a limit) is written
- * with it or not at all.
+ * The insert of `event` only if a row exists when it runs, the signing key `kid`, the webhook `id` or
+ * the user's passkey `id` (`exists`): the event of an insert that may do nothing (ON CONFLICT DO
+ * NOTHING, a limit, a row of someone else's) is written with it or not at all.
  */
 export function insertEventsIf(
   db: Kysely<Database>,
   event: SecurityEvent | undefined,
-  exists: { signingKey: string } | { webhook: string },
+  exists: { signingKey: string } | { webhook: string } | { passkey: string; userId: string },
 ) {
   if (!event) return [];
   const row = fromEvent(event);
@@ -54,7 +54,13 @@ export function insertEventsIf(
   const values =
     'signingKey' in exists
       ? db.selectFrom('signing_keys').select(select).where('kid', '=', exists.signingKey)
-      : db.selectFrom('webhooks').select(select).where('id', '=', exists.webhook);
+      : 'webhook' in exists
+        ? db.selectFrom('webhooks').select(select).where('id', '=', exists.webhook)
+        : db
+            .selectFrom('passkeys')
+            .select(select)
+            .where('id', '=', exists.passkey)
+            .where('user_id', '=', exists.userId);
   const columns = ['id', 'at', 'type', 'user_id', 'client_id', 'ip', 'user_agent', 'data'] as const;
   return [db.insertInto('events').columns(columns).expression(values), enqueueDeliveries(db, event)];
 }

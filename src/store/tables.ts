@@ -190,6 +190,33 @@ export interface WebhookAttemptRow {
   error: string | null;
 }
 
+/** A user's passkey (WebAuthn credential), src/store/passkeys.ts. */
+export interface PasskeyRow {
+  /** Tessera's id of it (forms and events name it). */
+  id: string;
+  user_id: string;
+  /** The authenticator's credential id, base64url: unique. */
+  credential_id: string;
+  /** The COSE public key, base64url. */
+  public_key: string;
+  /** The signature counter last seen; 0 for an authenticator that keeps none. */
+  sign_count: number;
+  /** JSON array of the transports the browser reported (internal, hybrid, usb, …). */
+  transports: string;
+  /** The credential may be synced to other devices (a synced passkey): fixed for its life. */
+  backup_eligible: number;
+  backed_up: number;
+  name: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** A WebAuthn challenge already answered (SHA-256, hex), kept until it would have expired. */
+export interface WebauthnChallengeRow {
+  hash: string;
+  expires_at: number;
+}
+
 export interface Database {
   revoked_access_tokens: RevokedAccessTokenRow;
   clients: ClientRow;
@@ -204,4 +231,6 @@ export interface Database {
   webhooks: WebhookRow;
   webhook_deliveries: WebhookDeliveryRow;
   webhook_attempts: WebhookAttemptRow;
+  passkeys: PasskeyRow;
+  webauthn_challenges: WebauthnChallengeRow;
 }

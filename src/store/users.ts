@@ -33,7 +33,8 @@ export interface UserStore {
   setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent): Promise<boolean>;
   /**
    * Deletes the user, ends their sessions, revokes their grants and forgets their consents, and deletes
-   * the apps they registered (revoking what was issued to them) and their webhooks; false when none.
+   * their passkeys, the apps they registered (revoking what was issued to them) and their webhooks;
+   * false when none.
    */
   deleteUser(id: string, now: number, event?: SecurityEvent): Promise<boolean>;
   /** A new password, and every session of the user but `keepSession` ended, in one transaction. */
@@ -162,6 +163,7 @@ export class Users extends Aggregate implements UserStore {
         this.db.deleteFrom('users').where('id', '=', id),
         this.db.deleteFrom('sessions').where('user_id', '=', id),
         this.db.deleteFrom('consents').where('user_id', '=', id),
+        this.db.deleteFrom('passkeys').where('user_id', '=', id),
         this.db.updateTable('grants').set({ revoked_at: now }).where(live),
         this.db.updateTable('grants').set({ revoked_at: now }).where(appGrants),
         this.db.deleteFrom('consents').where('client_id', 'in', apps),

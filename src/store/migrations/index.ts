@@ -4,10 +4,12 @@ import { type Kysely, type Migration, Migrator, type NoMigrations } from 'kysely
 import type { Database } from '../tables.ts';
 import * as initial from './001_initial.ts';
 import * as authenticationFactors from './002_authentication_factors.ts';
+import * as passkeys from './007_passkeys.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_initial': initial,
   '002_authentication_factors': authenticationFactors,
+  '007_passkeys': passkeys,
 };
 
 /** Runs pending migrations, or migrates up or down to `to`; returns the names applied or undone. */
