@@ -22,10 +22,9 @@ const step = (method: string, s: Partial<Step> = {}): Step => ({
   enrolled: () => true,
   ...s,
 });
-const [password] = steps();
+const [password, passkey] = steps();
 const totp = step('totp');
-const passkey = step('passkey', { first: true, factors: 2, phishingResistant: true });
-const REGISTRY = [password!, passkey, totp];
+const REGISTRY = [password!, passkey!, totp];
 
 const pwd = (at = 100): Factor => ({ method: 'password', amr: ['pwd'], at });
 const otp = (at = 110): Factor => ({ method: 'totp', amr: ['otp'], at });
@@ -33,10 +32,13 @@ const key = (at = 120): Factor => ({ method: 'passkey', amr: ['hwk', 'user'], at
 const need = (over: Partial<Requirement> = {}): Requirement => ({ ...ANY_SIGN_IN, ...over });
 
 describe('factors: level, amr and acr', () => {
-  it('the password is the step today: a first factor, one factor, not phishing-resistant', () => {
+  it('the steps: a password (first, one factor) and a passkey (first or later, two factors, phishing-resistant)', () => {
     assert.deepEqual(
       steps().map((s) => [s.method, s.first, s.second, s.factors, s.phishingResistant]),
-      [['password', true, false, 1, false]],
+      [
+        ['password', true, false, 1, false],
+        ['passkey', true, true, 2, true],
+      ],
     );
   });
   it('one step is sfa however often it is done; two are mfa; a phishing-resistant one among two is phr', () => {

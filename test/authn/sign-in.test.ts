@@ -33,7 +33,7 @@ const user: User = {
 };
 let stored: User | undefined = user;
 const deps: SignInDeps = {
-  store: { getUserById: async () => stored } as unknown as SignInDeps['store'],
+  store: { getUserById: async () => stored, hasPasskeys: async () => false } as unknown as SignInDeps['store'],
   pending: new PendingSignInSealer('s'.repeat(32)),
 };
 const pwd = { method: 'password', amr: ['pwd'], at: NOW };

@@ -2,7 +2,9 @@
 // about the user (a factor, ../factors.ts); the policy (../policy.ts) decides which steps a sign-in
 // needs from what each step says of itself here. A new kind of step is a file exporting a `Step` (and
 // the domain functions its pages call), listed in `steps()`.
+import type { PasskeyStore } from '../../store/passkeys.ts';
 import type { User, UserStore } from '../../store/users.ts';
+import { passkeyStep } from './passkey.ts';
 import { passwordStep } from './password.ts';
 
 export interface Step {
@@ -20,8 +22,12 @@ export interface Step {
   enrolled(user: User, store: EnrolmentStore): boolean | Promise<boolean>;
 }
 
-/** What the steps read to tell what a user has enrolled (steps to come add their stores here). */
-export type EnrolmentStore = UserStore;
+/**
+ * What the steps read to tell what a user has enrolled (steps to come add their stores here). Whatever
+ * continues a sign-in declares its store as this (or SignInDeps['store']), so a new step's store
+ * reaches it without a change there.
+ */
+export type EnrolmentStore = UserStore & Pick<PasskeyStore, 'hasPasskeys'>;
 
 /**
  * Every step, in the order a sign-in offers them. A function rather than a constant: step files use
@@ -29,7 +35,7 @@ export type EnrolmentStore = UserStore;
  * the step files were.
  */
 export function steps(): readonly Step[] {
-  return [passwordStep];
+  return [passwordStep, passkeyStep];
 }
 
 /** The steps the user has enrolled, by method. */

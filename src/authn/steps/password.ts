@@ -5,7 +5,7 @@ import { type Requester, securityEvent } from '../../events/index.ts';
 import type { ThrottleObserver, ThrottlePolicy, Refusal } from '../../oauth/throttle.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
-import type { User, UserStore } from '../../store/users.ts';
+import type { User } from '../../store/users.ts';
 import { hashPassword } from '../password/hash.ts';
 import { passwordProblem } from '../password/rules.ts';
 import { signIn } from '../password/sign-in.ts';
@@ -23,7 +23,7 @@ export const passwordStep: Step = {
 };
 
 export interface PasswordDeps extends SignInDeps {
-  store: UserStore & EventStore & ThrottleStore;
+  store: SignInDeps['store'] & EventStore & ThrottleStore;
   throttle: ThrottlePolicy;
   observer?: Pick<ThrottleObserver, 'signInFailed' | 'signInRefused'>;
 }

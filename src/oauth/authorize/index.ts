@@ -6,7 +6,7 @@
 import { acrOf, amrOf, lastFactorAt } from '../../authn/factors.ts';
 import { requirementFor } from '../../authn/policy.ts';
 import { type BrowserSession as Session, sessionUser } from '../../authn/session.ts';
-import { continueSignIn, type PendingSignInSealer } from '../../authn/sign-in.ts';
+import { continueSignIn, type PendingSignInSealer, type SignInDeps } from '../../authn/sign-in.ts';
 import { shortfall } from '../../authn/sufficiency.ts';
 import type { Config } from '../../config/index.ts';
 import {
@@ -22,7 +22,7 @@ import { claimsForScopes } from '../../oidc/claims.ts';
 import type { Client, ClientStore } from '../../store/clients.ts';
 import type { ResourceStore } from '../../store/resources.ts';
 import type { SessionStore } from '../../store/sessions.ts';
-import type { User, UserStore } from '../../store/users.ts';
+import type { User } from '../../store/users.ts';
 import type { CodeSealer } from '../codes.ts';
 import type { AuthorizationRequest as Request, Interaction, InteractionSealer } from '../interaction.ts';
 import { type Params, rejectDuplicates, single } from '../params.ts';
@@ -33,7 +33,7 @@ import * as check from './checks.ts';
 
 export interface AuthorizeDeps {
   config: Pick<Config, 'issuer' | 'codeTtl' | 'scopes'>;
-  store: ClientStore & UserStore & SessionStore & ResourceStore;
+  store: ClientStore & SignInDeps['store'] & SessionStore & ResourceStore;
   sealer: InteractionSealer;
   /** Seals a step-up's sign-in in progress (src/authn/sign-in.ts). */
   pending: PendingSignInSealer;
