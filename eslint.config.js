@@ -29,6 +29,11 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  // The pages' own script runs in the browser (src/ui/assets/passkeys.js).
+  {
+    files: ['src/ui/assets/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { window: 'readonly', document: 'readonly' } },
+  },
   // Prettier owns the layout of code; comments and long strings are ours to keep within its width.
   { files: ['src/**/*.ts'], rules: { 'max-len': ['error', { code: 120, ignoreUrls: true }] } },
 );

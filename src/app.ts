@@ -2,6 +2,7 @@
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/index.ts';
+import { RelyingParty } from './authn/passkeys/relying-party.ts';
 import { PendingSignInSealer } from './authn/sign-in.ts';
 import { BrowserState } from './http/browser.ts';
 import type { RouteContext } from './http/context.ts';
@@ -13,6 +14,7 @@ import { requestForLog } from './http/log-safety.ts';
 import { accountRoutes } from './http/routes/account.ts';
 import { authorizeRoutes } from './http/routes/authorize.ts';
 import { logoutRoutes } from './http/routes/logout.ts';
+import { passkeyRoutes } from './http/routes/passkeys.ts';
 import { interactionRoutes } from './http/routes/interaction.ts';
 import { metadataRoutes } from './http/routes/metadata.ts';
 import { registrationRoutes } from './http/routes/register.ts';
@@ -128,6 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     sealer: new InteractionSealer(deps.secret),
     pending: new PendingSignInSealer(deps.secret),
     codes: new CodeSealer(deps.secret),
+    relyingParty: new RelyingParty(deps.config.issuer, deps.secret),
     refreshTokens: new RefreshTokens(deps.secret),
     browser: new BrowserState({
       secret: deps.secret,
@@ -146,6 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   revocationRoutes(app, ctx);
   logoutRoutes(app, ctx, deps.secret);
   accountRoutes(app, ctx);
+  passkeyRoutes(app, ctx);
   userinfoRoutes(app, ctx);
   metadataRoutes(app, ctx);
   registrationRoutes(app, ctx);

@@ -1,4 +1,5 @@
 // What the routes share, built once in buildApp.
+import type { RelyingParty } from '../authn/passkeys/relying-party.ts';
 import type { PendingSignInSealer } from '../authn/sign-in.ts';
 import type { Config } from '../config/index.ts';
 import type { Lifecycle } from '../lifecycle.ts';
@@ -19,6 +20,8 @@ export interface RouteContext {
   /** A sign-in between its steps (src/authn/sign-in.ts). */
   pending: PendingSignInSealer;
   codes: CodeSealer;
+  /** Tessera as a WebAuthn relying party: passkeys' options and checks (src/authn/passkeys). */
+  relyingParty: RelyingParty;
   refreshTokens: RefreshTokens;
   browser: BrowserState;
   /** Epoch seconds; injectable so tests can move time without sleeping. */

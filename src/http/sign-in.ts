@@ -3,10 +3,14 @@
 // account page). A step's routes read their form, call their step's domain function, and hand its
 // progress to `finishSignIn`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ANY_SIGN_IN, type Requirement } from '../authn/policy.ts';
+import { type BrowserSession, sessionUser } from '../authn/session.ts';
 import type { SignInProgress } from '../authn/sign-in.ts';
+import { shortfall } from '../authn/sufficiency.ts';
 import { continueAuthorization } from '../oauth/authorize/index.ts';
 import type { Interaction } from '../oauth/interaction.ts';
 import type { Client } from '../store/clients.ts';
+import type { User } from '../store/users.ts';
 import type { RouteContext } from './context.ts';
 import { sendError, sendOutcome } from './outcome.ts';
 
@@ -22,6 +26,17 @@ export async function openInteraction(
   if (!interaction || !ctx.browser.isBound(request, interaction.browser)) return undefined;
   const client = await ctx.store.getClient(interaction.request.clientId);
   return client ? { interaction, clientName: client.name, client } : undefined;
+}
+
+/** The browser's session and its user, when the session satisfies `need` (src/authn/sufficiency.ts). */
+export async function signedInSession(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  need: Requirement = ANY_SIGN_IN,
+): Promise<{ session: BrowserSession; user: User } | undefined> {
+  const session = await ctx.browser.session(request, ctx.now());
+  const user = await sessionUser(ctx.store, session);
+  return session && user && !shortfall(session, user, need) ? { session, user } : undefined;
 }
 
 export function sendExpired(reply: FastifyReply): FastifyReply {

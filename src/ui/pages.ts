@@ -2,11 +2,13 @@
 // JavaScript, every input labelled.
 import type { ClientVetting } from '../oauth/registration/trust.ts';
 import { html, type SafeHtml } from './html.ts';
+import { PASSKEY_SCRIPTS, passkeySignIn, type PasskeysSection, passkeysSection } from './passkeys.ts';
 
 /** What a failed sign-in says, whichever of the username and password was wrong. */
 export const LOGIN_FAILED = 'Incorrect username or password.';
 
-function layout(title: string, body: SafeHtml): string {
+/** A complete page; `scripts` are files of our own (the CSP allows no other), run deferred, in order. */
+export function layout(title: string, body: SafeHtml, scripts: readonly string[] = []): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -15,7 +17,7 @@ function layout(title: string, body: SafeHtml): string {
 <meta name="referrer" content="same-origin">
 <title>${title}</title>
 <link rel="stylesheet" href="/assets/tessera.css">
-</head>
+${scripts.map((src) => html`<script src="${src}" defer></script>\n`)}</head>
 <body>
 <main class="card">
 ${body}
@@ -30,28 +32,40 @@ export function loginPage(input: {
   csrfToken: string;
   clientName: string;
   error?: string;
+  /** Said above the form, not as an error (e.g. why the user signs in again). */
+  note?: string;
   username?: string;
   action?: string;
   /** Who vouches for the client: the same notice as the consent page's. */
   vetting?: ClientVetting;
+  /** The options of a sign-in with a passkey (its button and the username field's autofill), as JSON. */
+  passkeyOptions?: string;
 }): string {
   const vetting = input.vetting ?? { kind: 'operator' };
+  const passkey = input.passkeyOptions !== undefined;
   return layout(
     'Sign in',
     html`<h1>Sign in</h1>
 <p>Sign in to continue to <strong>${titleOf(input.clientName, vetting)}</strong>.</p>
 ${vettingNotice(input.clientName, vetting)}
+${input.note ? html`<p role="status">${input.note}</p>` : ''}
 ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 <form method="post" action="${input.action ?? '/login'}">
 <input type="hidden" name="interaction" value="${input.interaction}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <label for="username">Username</label>
-<input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false"
-  required autofocus value="${input.username ?? ''}">
+<input type="text" id="username" name="username" autocomplete="${passkey ? 'username webauthn' : 'username'}"
+  autocapitalize="none" spellcheck="false" required autofocus value="${input.username ?? ''}">
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
-</form>`,
+</form>
+${
+  input.passkeyOptions !== undefined
+    ? passkeySignIn({ options: input.passkeyOptions, interaction: input.interaction, csrfToken: input.csrfToken })
+    : ''
+}`,
+    passkey ? PASSKEY_SCRIPTS : [],
   );
 }
 
@@ -188,6 +202,8 @@ export function accountPage(input: {
   signIns: RecentSignIn[];
   /** What the password form says after an attempt: what was wrong, or that it changed. */
   password?: { error?: string; changed?: boolean };
+  /** The user's passkeys, and the registration of a new one (./passkeys.ts). */
+  passkeys?: PasskeysSection;
 }): string {
   return layout(
     'Your account',
@@ -257,6 +273,8 @@ ${input.password?.changed ? html`<p role="status">Your password has changed; you
 <label for="new">New password</label>
 <input type="password" id="new" name="new" autocomplete="new-password" required>
 <button type="submit">Change password</button>
-</form>`,
+</form>
+${input.passkeys ? passkeysSection(input.passkeys, input.csrfToken) : ''}`,
+    input.passkeys ? PASSKEY_SCRIPTS : [],
   );
 }

@@ -23,4 +23,9 @@ ul.scopes{padding-left:1.2rem}
 ul.scopes code,p code{background:#f0f2f5;border-radius:4px;padding:0 .25rem}
 pre{background:#f0f2f5;border-radius:8px;padding:.75rem;overflow:auto;font-size:.85rem}
 .muted{color:#5b6475;font-size:.9rem}
+[hidden]{display:none!important}
+.separator{text-align:center;color:#5b6475;margin:1.25rem 0 0}
+form.passkey button{width:100%;margin-top:.5rem}
+section.passkey h3{overflow-wrap:anywhere}
+section.passkey form button{margin-top:.75rem}
 `;

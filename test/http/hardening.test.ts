@@ -266,8 +266,11 @@ describe('hardening', () => {
     try {
       const page = await secure.app.inject({ method: 'GET', url: '/account/login' });
       assert.equal(page.headers['strict-transport-security'], 'max-age=31536000');
-      const cookie = String(page.headers['set-cookie']);
-      assert.match(cookie, /^__Host-tessera_csrf=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
+      // The forms' pre-session cookie, and the browser's (a passkey's challenge is bound to it).
+      const cookies = [page.headers['set-cookie'] ?? []].flat();
+      assert.deepEqual(cookies.map((c) => c.split('=')[0]).sort(), ['__Host-tessera_browser', '__Host-tessera_csrf']);
+      for (const cookie of cookies)
+        assert.match(cookie, /^__Host-tessera_\w+=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
       const token = await secure.app.inject({ method: 'POST', url: '/oauth2/token', payload: {} });
       assert.equal(token.headers['strict-transport-security'], 'max-age=31536000');
       const plain = await server.app.inject({ method: 'GET', url: '/account/login' });

@@ -2,8 +2,10 @@
 import type { FastifyReply } from 'fastify';
 
 // No form-action: Chromium applies it to the redirect after a form post, which must reach the
-// client's redirect URI on another origin.
-export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+// client's redirect URI on another origin. Scripts only as files of our own (the passkey pages'
+// /assets/passkeys.js and the library it uses), nothing inline.
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export function sendHtml(reply: FastifyReply, body: string): FastifyReply {
   return (

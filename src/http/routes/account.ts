@@ -3,47 +3,51 @@
 // Each form calls one domain function (src/account, src/authn/steps/password.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountOverview, deleteOwnedClient, withdrawClient } from '../../account/index.ts';
-import { ANY_SIGN_IN, type Requirement } from '../../authn/policy.ts';
-import { type BrowserSession, sessionUser } from '../../authn/session.ts';
+import { passkeyEnrolment } from '../../authn/passkeys/enrolment.ts';
+import { ANY_SIGN_IN } from '../../authn/policy.ts';
+import type { BrowserSession } from '../../authn/session.ts';
 import { changePassword, signInWithPassword } from '../../authn/steps/password.ts';
-import { shortfall } from '../../authn/sufficiency.ts';
 import type { User } from '../../store/users.ts';
-import { accountPage, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
+import { accountPage, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
 import { formValue, queryValue } from '../forms.ts';
 import { credentials, csrfFailedPage, sendThrottled } from '../outcome.ts';
 import { requesterOf } from '../requester.ts';
-import { finishSignIn } from '../sign-in.ts';
+import { passkeyNote, passkeySignInOptions, signInError } from '../passkeys.ts';
+import { finishSignIn, signedInSession } from '../sign-in.ts';
 
 type PasswordNote = { error?: string; changed?: boolean };
 
 export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const passwordDeps = { store: ctx.store, throttle: ctx.config.throttle, observer: ctx.security };
 
-  /** The signed-in session and its user when the session satisfies `need` (src/authn/sufficiency.ts). */
-  async function signedIn(
-    request: FastifyRequest,
-    need: Requirement = ANY_SIGN_IN,
-  ): Promise<{ session: BrowserSession; user: User } | undefined> {
-    const session = await ctx.browser.session(request, ctx.now());
-    const user = await sessionUser(ctx.store, session);
-    return session && user && !shortfall(session, user, need) ? { session, user } : undefined;
-  }
+  const signedIn = (request: FastifyRequest) => signedInSession(ctx, request);
 
   /** The page: the applications with access, the recent sign-ins, the password form and what it said. */
-  async function sendAccount(request: FastifyRequest, reply: FastifyReply, user: User, password?: PasswordNote) {
-    const overview = await accountOverview(ctx.store, ctx.config.scopes, user, ctx.now());
+  async function sendAccount(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    current: { session: BrowserSession; user: User },
+    password?: PasswordNote,
+  ) {
+    const { user, session } = current;
+    const now = ctx.now();
+    const overview = await accountOverview(ctx.store, ctx.config.scopes, user, now);
     const csrfToken = ctx.browser.csrfToken(request, reply);
+    const enrolment = { store: ctx.store, relyingParty: ctx.relyingParty };
+    const bind = () => ctx.browser.binding(request, reply);
+    const passkeys = await passkeyEnrolment(enrolment, { user, session, bind, now });
+    const note = passkeyNote(queryValue(request, 'passkey'));
     const page = { username: user.username, csrfToken, ...overview, ...(password ? { password } : {}) };
-    return sendHtml(reply, accountPage(page));
+    return sendHtml(reply, accountPage({ ...page, passkeys: { ...passkeys, ...(note ? { note } : {}) } }));
   }
 
   app.get('/account', { config: { html: true } }, async (request, reply) => {
     const current = await signedIn(request);
     if (!current) return reply.redirect('/account/login', 302);
     const note = queryValue(request, 'password') === 'changed' ? { changed: true } : undefined;
-    return sendAccount(request, reply, current.user, note);
+    return sendAccount(request, reply, current, note);
   });
 
   app.post('/account/password', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
@@ -69,12 +73,12 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
       case 'refused': {
         const error = `Too many wrong passwords. Try again in ${outcome.refusal.retryAfter} seconds.`;
         reply.code(429).header('retry-after', String(outcome.refusal.retryAfter));
-        return sendAccount(request, reply, user, { error });
+        return sendAccount(request, reply, current, { error });
       }
       case 'wrong-password':
-        return sendAccount(request, reply.code(400), user, { error: 'The current password is wrong.' });
+        return sendAccount(request, reply.code(400), current, { error: 'The current password is wrong.' });
       case 'rejected':
-        return sendAccount(request, reply.code(400), user, { error: outcome.problem });
+        return sendAccount(request, reply.code(400), current, { error: outcome.problem });
     }
   });
 
@@ -110,8 +114,12 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const loginForm = { interaction: '', clientName: 'your account', action: '/account/login' };
 
   app.get('/account/login', { config: { html: true } }, async (request, reply) => {
-    const failed = queryValue(request, 'error') === 'login_failed' ? { error: LOGIN_FAILED } : {};
-    return sendHtml(reply, loginPage({ ...loginForm, ...failed, csrfToken: ctx.browser.csrfToken(request, reply) }));
+    const failed = signInError(queryValue(request, 'error'));
+    // Sent here by a change to how the user signs in, which needs a recent sign-in (src/authn/recent.ts).
+    const note = queryValue(request, 'reauth') ? { note: 'To change how you sign in, sign in again first.' } : {};
+    const csrfToken = ctx.browser.csrfToken(request, reply);
+    const passkeyOptions = await passkeySignInOptions(ctx, request, reply);
+    return sendHtml(reply, loginPage({ ...loginForm, ...failed, ...note, csrfToken, passkeyOptions }));
   });
 
   app.post('/account/login', { config: { html: true, sameOrigin: true } }, async (request, reply) => {

@@ -6,11 +6,12 @@ import { signInWithPassword } from '../../authn/steps/password.ts';
 import { shortfall } from '../../authn/sufficiency.ts';
 import { completeConsent, continueAuthorization, scopesNeedingConsent } from '../../oauth/authorize/index.ts';
 import { clientVetting } from '../../oauth/registration/trust.ts';
-import { consentPage, LOGIN_FAILED, loginPage } from '../../ui/pages.ts';
+import { consentPage, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
 import { formValue, queryValue } from '../forms.ts';
 import { credentials, csrfFailedPage, sendError, sendOutcome, sendThrottled } from '../outcome.ts';
+import { passkeySignInOptions, signInError } from '../passkeys.ts';
 import { requesterOf } from '../requester.ts';
 import { finishSignIn, openInteraction, type OpenedInteraction, sendExpired } from '../sign-in.ts';
 
@@ -36,11 +37,12 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const sealed = queryValue(request, 'interaction');
     const opened = await openInteraction(ctx, request, sealed);
     if (!opened || !sealed) return expired(reply);
-    const failed = queryValue(request, 'error') === 'login_failed' ? { error: LOGIN_FAILED } : {};
+    const failed = signInError(queryValue(request, 'error'));
     const csrfToken = ctx.browser.csrfToken(request, reply);
     const vetting = clientVetting(opened.client, opened.interaction.request.redirectUri);
-    const page = { interaction: sealed, csrfToken, clientName: opened.clientName, vetting, ...failed };
-    return sendHtml(reply, loginPage(page));
+    const passkeyOptions = await passkeySignInOptions(ctx, request, reply);
+    const page = { interaction: sealed, csrfToken, clientName: opened.clientName, vetting, passkeyOptions };
+    return sendHtml(reply, loginPage({ ...page, ...failed }));
   });
 
   app.post('/login', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
