@@ -61,11 +61,20 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startServer(
-  opts: { databaseUrl?: string; env?: Record<string, string>; logStream?: { write(line: string): void } } = {},
+  opts: {
+    databaseUrl?: string;
+    env?: Record<string, string>;
+    logStream?: { write(line: string): void };
+    /**
+     * The issuer's host: 127.0.0.1 unless said otherwise; `localhost` where browsers must use passkeys
+     * (a relying party's ID is a domain, never an IP address). The server listens on 127.0.0.1 either way.
+     */
+    host?: 'localhost';
+  } = {},
 ): Promise<TestServer> {
   const dir = await mkdtemp(join(tmpdir(), 'tessera-test-'));
   const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}`;
+  const issuer = `http://${opts.host ?? '127.0.0.1'}:${port}`;
   const secret = randomBytes(32).toString('base64url');
   const config = loadConfig({
     NODE_ENV: 'test',

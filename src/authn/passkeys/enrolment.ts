@@ -5,7 +5,7 @@ import { type Requester, securityEvent } from '../../events/index.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { Passkey, PasskeyStore } from '../../store/passkeys.ts';
 import type { User } from '../../store/users.ts';
-import { newId } from '../../tokens/opaque.ts';
+import { newSortableId } from '../../tokens/opaque.ts';
 import { recentSignIn } from '../recent.ts';
 import type { BrowserSession } from '../session.ts';
 import { shortfall } from '../sufficiency.ts';
@@ -112,7 +112,7 @@ export async function addPasskey(
   const verified = await deps.relyingParty.verifyRegistration({ response, opened });
   if (!verified.ok) return fail(verified.reason, verified.detail);
   const passkey: Passkey = {
-    id: newId(),
+    id: newSortableId(),
     userId: user.id,
     credentialId: verified.credentialId,
     publicKey: verified.publicKey,

@@ -41,6 +41,13 @@ export type PasskeyFailure =
 
 export type Refused = { ok: false; reason: PasskeyFailure; detail?: string };
 
+/**
+ * The signature algorithms accepted (COSE ids, WebAuthn §5.4 `pubKeyCredParams`): EdDSA, ES256 and
+ * RS256, what authenticators make; not the library's newer default of ML-DSA first, which Node.js
+ * runs only as an experimental feature (with a warning in the log).
+ */
+const ALGORITHMS = [-8, -7, -257];
+
 /** How long the browser's own prompt stays open (WebAuthn §5.4 `timeout`, ms). */
 const PROMPT_TIMEOUT = 5 * 60 * 1000;
 
@@ -162,6 +169,7 @@ export class RelyingParty {
       challenge,
       timeout: PROMPT_TIMEOUT,
       attestationType: 'none',
+      supportedAlgorithmIDs: ALGORITHMS,
       excludeCredentials: input.passkeys.map(descriptor),
       authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
     });
@@ -243,6 +251,7 @@ export class RelyingParty {
         expectedOrigin: this.origin,
         expectedRPID: this.id,
         requireUserVerification: false,
+        supportedAlgorithmIDs: ALGORITHMS,
       });
       if (!verified) return { ok: false, reason: 'invalid', detail: 'the registration does not verify' };
       const { credential } = registrationInfo;

@@ -2,6 +2,7 @@
 import { passwordProblem } from '../../authn/password/rules.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
+import type { Passkey, PasskeyStore } from '../../store/passkeys.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import type { User, UserStore } from '../../store/users.ts';
 import { hashPassword } from '../../authn/password/hash.ts';
@@ -20,6 +21,18 @@ function describe({ id, username, email, name, disabled, passwordHash, createdAt
   };
 }
 
+/** A passkey as `users show` lists it (no key material: the public key is no business of the operator's). */
+function describePasskey(p: Passkey): Record<string, unknown> {
+  const lastUsed = p.lastUsedAt === null ? null : formatTime(p.lastUsedAt);
+  return {
+    id: p.id,
+    name: p.name,
+    created_at: formatTime(p.createdAt),
+    last_used_at: lastUsed,
+    synced: p.backupEligible,
+  };
+}
+
 async function findUser(store: UserStore, username: string): Promise<User> {
   const user = await store.getUserByUsername(username);
   if (!user) throw new NotFound(`no user ${username}`);
@@ -35,7 +48,7 @@ async function newPassword(io: Io, config: Config, username: string): Promise<st
 }
 
 export async function usersCommand(
-  store: UserStore & ThrottleStore,
+  store: UserStore & ThrottleStore & Pick<PasskeyStore, 'listPasskeys'>,
   config: Config,
   args: string[],
   io: Io,
@@ -93,9 +106,20 @@ export async function usersCommand(
     }
     case 'show': {
       const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
-      const described = describe(await findUser(store, requirePositional(positionals, 'the username')));
-      if (values.json) io.out(JSON.stringify(described, null, 2));
-      else for (const [key, value] of Object.entries(described)) io.out(`${key.padEnd(14)} ${String(value)}`);
+      const user = await findUser(store, requirePositional(positionals, 'the username'));
+      const passkeys = (await store.listPasskeys(user.id)).map(describePasskey);
+      const described = describe(user);
+      if (values.json) {
+        io.out(JSON.stringify({ ...described, passkeys }, null, 2));
+        return 0;
+      }
+      for (const [key, value] of Object.entries(described)) io.out(`${key.padEnd(14)} ${String(value)}`);
+      io.out(`${'passkeys'.padEnd(14)} ${passkeys.length === 0 ? 'none' : passkeys.length}`);
+      for (const p of passkeys) {
+        const used = p.last_used_at === null ? 'not used yet' : `last used ${String(p.last_used_at)}`;
+        const kind = p.synced ? 'synced' : 'device-bound';
+        io.out(`  ${String(p.id)}  ${String(p.name)}  (added ${String(p.created_at)}, ${used}, ${kind})`);
+      }
       return 0;
     }
     case 'delete': {
