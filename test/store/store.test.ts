@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { openDatabase, openStore } from '../../src/store/index.ts';
+import { migrations } from '../../src/store/migrations/index.ts';
+import type { Passkey } from '../../src/store/passkeys.ts';
 import type { Client } from '../../src/store/clients.ts';
 import type { Grant, Rotation } from '../../src/store/grants.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -105,7 +107,7 @@ function contract(
     before(async () => {
       if (!db) return;
       store = await openStore(db.url, { thread });
-      assert.deepEqual(await store.migrate(), ['001_initial', '002_authentication_factors']);
+      assert.deepEqual(await store.migrate(), Object.keys(migrations));
       side = openDatabase(db.url);
       // The users the grants below belong to: a code is redeemed only for an active user.
       for (let i = 0; i < 10; i++) await store.createUser(user({ id: `u${i}` }));
@@ -708,6 +710,115 @@ function contract(
         ['k2'],
       );
     });
+
+    it(
+      'passkeys: added once per credential, used with a counter that moves on, renamed, removed with the other sessions',
+      { skip },
+      async () => {
+        const owner = user();
+        await store.createUser(owner);
+        const passkey = (id: string, credentialId: string): Passkey => ({
+          id,
+          userId: owner.id,
+          credentialId,
+          publicKey: new Uint8Array([1, 2, 3]),
+          counter: 0,
+          transports: ['internal', 'hybrid'],
+          backupEligible: true,
+          backedUp: false,
+          name: 'Phone',
+          createdAt: NOW,
+          lastUsedAt: null,
+        });
+        const event = (type: 'passkey.added' | 'passkey.renamed' | 'passkey.removed', id: string) =>
+          securityEvent(type, NOW, { userId: owner.id, data: { passkey: id } });
+        assert.equal(await store.hasPasskeys(owner.id), false);
+        assert.equal(await store.addPasskey(passkey('p1', 'cred-1'), event('passkey.added', 'p1')), true);
+        // The same credential again, under another id: nothing, and no event.
+        assert.equal(await store.addPasskey(passkey('p2', 'cred-1'), event('passkey.added', 'p2')), false);
+        assert.equal(await store.addPasskey(passkey('p3', 'cred-3'), event('passkey.added', 'p3')), true);
+        assert.deepEqual(await store.listPasskeys(owner.id), [passkey('p1', 'cred-1'), passkey('p3', 'cred-3')]);
+        assert.deepEqual(await store.getPasskeyByCredentialId('cred-3'), passkey('p3', 'cred-3'));
+        assert.equal(await store.hasPasskeys(owner.id), true);
+        const added = await store.listEvents({ userId: owner.id, type: 'passkey.added' });
+        assert.deepEqual(added.map((e) => e.data?.passkey).sort(), ['p1', 'p3']);
+
+        // A challenge is spent once.
+        const challenge = { hash: 'c'.repeat(64), expiresAt: NOW + 600 };
+        assert.deepEqual(
+          await Promise.all([store.spendChallenge(challenge), store.spendChallenge(challenge)]).then((r) => r.sort()),
+          [false, true],
+        );
+        // A counter moves forward only; an authenticator without one stays at 0.
+        assert.equal(await store.recordPasskeyUse({ id: 'p1', counter: 5, backedUp: true, at: NOW + 1 }), true);
+        assert.equal(await store.recordPasskeyUse({ id: 'p1', counter: 5, backedUp: true, at: NOW + 2 }), false);
+        assert.equal(await store.recordPasskeyUse({ id: 'p3', counter: 0, backedUp: false, at: NOW + 3 }), true);
+        assert.equal(await store.recordPasskeyUse({ id: 'p3', counter: 0, backedUp: false, at: NOW + 4 }), true);
+        const [p1, p3] = await store.listPasskeys(owner.id);
+        assert.deepEqual([p1!.counter, p1!.backedUp, p1!.lastUsedAt, p3!.lastUsedAt], [5, true, NOW + 1, NOW + 4]);
+
+        assert.equal(
+          await store.renamePasskey({ userId: owner.id, id: 'p1', name: 'Laptop' }, event('passkey.renamed', 'p1')),
+          true,
+        );
+        assert.equal(
+          await store.renamePasskey({ userId: 'someone', id: 'p3', name: 'X' }, event('passkey.renamed', 'p3')),
+          false,
+        );
+        assert.deepEqual(
+          (await store.listEvents({ userId: owner.id, type: 'passkey.renamed' })).map((e) => e.data?.passkey),
+          ['p1'],
+        );
+
+        const session = (id: string) => ({
+          id,
+          userId: owner.id,
+          authTime: NOW,
+          factors: [],
+          createdAt: NOW,
+          expiresAt: NOW + 60,
+        });
+        await store.createSession(session('here'));
+        await store.createSession(session('there'));
+        // Someone else's passkey id removes nothing and ends no session.
+        assert.equal(
+          await store.removePasskey({ userId: 'someone', id: 'p1', keepSession: 'x' }, event('passkey.removed', 'p1')),
+          false,
+        );
+        assert.ok(await store.getSessionAndUser('there', NOW));
+        assert.equal(
+          await store.removePasskey(
+            { userId: owner.id, id: 'p1', keepSession: 'here' },
+            event('passkey.removed', 'p1'),
+          ),
+          true,
+        );
+        assert.equal(await store.getSessionAndUser('there', NOW), undefined);
+        assert.ok(await store.getSessionAndUser('here', NOW));
+        assert.equal(
+          await store.removePasskey(
+            { userId: owner.id, id: 'p1', keepSession: 'here' },
+            event('passkey.removed', 'p1'),
+          ),
+          false,
+        );
+        assert.equal((await store.listEvents({ userId: owner.id, type: 'passkey.removed' })).length, 1);
+
+        // The user's deletion takes the rest; housekeeping forgets the challenge once it has expired.
+        assert.equal(await store.deleteUser(owner.id, NOW), true);
+        assert.deepEqual(await store.listPasskeys(owner.id), []);
+        const purged = await store.purgeExpired({
+          now: NOW + 601,
+          codeTtl: 60,
+          codeGrace: 600,
+          accessTokenTtl: 3600,
+          eventRetention: 86_400 * 90,
+          throttleHorizon: 3600,
+        });
+        assert.ok(purged.webauthn_challenges! >= 1);
+        assert.equal(await store.spendChallenge(challenge), true);
+      },
+    );
   });
 }
 
