@@ -15,7 +15,7 @@ import { paramsFrom } from '../../src/oauth/params.ts';
 import type { Client } from '../../src/store/clients.ts';
 import type { User } from '../../src/store/users.ts';
 
-const [SFA, MFA] = ACR_VALUES;
+const [SFA, MFA, PHR] = ACR_VALUES;
 const NOW = 1_800_000_000;
 const SECRET = 's'.repeat(32);
 const config = loadConfig({ TESSERA_ISSUER: 'https://id.example', TESSERA_SECRET: SECRET });
@@ -53,10 +53,12 @@ const user: User = {
   updatedAt: NOW,
 };
 const codes = new CodeSealer(SECRET);
-// Only what these requests read: the client, and (a step-up's enrolment) the user.
+// Only what these requests read: the client, and (a step-up's enrolment) the user and their passkeys.
+let hasPasskey = false;
 const store = {
   getClient: async (id: string) => (id === client.clientId ? client : undefined),
   getUserById: async (id: string) => (id === user.id ? user : undefined),
+  hasPasskeys: async () => hasPasskey,
 } as unknown as AuthorizeDeps['store'];
 const deps: AuthorizeDeps = {
   config,
@@ -129,6 +131,19 @@ describe('the authorization endpoint and the session', () => {
       redirected(await answer({ acr_values: MFA, prompt: 'none' }, session([pwd(NOW)]))).get('error'),
       'login_required',
     );
+  });
+
+  it('acr_values above the session, for a user with a passkey: a step-up to it, from the session', async () => {
+    hasPasskey = true;
+    try {
+      for (const acrValues of [MFA, PHR]) {
+        const outcome = await answer({ acr_values: acrValues! }, session([pwd(NOW - 5)]));
+        assert.equal(outcome.kind, 'step');
+        assert.equal(outcome.kind === 'step' && outcome.method, 'passkey');
+      }
+    } finally {
+      hasPasskey = false;
+    }
   });
 
   it('acr_values are alternatives: the lowest met answers, with the value asked; unknown values are ignored', async () => {
