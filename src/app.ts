@@ -29,6 +29,7 @@ import { ClientDocumentError, ClientDocuments, isClientIdUrl } from './oauth/reg
 import type { Store } from './store/store.ts';
 import type { KeyStore } from './tokens/keystore.ts';
 import { RefreshTokens } from './tokens/refresh.ts';
+import type { Secrets } from './tokens/secrets.ts';
 import type { DemoCredentials } from './demo.ts';
 import { demoRoutes } from './http/routes/demo.ts';
 import { Lifecycle } from './lifecycle.ts';
@@ -44,8 +45,10 @@ export interface AppDeps {
   config: Config;
   store: Store;
   keys: KeyStore;
-  /** The resolved TESSERA_SECRET. */
-  secret: string;
+  /** The resolved TESSERA_SECRET, or it and TESSERA_SECRET_PREVIOUS, newest first. */
+  secret: Secrets;
+  /** The database's latest restore fence (src/store/restores.ts): codes sealed before it do not open. */
+  restoreEpoch?: string;
   /** Epoch seconds; tests inject a clock. */
   now?: () => number;
   logger?: boolean;
@@ -129,7 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keys: deps.keys,
     sealer: new InteractionSealer(deps.secret),
     pending: new PendingSignInSealer(deps.secret),
-    codes: new CodeSealer(deps.secret),
+    codes: new CodeSealer(deps.secret, deps.restoreEpoch),
     relyingParty: new RelyingParty(deps.config.issuer, deps.secret),
     refreshTokens: new RefreshTokens(deps.secret),
     browser: new BrowserState({

@@ -4,6 +4,7 @@
 // (a PendingSignIn), never as a session, so nothing can be done with half a sign-in.
 import type { User } from '../store/users.ts';
 import { Sealer } from '../tokens/sealed.ts';
+import type { Secrets } from '../tokens/secrets.ts';
 import type { Factor } from './factors.ts';
 import { nextStep, type Requirement } from './policy.ts';
 import type { SignedIn } from './session.ts';
@@ -32,8 +33,8 @@ export interface PendingSignIn {
 }
 
 export class PendingSignInSealer extends Sealer<PendingSignIn> {
-  constructor(secret: string) {
-    super(secret, 'tessera pending sign-in v1');
+  constructor(secrets: Secrets) {
+    super(secrets, 'tessera pending sign-in v1');
   }
 }
 

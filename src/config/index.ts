@@ -2,8 +2,16 @@
 // environment variables once at start-up (src/main.ts, src/cli), validated, and frozen.
 import { z } from 'zod';
 import type { ThrottlePolicy } from '../oauth/throttle.ts';
+import { readSettingFiles } from './files.ts';
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/**
+ * A setting that holds a secret, and so may also be given as a file's contents: NAME_FILE names the
+ * file (Docker secrets, systemd credentials), which keeps the secret out of the environment that
+ * `ps e` and crash reports show and out of shell quoting (./files.ts).
+ */
+const secret = <T extends z.ZodType>(schema: T) => schema.meta({ file: true });
 
 /** Default API scopes with the description shown on the consent page. */
 export const DEFAULT_API_SCOPES = 'apps=Manage your apps;webhooks=Manage your webhooks';
@@ -25,8 +33,8 @@ export const configSchema = z.object({
    * on the same machine), `false` otherwise; a proxy elsewhere is named by its address or range.
    */
   TESSERA_TRUST_PROXY: z.string().min(1).optional(),
-  /** DATABASE_URL: `sqlite:<path>` (default, WAL mode) or `postgres://…`. */
-  DATABASE_URL: z.string().min(1).default('sqlite:./data/tessera.db'),
+  /** DATABASE_URL: `sqlite:<path>` (default, WAL mode) or `postgres://…` (its password, if any, in it). */
+  DATABASE_URL: secret(z.string().min(1).default('sqlite:./data/tessera.db')),
   /**
    * TESSERA_PG_PREPARED_STATEMENTS: name PostgreSQL statements so each is parsed once per connection;
    * `false` behind a pooler that cannot keep them (PgBouncer in transaction mode before 1.21).
@@ -40,7 +48,20 @@ export const configSchema = z.object({
   /** TESSERA_DATA_DIR: where development mode keeps its generated secret. */
   TESSERA_DATA_DIR: z.string().min(1).default('./data'),
   /** TESSERA_SECRET: encrypts private signing keys and signs cookies; ≥ 32 characters. */
-  TESSERA_SECRET: z.string().min(32).optional(),
+  TESSERA_SECRET: secret(z.string().min(32).optional()),
+  /**
+   * TESSERA_SECRET_PREVIOUS: the secrets TESSERA_SECRET replaced, comma-separated, newest first. They
+   * still open and decrypt what they sealed and encrypted (nothing new is made under them) until
+   * `tessera secret reencrypt` has moved the stored values and what they sealed has expired.
+   */
+  TESSERA_SECRET_PREVIOUS: secret(
+    z
+      .string()
+      .optional()
+      .refine((list) => !list || secretsOf(list).every((s) => s.length >= 32), {
+        message: 'each secret must be at least 32 characters, comma-separated',
+      }),
+  ),
   /** TESSERA_SIGNING_ALG: default JWS algorithm for access and ID tokens (per client overridable). */
   TESSERA_SIGNING_ALG: z.enum(['RS256', 'ES256']).default('RS256'),
   /** TESSERA_ACCESS_TOKEN_TTL: access token lifetime in seconds (`expires_in`). */
@@ -152,7 +173,7 @@ export const configSchema = z.object({
   /** TESSERA_METRICS_HOST: the metrics listener's address. */
   TESSERA_METRICS_HOST: z.string().default('127.0.0.1'),
   /** TESSERA_METRICS_TOKEN: /metrics answers only `Authorization: Bearer <this>` (at least 16 characters). */
-  TESSERA_METRICS_TOKEN: z.string().min(16).optional(),
+  TESSERA_METRICS_TOKEN: secret(z.string().min(16).optional()),
   /** TESSERA_HSTS_MAX_AGE: with an https issuer, every answer's Strict-Transport-Security max-age; 0 sends none. */
   TESSERA_HSTS_MAX_AGE: z.coerce.number().int().min(0).default(31_536_000),
   /** TESSERA_WEBHOOK_INTERVAL: seconds between an instance's looks at the webhook outbox. */
@@ -164,6 +185,18 @@ export const configSchema = z.object({
   /** LOG_LEVEL: pino log level of the HTTP server. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+/** The settings that may be given as a file's contents, NAME_FILE (`secret(…)` above). */
+export const FILE_SETTINGS: readonly string[] = Object.entries(configSchema.shape)
+  .filter(([, schema]) => (schema.meta() as { file?: boolean } | undefined)?.file === true)
+  .map(([name]) => name);
+
+function secretsOf(list: string): string[] {
+  return list
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
 
 /** Edit distance, for naming the setting a misspelled one meant. */
 function distance(a: string, b: string): number {
@@ -183,11 +216,14 @@ function distance(a: string, b: string): number {
  * silently), each naming the closest known setting.
  */
 export function unknownSettings(env: Record<string, string | undefined>): string[] {
-  const known = Object.keys(configSchema.shape);
+  const known = [...Object.keys(configSchema.shape), ...FILE_SETTINGS.map((name) => `${name}_FILE`)];
   return Object.keys(env)
     .filter((name) => name.startsWith('TESSERA_') && !known.includes(name))
     .sort()
     .map((name) => {
+      const setting = name.replace(/_FILE$/, '');
+      if (setting !== name && setting in configSchema.shape)
+        return `${name} is ignored: ${setting} holds no secret; only ${FILE_SETTINGS.join(', ')} are read from files`;
       const [closest] = known.map((k) => [k, distance(name, k)] as const).sort((x, y) => x[1] - y[1]);
       const bare = name.slice('TESSERA_'.length);
       const near = closest && closest[1] <= Math.max(3, Math.floor(name.length / 4)) ? closest[0] : undefined;
@@ -210,6 +246,8 @@ export interface Config {
   readonly trustProxy: boolean | number | string[];
   /** Undefined until resolved (main.ts generates one under dataDir in development). */
   readonly secret: string | undefined;
+  /** The secrets TESSERA_SECRET replaced, newest first: they still open what they sealed. */
+  readonly previousSecrets: readonly string[];
   readonly signingAlg: 'RS256' | 'ES256';
   readonly accessTokenTtl: number;
   readonly accessTokenAudience: string;
@@ -313,7 +351,7 @@ const FIXES: Record<string, string> = {
 
 /** Validates `env` and returns the frozen configuration; throws ConfigError with every problem. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const parsed = configSchema.safeParse(env);
+  const parsed = configSchema.safeParse(readSettingFiles(env, FILE_SETTINGS, (message) => new ConfigError(message)));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = issue.path.join('.');
@@ -379,6 +417,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.TESSERA_DATA_DIR,
     secret: e.TESSERA_SECRET,
+    previousSecrets: secretsOf(e.TESSERA_SECRET_PREVIOUS ?? ''),
     signingAlg: e.TESSERA_SIGNING_ALG,
     accessTokenTtl: e.TESSERA_ACCESS_TOKEN_TTL,
     accessTokenAudience: e.TESSERA_ACCESS_TOKEN_AUDIENCE ?? issuer,

@@ -1,11 +1,18 @@
 // TESSERA_SECRET resolution. Production requires it (config validation enforces that); development
 // generates one on first use and keeps it in the data folder so keys and cookies survive restarts.
+// With TESSERA_SECRET_PREVIOUS the result is a keyring (src/tokens/secrets.ts): the secret first,
+// then the ones it replaced.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Config } from './index.ts';
 
-export async function resolveSecret(config: Config): Promise<string> {
+/** TESSERA_SECRET and TESSERA_SECRET_PREVIOUS, newest first. */
+export async function resolveSecret(config: Config): Promise<readonly string[]> {
+  return [await currentSecret(config), ...config.previousSecrets];
+}
+
+async function currentSecret(config: Config): Promise<string> {
   if (config.secret) return config.secret;
   const file = join(config.dataDir, 'secret');
   try {

@@ -13,7 +13,8 @@ import { securityEvent } from '../events/index.ts';
 import { type BrowserSession, createSession, type SignedIn, toBrowserSession } from '../authn/session.ts';
 import type { SessionStore } from '../store/sessions.ts';
 import { hashToken, randomToken, safeEqual } from '../tokens/opaque.ts';
-import { purposeKey } from '../tokens/sealed.ts';
+import { macMatches, purposeKeys } from '../tokens/sealed.ts';
+import type { Secrets } from '../tokens/secrets.ts';
 import { requesterOf } from './requester.ts';
 
 export const SESSION_COOKIE = 'tessera_session';
@@ -26,18 +27,21 @@ export const BROWSER_COOKIE = 'tessera_browser';
 /** 400 days: the longest a browser keeps a cookie. */
 const DEVICE_MAX_AGE = 400 * 86_400;
 
+const deviceBody = (deviceId: string, username: string) => `${deviceId}\n${username.toLowerCase()}`;
+
 export class BrowserState {
-  readonly #csrfKey: KeyObject;
-  readonly #deviceKey: KeyObject;
+  /** Per secret of the keyring, newest first: tokens and cookies are made under the first. */
+  readonly #csrfKeys: KeyObject[];
+  readonly #deviceKeys: KeyObject[];
   readonly #secure: boolean;
   readonly #store: SessionStore;
   readonly #sessionTtl: number;
   /** The cookies' names: `__Host-` prefixed over https. */
   readonly names: { session: string; csrf: string; device: string; browser: string };
 
-  constructor(opts: { secret: string; secure: boolean; store: SessionStore; sessionTtl: number }) {
-    this.#csrfKey = purposeKey(opts.secret, 'tessera csrf v2');
-    this.#deviceKey = purposeKey(opts.secret, 'tessera device v1');
+  constructor(opts: { secret: Secrets; secure: boolean; store: SessionStore; sessionTtl: number }) {
+    this.#csrfKeys = purposeKeys(opts.secret, 'tessera csrf v2');
+    this.#deviceKeys = purposeKeys(opts.secret, 'tessera device v1');
     this.#secure = opts.secure;
     this.#store = opts.store;
     this.#sessionTtl = opts.sessionTtl;
@@ -99,15 +103,17 @@ export class BrowserState {
     reply.setCookie(this.names.csrf, randomToken(), this.#cookieOptions());
   }
 
+  /** The device cookie's MAC under the newest secret. */
   #deviceMac(deviceId: string, username: string): string {
-    return createHmac('sha256', this.#deviceKey).update(`${deviceId}\n${username.toLowerCase()}`).digest('base64url');
+    return createHmac('sha256', this.#deviceKeys[0]!).update(deviceBody(deviceId, username)).digest('base64url');
   }
 
   /** The device id, when this browser's device cookie says it signed in as `username` before. */
   knownDevice(request: FastifyRequest, username: string): string | undefined {
     const [deviceId, mac] = (request.cookies[this.names.device] ?? '').split('.');
     if (!deviceId || !mac || !username) return undefined;
-    return safeEqual(this.#deviceMac(deviceId, username), mac) ? deviceId : undefined;
+    // A cookie signed under a previous secret still counts, until the secret leaves the keyring.
+    return macMatches(this.#deviceKeys, deviceBody(deviceId, username), mac) ? deviceId : undefined;
   }
 
   /** After a successful sign-in: this browser is a known device of `username` (a signed cookie, 400 days). */
@@ -133,17 +139,20 @@ export class BrowserState {
     return this.#mac('pre-session', value);
   }
 
-  /** Whether `submitted` is the token this browser's forms carry now. */
+  /**
+   * Whether `submitted` is the token this browser's forms carry now: made under the newest secret, or
+   * under a previous one by a page shown before a rotation.
+   */
   checkCsrf(request: FastifyRequest, submitted: string | undefined): boolean {
     if (submitted === undefined) return false;
     const session = request.cookies[this.names.session];
     const pre = request.cookies[this.names.csrf];
-    const expected = session ? this.#mac('session', session) : pre ? this.#mac('pre-session', pre) : undefined;
-    return expected !== undefined && safeEqual(expected, submitted);
+    const body = session ? `session\n${session}` : pre ? `pre-session\n${pre}` : undefined;
+    return body !== undefined && macMatches(this.#csrfKeys, body, submitted);
   }
 
   #mac(kind: string, value: string): string {
-    return createHmac('sha256', this.#csrfKey).update(`${kind}\n${value}`).digest('base64url');
+    return createHmac('sha256', this.#csrfKeys[0]!).update(`${kind}\n${value}`).digest('base64url');
   }
 
   /**

@@ -6,6 +6,7 @@
 // housekeeping keeps it at least until the code has expired.
 import { SealedBox } from '../tokens/sealed.ts';
 import { newSortableId } from '../tokens/opaque.ts';
+import type { Secrets } from '../tokens/secrets.ts';
 
 export interface AuthorizationCode {
   /** Identifier, sortable by time and unguessable: the id of the grant its redemption creates. */
@@ -59,8 +60,13 @@ interface Sealed {
 
 export class CodeSealer {
   readonly #box: SealedBox<Sealed>;
-  constructor(secret: string) {
-    this.#box = new SealedBox(secret, 'tessera authorization code v1');
+  /**
+   * `restoreEpoch`: the database's latest restore fence (src/store/restores.ts), '' before any. Codes
+   * sealed before a restore do not open after it: the grants they were redeemed for are gone with
+   * the restore, and a code must not be redeemed twice.
+   */
+  constructor(secrets: Secrets, restoreEpoch = '') {
+    this.#box = new SealedBox(secrets, `tessera authorization code v1${restoreEpoch ? ` ${restoreEpoch}` : ''}`);
   }
 
   /** A new code for `fields`, valid `ttl` seconds from `now`. */

@@ -3,6 +3,7 @@
 // request and the value cannot be altered by the browser.
 import type { Requirement } from '../authn/policy.ts';
 import { Sealer } from '../tokens/sealed.ts';
+import type { Secrets } from '../tokens/secrets.ts';
 
 export interface AuthorizationRequest {
   clientId: string;
@@ -32,7 +33,7 @@ export interface Interaction {
 }
 
 export class InteractionSealer extends Sealer<Interaction> {
-  constructor(secret: string) {
-    super(secret, 'tessera interaction v2');
+  constructor(secrets: Secrets) {
+    super(secrets, 'tessera interaction v2');
   }
 }

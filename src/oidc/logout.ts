@@ -10,6 +10,7 @@ import { type Params, rejectDuplicates, single } from '../oauth/params.ts';
 import type { Client, ClientStore } from '../store/clients.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
 import { Sealer } from '../tokens/sealed.ts';
+import type { Secrets } from '../tokens/secrets.ts';
 
 export interface LogoutRequest {
   clientId: string | null;
@@ -22,8 +23,8 @@ export interface LogoutRequest {
 }
 
 export class LogoutSealer extends Sealer<LogoutRequest> {
-  constructor(secret: string) {
-    super(secret, 'tessera logout v1');
+  constructor(secrets: Secrets) {
+    super(secrets, 'tessera logout v1');
   }
 }
 

@@ -1,11 +1,12 @@
 // Signing keys: generated on first start, kept in the database with the private half encrypted
-// (AES-256-GCM under a key derived from TESSERA_SECRET), published as a JWKS (RFC 7517), and
-// rotated on the schedule of ./key-timeline.ts (./key-rotation.ts starts rotations).
-import { createPrivateKey, hkdfSync, type KeyObject } from 'node:crypto';
+// (AES-256-GCM under a key derived from TESSERA_SECRET, ./at-rest.ts), published as a JWKS (RFC 7517),
+// and rotated on the schedule of ./key-timeline.ts (./key-rotation.ts starts rotations).
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { SigningKeyStore, StoredSigningKey } from '../store/signing-keys.ts';
 import { DEFAULT_TIMELINE, type KeyDates, type KeyTimeline, keyStates, nextChange } from './key-timeline.ts';
-import { gcmDecrypt, gcmEncrypt } from './sealed.ts';
+import { decryptAtRest, encryptAtRest } from './at-rest.ts';
+import type { Secrets } from './secrets.ts';
 
 export type SigningAlg = 'RS256' | 'ES256';
 export const SIGNING_ALGS: readonly SigningAlg[] = ['RS256', 'ES256'];
@@ -18,28 +19,26 @@ export interface SigningKey {
   publicKey: CryptoKey;
 }
 
-function encryptionKey(secret: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, 'tessera', 'tessera signing key encryption v1', 32));
+/** The private JWK encrypted under the newest secret. */
+export function sealPrivateJwk(jwk: JWK, secrets: Secrets): string {
+  return encryptAtRest(secrets, 'signingKey', JSON.stringify(jwk));
 }
 
-export function sealPrivateJwk(jwk: JWK, secret: string): string {
-  const { iv, ciphertext, tag } = gcmEncrypt(encryptionKey(secret), JSON.stringify(jwk));
-  return [iv, ciphertext, tag].map((b) => b.toString('base64url')).join('.');
-}
-
-export function openPrivateJwk(sealed: string, secret: string): JWK {
-  const [iv, ciphertext, tag] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
-  if (!iv || !ciphertext || !tag) throw new Error('signing key: malformed encrypted private key');
-  const plain = gcmDecrypt(encryptionKey(secret), iv, ciphertext, tag);
-  if (plain === undefined)
-    throw new Error('signing key: cannot decrypt the private key; is TESSERA_SECRET the one it was created with?');
-  return JSON.parse(plain) as JWK;
+/** The private JWK, decrypted under whichever secret of the keyring encrypted it. */
+export function openPrivateJwk(sealed: string, secrets: Secrets): JWK {
+  const opened = decryptAtRest(secrets, 'signingKey', sealed);
+  if (opened === undefined)
+    throw new Error(
+      'signing key: cannot decrypt the private key; is TESSERA_SECRET (or one of TESSERA_SECRET_PREVIOUS) ' +
+        'the secret it was created with?',
+    );
+  return JSON.parse(opened.plaintext) as JWK;
 }
 
 /** A new key of `alg` that replaces `successorOf` and signs from `activatesAt`. */
 export async function generateKey(
   alg: SigningAlg,
-  secret: string,
+  secret: Secrets,
   now: number,
   activatesAt: number,
   successorOf: string,
@@ -69,7 +68,8 @@ const UNKNOWN_KID_RELOAD = 5;
 
 export class KeyStore {
   readonly store: SigningKeyStore;
-  readonly secret: string;
+  /** TESSERA_SECRET, and the previous secrets that still decrypt keys made before a rotation. */
+  readonly secret: Secrets;
   readonly timeline: KeyTimeline;
   readonly now: () => number;
   #rows: StoredSigningKey[] = [];
@@ -81,7 +81,7 @@ export class KeyStore {
   #changeAt = Infinity;
   #lastReload = 0;
 
-  private constructor(store: SigningKeyStore, secret: string, options: KeyStoreOptions) {
+  private constructor(store: SigningKeyStore, secret: Secrets, options: KeyStoreOptions) {
     this.store = store;
     this.secret = secret;
     this.timeline = options.timeline ?? DEFAULT_TIMELINE;
@@ -92,7 +92,7 @@ export class KeyStore {
    * Loads the keys, generating an active key for each supported algorithm that has none. Instances
    * starting together on an empty database insert one key per algorithm between them.
    */
-  static async open(store: SigningKeyStore, secret: string, options: KeyStoreOptions = {}): Promise<KeyStore> {
+  static async open(store: SigningKeyStore, secret: Secrets, options: KeyStoreOptions = {}): Promise<KeyStore> {
     const keyStore = new KeyStore(store, secret, options);
     const rows = await store.listSigningKeys();
     const now = keyStore.now();

@@ -10,8 +10,8 @@
 // generation is a replay, and revokes the family. Nothing stored is a token or leads to one without
 // the secret. `~` is unreserved in URLs and appears neither in base64url nor in JWTs.
 import { createHmac, type KeyObject } from 'node:crypto';
-import { safeEqual } from './opaque.ts';
-import { purposeKey } from './sealed.ts';
+import { macMatches, purposeKeys } from './sealed.ts';
+import type { Secrets } from './secrets.ts';
 
 export interface RefreshTokenId {
   grantId: string;
@@ -24,15 +24,16 @@ const MAX_LENGTH = 200;
 const GENERATION = /^[0-9a-z]{1,10}$/;
 
 export class RefreshTokens {
-  readonly #key: KeyObject;
-  constructor(secret: string) {
-    this.#key = purposeKey(secret, 'tessera refresh token v2');
+  /** Per secret of the keyring, newest first (./secrets.ts): tokens are issued under the first. */
+  readonly #keys: KeyObject[];
+  constructor(secrets: Secrets) {
+    this.#keys = purposeKeys(secrets, 'tessera refresh token v2');
   }
 
   /** The token of generation `generation` of the grant `grantId`: the same token every time. */
   issue(grantId: string, generation: number): string {
     const body = `${grantId}${SEPARATOR}${generation.toString(36)}`;
-    return `${body}${SEPARATOR}${this.#mac(body)}`;
+    return `${body}${SEPARATOR}${this.#mac(this.#keys[0]!, body)}`;
   }
 
   /** The grant and generation a token names; undefined when it is not one this server issued. */
@@ -43,11 +44,13 @@ export class RefreshTokens {
     if (first <= 0 || last === first) return undefined;
     const body = token.slice(0, last);
     const generation = token.slice(first + 1, last);
-    if (!GENERATION.test(generation) || !safeEqual(this.#mac(body), token.slice(last + 1))) return undefined;
+    if (!GENERATION.test(generation)) return undefined;
+    // A token issued under a previous secret (before a rotation) is checked only when the newest fails.
+    if (!macMatches(this.#keys, body, token.slice(last + 1))) return undefined;
     return { grantId: token.slice(0, first), generation: parseInt(generation, 36) };
   }
 
-  #mac(body: string): string {
-    return createHmac('sha256', this.#key).update(body).digest('base64url');
+  #mac(key: KeyObject, body: string): string {
+    return createHmac('sha256', key).update(body).digest('base64url');
   }
 }

@@ -1,8 +1,10 @@
 // Values that travel through the browser and come back unaltered: JSON, base64url, HMAC-SHA-256
 // under a key derived from TESSERA_SECRET for one purpose, with an expiry (Sealer), or encrypted as
-// well (SealedBox).
+// well (SealedBox). Both seal under the newest secret and open under any of the keyring's
+// (./secrets.ts), the newest first.
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 import { random, safeEqual } from './opaque.ts';
+import { type Secrets, secretList } from './secrets.ts';
 
 /**
  * The key for one purpose, derived from TESSERA_SECRET with HKDF, as a KeyObject: createHmac given
@@ -12,15 +14,25 @@ export function purposeKey(secret: string, purpose: string): KeyObject {
   return createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'tessera', purpose, 32)));
 }
 
+/** The purpose's key under each secret of the keyring, newest first. */
+export function purposeKeys(secrets: Secrets, purpose: string): KeyObject[] {
+  return secretList(secrets).map((secret) => purposeKey(secret, purpose));
+}
+
+/** Whether `mac` is HMAC-SHA-256 of `body` under one of `keys` (base64url), trying them in order. */
+export function macMatches(keys: readonly KeyObject[], body: string, mac: string): boolean {
+  return keys.some((key) => safeEqual(createHmac('sha256', key).update(body).digest('base64url'), mac));
+}
+
 export class Sealer<T extends { exp: number }> {
-  readonly #key: KeyObject;
-  constructor(secret: string, purpose: string) {
-    this.#key = purposeKey(secret, purpose);
+  readonly #keys: KeyObject[];
+  constructor(secrets: Secrets, purpose: string) {
+    this.#keys = purposeKeys(secrets, purpose);
   }
 
   seal(value: T): string {
     const body = Buffer.from(JSON.stringify(value)).toString('base64url');
-    return `${body}.${this.#mac(body)}`;
+    return `${body}.${createHmac('sha256', this.#keys[0]!).update(body).digest('base64url')}`;
   }
 
   /** The value, or undefined when tampered with, sealed for another purpose, malformed or expired. */
@@ -28,17 +40,13 @@ export class Sealer<T extends { exp: number }> {
     const dot = sealed.indexOf('.');
     if (dot <= 0) return undefined;
     const body = sealed.slice(0, dot);
-    if (!safeEqual(this.#mac(body), sealed.slice(dot + 1))) return undefined;
+    if (!macMatches(this.#keys, body, sealed.slice(dot + 1))) return undefined;
     try {
       const value = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as T;
       return value.exp > now ? value : undefined;
     } catch {
       return undefined;
     }
-  }
-
-  #mac(body: string): string {
-    return createHmac('sha256', this.#key).update(body).digest('base64url');
   }
 }
 
@@ -50,17 +58,17 @@ export class Sealer<T extends { exp: number }> {
  * the hour a 32-bit count since 1970. Values sealed more than MAX_AGE_HOURS ago no longer open.
  */
 export class SealedBox<T> {
-  readonly #key: KeyObject;
-  readonly #hourKeys = new Map<number, KeyObject>();
-  constructor(secret: string, purpose: string) {
-    this.#key = purposeKey(secret, purpose);
+  /** Per secret of the keyring, newest first: its purpose key and the hour keys derived from it. */
+  readonly #keys: Array<{ key: KeyObject; hours: Map<number, KeyObject> }>;
+  constructor(secrets: Secrets, purpose: string) {
+    this.#keys = purposeKeys(secrets, purpose).map((key) => ({ key, hours: new Map() }));
   }
 
   seal(value: T, nowMs = Date.now()): string {
     const hour = Math.floor(nowMs / HOUR_MS);
     const head = Buffer.allocUnsafe(4);
     head.writeUInt32BE(hour, 0);
-    const { iv, ciphertext, tag } = gcmEncrypt(this.#hourKey(hour), JSON.stringify(value));
+    const { iv, ciphertext, tag } = gcmEncrypt(this.#hourKey(0, hour), JSON.stringify(value));
     return Buffer.concat([head, iv, ciphertext, tag]).toString('base64url');
   }
 
@@ -72,12 +80,13 @@ export class SealedBox<T> {
     const hour = raw.readUInt32BE(0);
     const current = Math.floor(nowMs / HOUR_MS);
     if (hour > current + 1 || hour < current - MAX_AGE_HOURS) return undefined;
-    const plain = gcmDecrypt(
-      this.#hourKey(hour),
-      raw.subarray(4, HEAD_BYTES),
-      raw.subarray(HEAD_BYTES, raw.length - TAG_BYTES),
-      raw.subarray(raw.length - TAG_BYTES),
-    );
+    const iv = raw.subarray(4, HEAD_BYTES);
+    const ciphertext = raw.subarray(HEAD_BYTES, raw.length - TAG_BYTES);
+    const tag = raw.subarray(raw.length - TAG_BYTES);
+    // The newest secret first: a previous one is tried only for what it sealed before a rotation.
+    let plain: string | undefined;
+    for (let i = 0; plain === undefined && i < this.#keys.length; i++)
+      plain = gcmDecrypt(this.#hourKey(i, hour), iv, ciphertext, tag);
     try {
       return plain === undefined ? undefined : (JSON.parse(plain) as T);
     } catch {
@@ -85,16 +94,17 @@ export class SealedBox<T> {
     }
   }
 
-  #hourKey(hour: number): KeyObject {
-    let key = this.#hourKeys.get(hour);
+  /** The hour key of the keyring's `index`-th secret. */
+  #hourKey(index: number, hour: number): KeyObject {
+    const { key: purpose, hours } = this.#keys[index]!;
+    let key = hours.get(hour);
     if (!key) {
       const info = Buffer.alloc(4);
       info.writeUInt32BE(hour, 0);
-      key = createSecretKey(createHmac('sha256', this.#key).update(info).digest());
-      // Only hours that can still open are kept: at most MAX_AGE_HOURS + 2 keys.
-      for (const known of this.#hourKeys.keys())
-        if (Math.abs(known - hour) > MAX_AGE_HOURS + 1) this.#hourKeys.delete(known);
-      this.#hourKeys.set(hour, key);
+      key = createSecretKey(createHmac('sha256', purpose).update(info).digest());
+      // Only hours that can still open are kept: at most MAX_AGE_HOURS + 2 keys per secret.
+      for (const known of hours.keys()) if (Math.abs(known - hour) > MAX_AGE_HOURS + 1) hours.delete(known);
+      hours.set(hour, key);
     }
     return key;
   }

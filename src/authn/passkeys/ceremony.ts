@@ -5,6 +5,7 @@
 // (PasskeyStore.spendChallenge), until it would have expired.
 import { hashToken, randomToken } from '../../tokens/opaque.ts';
 import { Sealer } from '../../tokens/sealed.ts';
+import type { Secrets } from '../../tokens/secrets.ts';
 
 /** How long a challenge may be answered: a sign-in page left open for a while still works. */
 export const CHALLENGE_TTL = 10 * 60;
@@ -24,7 +25,7 @@ export interface Ceremony {
 }
 
 class CeremonySealer extends Sealer<Ceremony> {
-  constructor(secret: string) {
+  constructor(secret: Secrets) {
     super(secret, 'tessera webauthn ceremony v1');
   }
 }
@@ -38,7 +39,7 @@ export interface OpenedCeremony {
 export class Ceremonies {
   readonly #sealer: CeremonySealer;
 
-  constructor(secret: string) {
+  constructor(secret: Secrets) {
     this.#sealer = new CeremonySealer(secret);
   }
 

@@ -18,6 +18,7 @@ import { z } from 'zod';
 import type { Passkey } from '../../store/passkeys.ts';
 import type { User } from '../../store/users.ts';
 import { Ceremonies, type CeremonyPurpose, type OpenedCeremony } from './ceremony.ts';
+import type { Secrets } from '../../tokens/secrets.ts';
 
 /** Why a passkey was refused: the `reason` of its event. */
 export type PasskeyFailure =
@@ -119,7 +120,7 @@ export class RelyingParty {
    */
   readonly usable: boolean;
 
-  constructor(issuer: string, secret: string) {
+  constructor(issuer: string, secret: Secrets) {
     const url = new URL(issuer);
     this.id = url.hostname;
     this.origin = url.origin;

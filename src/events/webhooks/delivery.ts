@@ -18,6 +18,7 @@ import { fetchOutbound, OutboundError } from '../../http/outbound.ts';
 import { type ReceiverLimits, ReceiverSlots } from './receivers.ts';
 import { signWebhook } from './signature.ts';
 import { openWebhookSecret } from './subscriptions.ts';
+import type { Secrets } from '../../tokens/secrets.ts';
 
 /** Seconds to wait after the n-th failed attempt of a round (Standard Webhooks' schedule). */
 export const RETRY_DELAYS = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000];
@@ -38,8 +39,8 @@ export interface DeliveryLog {
 }
 
 export interface WebhookDeliveryOptions {
-  /** TESSERA_SECRET, which the webhooks' secrets are encrypted under. */
-  secret: string;
+  /** TESSERA_SECRET (and the previous secrets), which the webhooks' secrets are encrypted under. */
+  secret: Secrets;
   /** TESSERA_OUTBOUND_ALLOW_PRIVATE: receivers on private addresses, and on plain http. */
   allowPrivate: boolean;
   /** Seconds between looks at the outbox. */

@@ -1,14 +1,14 @@
 // Webhook subscriptions, for the CLI (the operator's, receiving every event they subscribe to) and
 // for /api/webhooks (a user's, receiving events about that user and the apps they registered): an
 // https URL, the event types, and a Standard Webhooks secret shown once, kept encrypted under
-// TESSERA_SECRET since signing needs it.
-import { hkdfSync } from 'node:crypto';
+// TESSERA_SECRET since signing needs it (../../tokens/at-rest.ts).
 import { type EventType, EVENT_TYPES, type Requester, securityEvent } from '../index.ts';
 import { isPublicAddress } from '../../http/outbound.ts';
 import { UNSAFE_URI_CHARACTERS } from '../../oauth/registration/redirect-rules.ts';
 import type { Webhook, WebhookStore } from '../../store/webhooks.ts';
 import { newSortableId } from '../../tokens/opaque.ts';
-import { gcmDecrypt, gcmEncrypt } from '../../tokens/sealed.ts';
+import { decryptAtRest, encryptAtRest } from '../../tokens/at-rest.ts';
+import type { Secrets } from '../../tokens/secrets.ts';
 import { newWebhookSecret } from './signature.ts';
 
 /** What a webhook can subscribe to: every event of the catalogue. */
@@ -21,21 +21,18 @@ export class WebhookInputError extends Error {
   override name = 'WebhookInputError';
 }
 
-function encryptionKey(secret: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, 'tessera', 'tessera webhook secret v1', 32));
+export function sealWebhookSecret(webhookSecret: string, secrets: Secrets): string {
+  return encryptAtRest(secrets, 'webhookSecret', webhookSecret);
 }
 
-export function sealWebhookSecret(webhookSecret: string, secret: string): string {
-  const { iv, ciphertext, tag } = gcmEncrypt(encryptionKey(secret), webhookSecret);
-  return [iv, ciphertext, tag].map((b) => b.toString('base64url')).join('.');
-}
-
-export function openWebhookSecret(sealed: string, secret: string): string {
-  const [iv, ciphertext, tag] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
-  const plain = iv && ciphertext && tag ? gcmDecrypt(encryptionKey(secret), iv, ciphertext, tag) : undefined;
-  if (plain === undefined)
-    throw new Error('webhook secret: cannot decrypt it; is TESSERA_SECRET the one it was made with?');
-  return plain;
+export function openWebhookSecret(sealed: string, secrets: Secrets): string {
+  const opened = decryptAtRest(secrets, 'webhookSecret', sealed);
+  if (opened === undefined)
+    throw new Error(
+      'webhook secret: cannot decrypt it; is TESSERA_SECRET (or one of TESSERA_SECRET_PREVIOUS) ' +
+        'the one it was made with?',
+    );
+  return opened.plaintext;
 }
 
 /**
@@ -75,7 +72,7 @@ export function checkEventTypes(types: readonly string[]): EventType[] {
  */
 export async function createWebhook(
   store: WebhookStore,
-  secret: string,
+  secret: Secrets,
   input: {
     url: string;
     events: readonly string[];
@@ -112,7 +109,7 @@ export async function createWebhook(
 /** A new secret, shown once; the old one signs beside it for `grace` seconds. */
 export async function rotateWebhookSecret(
   store: WebhookStore,
-  secret: string,
+  secret: Secrets,
   webhook: Webhook,
   grace: number,
   now: number,

@@ -10,8 +10,9 @@ import type { RouteContext } from '../context.ts';
 import { sendHtml } from '../plugins/html.ts';
 import { formValue } from '../forms.ts';
 import { csrfFailedPage, sendError } from '../outcome.ts';
+import type { Secrets } from '../../tokens/secrets.ts';
 
-export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: string): void {
+export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: Secrets): void {
   const sealer = new LogoutSealer(secret);
 
   async function start(request: FastifyRequest, reply: FastifyReply, params: URLSearchParams): Promise<FastifyReply> {

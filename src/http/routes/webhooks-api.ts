@@ -9,8 +9,9 @@ import { createWebhook, describeWebhook, WebhookInputError } from '../../events/
 import { userWithScope } from '../../oauth/token-status.ts';
 import type { RouteContext } from '../context.ts';
 import { requesterOf } from '../requester.ts';
+import type { Secrets } from '../../tokens/secrets.ts';
 
-export function webhooksApiRoutes(app: FastifyInstance, ctx: RouteContext, secret: string): void {
+export function webhooksApiRoutes(app: FastifyInstance, ctx: RouteContext, secret: Secrets): void {
   const deps = { config: ctx.config, store: ctx.store, keys: ctx.keys, refreshTokens: ctx.refreshTokens };
 
   /** The user whose token this is, if it carries `webhooks`. */
