@@ -2,7 +2,10 @@
 // reachable yet (a container started before PostgreSQL, a failover in progress) with backoff, but
 // not forever; at SIGTERM, say "not ready" at once, keep serving while load balancers notice, then
 // finish what is in flight and close, within a bound.
+import { type Requester, securityEvent } from './events/index.ts';
 import { DatabaseUnavailable } from './store/faults.ts';
+import type { RestoreFence, RestoreStore } from './store/restores.ts';
+import { newId } from './tokens/opaque.ts';
 
 /** A DATABASE_URL fit for a log line: the credentials before `@` and any password parameter masked. */
 export function describeDatabase(url: string): string {
@@ -45,4 +48,24 @@ export async function waitForDatabase(
       await sleep(wait);
     }
   }
+}
+
+/**
+ * After a restore (src/store/restores.ts): at every start, fences the database if it was restored
+ * from a backup `tessera backup` marked; with `force` (`tessera restore-finish`), in any case. Every
+ * session and refresh-token family ends and the signing keys go (KeyStore.open makes new ones, which
+ * sign at once). The fence, or undefined when there was nothing to do; and the epoch to seal codes in.
+ */
+export async function finishRestore(
+  store: RestoreStore,
+  options: { force: boolean; requester: Requester; now?: number },
+): Promise<{ fence: RestoreFence | undefined; epoch: string }> {
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  const id = newId();
+  const event = securityEvent('database.restored', now, {
+    requester: options.requester,
+    data: { fence: id, finished_by: options.force ? 'restore-finish' : 'start' },
+  });
+  const fence = await store.fenceRestore({ id, now, force: options.force, event });
+  return { fence, epoch: await store.restoreEpoch() };
 }

@@ -4,7 +4,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, unknownSettings } from './config/index.ts';
 import { resolveSecret } from './config/secret.ts';
 import { demoAuthorizationUrls, demoFile, readDemoCredentials, seedDemo } from './demo.ts';
-import { describeDatabase, Lifecycle, waitForDatabase } from './lifecycle.ts';
+import { describeDatabase, finishRestore, Lifecycle, waitForDatabase } from './lifecycle.ts';
 import { DatabaseUnavailable } from './store/faults.ts';
 import { startHousekeeping } from './store/housekeeping.ts';
 import { WebhookDelivery } from './events/webhooks/delivery.ts';
@@ -47,12 +47,21 @@ export async function start(env: Record<string, string | undefined> = process.en
     console.error(`tessera: cannot start: the database ${database}: ${cause}`);
     process.exit(1);
   }
+  // A database restored from a marked backup is fenced before anything is served (docs/backup.md).
+  const restore = await finishRestore(store, { force: false, requester: { ip: null, userAgent: 'tessera server' } });
   const keys = await KeyStore.open(store, secret, { timeline: keyTimeline(config) });
   const seeded = config.demo ? await seedDemo(store, config) : undefined;
   const demo = config.demo ? (seeded ?? (await readDemoCredentials(store, config))) : undefined;
 
   const lifecycle = new Lifecycle();
-  const app = await buildApp({ config, store, keys, secret, demo, lifecycle });
+  const app = await buildApp({ config, store, keys, secret, demo, lifecycle, restoreEpoch: restore.epoch });
+  if (restore.fence) {
+    const takenAt = restore.fence.takenAt === null ? null : new Date(restore.fence.takenAt * 1000).toISOString();
+    app.log.warn(
+      { backupTakenAt: takenAt, fence: restore.fence.id },
+      'restored database: every session and refresh token ended, new signing keys made; users sign in again',
+    );
+  }
   for (const warning of unknownSettings(env)) app.log.warn({ setting: warning.split(' ')[0] }, warning);
   // Keys rotated by `tessera keys rotate` or another instance are picked up within the reload interval.
   const keyMaintenance = startKeyMaintenance(keys, app.log);

@@ -1,14 +1,19 @@
-// The tessera command: tessera <clients|users|resources|webhooks|grants|keys|events|migrate|serve> …
-// Reads the same environment variables as the server (DATABASE_URL, TESSERA_SECRET, …).
+// The tessera command: tessera <clients|users|resources|webhooks|grants|keys|events|secret|backup|
+// restore-finish|export|import|migrate|serve> … Reads the same environment variables as the server
+// (DATABASE_URL, TESSERA_SECRET, …).
+import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { type Config, ConfigError, loadConfig } from '../config/index.ts';
 import type { Store } from '../store/store.ts';
 import { UsageError } from './operations.ts';
+import { backupCommand, restoreFinishCommand } from './commands/backup.ts';
 import { clientsCommand } from './commands/clients.ts';
 import { eventsCommand } from './commands/events.ts';
 import { grantsCommand } from './commands/grants.ts';
 import { keysCommand } from './commands/keys.ts';
 import { resourcesCommand } from './commands/resources.ts';
+import { secretCommand } from './commands/secret.ts';
+import { exportCommand, importCommand } from './commands/transfer.ts';
 import { usersCommand } from './commands/users.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
 import { NotFound, withStore, type Io } from './commands/common.ts';
@@ -38,6 +43,12 @@ export const USAGE = `Usage: tessera <command> [options]
   grants revoke GRANT_ID | revoke --user USERNAME --client CLIENT_ID
   keys list [--json] | rotate [--alg RS256|ES256] [--now]
   events list [--user USERNAME] [--client CLIENT_ID] [--type TYPE] [--since DATE|24h|7d] [--limit N] [--json]
+  secret reencrypt [--dry-run]     move stored values from TESSERA_SECRET_PREVIOUS to TESSERA_SECRET
+  backup --output FILE             a consistent, owner-only copy, fenced when restored (never migrates)
+  restore-finish                   after a restore made by other means: end every session and refresh
+                                   token, replace the signing keys
+  export [--output FILE] [--include-keys] [--include-events]     JSON lines, to standard output
+  import [--input FILE]            into an empty database, from standard input; all or nothing
   migrate        apply pending database migrations
   serve          start the server (same as npm start)
 
@@ -51,6 +62,11 @@ const COMMANDS = {
   webhooks: webhooksCommand,
   keys: keysCommand,
   events: (store: Store, config: Config, args: string[], io: Io) => eventsCommand(store, config, args, io),
+  secret: secretCommand,
+  'restore-finish': restoreFinishCommand,
+  // Each reads or writes through a connection of its own, on the migrated database.
+  export: (_store: Store, config: Config, args: string[], io: Io) => exportCommand(config, args, io),
+  import: (_store: Store, config: Config, args: string[], io: Io) => importCommand(config, args, io),
 };
 
 /**
@@ -82,6 +98,8 @@ export async function run(argv: string[], unsafeIo: Io): Promise<number> {
   }
   try {
     const config = loadConfig(io.env);
+    // A backup is of the schema as it is: taken before an upgrade, it must not apply the upgrade's migrations.
+    if (command === 'backup') return await backupCommand(config, rest, io);
     const handler = COMMANDS[command as keyof typeof COMMANDS];
     if (handler) return await withStore(config, (store) => handler(store, config, rest, io));
     if (command !== 'migrate' && command !== 'serve') throw new UsageError(`unknown command "${command}"`);
@@ -120,6 +138,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
+    stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Infinity }),
   };
   const args = process.argv.slice(2);
   run(args, io).then((code) => {

@@ -38,6 +38,7 @@ export const EVENT_TYPES = [
   'webhook.updated',
   'webhook.deleted',
   'key.rotated',
+  'database.restored',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

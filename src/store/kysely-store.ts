@@ -6,12 +6,14 @@ import { type Kysely, type NoMigrations, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import type { Connection } from './aggregate.ts';
 import { type Client, Clients } from './clients.ts';
+import { type EncryptedValue, EncryptedValues } from './encrypted.ts';
 import { type EventFilter, Events } from './events.ts';
 import { type ChallengeUse, type Passkey, Passkeys, type PasskeyUse } from './passkeys.ts';
 import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFamily } from './grants.ts';
 import { Purge, type PurgeInput } from './housekeeping.ts';
 import { migrate } from './migrations/index.ts';
 import { type Resource, Resources } from './resources.ts';
+import { Restores } from './restores.ts';
 import { type Session, Sessions } from './sessions.ts';
 import { type StoredSigningKey, SigningKeys } from './signing-keys.ts';
 import type { DatabaseStats, Store } from './store.ts';
@@ -33,6 +35,8 @@ export abstract class KyselyStore implements Store {
   protected readonly throttles: Throttles;
   protected readonly webhooks: Webhooks;
   protected readonly passkeys: Passkeys;
+  protected readonly restores: Restores;
+  protected readonly encryptedValues: EncryptedValues;
   readonly #purge: Purge;
 
   /** `webhooks`: PostgreSQL's, which locks the deliveries it claims. */
@@ -48,6 +52,8 @@ export abstract class KyselyStore implements Store {
     this.throttles = new Throttles(connection);
     this.webhooks = webhooks;
     this.passkeys = new Passkeys(connection);
+    this.restores = new Restores(connection);
+    this.encryptedValues = new EncryptedValues(connection);
     this.#purge = new Purge(connection);
   }
 
@@ -313,5 +319,21 @@ export abstract class KyselyStore implements Store {
   }
   removePasskey(input: { userId: string; id: string; keepSession: string }, event: SecurityEvent) {
     return this.passkeys.removePasskey(input, event);
+  }
+
+  // restores (./restores.ts)
+  fenceRestore(input: { id: string; now: number; force: boolean; event: SecurityEvent }) {
+    return this.restores.fenceRestore(input);
+  }
+  restoreEpoch() {
+    return this.restores.restoreEpoch();
+  }
+
+  // values encrypted under TESSERA_SECRET (./encrypted.ts)
+  listEncryptedValues() {
+    return this.encryptedValues.listEncryptedValues();
+  }
+  replaceEncryptedValues(changes: Array<EncryptedValue & { replacement: string }>) {
+    return this.encryptedValues.replaceEncryptedValues(changes);
   }
 }

@@ -1,7 +1,7 @@
 // The transactional outbox: a change's event (the audit trail, ./events.ts) and that event's webhook
 // deliveries (./webhooks.ts) are built here as inserts that run in the same write as the change, so
 // that the change, its event and its deliveries are committed together or not at all.
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { webhookAudience } from '../events/webhooks/audience.ts';
 import type { Database, EventRow } from './tables.ts';
@@ -40,27 +40,34 @@ export function insertEventsIf(
   exists: { signingKey: string } | { webhook: string } | { passkey: string; userId: string },
 ) {
   if (!event) return [];
-  const row = fromEvent(event);
-  const select = <T extends keyof Database>(eb: ExpressionBuilder<Database, T>) => [
-    eb.val(row.id).as('id'),
-    eb.val(row.at).as('at'),
-    eb.val(row.type).as('type'),
-    eb.val(row.user_id).as('user_id'),
-    eb.val(row.client_id).as('client_id'),
-    eb.val(row.ip).as('ip'),
-    eb.val(row.user_agent).as('user_agent'),
-    eb.val(row.data).as('data'),
-  ];
-  const values =
+  const condition =
     'signingKey' in exists
-      ? db.selectFrom('signing_keys').select(select).where('kid', '=', exists.signingKey)
+      ? db.selectFrom('signing_keys').select('kid').where('kid', '=', exists.signingKey)
       : 'webhook' in exists
-        ? db.selectFrom('webhooks').select(select).where('id', '=', exists.webhook)
-        : db
-            .selectFrom('passkeys')
-            .select(select)
-            .where('id', '=', exists.passkey)
-            .where('user_id', '=', exists.userId);
+        ? db.selectFrom('webhooks').select('id').where('id', '=', exists.webhook)
+        : db.selectFrom('passkeys').select('id').where('id', '=', exists.passkey).where('user_id', '=', exists.userId);
+  return insertEventsWhen(db, event, condition);
+}
+
+/** The insert of `event` (with its deliveries) only if `condition` finds a row when it runs. */
+export function insertEventsWhen(
+  db: Kysely<Database>,
+  event: SecurityEvent,
+  condition: SelectQueryBuilder<Database, keyof Database, unknown>,
+) {
+  const row = fromEvent(event);
+  const values = db
+    .selectNoFrom((eb) => [
+      eb.val(row.id).as('id'),
+      eb.val(row.at).as('at'),
+      eb.val(row.type).as('type'),
+      eb.val(row.user_id).as('user_id'),
+      eb.val(row.client_id).as('client_id'),
+      eb.val(row.ip).as('ip'),
+      eb.val(row.user_agent).as('user_agent'),
+      eb.val(row.data).as('data'),
+    ])
+    .where((eb) => eb.exists(condition));
   const columns = ['id', 'at', 'type', 'user_id', 'client_id', 'ip', 'user_agent', 'data'] as const;
   return [db.insertInto('events').columns(columns).expression(values), enqueueDeliveries(db, event)];
 }

@@ -4,11 +4,13 @@
 // inside, never in what they answer. The contract tests in test/store run against both.
 import type { NoMigrations } from 'kysely';
 import type { Client, ClientStore } from './clients.ts';
+import type { EncryptedValueStore } from './encrypted.ts';
 import type { EventStore } from './events.ts';
 import type { GrantStore, RevocationStore } from './grants.ts';
 import type { PurgeInput } from './housekeeping.ts';
 import type { PasskeyStore } from './passkeys.ts';
 import type { ResourceStore } from './resources.ts';
+import type { RestoreStore } from './restores.ts';
 import type { SessionStore } from './sessions.ts';
 import type { SigningKeyStore } from './signing-keys.ts';
 import type { ThrottleStore } from './throttles.ts';
@@ -38,7 +40,9 @@ export interface Store
     EventStore,
     ThrottleStore,
     WebhookStore,
-    PasskeyStore {
+    PasskeyStore,
+    RestoreStore,
+    EncryptedValueStore {
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
   /** Runs pending migrations (./migrations), or migrates up or down to `to`; returns the names applied or undone. */

@@ -217,6 +217,17 @@ export interface WebauthnChallengeRow {
   expires_at: number;
 }
 
+/**
+ * A restore fence (./restores.ts): a mark `tessera backup` leaves in its copy (fenced_at null until a
+ * start on the restored database fences it), or the record of a `tessera restore-finish`.
+ */
+export interface RestoreFenceRow {
+  id: string;
+  /** When the backup was taken; null for a restore-finish of a copy made by other means. */
+  taken_at: number | null;
+  fenced_at: number | null;
+}
+
 export interface Database {
   revoked_access_tokens: RevokedAccessTokenRow;
   clients: ClientRow;
@@ -233,4 +244,5 @@ export interface Database {
   webhook_attempts: WebhookAttemptRow;
   passkeys: PasskeyRow;
   webauthn_challenges: WebauthnChallengeRow;
+  restore_fences: RestoreFenceRow;
 }

@@ -10,6 +10,8 @@ export interface Io {
   out(line: string): void;
   err(line: string): void;
   stdin(): Promise<string>;
+  /** Standard input line by line, for what may be large (`tessera import`); else stdin() is split. */
+  stdinLines?(): AsyncIterable<string>;
 }
 
 export class NotFound extends UsageError {

@@ -4,11 +4,13 @@ import { type Kysely, type Migration, Migrator, type NoMigrations } from 'kysely
 import type { Database } from '../tables.ts';
 import * as initial from './001_initial.ts';
 import * as authenticationFactors from './002_authentication_factors.ts';
+import * as restoreFences from './005_restore_fences.ts';
 import * as passkeys from './007_passkeys.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_initial': initial,
   '002_authentication_factors': authenticationFactors,
+  '005_restore_fences': restoreFences,
   '007_passkeys': passkeys,
 };
 
