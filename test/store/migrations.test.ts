@@ -17,6 +17,7 @@ const TABLES = [
   'grants',
   'passkeys',
   'resources',
+  'restore_fences',
   'revoked_access_tokens',
   'sessions',
   'signing_keys',

@@ -35,6 +35,8 @@ describe('the secret keyring', () => {
       codeChallengeMethod: null,
       nonce: null,
       authTime: 10,
+      amr: ['pwd'],
+      acr: null,
       resource: null,
       claims: {},
     };
@@ -46,7 +48,7 @@ describe('the secret keyring', () => {
     assert.equal(new CodeSealer(NEW).open(next, now)!.userId, 'u');
     assert.equal(new CodeSealer(OLD).open(next, now), undefined);
 
-    const interaction = { request: {} as never, forceLogin: false, minAuthTime: 0, exp: now + 60 };
+    const interaction = { request: {} as never, need: {} as never, exp: now + 60 };
     const sealed = new InteractionSealer(OLD).seal(interaction);
     assert.equal(new InteractionSealer([NEW, OLD]).open(sealed, now)!.exp, now + 60);
     assert.equal(new InteractionSealer(NEW).open(sealed, now), undefined);
@@ -64,6 +66,8 @@ describe('the secret keyring', () => {
       codeChallengeMethod: null,
       nonce: null,
       authTime: 10,
+      amr: ['pwd'],
+      acr: null,
       resource: null,
       claims: {},
     };
