@@ -111,6 +111,16 @@ for (const [name, database] of [
       assert.deepEqual(await store.migrate(), all);
       assert.deepEqual(await tables(), TABLES);
 
+      // A newer release's migration: this release still starts on the database, and migrates
+      // nothing; but not on one that lacks a migration of its own.
+      await sql`insert into tessera_migrations (name, timestamp) values ('999_future', 'later')`.execute(side);
+      assert.deepEqual(await store.migrate(), []);
+      await sql`delete from tessera_migrations where name = ${all.at(-1)!}`.execute(side);
+      await assert.rejects(store.migrate(), /newer release \(999_future\) but not/);
+      await sql`delete from tessera_migrations where name = '999_future'`.execute(side);
+      await sql`insert into tessera_migrations (name, timestamp) values (${all.at(-1)!}, 'now')`.execute(side);
+      assert.deepEqual(await store.migrate(), []);
+
       // The migrated store takes writes and enforces the grant's key.
       const now = 1_800_000_000;
       await store.createUser({

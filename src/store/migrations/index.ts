@@ -1,6 +1,8 @@
 // Every migration, in order, and how they run. A static map (no directory scanning) so it works
-// without a build step.
-import { type Kysely, type Migration, Migrator, type NoMigrations } from 'kysely';
+// without a build step. Migrations only add to the schema (docs/upgrades.md), so a release runs on a
+// database a newer release has migrated: during a rolling upgrade an old instance that restarts,
+// and after one, the release before, start on it rather than refuse it.
+import { type Kysely, type Migration, Migrator, type NoMigrations, sql } from 'kysely';
 import type { Database } from '../tables.ts';
 import * as initial from './001_initial.ts';
 import * as authenticationFactors from './002_authentication_factors.ts';
@@ -14,8 +16,30 @@ export const migrations: Record<string, Migration> = {
   '007_passkeys': passkeys,
 };
 
+/** The migrations applied to the database, none before the first. */
+async function applied(db: Kysely<Database>): Promise<string[]> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((table) => table.name === 'tessera_migrations')) return [];
+  const { rows } = await sql<{ name: string }>`select name from tessera_migrations`.execute(db);
+  return rows.map((row) => row.name);
+}
+
 /** Runs pending migrations, or migrates up or down to `to`; returns the names applied or undone. */
 export async function migrate(db: Kysely<Database>, to?: string | NoMigrations): Promise<string[]> {
+  if (to === undefined) {
+    const known = Object.keys(migrations);
+    const done = await applied(db);
+    const newer = done.filter((name) => !known.includes(name));
+    if (newer.length > 0) {
+      const missing = known.filter((name) => !done.includes(name));
+      if (missing.length > 0)
+        throw new Error(
+          `the database has migrations of a newer release (${newer.join(', ')}) but not ${missing.join(', ')} ` +
+            'of this one: run the newer release',
+        );
+      return [];
+    }
+  }
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
