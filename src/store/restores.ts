@@ -47,6 +47,8 @@ export class Restores extends Aggregate implements RestoreStore {
     const { db } = this;
     const { now } = input;
     const pending = db.selectFrom('restore_fences').select('id').where('fenced_at', 'is', null);
+    // Every start asks; only a restored database is written to (a start on a read-only file reads).
+    if (!input.force && (await pending.limit(1).execute()).length === 0) return undefined;
     const mark = db.insertInto('restore_fences').values({ id: `mark:${input.id}`, taken_at: null, fenced_at: null });
     const fence = db
       .insertInto('restore_fences')

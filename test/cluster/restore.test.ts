@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { run } from '../../src/cli/main.ts';
+import { splitPassword } from '../../src/store/postgres/backup.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { type Balancer, type Instance, startBalancer, startCluster, startInstance } from '../helpers/instances.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -85,7 +86,9 @@ for (const [name, database] of [
     });
 
     it('revives no token, session or key from after the backup', { skip: !db && `${name} unreachable` }, async () => {
-      const cluster = await startCluster(db!.url, {
+      // An `&` in the address, which a shell would have cut: tessera backup hands it to pg_dump whole.
+      const url = name === 'SQLite' ? db!.url : `${db!.url}?application_name=tessera-restore-test&connect_timeout=10`;
+      const cluster = await startCluster(url, {
         count: 1,
         env: { TESSERA_KEY_RELOAD_INTERVAL: '1', TESSERA_DATA_DIR: dir },
       });
@@ -146,7 +149,7 @@ for (const [name, database] of [
         for (const instance of instances) await instance.stop();
         const file = db!.url.slice('sqlite:'.length);
         if (name === 'SQLite') restoreSqlite(file, backup);
-        else cleanup = await restorePostgres(db!.url, backup);
+        else cleanup = await restorePostgres(url, backup);
         if (name === 'SQLite') {
           const restored = statSync(file);
           assert.equal(restored.mode & 0o777, 0o600);
@@ -214,6 +217,21 @@ for (const [name, database] of [
     });
   });
 }
+
+it("pg_dump is given PostgreSQL's address whole, but for its password", () => {
+  assert.deepEqual(splitPassword('postgres://tessera:p%26ss%40w@db.example:5432/tessera?sslmode=require&a=b'), {
+    url: 'postgres://tessera@db.example:5432/tessera?sslmode=require&a=b',
+    password: 'p&ss@w',
+  });
+  assert.deepEqual(
+    splitPassword('postgresql://tessera@/tessera?host=/run/postgresql&password=x%26y&options=-c%20a%3Db'),
+    { url: 'postgresql://tessera@/tessera?host=/run/postgresql&options=-c%20a%3Db', password: 'x&y' },
+  );
+  assert.deepEqual(splitPassword('postgres://db.example/tessera'), {
+    url: 'postgres://db.example/tessera',
+    password: undefined,
+  });
+});
 
 describe('tessera restore-finish, after a restore made by other means', () => {
   let server: TestServer;

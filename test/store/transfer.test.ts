@@ -283,6 +283,50 @@ describe('export and import', async () => {
     assert.match(twice.err.join('\n'), /the database is not empty \(users: 2, clients: 3/);
   });
 
+  it('reads tables larger than a page, by a key of one column or two, each row once and in order', async () => {
+    const url = sqlite('pages');
+    const store = await openStore(url);
+    await store.migrate();
+    await store.close();
+    const db = openDatabase(url);
+    const ids = Array.from({ length: 1234 }, (_, i) => `u${String(i).padStart(5, '0')}`);
+    try {
+      const user = (id: string) => ({
+        id,
+        username: id,
+        email: `${id}@example.com`,
+        email_verified: 1,
+        disabled: 0,
+        created_at: 1,
+        updated_at: 1,
+      });
+      const consent = (id: string, client: string) => ({
+        user_id: id,
+        client_id: client,
+        scope: 'openid',
+        updated_at: 1,
+      });
+      for (let i = 0; i < ids.length; i += 200) {
+        const slice = ids.slice(i, i + 200);
+        await db.insertInto('users').values(slice.map(user)).execute();
+        await db
+          .insertInto('consents')
+          .values(slice.flatMap((id) => [consent(id, 'b'), consent(id, 'a')]))
+          .execute();
+      }
+    } finally {
+      await db.destroy();
+    }
+    const rows = (await exportOf(url)).slice(1, -1).map((l) => JSON.parse(l) as { table: string; row: Line });
+    const users = rows.filter((r) => r.table === 'users').map((r) => r.row.id);
+    assert.deepEqual(users, ids);
+    const consents = rows.filter((r) => r.table === 'consents').map((r) => `${r.row.user_id}/${r.row.client_id}`);
+    assert.deepEqual(
+      consents,
+      ids.flatMap((id) => [`${id}/a`, `${id}/b`]),
+    );
+  });
+
   it('every table is exported or named with the reason it is not', async () => {
     const url = sqlite('tables');
     const store = await openStore(url);

@@ -2,6 +2,7 @@
 // so that the first start on a database restored from it ends every session and refresh token and
 // replaces the signing keys (src/store/restores.ts); and the same fence by hand, after a restore
 // made by other means (a copy taken without `tessera backup`, a file-system snapshot, PITR).
+import { existsSync } from 'node:fs';
 import type { Config } from '../../config/index.ts';
 import { resolveSecret } from '../../config/secret.ts';
 import { CLI } from '../../events/index.ts';
@@ -11,12 +12,15 @@ import type { Store } from '../../store/store.ts';
 import { keyTimeline } from '../../tokens/key-timeline.ts';
 import { KeyStore } from '../../tokens/keystore.ts';
 import { newId } from '../../tokens/opaque.ts';
+import { UsageError } from '../operations.ts';
 import { formatTime, type Io, parse, requireOption } from './common.ts';
 
 /** `tessera backup --output FILE`: never migrates, so a backup before an upgrade is of the schema as it is. */
 export async function backupCommand(config: Config, args: string[], io: Io): Promise<number> {
   const { values } = parse(args, { output: { type: 'string', short: 'o' } });
   const output = requireOption(values.output, '--output');
+  // The store creates it with O_EXCL too; this only says so plainly.
+  if (existsSync(output)) throw new UsageError(`${output} exists already: name a new file`);
   const takenAt = Math.floor(Date.now() / 1000);
   await backupDatabase(config.databaseUrl, output, { id: `backup:${newId()}`, takenAt });
   io.out(`backup written to ${output} (readable by its owner only), taken at ${formatTime(takenAt)}`);

@@ -1,4 +1,5 @@
 // What every command shares: opening the migrated store, parsing arguments, formatting.
+import { openSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../../config/index.ts';
 import { openStore } from '../../store/index.ts';
@@ -56,6 +57,16 @@ export function requireOption<V>(value: V | undefined, option: string): V {
 
 export function formatTime(epochSeconds: number): string {
   return new Date(epochSeconds * 1000).toISOString();
+}
+
+/** A new file readable by its owner only; one that exists already is refused, never overwritten. */
+export function createOwnerOnly(path: string): number {
+  try {
+    return openSync(path, 'wx', 0o600);
+  } catch (err) {
+    const exists = (err as NodeJS.ErrnoException).code === 'EEXIST';
+    throw exists ? new UsageError(`${path} exists already: name a new file`) : err;
+  }
 }
 
 /** The password from standard input, without its final newline. */

@@ -3,7 +3,7 @@
 // SQLite and PostgreSQL or between machines with every `sub` and `client_id` kept
 // (src/store/transfer/). The file holds password hashes and values encrypted under TESSERA_SECRET:
 // `--output` writes it owner-only.
-import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Config } from '../../config/index.ts';
 import { resolveSecret } from '../../config/secret.ts';
@@ -13,7 +13,7 @@ import { exportDatabase } from '../../store/transfer/export.ts';
 import { importDatabase } from '../../store/transfer/import.ts';
 import type { Include } from '../../store/transfer/tables.ts';
 import { decryptAtRest } from '../../tokens/at-rest.ts';
-import { type Io, parse } from './common.ts';
+import { createOwnerOnly, type Io, parse } from './common.ts';
 
 export async function exportCommand(config: Config, args: string[], io: Io): Promise<number> {
   const { values } = parse(args, {
@@ -24,7 +24,7 @@ export async function exportCommand(config: Config, args: string[], io: Io): Pro
   const include = new Set<Include>();
   if (values['include-keys']) include.add('keys');
   if (values['include-events']) include.add('events');
-  const fd = values.output === undefined ? undefined : openSync(values.output, 'wx', 0o600);
+  const fd = values.output === undefined ? undefined : createOwnerOnly(values.output);
   const write = fd === undefined ? io.out : (line: string) => writeSync(fd, `${line}\n`);
   const db = openDatabase(config.databaseUrl);
   try {

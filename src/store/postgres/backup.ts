@@ -22,17 +22,28 @@ async function markSchema(databaseUrl: string): Promise<string | undefined> {
   }
 }
 
-/** The URL without its password (as user info or a parameter), and the password. */
+/**
+ * The URL without its password (in the user info or as a parameter), and the password. Taken apart
+ * as text, not with WHATWG URL, which refuses libpq's `postgres://user@/db?host=/run/postgresql` and
+ * would write the query again in its own encoding.
+ */
 export function splitPassword(databaseUrl: string): { url: string; password: string | undefined } {
-  const url = new URL(databaseUrl);
-  let password = url.password === '' ? undefined : decodeURIComponent(url.password);
-  url.password = '';
-  const parameter = url.searchParams.get('password');
-  if (parameter !== null) {
-    password = parameter;
-    url.searchParams.delete('password');
+  const match = /^(postgres(?:ql)?:\/\/)(?:([^@/?#]*)@)?([^?#]*)(?:\?([^#]*))?$/.exec(databaseUrl);
+  if (!match) throw new Error('DATABASE_URL: expected postgres://…');
+  const [, scheme, userInfo, rest, query] = match as unknown as [string, string, string | undefined, string, string?];
+  let password: string | undefined;
+  let user = userInfo;
+  const colon = userInfo?.indexOf(':') ?? -1;
+  if (userInfo !== undefined && colon >= 0) {
+    password = decodeURIComponent(userInfo.slice(colon + 1));
+    user = userInfo.slice(0, colon);
   }
-  return { url: url.href, password };
+  const parameters = (query ?? '').split('&').filter((p) => p !== '');
+  const kept = parameters.filter((p) => !p.startsWith('password='));
+  const given = parameters.find((p) => p.startsWith('password='));
+  if (given !== undefined) password = decodeURIComponent(given.slice('password='.length));
+  const auth = user === undefined || user === '' ? '' : `${user}@`;
+  return { url: `${scheme}${auth}${rest}${kept.length > 0 ? `?${kept.join('&')}` : ''}`, password };
 }
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
