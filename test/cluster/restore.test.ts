@@ -164,11 +164,10 @@ for (const [name, database] of [
           issuerPort,
           instances.map((i) => i.url),
         );
-        assert.equal(
-          instances.filter((i) => i.output().includes('restored database')).length,
-          1,
-          'one instance fenced the restored database',
-        );
+        // The log line reaches this process through a pipe, perhaps after /readyz's answer: wait for it.
+        const said = () => instances.filter((i) => i.output().includes('restored database')).length;
+        for (const until = Date.now() + 5_000; said() === 0 && Date.now() < until;) await sleep(50);
+        assert.equal(said(), 1, 'one instance fenced the restored database, and said so');
         const restoredEvents = JSON.parse(cli(env, ['events', 'list', '--type', 'database.restored', '--json']));
         assert.equal((restoredEvents as unknown[]).length, 1);
 
