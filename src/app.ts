@@ -47,7 +47,10 @@ export interface AppDeps {
   keys: KeyStore;
   /** The resolved TESSERA_SECRET, or it and TESSERA_SECRET_PREVIOUS, newest first. */
   secret: Secrets;
-  /** The database's latest restore fence (src/store/restores.ts): codes sealed before it do not open. */
+  /**
+   * The database's latest restore fence (src/store/restores.ts): codes and passkey challenges sealed
+   * before it do not open.
+   */
   restoreEpoch?: string;
   /** Epoch seconds; tests inject a clock. */
   now?: () => number;
@@ -133,7 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     sealer: new InteractionSealer(deps.secret),
     pending: new PendingSignInSealer(deps.secret),
     codes: new CodeSealer(deps.secret, deps.restoreEpoch),
-    relyingParty: new RelyingParty(deps.config.issuer, deps.secret),
+    relyingParty: new RelyingParty(deps.config.issuer, deps.secret, deps.restoreEpoch),
     refreshTokens: new RefreshTokens(deps.secret),
     browser: new BrowserState({
       secret: deps.secret,

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { run } from '../../src/cli/main.ts';
 import { createClient, createUser, rotateClientSecret } from '../../src/cli/operations.ts';
 import { loadConfig } from '../../src/config/index.ts';
+import { securityEvent } from '../../src/events/index.ts';
 import { openDatabase, openStore } from '../../src/store/index.ts';
 import { EXPORTED_TABLES, NOT_EXPORTED } from '../../src/store/transfer/tables.ts';
 import { KeyStore } from '../../src/tokens/keystore.ts';
@@ -133,6 +134,21 @@ describe('export and import', async () => {
         public: true,
       });
       await store.saveConsent(alice.id, confidential.id, ['openid', 'profile'], 1_800_000_000);
+      const passkey = {
+        id: 'pk_laptop',
+        // Bob's: alice signs in below with her password alone.
+        userId: bob.id,
+        credentialId: 'Y3JlZGVudGlhbC1pZA',
+        publicKey: new Uint8Array([165, 1, 2, 3, 38]),
+        counter: 7,
+        transports: ['internal', 'hybrid'],
+        backupEligible: true,
+        backedUp: true,
+        name: 'Laptop',
+        createdAt: 1_800_000_000,
+        lastUsedAt: null,
+      };
+      await store.addPasskey(passkey, securityEvent('passkey.added', 1_800_000_000, { userId: bob.id }));
     } finally {
       await store.close();
     }
@@ -172,6 +188,7 @@ describe('export and import', async () => {
         username: 'alice',
         password: PASSWORD,
       });
+      assert.ok(callback.searchParams.get('code'), callback.href);
       const response = await fetch(`${issuer}/oauth2/token`, {
         method: 'POST',
         headers: {

@@ -2,6 +2,7 @@
 // and nothing new is made under it; without it, nothing it made opens.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Ceremonies } from '../../src/authn/passkeys/ceremony.ts';
 import { CodeSealer } from '../../src/oauth/codes.ts';
 import { InteractionSealer } from '../../src/oauth/interaction.ts';
 import { decryptAtRest, encryptAtRest } from '../../src/tokens/at-rest.ts';
@@ -53,6 +54,19 @@ describe('the secret keyring', () => {
     assert.equal(new InteractionSealer([NEW, OLD]).open(sealed, now)!.exp, now + 60);
     assert.equal(new InteractionSealer(NEW).open(sealed, now), undefined);
     assert.equal(new InteractionSealer(OLD).open(new InteractionSealer([NEW, OLD]).seal(interaction), now), undefined);
+  });
+
+  it('passkey challenges sealed before a restore fence do not open after it, nor under another secret', () => {
+    const now = Math.floor(Date.now() / 1000);
+    const input = { purpose: 'authenticate' as const, userId: null, browser: 'b' };
+    const asReturned = (challenge: string) => Buffer.from(challenge).toString('base64url');
+    const opening = { purpose: 'authenticate' as const, isBound: () => true, now };
+    const before = asReturned(new Ceremonies(OLD).challenge(input, now));
+    assert.ok(new Ceremonies([NEW, OLD]).open(before, opening), 'under a previous secret');
+    assert.equal(new Ceremonies(NEW).open(before, opening), undefined);
+    assert.equal(new Ceremonies([NEW, OLD], 'fence-1').open(before, opening), undefined, 'after a restore');
+    const after = asReturned(new Ceremonies(NEW, 'fence-1').challenge(input, now));
+    assert.ok(new Ceremonies(NEW, 'fence-1').open(after, opening));
   });
 
   it('codes sealed before a restore fence do not open after it', () => {

@@ -25,8 +25,12 @@ export interface Ceremony {
 }
 
 class CeremonySealer extends Sealer<Ceremony> {
-  constructor(secret: Secrets) {
-    super(secret, 'tessera webauthn ceremony v1');
+  /**
+   * `restoreEpoch` (src/store/restores.ts): a challenge sealed before a restore does not open after
+   * it, since the restore brings back no record of the challenges answered after the backup.
+   */
+  constructor(secret: Secrets, restoreEpoch: string) {
+    super(secret, `tessera webauthn ceremony v1${restoreEpoch ? ` ${restoreEpoch}` : ''}`);
   }
 }
 
@@ -39,8 +43,8 @@ export interface OpenedCeremony {
 export class Ceremonies {
   readonly #sealer: CeremonySealer;
 
-  constructor(secret: Secrets) {
-    this.#sealer = new CeremonySealer(secret);
+  constructor(secret: Secrets, restoreEpoch = '') {
+    this.#sealer = new CeremonySealer(secret, restoreEpoch);
   }
 
   /** A new challenge, as the string whose UTF-8 bytes the options carry. */

@@ -120,12 +120,12 @@ export class RelyingParty {
    */
   readonly usable: boolean;
 
-  constructor(issuer: string, secret: Secrets) {
+  constructor(issuer: string, secret: Secrets, restoreEpoch = '') {
     const url = new URL(issuer);
     this.id = url.hostname;
     this.origin = url.origin;
     this.usable = isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) === 0;
-    this.ceremonies = new Ceremonies(secret);
+    this.ceremonies = new Ceremonies(secret, restoreEpoch);
   }
 
   /**

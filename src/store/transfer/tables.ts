@@ -33,6 +33,9 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
   exported('consents', ['user_id', 'client_id']),
   // The signing secret stays encrypted under TESSERA_SECRET, as stored.
   exported('webhooks', ['id']),
+  // Public keys and counters: users sign in with their passkeys as before (the issuer's host, the
+  // relying party's ID, must stay the same).
+  exported('passkeys', ['id']),
   // Private halves encrypted under TESSERA_SECRET, as stored: so that tokens signed before the move
   // still verify. Without them, the first start makes new keys.
   exported('signing_keys', ['kid'], 'keys'),
@@ -49,6 +52,7 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   webhook_deliveries: "the outbox's passing state: deliveries not yet made are not made from the new database",
   webhook_attempts: 'the log of deliveries made',
   restore_fences: "a property of one database's history (../restores.ts)",
+  webauthn_challenges: 'the passkey challenges answered, kept only until they would have expired',
   tessera_migrations: "the header names the migrations; the target's own are applied by the import",
   tessera_migrations_lock: "the migrator's lock",
 };
