@@ -20,6 +20,7 @@ import type { DatabaseStats, Store } from './store.ts';
 import type { Database } from './tables.ts';
 import { Throttles } from './throttles.ts';
 import type { ThrottlePolicy } from '../oauth/throttle.ts';
+import { type UpstreamLink, type UpstreamProvider, Upstream } from './upstream.ts';
 import { type User, Users } from './users.ts';
 import { type Delivery, type DeliveryAttempt, type Webhook, Webhooks } from './webhooks.ts';
 
@@ -37,6 +38,7 @@ export abstract class KyselyStore implements Store {
   protected readonly passkeys: Passkeys;
   protected readonly restores: Restores;
   protected readonly encryptedValues: EncryptedValues;
+  protected readonly upstream: Upstream;
   readonly #purge: Purge;
 
   /** `webhooks`: PostgreSQL's, which locks the deliveries it claims. */
@@ -54,6 +56,7 @@ export abstract class KyselyStore implements Store {
     this.passkeys = new Passkeys(connection);
     this.restores = new Restores(connection);
     this.encryptedValues = new EncryptedValues(connection);
+    this.upstream = new Upstream(connection);
     this.#purge = new Purge(connection);
   }
 
@@ -335,5 +338,46 @@ export abstract class KyselyStore implements Store {
   }
   replaceEncryptedValues(changes: Array<EncryptedValue & { replacement: string }>) {
     return this.encryptedValues.replaceEncryptedValues(changes);
+  }
+
+  // upstream providers and links (./upstream.ts)
+  createProvider(provider: UpstreamProvider, event?: SecurityEvent) {
+    return this.upstream.createProvider(provider, event);
+  }
+  getProvider(id: string) {
+    return this.upstream.getProvider(id);
+  }
+  listProviders() {
+    return this.upstream.listProviders();
+  }
+  updateProvider(provider: UpstreamProvider, event?: SecurityEvent) {
+    return this.upstream.updateProvider(provider, event);
+  }
+  deleteProvider(id: string, event?: SecurityEvent) {
+    return this.upstream.deleteProvider(id, event);
+  }
+  countLinks(providerId: string) {
+    return this.upstream.countLinks(providerId);
+  }
+  getLink(providerId: string, subject: string) {
+    return this.upstream.getLink(providerId, subject);
+  }
+  listLinks(userId: string) {
+    return this.upstream.listLinks(userId);
+  }
+  createLink(link: UpstreamLink, event?: SecurityEvent) {
+    return this.upstream.createLink(link, event);
+  }
+  createUserWithLink(user: User, link: UpstreamLink, events: SecurityEvent[]) {
+    return this.upstream.createUserWithLink(user, link, events);
+  }
+  deleteLink(providerId: string, userId: string, event?: SecurityEvent) {
+    return this.upstream.deleteLink(providerId, userId, event);
+  }
+  touchLink(providerId: string, subject: string, now: number, event?: SecurityEvent) {
+    return this.upstream.touchLink(providerId, subject, now, event);
+  }
+  findUsersByEmail(email: string) {
+    return this.upstream.findUsersByEmail(email);
   }
 }

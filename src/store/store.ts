@@ -14,6 +14,7 @@ import type { RestoreStore } from './restores.ts';
 import type { SessionStore } from './sessions.ts';
 import type { SigningKeyStore } from './signing-keys.ts';
 import type { ThrottleStore } from './throttles.ts';
+import type { UpstreamStore } from './upstream.ts';
 import type { UserStore } from './users.ts';
 import type { WebhookStore } from './webhooks.ts';
 
@@ -42,7 +43,8 @@ export interface Store
     WebhookStore,
     PasskeyStore,
     RestoreStore,
-    EncryptedValueStore {
+    EncryptedValueStore,
+    UpstreamStore {
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
   /** Runs pending migrations (./migrations), or migrates up or down to `to`; returns the names applied or undone. */

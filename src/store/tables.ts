@@ -211,6 +211,49 @@ export interface PasskeyRow {
   last_used_at: number | null;
 }
 
+/** An upstream provider a person may sign in with (src/upstream): OpenID Connect or GitHub. */
+export interface UpstreamProviderRow {
+  /** The operator's name for it: in the callback URI, idp_hint and TESSERA_DEFAULT_PROVIDER. */
+  id: string;
+  type: 'oidc' | 'github';
+  /** What the sign-in page's button says. */
+  name: string;
+  /** The OpenID Connect issuer, whose discovery document configures it; null for GitHub. */
+  issuer: string | null;
+  client_id: string;
+  /** The client secret, AES-256-GCM under a key derived from TESSERA_SECRET. */
+  client_secret_enc: string;
+  /** Space-separated scopes asked of the provider. */
+  scope: string;
+  /** 1: a verified email the provider states links to the user with that verified email here. */
+  trust_email: number;
+  /** 1: no user is created at a first sign-in; the person links an existing account. */
+  link_only: number;
+  /** 1: the provider's `amr` containing `mfa` counts as two factors. */
+  trust_upstream_mfa: number;
+  /** 1: the provider's own hosts may be on loopback, private or link-local addresses. */
+  allow_private_network: number;
+  /** Space-separated email domains whose login_hint sends the person straight to this provider. */
+  login_hint_domains: string;
+  /** GitHub (or GitHub Enterprise Server): the web base and the REST API base; null for OpenID Connect. */
+  github_url: string | null;
+  github_api_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A person at an upstream provider (provider, subject) linked to a user here. */
+export interface UpstreamLinkRow {
+  provider_id: string;
+  /** The provider's identifier of the person (`sub`; GitHub's numeric user id). */
+  subject: string;
+  user_id: string;
+  /** The email the provider stated when it was linked, for the account page. */
+  email: string | null;
+  created_at: number;
+  last_used_at: number | null;
+}
+
 /** A WebAuthn challenge already answered (SHA-256, hex), kept until it would have expired. */
 export interface WebauthnChallengeRow {
   hash: string;
@@ -245,4 +288,6 @@ export interface Database {
   passkeys: PasskeyRow;
   webauthn_challenges: WebauthnChallengeRow;
   restore_fences: RestoreFenceRow;
+  upstream_providers: UpstreamProviderRow;
+  upstream_links: UpstreamLinkRow;
 }

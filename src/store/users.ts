@@ -33,8 +33,8 @@ export interface UserStore {
   setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent): Promise<boolean>;
   /**
    * Deletes the user, ends their sessions, revokes their grants and forgets their consents, and deletes
-   * their passkeys, the apps they registered (revoking what was issued to them) and their webhooks;
-   * false when none.
+   * their passkeys, their links to upstream providers, the apps they registered (revoking what was
+   * issued to them) and their webhooks; false when none.
    */
   deleteUser(id: string, now: number, event?: SecurityEvent): Promise<boolean>;
   /** A new password, and every session of the user but `keepSession` ended, in one transaction. */
@@ -49,7 +49,7 @@ export const USER_COLUMNS = columns<UserRow>()(
   'id username email email_verified name given_name family_name password_hash disabled created_at updated_at',
 );
 
-function toUser(row: UserRow): User {
+export function toUser(row: UserRow): User {
   return {
     id: row.id,
     username: row.username,
@@ -84,7 +84,7 @@ export function joinedUser(row: Partial<Prefixed<UserRow, 'u'>> | undefined): Us
   };
 }
 
-function fromUser(user: User): UserRow {
+export function fromUser(user: User): UserRow {
   return {
     id: user.id,
     username: user.username,
@@ -164,6 +164,8 @@ export class Users extends Aggregate implements UserStore {
         this.db.deleteFrom('sessions').where('user_id', '=', id),
         this.db.deleteFrom('consents').where('user_id', '=', id),
         this.db.deleteFrom('passkeys').where('user_id', '=', id),
+        // The person's accounts at upstream providers no longer lead here (src/upstream).
+        this.db.deleteFrom('upstream_links').where('user_id', '=', id),
         this.db.updateTable('grants').set({ revoked_at: now }).where(live),
         this.db.updateTable('grants').set({ revoked_at: now }).where(appGrants),
         this.db.deleteFrom('consents').where('client_id', 'in', apps),

@@ -8,12 +8,14 @@ import * as initial from './001_initial.ts';
 import * as authenticationFactors from './002_authentication_factors.ts';
 import * as restoreFences from './005_restore_fences.ts';
 import * as passkeys from './007_passkeys.ts';
+import * as upstreamProviders from './009_upstream_providers.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_initial': initial,
   '002_authentication_factors': authenticationFactors,
   '005_restore_fences': restoreFences,
   '007_passkeys': passkeys,
+  '009_upstream_providers': upstreamProviders,
 };
 
 /** The migrations applied to the database, none before the first. */

@@ -1,0 +1,312 @@
+// Upstream providers and the links from a person there to a user here (src/upstream): what the store
+// answers about them, the objects (camelCase) and their rows (./tables.ts) both ways, and their
+// Kysely code. Read only by sign-in pages, the account page and the CLI: never by a token request.
+import { type Kysely, sql } from 'kysely';
+import type { SecurityEvent } from '../events/index.ts';
+import { Aggregate } from './aggregate.ts';
+import { splitScope } from './columns.ts';
+import { enqueueDeliveries, fromEvent, insertEvents } from './outbox.ts';
+import type { Database, UpstreamLinkRow, UpstreamProviderRow } from './tables.ts';
+import { fromUser, toUser, type User } from './users.ts';
+
+export type ProviderType = 'oidc' | 'github';
+
+/** An upstream provider a person may sign in with: an OpenID Connect provider, or GitHub. */
+export interface UpstreamProvider {
+  /** The operator's name for it: in its callback URI, `idp_hint` and TESSERA_DEFAULT_PROVIDER. */
+  id: string;
+  type: ProviderType;
+  /** What the sign-in page's button says. */
+  name: string;
+  /** The OpenID Connect issuer; null for GitHub. */
+  issuer: string | null;
+  clientId: string;
+  /** The client secret, encrypted (src/upstream/secrets.ts). */
+  clientSecretEnc: string;
+  scopes: string[];
+  /** A verified email the provider states links to the user with that verified email here. */
+  trustEmail: boolean;
+  /** No user is created at a first sign-in: the person links an account they have. */
+  linkOnly: boolean;
+  /** The provider's `amr` containing `mfa` counts as two factors. */
+  trustUpstreamMfa: boolean;
+  /** The provider's own hosts may be on loopback, private or link-local addresses. */
+  allowPrivateNetwork: boolean;
+  /** Email domains whose login_hint sends the person straight to this provider (lowercase). */
+  loginHintDomains: string[];
+  /** GitHub's web and REST API bases; null for OpenID Connect. */
+  githubUrl: string | null;
+  githubApiUrl: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A person at a provider, (providerId, subject), linked to a user here. */
+export interface UpstreamLink {
+  providerId: string;
+  subject: string;
+  userId: string;
+  /** The email the provider stated when it was linked. */
+  email: string | null;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+export interface UpstreamStore {
+  /** False when a provider with this id exists already. */
+  createProvider(provider: UpstreamProvider, event?: SecurityEvent): Promise<boolean>;
+  getProvider(id: string): Promise<UpstreamProvider | undefined>;
+  listProviders(): Promise<UpstreamProvider[]>;
+  /** Replaces everything but its id, type and creation; false when there is none. */
+  updateProvider(provider: UpstreamProvider, event?: SecurityEvent): Promise<boolean>;
+  /** Deletes the provider and every link to it, together; the links removed, or undefined when there was none. */
+  deleteProvider(id: string, event?: SecurityEvent): Promise<number | undefined>;
+  countLinks(providerId: string): Promise<number>;
+  getLink(providerId: string, subject: string): Promise<UpstreamLink | undefined>;
+  /** The user's links, oldest first. */
+  listLinks(userId: string): Promise<UpstreamLink[]>;
+  /**
+   * Links a person to a user, with its event; false (and no event) when that person is linked
+   * already, or the user has a link to that provider already.
+   */
+  createLink(link: UpstreamLink, event?: SecurityEvent): Promise<boolean>;
+  /** A new user and their first link, in one transaction (a first sign-in). Throws when either exists. */
+  createUserWithLink(user: User, link: UpstreamLink, events: SecurityEvent[]): Promise<void>;
+  /** False when the user has no link to that provider. */
+  deleteLink(providerId: string, userId: string, event?: SecurityEvent): Promise<boolean>;
+  /** A sign-in through the link: its time, and the event that records it. */
+  touchLink(providerId: string, subject: string, now: number, event?: SecurityEvent): Promise<void>;
+  /** Users whose email is `email`, in any letter case. */
+  findUsersByEmail(email: string): Promise<User[]>;
+}
+
+function toProvider(row: UpstreamProviderRow): UpstreamProvider {
+  return {
+    id: row.id,
+    type: row.type,
+    name: row.name,
+    issuer: row.issuer,
+    clientId: row.client_id,
+    clientSecretEnc: row.client_secret_enc,
+    scopes: splitScope(row.scope),
+    trustEmail: row.trust_email === 1,
+    linkOnly: row.link_only === 1,
+    trustUpstreamMfa: row.trust_upstream_mfa === 1,
+    allowPrivateNetwork: row.allow_private_network === 1,
+    loginHintDomains: splitScope(row.login_hint_domains),
+    githubUrl: row.github_url,
+    githubApiUrl: row.github_api_url,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function fromProvider(p: UpstreamProvider): UpstreamProviderRow {
+  return {
+    id: p.id,
+    type: p.type,
+    name: p.name,
+    issuer: p.issuer,
+    client_id: p.clientId,
+    client_secret_enc: p.clientSecretEnc,
+    scope: p.scopes.join(' '),
+    trust_email: p.trustEmail ? 1 : 0,
+    link_only: p.linkOnly ? 1 : 0,
+    trust_upstream_mfa: p.trustUpstreamMfa ? 1 : 0,
+    allow_private_network: p.allowPrivateNetwork ? 1 : 0,
+    login_hint_domains: p.loginHintDomains.join(' '),
+    github_url: p.githubUrl,
+    github_api_url: p.githubApiUrl,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+  };
+}
+
+function toLink(row: UpstreamLinkRow): UpstreamLink {
+  return {
+    providerId: row.provider_id,
+    subject: row.subject,
+    userId: row.user_id,
+    email: row.email,
+    createdAt: Number(row.created_at),
+    lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+  };
+}
+
+function fromLink(link: UpstreamLink): UpstreamLinkRow {
+  return {
+    provider_id: link.providerId,
+    subject: link.subject,
+    user_id: link.userId,
+    email: link.email,
+    created_at: link.createdAt,
+    last_used_at: link.lastUsedAt,
+  };
+}
+
+/**
+ * The insert of `event` only if `link` is in the table when it runs (this write's own insert, not
+ * one that was there already): the event of an insert that may do nothing is written with it or not
+ * at all.
+ */
+function insertEventIfLinked(db: Kysely<Database>, event: SecurityEvent | undefined, link: UpstreamLink) {
+  if (!event) return [];
+  const row = fromEvent(event);
+  const values = db
+    .selectFrom('upstream_links')
+    .select((eb) => [
+      eb.val(row.id).as('id'),
+      eb.val(row.at).as('at'),
+      eb.val(row.type).as('type'),
+      eb.val(row.user_id).as('user_id'),
+      eb.val(row.client_id).as('client_id'),
+      eb.val(row.ip).as('ip'),
+      eb.val(row.user_agent).as('user_agent'),
+      eb.val(row.data).as('data'),
+    ])
+    .where('provider_id', '=', link.providerId)
+    .where('subject', '=', link.subject)
+    .where('user_id', '=', link.userId)
+    .where('created_at', '=', link.createdAt);
+  const columns = ['id', 'at', 'type', 'user_id', 'client_id', 'ip', 'user_agent', 'data'] as const;
+  return [db.insertInto('events').columns(columns).expression(values), enqueueDeliveries(db, event)];
+}
+
+export class Upstream extends Aggregate implements UpstreamStore {
+  async createProvider(provider: UpstreamProvider, event?: SecurityEvent): Promise<boolean> {
+    const existing = await this.getProvider(provider.id);
+    if (existing) return false;
+    const inserted = this.db.insertInto('upstream_providers').values(fromProvider(provider));
+    return (await this.write(inserted, ...this.events(event))) === 1;
+  }
+
+  async getProvider(id: string): Promise<UpstreamProvider | undefined> {
+    const row = await this.db.selectFrom('upstream_providers').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toProvider(row);
+  }
+
+  async listProviders(): Promise<UpstreamProvider[]> {
+    const rows = await this.db.selectFrom('upstream_providers').selectAll().orderBy('name').orderBy('id').execute();
+    return rows.map(toProvider);
+  }
+
+  async updateProvider(provider: UpstreamProvider, event?: SecurityEvent): Promise<boolean> {
+    const row = fromProvider(provider);
+    const set = {
+      name: row.name,
+      issuer: row.issuer,
+      client_id: row.client_id,
+      client_secret_enc: row.client_secret_enc,
+      scope: row.scope,
+      trust_email: row.trust_email,
+      link_only: row.link_only,
+      trust_upstream_mfa: row.trust_upstream_mfa,
+      allow_private_network: row.allow_private_network,
+      login_hint_domains: row.login_hint_domains,
+      github_url: row.github_url,
+      github_api_url: row.github_api_url,
+      updated_at: row.updated_at,
+    };
+    const updated = this.db.updateTable('upstream_providers').set(set).where('id', '=', provider.id);
+    return (await this.write(updated, ...this.events(event))) === 1;
+  }
+
+  async deleteProvider(id: string, event?: SecurityEvent): Promise<number | undefined> {
+    const links = await this.countLinks(id);
+    const deleted = this.db.deleteFrom('upstream_providers').where('id', '=', id);
+    const unlinked = this.db.deleteFrom('upstream_links').where('provider_id', '=', id);
+    return (await this.write(deleted, unlinked, ...this.events(event))) === 1 ? links : undefined;
+  }
+
+  async countLinks(providerId: string): Promise<number> {
+    const count = (eb: { fn: Kysely<Database>['fn'] }) => eb.fn.countAll<number | string>().as('n');
+    const query = this.db.selectFrom('upstream_links').select(count).where('provider_id', '=', providerId);
+    return Number((await query.executeTakeFirstOrThrow()).n);
+  }
+
+  async getLink(providerId: string, subject: string): Promise<UpstreamLink | undefined> {
+    const row = await this.db
+      .selectFrom('upstream_links')
+      .selectAll()
+      .where('provider_id', '=', providerId)
+      .where('subject', '=', subject)
+      .executeTakeFirst();
+    return row && toLink(row);
+  }
+
+  async listLinks(userId: string): Promise<UpstreamLink[]> {
+    const query = this.db.selectFrom('upstream_links').selectAll().where('user_id', '=', userId);
+    return (await query.orderBy('created_at').orderBy('provider_id').execute()).map(toLink);
+  }
+
+  async createLink(link: UpstreamLink, event?: SecurityEvent): Promise<boolean> {
+    const row = fromLink(link);
+    const values = this.db
+      .selectNoFrom((eb) => [
+        eb.val(row.provider_id).as('provider_id'),
+        eb.val(row.subject).as('subject'),
+        eb.val(row.user_id).as('user_id'),
+        eb.val(row.email).as('email'),
+        eb.val(row.created_at).as('created_at'),
+        eb.val(row.last_used_at).as('last_used_at'),
+      ])
+      // Either uniqueness, checked in the statement; ON CONFLICT covers a concurrent insert on PostgreSQL.
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('upstream_links')
+              .select(sql`1`.as('one'))
+              .where((w) =>
+                w.or([
+                  w.and([w('provider_id', '=', link.providerId), w('subject', '=', link.subject)]),
+                  w.and([w('user_id', '=', link.userId), w('provider_id', '=', link.providerId)]),
+                ]),
+              ),
+          ),
+        ),
+      );
+    const columns = ['provider_id', 'subject', 'user_id', 'email', 'created_at', 'last_used_at'] as const;
+    const inserted = this.db
+      .insertInto('upstream_links')
+      .columns(columns)
+      .expression(values)
+      .onConflict((c) => c.doNothing());
+    return (await this.write(inserted, ...insertEventIfLinked(this.db, event, link))) === 1;
+  }
+
+  async createUserWithLink(user: User, link: UpstreamLink, events: SecurityEvent[]): Promise<void> {
+    await this.write(
+      this.db.insertInto('users').values(fromUser(user)),
+      this.db.insertInto('upstream_links').values(fromLink(link)),
+      ...insertEvents(this.db, events),
+    );
+  }
+
+  async deleteLink(providerId: string, userId: string, event?: SecurityEvent): Promise<boolean> {
+    const deleted = this.db
+      .deleteFrom('upstream_links')
+      .where('provider_id', '=', providerId)
+      .where('user_id', '=', userId);
+    return (await this.write(deleted, ...this.events(event))) === 1;
+  }
+
+  async touchLink(providerId: string, subject: string, now: number, event?: SecurityEvent): Promise<void> {
+    const touched = this.db
+      .updateTable('upstream_links')
+      .set({ last_used_at: now })
+      .where('provider_id', '=', providerId)
+      .where('subject', '=', subject);
+    await this.write(touched, ...this.events(event));
+  }
+
+  async findUsersByEmail(email: string): Promise<User[]> {
+    const rows = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .where(sql`lower(email)`, '=', email.toLowerCase())
+      .orderBy('created_at')
+      .execute();
+    return rows.map(toUser);
+  }
+}
