@@ -1,6 +1,6 @@
-// The tessera command: tessera <clients|users|resources|webhooks|grants|keys|events|secret|backup|
-// restore-finish|export|import|migrate|serve> … Reads the same environment variables as the server
-// (DATABASE_URL, TESSERA_SECRET, …).
+// The tessera command: tessera <clients|users|resources|providers|webhooks|grants|keys|events|secret|
+// backup|restore-finish|export|import|migrate|serve> … Reads the same environment variables as the
+// server (DATABASE_URL, TESSERA_SECRET, …).
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { type Config, ConfigError, loadConfig } from '../config/index.ts';
@@ -11,6 +11,7 @@ import { clientsCommand } from './commands/clients.ts';
 import { eventsCommand } from './commands/events.ts';
 import { grantsCommand } from './commands/grants.ts';
 import { keysCommand } from './commands/keys.ts';
+import { providersCommand } from './commands/providers.ts';
 import { resourcesCommand } from './commands/resources.ts';
 import { secretCommand } from './commands/secret.ts';
 import { exportCommand, importCommand } from './commands/transfer.ts';
@@ -35,6 +36,15 @@ export const USAGE = `Usage: tessera <command> [options]
   resources create --uri URI --scope "SCOPES" [--name NAME] [--json]
   resources list [--json] | show URI [--json] | update URI [--scope "SCOPES"] [--name NAME] [--json]
         | delete URI
+  providers create --type oidc --issuer URL --client-id ID --client-secret-stdin [--id ID] [--name NAME]
+                 [--scope "openid profile email"] [--trust-email] [--link-only] [--trust-upstream-mfa]
+                 [--allow-private-network] [--login-hint-domain DOMAIN …] [--no-check] [--json]
+  providers create --type github --client-id ID --client-secret-stdin [--id ID] [--name NAME]
+                 [--github-url URL] [--github-api-url URL] [--trust-email] [--link-only] [--json]
+                 (both print the redirect URI to register at the provider)
+  providers list [--json] | show ID [--json] | delete ID
+  providers update ID [any create option but --type and --id] [--no-trust-email] [--no-link-only]
+                 [--no-trust-upstream-mfa] [--no-allow-private-network] [--no-login-hint-domains]
   webhooks create --url URL --events TYPE[,TYPE…] [--json]     (prints the secret, once)
   webhooks list [--json] | show ID [--json] | update ID [--url URL] [--events TYPE[,TYPE…]] [--json]
         | delete ID | rotate-secret ID [--grace SECONDS] [--json]
@@ -61,6 +71,7 @@ const COMMANDS = {
   resources: resourcesCommand,
   webhooks: webhooksCommand,
   keys: keysCommand,
+  providers: providersCommand,
   events: (store: Store, config: Config, args: string[], io: Io) => eventsCommand(store, config, args, io),
   secret: secretCommand,
   'restore-finish': restoreFinishCommand,
