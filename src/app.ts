@@ -33,6 +33,11 @@ import type { Secrets } from './tokens/secrets.ts';
 import type { DemoCredentials } from './demo.ts';
 import { demoRoutes } from './http/routes/demo.ts';
 import { Lifecycle } from './lifecycle.ts';
+import { upstreamMetrics } from './http/plugins/upstream-metrics.ts';
+import { upstreamRoutes } from './http/routes/upstream.ts';
+import { accountUpstreamRoutes } from './http/routes/account-upstream.ts';
+import { PendingLinkSealer, UpstreamFlowSealer } from './upstream/flow.ts';
+import { OidcConfigurations } from './upstream/oidc.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -148,6 +153,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     lifecycle,
     security,
     clientThrottle: new ClientAuthThrottle(deps.store, deps.config.throttle, security),
+    upstream: {
+      deps: {
+        issuer: deps.config.issuer,
+        secret: deps.secret,
+        network: {
+          allowPrivate: deps.config.outboundAllowPrivate,
+          timeoutMs: deps.config.upstream.timeoutMs,
+          observer: upstreamMetrics(registry),
+        },
+        oidc: new OidcConfigurations(),
+      },
+      flows: new UpstreamFlowSealer(deps.secret),
+      links: new PendingLinkSealer(deps.secret),
+    },
   };
   authorizeRoutes(app, ctx);
   interactionRoutes(app, ctx);
@@ -156,6 +175,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   logoutRoutes(app, ctx, deps.secret);
   accountRoutes(app, ctx);
   passkeyRoutes(app, ctx);
+  upstreamRoutes(app, ctx);
+  accountUpstreamRoutes(app, ctx);
   userinfoRoutes(app, ctx);
   metadataRoutes(app, ctx);
   registrationRoutes(app, ctx);

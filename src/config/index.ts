@@ -156,8 +156,9 @@ export const configSchema = z.object({
    */
   TESSERA_CLIENT_ID_METADATA_DOCUMENTS: z.enum(['true', 'false']).default('true'),
   /**
-   * TESSERA_OUTBOUND_ALLOW_PRIVATE: let fetches of URLs that clients supply (metadata documents)
-   * reach loopback, private and link-local addresses. For development and tests only.
+   * TESSERA_OUTBOUND_ALLOW_PRIVATE: let fetches of URLs that clients supply (metadata documents),
+   * webhooks and upstream providers reach loopback, private and link-local addresses, over plain http
+   * too. For development and tests only (a provider inside the network: --allow-private-network).
    */
   TESSERA_OUTBOUND_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   /**
@@ -176,6 +177,20 @@ export const configSchema = z.object({
   TESSERA_METRICS_TOKEN: secret(z.string().min(16).optional()),
   /** TESSERA_HSTS_MAX_AGE: with an https issuer, every answer's Strict-Transport-Security max-age; 0 sends none. */
   TESSERA_HSTS_MAX_AGE: z.coerce.number().int().min(0).default(31_536_000),
+  /**
+   * TESSERA_DEFAULT_PROVIDER: the id of an upstream provider (`tessera providers`) that a sign-in page
+   * sends people straight to, as if every request said `idp_hint`; the way back to local sign-in stays.
+   */
+  TESSERA_DEFAULT_PROVIDER: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a provider id: lowercase letters, digits and -')
+    .optional(),
+  /**
+   * TESSERA_UPSTREAM_TIMEOUT: seconds the requests of one step with an upstream provider may take in all
+   * (discovery before the redirect; the token, keys and userinfo at the callback); then the person gets
+   * a page saying the provider did not answer.
+   */
+  TESSERA_UPSTREAM_TIMEOUT: z.coerce.number().min(1).max(30).default(8),
   /** TESSERA_WEBHOOK_INTERVAL: seconds between an instance's looks at the webhook outbox. */
   TESSERA_WEBHOOK_INTERVAL: z.coerce.number().min(0.05).default(1),
   /** TESSERA_WEBHOOKS_PER_USER: the most webhooks one user may have (/api/webhooks); the operator's are not counted. */
@@ -289,6 +304,8 @@ export interface Config {
   readonly webhookInterval: number;
   /** The most webhooks one user may have. */
   readonly webhooksPerUser: number;
+  /** Upstream providers (src/upstream): the one sign-in pages send people to, and a step's time limit (ms). */
+  readonly upstream: { defaultProvider: string | null; timeoutMs: number };
   readonly hstsMaxAge: number;
   readonly allowHttpRedirectUris: boolean;
   /** Where /metrics is served: its own listener (port, host) or the public one; and the bearer token it asks. */
@@ -458,6 +475,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     outboundAllowPrivate: e.TESSERA_OUTBOUND_ALLOW_PRIVATE === 'true',
     webhookInterval: e.TESSERA_WEBHOOK_INTERVAL,
     webhooksPerUser: e.TESSERA_WEBHOOKS_PER_USER,
+    upstream: {
+      defaultProvider: e.TESSERA_DEFAULT_PROVIDER ?? null,
+      timeoutMs: Math.round(e.TESSERA_UPSTREAM_TIMEOUT * 1000),
+    },
     hstsMaxAge: e.TESSERA_HSTS_MAX_AGE,
     allowHttpRedirectUris: e.TESSERA_ALLOW_HTTP_REDIRECT_URIS === 'true',
     metrics: {

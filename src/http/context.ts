@@ -9,6 +9,8 @@ import type { CodeSealer } from '../oauth/codes.ts';
 import type { InteractionSealer } from '../oauth/interaction.ts';
 import type { Store } from '../store/store.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
+import type { PendingLinkSealer, UpstreamFlowSealer } from '../upstream/flow.ts';
+import type { UpstreamDeps } from '../upstream/index.ts';
 import type { RefreshTokens } from '../tokens/refresh.ts';
 import type { BrowserState } from './browser.ts';
 
@@ -31,4 +33,6 @@ export interface RouteContext {
   security: ThrottleObserver;
   /** This instance's view of throttled client authentications (src/oauth/client-auth/throttle.ts). */
   clientThrottle: ClientAuthThrottle;
+  /** Upstream providers (src/upstream): how they are reached, and what a sign-in through one keeps in the browser. */
+  upstream: { deps: UpstreamDeps; flows: UpstreamFlowSealer; links: PendingLinkSealer };
 }

@@ -56,3 +56,10 @@ export function sendThrottled(
     : `Too many failed sign-ins. Try again in ${inWords(refusal.retryAfter)}.`;
   return sendHtml(reply.code(429).header('retry-after', String(refusal.retryAfter)), loginPage({ ...page, error }));
 }
+
+/** The link page of a sign-in through an upstream provider, expired or from another browser. */
+export function sendExpiredLink(reply: FastifyReply): FastifyReply {
+  return sendError(reply, 'This sign-in has expired', {
+    description: 'Linking your account took too long or was started in another browser. Start again.',
+  });
+}

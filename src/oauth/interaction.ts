@@ -17,6 +17,10 @@ export interface AuthorizationRequest {
   maxAge: number | null;
   /** The API the access token is for (RFC 8707), or null for the default audience. */
   resource: string | null;
+  /** OIDC Core §3.1.2.1 login_hint: passed on to an upstream provider, whose email domain may pick one. */
+  loginHint?: string;
+  /** `idp_hint` (Keycloak's kc_idp_hint): the upstream provider to sign in with, by its id. */
+  idpHint?: string;
 }
 
 export interface Interaction {

@@ -3,6 +3,7 @@
 import type { ClientVetting } from '../oauth/registration/trust.ts';
 import { html, type SafeHtml } from './html.ts';
 import { PASSKEY_SCRIPTS, passkeySignIn, type PasskeysSection, passkeysSection } from './passkeys.ts';
+import { linkedProvidersSection, type LinkedProviderRow, providerButtons, type ProviderButton } from './upstream.ts';
 
 /** What a failed sign-in says, whichever of the username and password was wrong. */
 export const LOGIN_FAILED = 'Incorrect username or password.';
@@ -40,6 +41,8 @@ export function loginPage(input: {
   vetting?: ClientVetting;
   /** The options of a sign-in with a passkey (its button and the username field's autofill), as JSON. */
   passkeyOptions?: string;
+  /** Upstream providers to sign in with (src/ui/upstream.ts), a button each. */
+  providers?: readonly ProviderButton[];
 }): string {
   const vetting = input.vetting ?? { kind: 'operator' };
   const passkey = input.passkeyOptions !== undefined;
@@ -64,7 +67,8 @@ ${
   input.passkeyOptions !== undefined
     ? passkeySignIn({ options: input.passkeyOptions, interaction: input.interaction, csrfToken: input.csrfToken })
     : ''
-}`,
+}
+${providerButtons({ providers: input.providers ?? [], interaction: input.interaction, csrfToken: input.csrfToken })}`,
     passkey ? PASSKEY_SCRIPTS : [],
   );
 }
@@ -204,6 +208,15 @@ export function accountPage(input: {
   password?: { error?: string; changed?: boolean };
   /** The user's passkeys, and the registration of a new one (./passkeys.ts). */
   passkeys?: PasskeysSection;
+  /** False for a user without a password (one an upstream provider made): no form to change it. */
+  hasPassword?: boolean;
+  /** Upstream providers linked and to link (src/ui/upstream.ts), and what the last change said. */
+  upstream?: {
+    linked: readonly LinkedProviderRow[];
+    available: readonly ProviderButton[];
+    notice?: string | undefined;
+    error?: string | undefined;
+  };
 }): string {
   return layout(
     'Your account',
@@ -263,7 +276,10 @@ ${input.signIns.map(
 )}
 </ul>`
 }
-<h2>Change your password</h2>
+${
+  input.hasPassword === false
+    ? ''
+    : html`<h2>Change your password</h2>
 ${input.password?.error ? html`<p class="alert" role="alert">${input.password.error}</p>` : ''}
 ${input.password?.changed ? html`<p role="status">Your password has changed; your other sessions have ended.</p>` : ''}
 <form method="post" action="/account/password">
@@ -273,8 +289,10 @@ ${input.password?.changed ? html`<p role="status">Your password has changed; you
 <label for="new">New password</label>
 <input type="password" id="new" name="new" autocomplete="new-password" required>
 <button type="submit">Change password</button>
-</form>
-${input.passkeys ? passkeysSection(input.passkeys, input.csrfToken) : ''}`,
+</form>`
+}
+${input.passkeys ? passkeysSection(input.passkeys, input.csrfToken) : ''}
+${input.upstream ? linkedProvidersSection({ ...input.upstream, csrfToken: input.csrfToken }) : ''}`,
     input.passkeys ? PASSKEY_SCRIPTS : [],
   );
 }

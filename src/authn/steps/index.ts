@@ -6,6 +6,7 @@ import type { PasskeyStore } from '../../store/passkeys.ts';
 import type { User, UserStore } from '../../store/users.ts';
 import { passkeyStep } from './passkey.ts';
 import { passwordStep } from './password.ts';
+import { upstreamMfaStep, upstreamStep } from './upstream.ts';
 
 export interface Step {
   /** The name a session records of it (Factor.method), and its page's path: /login/<method>. */
@@ -35,7 +36,7 @@ export type EnrolmentStore = UserStore & Pick<PasskeyStore, 'hasPasskeys'>;
  * the step files were.
  */
 export function steps(): readonly Step[] {
-  return [passwordStep, passkeyStep];
+  return [passwordStep, passkeyStep, upstreamStep, upstreamMfaStep];
 }
 
 /** The steps the user has enrolled, by method. */

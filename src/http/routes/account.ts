@@ -3,6 +3,7 @@
 // Each form calls one domain function (src/account, src/authn/steps/password.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountOverview, deleteOwnedClient, withdrawClient } from '../../account/index.ts';
+import { upstreamOverview } from '../../account/upstream.ts';
 import { passkeyEnrolment } from '../../authn/passkeys/enrolment.ts';
 import { ANY_SIGN_IN } from '../../authn/policy.ts';
 import type { BrowserSession } from '../../authn/session.ts';
@@ -16,15 +17,26 @@ import { credentials, csrfFailedPage, sendThrottled } from '../outcome.ts';
 import { requesterOf } from '../requester.ts';
 import { passkeyNote, passkeySignInOptions, signInError } from '../passkeys.ts';
 import { finishSignIn, signedInSession } from '../sign-in.ts';
+import { directProvider, providerButtonsOf, startUpstream } from '../upstream.ts';
 
 type PasswordNote = { error?: string; changed?: boolean };
+
+/** What the upstream providers' list says after a link or unlink (./account-upstream.ts). */
+const UPSTREAM_NOTES: Record<string, { notice?: string; error?: string }> = {
+  linked: { notice: 'Linked: you can sign in with it from now on.' },
+  unlinked: { notice: 'Unlinked: it no longer signs you in here.' },
+  last: { error: 'It is your only way to sign in, so it stays linked.' },
+};
 
 export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const passwordDeps = { store: ctx.store, throttle: ctx.config.throttle, observer: ctx.security };
 
   const signedIn = (request: FastifyRequest) => signedInSession(ctx, request);
 
-  /** The page: the applications with access, the recent sign-ins, the password form and what it said. */
+  /**
+   * The page: the applications with access, the recent sign-ins, the password form and what it said,
+   * the passkeys, the upstream providers linked.
+   */
   async function sendAccount(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -39,8 +51,14 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const bind = () => ctx.browser.binding(request, reply);
     const passkeys = await passkeyEnrolment(enrolment, { user, session, bind, now });
     const note = passkeyNote(queryValue(request, 'passkey'));
-    const page = { username: user.username, csrfToken, ...overview, ...(password ? { password } : {}) };
-    return sendHtml(reply, accountPage({ ...page, passkeys: { ...passkeys, ...(note ? { note } : {}) } }));
+    const upstream = {
+      ...(await upstreamOverview(ctx.store, user)),
+      ...UPSTREAM_NOTES[queryValue(request, 'upstream')!],
+    };
+    const hasPassword = user.passwordHash !== null;
+    const page = { username: user.username, csrfToken, ...overview, upstream, hasPassword };
+    const withPasskeys = { ...page, passkeys: { ...passkeys, ...(note ? { note } : {}) } };
+    return sendHtml(reply, accountPage({ ...withPasskeys, ...(password ? { password } : {}) }));
   }
 
   app.get('/account', { config: { html: true } }, async (request, reply) => {
@@ -114,12 +132,20 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const loginForm = { interaction: '', clientName: 'your account', action: '/account/login' };
 
   app.get('/account/login', { config: { html: true } }, async (request, reply) => {
-    const failed = signInError(queryValue(request, 'error'));
+    const error = queryValue(request, 'error');
+    // TESSERA_DEFAULT_PROVIDER signs in there, unless the person came back for local sign-in.
+    const direct = error || queryValue(request, 'local') ? undefined : await directProvider(ctx, {});
+    if (direct) {
+      const start = { providerId: direct, purpose: 'sign-in', resume: null, clientId: null, userId: null } as const;
+      return startUpstream(ctx, request, reply, { ...start, need: ANY_SIGN_IN, loginHint: null });
+    }
+    const failed = signInError(error);
     // Sent here by a change to how the user signs in, which needs a recent sign-in (src/authn/recent.ts).
     const note = queryValue(request, 'reauth') ? { note: 'To change how you sign in, sign in again first.' } : {};
     const csrfToken = ctx.browser.csrfToken(request, reply);
     const passkeyOptions = await passkeySignInOptions(ctx, request, reply);
-    return sendHtml(reply, loginPage({ ...loginForm, ...failed, ...note, csrfToken, passkeyOptions }));
+    const providers = await providerButtonsOf(ctx);
+    return sendHtml(reply, loginPage({ ...loginForm, ...failed, ...note, csrfToken, passkeyOptions, providers }));
   });
 
   app.post('/account/login', { config: { html: true, sameOrigin: true } }, async (request, reply) => {

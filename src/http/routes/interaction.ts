@@ -14,6 +14,7 @@ import { credentials, csrfFailedPage, sendError, sendOutcome, sendThrottled } fr
 import { passkeySignInOptions, signInError } from '../passkeys.ts';
 import { requesterOf } from '../requester.ts';
 import { finishSignIn, openInteraction, type OpenedInteraction, sendExpired } from '../sign-in.ts';
+import { directProvider, providerButtonsOf, startUpstream } from '../upstream.ts';
 
 export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, pending: ctx.pending, codes: ctx.codes };
@@ -37,11 +38,28 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const sealed = queryValue(request, 'interaction');
     const opened = await openInteraction(ctx, request, sealed);
     if (!opened || !sealed) return expired(reply);
-    const failed = signInError(queryValue(request, 'error'));
+    const error = queryValue(request, 'error');
+    // idp_hint, a login_hint of a provider's domain, or TESSERA_DEFAULT_PROVIDER: straight to that
+    // provider, unless the person came back for local sign-in (`local`, or a failed sign-in).
+    const { request: asked, need } = opened.interaction;
+    const direct = error || queryValue(request, 'local') ? undefined : await directProvider(ctx, asked);
+    if (direct) {
+      return startUpstream(ctx, request, reply, {
+        providerId: direct,
+        purpose: 'sign-in',
+        resume: sealed,
+        clientId: asked.clientId,
+        need,
+        userId: null,
+        loginHint: asked.loginHint ?? null,
+      });
+    }
+    const failed = signInError(error);
     const csrfToken = ctx.browser.csrfToken(request, reply);
     const vetting = clientVetting(opened.client, opened.interaction.request.redirectUri);
     const passkeyOptions = await passkeySignInOptions(ctx, request, reply);
-    const page = { interaction: sealed, csrfToken, clientName: opened.clientName, vetting, passkeyOptions };
+    const providers = await providerButtonsOf(ctx);
+    const page = { interaction: sealed, csrfToken, clientName: opened.clientName, vetting, passkeyOptions, providers };
     return sendHtml(reply, loginPage({ ...page, ...failed }));
   });
 

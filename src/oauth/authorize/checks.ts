@@ -120,3 +120,17 @@ export function maxAge(params: Params): number | null {
 export function acrValues(params: Params): string[] {
   return (single(params, 'acr_values') ?? '').split(' ').filter((v) => v !== '');
 }
+
+/**
+ * Hints for the sign-in page, kept only when present and of a sane length: login_hint (OIDC Core
+ * §3.1.2.1), which an upstream provider is given too, and idp_hint (Keycloak's kc_idp_hint), an
+ * upstream provider's id to go straight to. Neither is ever an error: a hint is only a hint.
+ */
+export function signInHints(params: Params): { loginHint?: string; idpHint?: string } {
+  const loginHint = single(params, 'login_hint');
+  const idpHint = single(params, 'idp_hint');
+  return {
+    ...(loginHint && loginHint.length <= 256 ? { loginHint } : {}),
+    ...(idpHint && /^[a-z0-9][a-z0-9-]{0,39}$/.test(idpHint) ? { idpHint } : {}),
+  };
+}

@@ -71,7 +71,7 @@ function checkRequest(
   const acrValues = check.acrValues(params);
   const [state, nonce] = [single(params, 'state') ?? null, single(params, 'nonce') ?? null];
   const request = { clientId: client.clientId, redirectUri, scopes, state, nonce, ...pkce, prompts, maxAge, resource };
-  return { ...request, acrValues };
+  return { ...request, ...check.signInHints(params), acrValues };
 }
 
 /**

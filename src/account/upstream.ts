@@ -1,0 +1,85 @@
+// The account page's upstream providers: the accounts linked (one per provider), the providers the
+// user may link besides, linking one (the provider's sign-in comes back to src/authn/steps/upstream.ts,
+// which calls linkToAccount) and unlinking one, unless it is the user's last way in.
+import { securityEvent, type Requester } from '../events/index.ts';
+import { enrolledMethods, type EnrolmentStore, steps } from '../authn/steps/index.ts';
+import type { UpstreamProvider, UpstreamStore } from '../store/upstream.ts';
+import type { User } from '../store/users.ts';
+import { linkUser } from '../upstream/accounts.ts';
+import type { UpstreamIdentity } from '../upstream/identity.ts';
+
+export interface LinkedProvider {
+  providerId: string;
+  name: string;
+  /** The email the provider stated when it was linked. */
+  email: string | null;
+  /** YYYY-MM-DD. */
+  since: string;
+  /** False when it is the user's last way in. */
+  canUnlink: boolean;
+}
+
+export interface UpstreamOverview {
+  linked: LinkedProvider[];
+  /** Providers the user has no account of linked yet. */
+  available: Array<{ id: string; name: string }>;
+}
+
+const day = (epoch: number) => new Date(epoch * 1000).toISOString().slice(0, 10);
+
+/** Whether the user has a way to sign in besides their links: a password, a passkey (any first step). */
+async function otherFirstStep(store: EnrolmentStore, user: User): Promise<boolean> {
+  const registry = steps().filter((s) => s.first);
+  return (await enrolledMethods(store, user, registry)).size > 0;
+}
+
+/** What the account page shows of the user's upstream providers. */
+export async function upstreamOverview(store: UpstreamStore & EnrolmentStore, user: User): Promise<UpstreamOverview> {
+  const [links, providers] = await Promise.all([store.listLinks(user.id), store.listProviders()]);
+  const byId = new Map(providers.map((p) => [p.id, p]));
+  const canUnlink = links.length > 1 || (await otherFirstStep(store, user));
+  const linked = links.flatMap((link) => {
+    const provider = byId.get(link.providerId);
+    return provider
+      ? [{ providerId: provider.id, name: provider.name, email: link.email, since: day(link.createdAt), canUnlink }]
+      : [];
+  });
+  const mine = new Set(links.map((l) => l.providerId));
+  const available = providers.filter((p) => !mine.has(p.id)).map((p) => ({ id: p.id, name: p.name }));
+  return { linked, available };
+}
+
+/**
+ * Links the person the provider signed in to the signed-in user: `already` when it is theirs already,
+ * `linked_elsewhere` when it is another user's, `provider_taken` when the user has another account of
+ * this provider linked.
+ */
+export async function linkToAccount(
+  store: UpstreamStore,
+  input: { provider: UpstreamProvider; identity: UpstreamIdentity; userId: string; requester: Requester; now: number },
+): Promise<'linked' | 'already' | 'linked_elsewhere' | 'provider_taken'> {
+  const existing = await store.getLink(input.provider.id, input.identity.subject);
+  if (existing) return existing.userId === input.userId ? 'already' : 'linked_elsewhere';
+  if (await linkUser(store, { ...input, by: 'account_page' })) return 'linked';
+  const again = await store.getLink(input.provider.id, input.identity.subject);
+  if (again) return again.userId === input.userId ? 'already' : 'linked_elsewhere';
+  return 'provider_taken';
+}
+
+/**
+ * Unlinks the user's account of `providerId`: `last` (and nothing changes) when it is their last way
+ * in, a user without a password or another link, who could then never sign in again.
+ */
+export async function unlinkProvider(
+  store: UpstreamStore & EnrolmentStore,
+  input: { user: User; providerId: string; requester: Requester; now: number },
+): Promise<'unlinked' | 'last' | 'not-linked'> {
+  const { user, now } = input;
+  const links = await store.listLinks(user.id);
+  const link = links.find((l) => l.providerId === input.providerId);
+  if (!link) return 'not-linked';
+  if (links.length === 1 && !(await otherFirstStep(store, user))) return 'last';
+  const data = { provider: link.providerId, subject: link.subject };
+  const event = securityEvent('user.upstream_unlinked', now, { userId: user.id, requester: input.requester, data });
+  return (await store.deleteLink(link.providerId, user.id, event)) ? 'unlinked' : 'not-linked';
+}

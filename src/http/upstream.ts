@@ -1,0 +1,110 @@
+// What the routes of upstream providers share (./routes/upstream.ts, ./routes/account-upstream.ts,
+// and the sign-in pages of ./routes/interaction.ts and ./routes/account.ts): the domain's deps, the
+// cookie that keeps a flow while the person is at the provider, starting a flow, which provider a
+// request goes straight to, and the page of a flow that failed, with the way back.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FailureReason, UpstreamFailure, UpstreamSignInDeps, UpstreamStart } from '../authn/steps/upstream.ts';
+import { beginUpstream } from '../authn/steps/upstream.ts';
+import type { AuthorizationRequest } from '../oauth/interaction.ts';
+import { failureText, type ProviderButton, upstreamFailurePage, type WayBack } from '../ui/upstream.ts';
+import { UPSTREAM_FLOW_TTL } from '../upstream/flow.ts';
+import type { RouteContext } from './context.ts';
+import { sendHtml } from './plugins/html.ts';
+
+const FLOW_COOKIE = 'tessera_upstream';
+
+export function upstreamDeps(ctx: RouteContext): UpstreamSignInDeps {
+  const { deps, flows, links } = ctx.upstream;
+  return { store: ctx.store, pending: ctx.pending, upstream: deps, flows, links };
+}
+
+const secure = (ctx: RouteContext) => ctx.config.issuer.startsWith('https:');
+
+/** The flow's cookie: `__Host-` prefixed over https, as the session's is (./browser.ts). */
+export function flowCookieName(ctx: RouteContext): string {
+  return `${secure(ctx) ? '__Host-' : ''}${FLOW_COOKIE}`;
+}
+
+function cookieOptions(ctx: RouteContext, maxAge?: number) {
+  // SameSite=Lax: the provider's redirect back is a top-level GET, which carries it.
+  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: secure(ctx), ...(maxAge ? { maxAge } : {}) };
+}
+
+export function clearFlowCookie(ctx: RouteContext, reply: FastifyReply): void {
+  reply.clearCookie(flowCookieName(ctx), cookieOptions(ctx));
+}
+
+/** Where a failed flow sends the person: their request's sign-in page (local sign-in), or the account's. */
+export function wayBack(resume: string | null, purpose: 'sign-in' | 'link' = 'sign-in'): WayBack {
+  if (purpose === 'link') return { href: '/account', label: 'Back to your account' };
+  if (resume === null) return { href: '/account/login?local=1', label: 'Sign in another way' };
+  return { href: `/login?interaction=${encodeURIComponent(resume)}&local=1`, label: 'Sign in another way' };
+}
+
+const STATUS: Record<FailureReason, number> = {
+  unavailable: 503,
+  invalid_response: 502,
+  misconfigured: 502,
+  provider_error: 400,
+  expired: 400,
+  unknown_provider: 404,
+  disabled: 403,
+  no_email: 400,
+  linked_elsewhere: 409,
+  provider_taken: 409,
+};
+
+/** The page of a flow that failed, in words the person can act on, with the way back. */
+export function sendUpstreamFailure(reply: FastifyReply, failure: UpstreamFailure): FastifyReply {
+  const text = failureText(failure.reason, failure.provider, failure.providerError);
+  if (failure.reason === 'unavailable') reply.header('retry-after', '30');
+  return sendHtml(
+    reply.code(STATUS[failure.reason]),
+    upstreamFailurePage({ ...text, back: wayBack(failure.resume, failure.purpose) }),
+  );
+}
+
+/**
+ * Starts a flow: the person goes to the provider (303 after a POST, 302 after a GET), the flow kept
+ * in its cookie; or the page saying why not (a provider that does not answer), with the way back.
+ */
+export async function startUpstream(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  start: Omit<UpstreamStart, 'bind' | 'now'>,
+): Promise<FastifyReply> {
+  const started = await beginUpstream(upstreamDeps(ctx), {
+    ...start,
+    bind: () => ctx.browser.binding(request, reply),
+    now: ctx.now(),
+  });
+  if (started.kind === 'failed') {
+    request.log.info({ event: 'upstream_failed', provider: start.providerId, reason: started.reason }, 'upstream');
+    return sendUpstreamFailure(reply, started);
+  }
+  reply.setCookie(flowCookieName(ctx), started.flow, cookieOptions(ctx, UPSTREAM_FLOW_TTL));
+  const status = request.method === 'GET' ? 302 : 303;
+  return reply.code(status).header('cache-control', 'no-store').redirect(started.location, status);
+}
+
+/** The providers a sign-in page offers, a button each. */
+export async function providerButtonsOf(ctx: RouteContext): Promise<ProviderButton[]> {
+  return (await ctx.store.listProviders()).map((p) => ({ id: p.id, name: p.name }));
+}
+
+/**
+ * The provider a sign-in page sends the person straight to: the request's idp_hint; else the one
+ * whose domains include the login_hint's email domain; else TESSERA_DEFAULT_PROVIDER. Only a provider
+ * that exists: an unknown hint shows the page.
+ */
+export async function directProvider(
+  ctx: RouteContext,
+  hints: Pick<AuthorizationRequest, 'idpHint' | 'loginHint'>,
+): Promise<string | undefined> {
+  const providers = await ctx.store.listProviders();
+  const known = (id: string | null | undefined) => (id && providers.some((p) => p.id === id) ? id : undefined);
+  const domain = hints.loginHint?.includes('@') ? hints.loginHint.split('@').pop()!.toLowerCase() : undefined;
+  const byDomain = domain ? providers.find((p) => p.loginHintDomains.includes(domain))?.id : undefined;
+  return known(hints.idpHint) ?? byDomain ?? known(ctx.config.upstream.defaultProvider);
+}
