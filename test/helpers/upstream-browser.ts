@@ -96,6 +96,7 @@ export class Browser {
     act: (page: Page) => { form: Form; fields?: Record<string, string> } | undefined,
     stopAt?: string,
   ): Promise<{ page?: Page; stoppedAt?: URL }> {
+    if (stopAt && new URL(url).href.startsWith(stopAt)) return { stoppedAt: new URL(url) };
     let page = await this.request(url);
     for (let step = 0; step < 30; step++) {
       if (page.location && [301, 302, 303, 307].includes(page.status)) {

@@ -37,8 +37,8 @@ export interface OidcUpstream {
   issuer: string;
   clientId: string;
   clientSecret: string;
-  /** Who signs in next, and the amr the provider states for it. */
-  next: { account: Account; amr: string[] };
+  /** Who signs in next, and the amr the provider states for it; or the error it answers instead. */
+  next: { account: Account; amr: string[]; deny?: { error: string; error_description: string } };
   /** The provider's signing key, private: a tampering proxy signs with it to pass the signature check. */
   privateKey: CryptoKey;
   kid: string;
@@ -88,7 +88,8 @@ export async function startOidcUpstream(options: {
     ],
     jwks: { keys: [jwk] },
     cookies: { keys: [randomBytes(16).toString('hex')] },
-    claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email', 'email_verified'] },
+    // amr is in ID tokens when a scope lists it; profile and email claims come from userinfo.
+    claims: { openid: ['sub', 'amr'], profile: ['name', 'preferred_username'], email: ['email', 'email_verified'] },
     pkce: { required: () => true },
     ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 600, Grant: 600 },
     features: { devInteractions: { enabled: false } },
@@ -106,7 +107,8 @@ export async function startOidcUpstream(options: {
     // The test's person signs in and consents at once.
     void (async () => {
       const details = await provider.interactionDetails(req, res);
-      const { account, amr } = upstream.next;
+      const { account, amr, deny } = upstream.next;
+      if (deny) return provider.interactionFinished(req, res, deny, { mergeWithLastSubmission: false });
       if (details.prompt.name === 'login') {
         accounts.set(account.sub, account);
         const login = { accountId: account.sub, amr };
