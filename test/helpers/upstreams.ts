@@ -128,8 +128,8 @@ export async function startOidcUpstream(options: {
 /** How the proxy alters the ID token of the token endpoint's answer. */
 export type Tampering =
   | 'none'
-  /** Its payload changed, its signature kept. */
-  | 'payload'
+  /** Its payload changed (these claims replaced), its signature kept. */
+  | { payload: Record<string, unknown> }
   /** Signed again with a key the provider does not publish (same kid). */
   | 'foreign-key'
   /** Signed again with the provider's own key, after changing a claim. */
@@ -193,15 +193,17 @@ async function tamper(
 ): Promise<string> {
   const [header, , signature] = idToken.split('.');
   const claims = decodeJwt(idToken);
-  if (tampering === 'payload') {
-    const altered = Buffer.from(JSON.stringify({ ...claims, sub: 'someone-else' })).toString('base64url');
+  if (typeof tampering === 'object' && 'payload' in tampering) {
+    const altered = Buffer.from(JSON.stringify({ ...claims, ...tampering.payload })).toString('base64url');
     return `${header}.${altered}.${signature}`;
   }
   const { alg, kid } = decodeProtectedHeader(idToken);
   const resign = (payload: Record<string, unknown>, signingKey: CryptoKey) =>
     new SignJWT(payload).setProtectedHeader({ alg: alg!, kid: kid! }).sign(signingKey);
   if (tampering === 'foreign-key') return resign(claims, foreignKey);
-  if (typeof tampering === 'object') return resign({ ...claims, [tampering.claim]: tampering.value }, key.privateKey);
+  if (typeof tampering === 'object' && 'claim' in tampering) {
+    return resign({ ...claims, [tampering.claim]: tampering.value }, key.privateKey);
+  }
   return idToken;
 }
 
