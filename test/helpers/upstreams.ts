@@ -221,6 +221,8 @@ export interface GithubStandIn {
   clientId: string;
   clientSecret: string;
   next: GithubAccount;
+  /** Whether the person declines at the authorize page (GitHub then redirects with error=access_denied). */
+  deny: boolean;
   /** What the token endpoint was asked, each time. */
   tokenRequests: Array<{ accept: string | undefined; form: URLSearchParams }>;
   close(): Promise<void>;
@@ -243,6 +245,7 @@ export async function startGithubStandIn(redirectUri: string): Promise<GithubSta
     clientId: `Iv1.${randomBytes(8).toString('hex')}`,
     clientSecret: randomBytes(20).toString('hex'),
     next: { id: 1, login: 'octocat', name: null, emails: [] },
+    deny: false,
     tokenRequests: [],
     close: async () => {},
   };
@@ -257,10 +260,15 @@ export async function startGithubStandIn(redirectUri: string): Promise<GithubSta
           return res.writeHead(400).end('The redirect_uri is not associated with this application.');
         }
         if (q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge')) return res.writeHead(400).end();
-        const code = randomBytes(10).toString('hex');
-        codes.set(code, { challenge: q.get('code_challenge')!, account: standIn.next, redirectUri });
         const back = new URL(redirectUri);
-        back.searchParams.set('code', code);
+        if (standIn.deny) {
+          back.searchParams.set('error', 'access_denied');
+          back.searchParams.set('error_description', 'The user has denied your application access.');
+        } else {
+          const code = randomBytes(10).toString('hex');
+          codes.set(code, { challenge: q.get('code_challenge')!, account: standIn.next, redirectUri });
+          back.searchParams.set('code', code);
+        }
         back.searchParams.set('state', q.get('state') ?? '');
         return res.writeHead(302, { location: back.href }).end();
       }
