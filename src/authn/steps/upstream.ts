@@ -194,14 +194,22 @@ export async function completeUpstream(deps: UpstreamSignInDeps, back: UpstreamR
     if (!(err instanceof UpstreamError)) throw err;
     return fail(err.reason, flow.userId, err.providerError);
   }
-  const { identity } = verified;
   if (flow.purpose === 'link') {
+    let identity: UpstreamIdentity;
+    try {
+      // The email too, which the account page shows to tell the person's accounts there apart.
+      identity = await verified.profile();
+    } catch (err) {
+      if (!(err instanceof UpstreamError)) throw err;
+      return fail(err.reason, flow.userId, err.providerError);
+    }
     const input = { provider, identity, userId: flow.userId!, requester, now };
     const linked = await linkToAccount(deps.store, input);
     return linked === 'linked' || linked === 'already'
       ? { kind: 'linked', provider: provider.name }
       : fail(linked, flow.userId);
   }
+  const { identity } = verified;
   let resolved: Awaited<ReturnType<typeof resolveAccount>>;
   try {
     resolved = await resolveAccount(deps.store, { provider, identity, profile: verified.profile, requester, now });
