@@ -212,6 +212,7 @@ export class Upstream extends Aggregate implements UpstreamStore {
   }
 
   async deleteProvider(id: string, event?: SecurityEvent): Promise<number | undefined> {
+    if (!(await this.getProvider(id))) return undefined;
     const links = await this.countLinks(id);
     const deleted = this.db.deleteFrom('upstream_providers').where('id', '=', id);
     const unlinked = this.db.deleteFrom('upstream_links').where('provider_id', '=', id);

@@ -205,7 +205,7 @@ export async function providersCommand(store: UpstreamStore, config: Config, arg
       }
       case 'delete': {
         const { positionals } = parse(rest, {}, 1);
-        const id = requirePositional(positionals, 'the provider id');
+        const { id } = await find(requirePositional(positionals, 'the provider id'));
         const links = await store.countLinks(id);
         const deleted = securityEvent('provider.deleted', now, { requester: CLI, data: { provider: id, links } });
         const removed = await store.deleteProvider(id, deleted);

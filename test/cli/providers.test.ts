@@ -1,0 +1,195 @@
+// `tessera providers`: what it refuses and why (exit 2 for arguments, 1 for a provider whose discovery
+// document cannot be read), the callback URI it prints, the client secret stored encrypted under
+// TESSERA_SECRET and never printed, updates and deletion, each recorded in the audit trail.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { run } from '../../src/cli/main.ts';
+import { openClientSecret } from '../../src/upstream/secrets.ts';
+import { cliIo, freePort, startServer, type TestServer } from '../helpers/server.ts';
+import { type OidcUpstream, startOidcUpstream } from '../helpers/upstreams.ts';
+
+describe('tessera providers', () => {
+  let server: TestServer;
+  let upstream: OidcUpstream;
+  before(async () => {
+    server = await startServer();
+    upstream = await startOidcUpstream({ redirectUris: [`${server.issuer}/login/upstream/corp/callback`] });
+  });
+  after(async () => {
+    await upstream?.close();
+    await server?.close();
+  });
+
+  const cli = async (
+    args: string[],
+    stdin = '',
+    env: Record<string, string> = { TESSERA_OUTBOUND_ALLOW_PRIVATE: 'true' },
+  ) => {
+    const { io, lines } = cliIo(server, stdin);
+    io.env = { ...io.env, TESSERA_ISSUER: server.issuer, ...env };
+    const code = await run(args, io);
+    return { code, out: lines.join('\n') };
+  };
+  const oidc = (id: string, ...more: string[]) => [
+    ...['providers', 'create', '--type', 'oidc', '--id', id, '--issuer', upstream.issuer],
+    ...['--client-id', upstream.clientId, '--client-secret-stdin', ...more],
+  ];
+
+  it('refuses what it cannot use, saying why', async () => {
+    const refusals: Array<[string[], RegExp, Record<string, string>?]> = [
+      [['providers', 'create', '--issuer', upstream.issuer], /--type is required/],
+      [['providers', 'create', '--type', 'saml'], /--type: oidc or github/],
+      [['providers', 'create', '--type', 'oidc', '--client-id', 'x', '--client-secret-stdin'], /--issuer is required/],
+      [oidc('corp').filter((a) => a !== '--client-secret-stdin'), /add --client-secret-stdin/],
+      [oidc('Not An Id'), /--id: "Not An Id" must be/],
+      [oidc('corp', '--scope', 'profile email'), /--scope must include openid/],
+      [oidc('corp', '--login-hint-domain', 'not a domain'), /is not a domain name/],
+      [oidc('corp', '--github-url', 'https://github.example'), /--github-url is for GitHub/],
+      [
+        [
+          'providers',
+          'create',
+          '--type',
+          'github',
+          '--client-id',
+          'x',
+          '--client-secret-stdin',
+          '--trust-upstream-mfa',
+        ],
+        /GitHub does not say/,
+      ],
+      // Plain http only where private addresses are allowed (development and tests).
+      [oidc('corp'), /--issuer: must be https/, {}],
+    ];
+    for (const [args, message, env] of refusals) {
+      const { code, out } = await cli(args, 'secret', env);
+      assert.equal(code, 2, `${args.join(' ')}: ${out}`);
+      assert.match(out, message);
+    }
+    assert.equal((await cli(oidc('corp'), '')).code, 2);
+    assert.deepEqual(await server.store.listProviders(), []);
+  });
+
+  it('reads the discovery document first, unless told not to', async () => {
+    const closed = `http://localhost:${await freePort()}`;
+    const args = ['providers', 'create', '--type', 'oidc', '--id', 'down', '--issuer', closed, '--client-id', 'x'];
+    const failed = await cli([...args, '--client-secret-stdin'], 'secret');
+    assert.equal(failed.code, 1);
+    assert.match(failed.out, /the discovery document of http:\/\/localhost:\d+ could not be read/);
+    assert.equal(await server.store.getProvider('down'), undefined);
+    assert.equal((await cli([...args, '--client-secret-stdin', '--no-check'], 'secret')).code, 0);
+    assert.equal((await cli(['providers', 'delete', 'down'])).code, 0);
+  });
+
+  it('creates, shows, lists, updates and deletes a provider, its secret encrypted and never printed', async () => {
+    const made = await cli(
+      oidc('corp', '--name', 'Corp SSO', '--trust-email', '--login-hint-domain', 'Corp.Example'),
+      `${upstream.clientSecret}\n`,
+    );
+    assert.equal(made.code, 0, made.out);
+    const callback = `${server.issuer}/login/upstream/corp/callback`;
+    assert.match(made.out, new RegExp(`Register this redirect URI at the provider: ${callback}`));
+    assert.equal((await cli(oidc('corp'), upstream.clientSecret)).code, 2);
+
+    const shown = JSON.parse((await cli(['providers', 'show', 'corp', '--json'])).out) as Record<string, unknown>;
+    assert.deepEqual(
+      { ...shown, created_at: undefined, updated_at: undefined },
+      {
+        id: 'corp',
+        type: 'oidc',
+        name: 'Corp SSO',
+        issuer: upstream.issuer,
+        client_id: upstream.clientId,
+        scope: 'openid profile email',
+        trust_email: true,
+        link_only: false,
+        trust_upstream_mfa: false,
+        allow_private_network: false,
+        login_hint_domains: ['corp.example'],
+        callback_uri: callback,
+        linked_accounts: 0,
+        created_at: undefined,
+        updated_at: undefined,
+      },
+    );
+    const listed = await cli(['providers', 'list']);
+    assert.match(listed.out, /corp +oidc +Corp SSO/);
+    for (const out of [made.out, listed.out, (await cli(['providers', 'show', 'corp'])).out]) {
+      assert.doesNotMatch(out, new RegExp(upstream.clientSecret));
+    }
+
+    // At rest: encrypted under TESSERA_SECRET, readable with it and no other.
+    const db = await server.db();
+    const row = await db
+      .selectFrom('upstream_providers')
+      .selectAll()
+      .where('id', '=', 'corp')
+      .executeTakeFirstOrThrow();
+    assert.ok(!row.client_secret_enc.includes(upstream.clientSecret));
+    assert.equal(openClientSecret(row.client_secret_enc, server.secret), upstream.clientSecret);
+    assert.throws(() => openClientSecret(row.client_secret_enc, 'another secret of at least thirty-two characters'));
+
+    const updated = await cli(
+      [
+        'providers',
+        'update',
+        'corp',
+        '--name',
+        'Corp',
+        '--no-trust-email',
+        '--link-only',
+        '--no-login-hint-domains',
+      ].concat(['--client-secret-stdin']),
+      'the new secret\n',
+    );
+    assert.equal(updated.code, 0, updated.out);
+    const after = (await server.store.getProvider('corp'))!;
+    assert.deepEqual([after.name, after.trustEmail, after.linkOnly, after.loginHintDomains], ['Corp', false, true, []]);
+    assert.equal(openClientSecret(after.clientSecretEnc, server.secret), 'the new secret');
+    assert.equal((await cli(['providers', 'update', 'corp', '--trust-email', '--no-trust-email'])).code, 2);
+    assert.equal((await cli(['providers', 'update', 'nope', '--name', 'x'])).code, 1);
+
+    assert.equal((await cli(['providers', 'delete', 'corp'])).code, 0);
+    assert.equal((await cli(['providers', 'delete', 'corp'])).code, 1);
+    assert.equal((await cli(['providers', 'show', 'corp'])).code, 1);
+    const types = (await server.store.listEvents({ limit: 30 })).filter(
+      (e) => e.type.startsWith('provider.') && e.data?.provider === 'corp',
+    );
+    assert.deepEqual(types.map((e) => [e.type, e.data?.provider, e.userAgent]).reverse(), [
+      ['provider.created', 'corp', 'tessera CLI'],
+      ['provider.updated', 'corp', 'tessera CLI'],
+      ['provider.deleted', 'corp', 'tessera CLI'],
+    ]);
+  });
+
+  it('makes a GitHub provider with GitHub’s addresses unless told others', async () => {
+    const made = await cli(
+      ['providers', 'create', '--type', 'github', '--client-id', 'Iv1.abc', '--client-secret-stdin', '--json'],
+      's3cret',
+    );
+    assert.equal(made.code, 0, made.out);
+    const shown = JSON.parse(made.out) as Record<string, unknown>;
+    assert.equal(shown.id, 'github');
+    assert.equal(shown.name, 'GitHub');
+    assert.equal(shown.github_url, 'https://github.com');
+    assert.equal(shown.github_api_url, 'https://api.github.com');
+    assert.equal(shown.scope, 'read:user user:email');
+    const enterprise = await cli(
+      [
+        'providers',
+        'create',
+        '--type',
+        'github',
+        '--name',
+        'GitHub Enterprise',
+        '--client-id',
+        'x',
+        '--client-secret-stdin',
+      ].concat(['--github-url', 'https://ghe.example.com/', '--github-api-url', 'https://ghe.example.com/api/v3']),
+      's3cret',
+    );
+    assert.equal(enterprise.code, 0, enterprise.out);
+    const ghe = (await server.store.getProvider('github-enterprise'))!;
+    assert.deepEqual([ghe.githubUrl, ghe.githubApiUrl], ['https://ghe.example.com', 'https://ghe.example.com/api/v3']);
+  });
+});
