@@ -59,7 +59,8 @@ export async function startInstance(env: Record<string, string>, port?: number):
     exited: () => exited,
     async stop() {
       if (!exited) child.kill('SIGTERM');
-      await Promise.race([exit, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+      // Unreferenced: a stop that is over keeps nobody waiting for this timer.
+      await Promise.race([exit, sleep(10_000, undefined, { ref: false }).then(() => child.kill('SIGKILL'))]);
     },
   };
   const deadline = Date.now() + 30_000;

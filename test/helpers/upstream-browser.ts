@@ -38,6 +38,12 @@ export function formsOf(body: string): Form[] {
 
 export class Browser {
   readonly #jars = new Map<string, Map<string, string>>();
+  readonly #fetch: typeof fetch;
+
+  /** `fetcher`: another fetch, e.g. undici's with an agent that trusts a test's certificate authority. */
+  constructor(fetcher: typeof fetch = fetch) {
+    this.#fetch = fetcher;
+  }
 
   jar(host: string): Map<string, string> {
     let jar = this.#jars.get(host);
@@ -55,7 +61,7 @@ export class Browser {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       headers.origin = init.origin ?? target.origin;
     }
-    const response = await fetch(target, {
+    const response = await this.#fetch(target, {
       method: init.form ? 'POST' : 'GET',
       headers,
       redirect: 'manual',

@@ -5,6 +5,7 @@
 // that accepts connections and never answers.
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK, SignJWT, type CryptoKey } from 'jose';
 import Provider from 'oidc-provider';
@@ -56,9 +57,11 @@ export async function startOidcUpstream(options: {
   redirectUris: string[];
   issuer?: string;
   port?: number;
+  /** Serve https with this key and certificate (./tls.ts). */
+  tls?: { key: string; cert: string };
 }): Promise<OidcUpstream> {
   const port = options.port ?? (await freePort());
-  const issuer = options.issuer ?? `http://localhost:${port}`;
+  const issuer = options.issuer ?? `${options.tls ? 'https' : 'http'}://localhost:${port}`;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const kid = `upstream-${randomBytes(4).toString('hex')}`;
   const jwk: JWK = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
@@ -100,7 +103,7 @@ export async function startOidcUpstream(options: {
     },
   } as never);
   const callback = provider.callback();
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: import('node:http').ServerResponse) => {
     const url = new URL(req.url ?? '/', issuer);
     if (url.pathname.endsWith('/auth')) upstream.authorizations.push(url.searchParams);
     if (!url.pathname.startsWith('/interaction/')) return callback(req, res);
@@ -119,9 +122,10 @@ export async function startOidcUpstream(options: {
       const grantId = await grant.save();
       return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
     })().catch((err: unknown) => res.writeHead(500).end(String(err)));
-  });
-  await listen(server, port);
-  upstream.close = () => close(server);
+  };
+  const server = options.tls ? createHttpsServer(options.tls, handler) : createServer(handler);
+  await listen(server as Server, port);
+  upstream.close = () => close(server as Server);
   return upstream;
 }
 
