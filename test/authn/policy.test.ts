@@ -32,12 +32,15 @@ const key = (at = 120): Factor => ({ method: 'passkey', amr: ['hwk', 'user'], at
 const need = (over: Partial<Requirement> = {}): Requirement => ({ ...ANY_SIGN_IN, ...over });
 
 describe('factors: level, amr and acr', () => {
-  it('the steps: a password (first, one factor) and a passkey (first or later, two factors, phishing-resistant)', () => {
+  it('the steps: a password and an upstream provider (first, one factor; two for upstream-mfa), a passkey', () => {
     assert.deepEqual(
       steps().map((s) => [s.method, s.first, s.second, s.factors, s.phishingResistant]),
       [
         ['password', true, false, 1, false],
         ['passkey', true, true, 2, true],
+        ['upstream', true, false, 1, false],
+        // A provider trusted for its mfa, whose sign-in said so.
+        ['upstream-mfa', true, false, 2, false],
       ],
     );
   });
