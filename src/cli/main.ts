@@ -44,7 +44,7 @@ export const USAGE = `Usage: tessera <command> [options]
                  (both print the redirect URI to register at the provider)
   providers list [--json] | show ID [--json] | delete ID
   providers update ID [any create option but --type and --id] [--no-trust-email] [--no-link-only]
-                 [--no-trust-upstream-mfa] [--no-allow-private-network] [--no-login-hint-domains]
+                 [--no-trust-upstream-mfa] [--no-allow-private-network] [--no-login-hint-domains] [--keep-links]
   webhooks create --url URL --events TYPE[,TYPE…] [--json]     (prints the secret, once)
   webhooks list [--json] | show ID [--json] | update ID [--url URL] [--events TYPE[,TYPE…]] [--json]
         | delete ID | rotate-secret ID [--grace SECONDS] [--json]

@@ -1,7 +1,7 @@
 // What the logs may say of a request: its method, its path, and its query with every value that is
 // a credential or carries one replaced, by the parameter's name (an authorization code, a PKCE
-// verifier, an ID token hint, a token, a client secret, a password, a sealed interaction or sign-out
-// request). Headers (Authorization, Cookie) and bodies are never logged.
+// verifier, an ID token hint, a token, a client secret, a password, a sealed interaction, sign-out
+// request or upstream link). Headers (Authorization, Cookie) and bodies are never logged.
 import type { FastifyRequest } from 'fastify';
 
 const SECRET_PARAMETERS = new Set([
@@ -15,6 +15,8 @@ const SECRET_PARAMETERS = new Set([
   'client_secret',
   'password',
   'interaction',
+  // A sealed link of a sign-in through an upstream provider (src/upstream/flow.ts).
+  'link',
   'logout',
   'csrf',
   'client_assertion',

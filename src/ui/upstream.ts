@@ -98,7 +98,7 @@ export function linkedProvidersSection(input: {
   error?: string | undefined;
 }): SafeHtml | '' {
   if (input.linked.length === 0 && input.available.length === 0) return '';
-  return html`<h2>Sign in with another account</h2>
+  return html`<h2>Linked accounts</h2>
 ${input.notice ? html`<p role="status">${input.notice}</p>` : ''}
 ${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
 ${input.linked.map(

@@ -162,6 +162,28 @@ describe('tessera providers', () => {
     ]);
   });
 
+  it('keeps people’s links from following the provider to another issuer unless told', async () => {
+    assert.equal((await cli(oidc('moving'), upstream.clientSecret)).code, 0);
+    const now = Math.floor(Date.now() / 1000);
+    const link = {
+      providerId: 'moving',
+      subject: 'sub-1',
+      userId: server.user.id,
+      email: null,
+      createdAt: now,
+      lastUsedAt: null,
+    };
+    assert.equal(await server.store.createLink(link), true);
+    const move = ['providers', 'update', 'moving', '--issuer', 'http://localhost:1/', '--no-check'];
+    const refused = await cli(move);
+    assert.equal(refused.code, 2);
+    assert.match(refused.out, /1 people are linked to moving by their subject there.*--keep-links/);
+    assert.equal((await server.store.getProvider('moving'))?.issuer, upstream.issuer);
+    assert.equal((await cli([...move, '--keep-links'])).code, 0);
+    assert.equal((await server.store.getProvider('moving'))?.issuer, 'http://localhost:1/');
+    assert.equal((await server.store.getLink('moving', 'sub-1'))?.userId, server.user.id);
+  });
+
   it('makes a GitHub provider with GitHub’s addresses unless told others', async () => {
     const made = await cli(
       ['providers', 'create', '--type', 'github', '--client-id', 'Iv1.abc', '--client-secret-stdin', '--json'],

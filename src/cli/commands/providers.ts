@@ -188,9 +188,23 @@ export async function providersCommand(store: UpstreamStore, config: Config, arg
         return 0;
       }
       case 'update': {
-        const { values, positionals } = parse(rest, { ...SETTINGS, ...NEGATIONS }, 1);
+        const { values, positionals } = parse(
+          rest,
+          { ...SETTINGS, ...NEGATIONS, 'keep-links': { type: 'boolean' } },
+          1,
+        );
         const provider = await find(requirePositional(positionals, 'the provider id'));
         const updated = changedProvider(provider, await settingsOf(values, io), context);
+        // People are linked by their subject at this provider: at another issuer (another GitHub), the
+        // same subject may be someone else. Only the operator knows it is the same provider moved.
+        const elsewhere = ['issuer', 'githubUrl', 'githubApiUrl'] as const;
+        const links = await store.countLinks(provider.id);
+        if (elsewhere.some((key) => updated[key] !== provider[key]) && links > 0 && !values['keep-links']) {
+          throw new UsageError(
+            `${links} people are linked to ${provider.id} by their subject there, which another provider may give ` +
+              'to someone else: make a new provider, or add --keep-links if this is the same provider at a new address',
+          );
+        }
         const moved = updated.issuer !== provider.issuer || updated.clientId !== provider.clientId;
         if (moved && !values['no-check']) await checkDiscovery(updated, config, secret, io);
         const data = {
