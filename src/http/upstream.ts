@@ -49,7 +49,6 @@ const STATUS: Record<FailureReason, number> = {
   expired: 400,
   unknown_provider: 404,
   disabled: 403,
-  no_email: 400,
   linked_elsewhere: 409,
   provider_taken: 409,
 };

@@ -10,7 +10,8 @@ export function claimsForScopes(user: User, scopes: readonly string[]): Record<s
     claims.preferred_username = user.username;
     claims.updated_at = user.updatedAt;
   }
-  if (scopes.includes('email')) {
+  // A user an upstream provider made without an email has none to release ('').
+  if (scopes.includes('email') && user.email !== '') {
     claims.email = user.email;
     claims.email_verified = user.emailVerified;
   }

@@ -166,11 +166,6 @@ export function failureText(
       };
     case 'disabled':
       return { title: 'This account is disabled', description: 'Ask the people who run this service.' };
-    case 'no_email':
-      return {
-        title: `${name} did not share your email address`,
-        description: `A new account needs one. Let ${name} share it and try again, or sign in another way.`,
-      };
     case 'linked_elsewhere':
       return {
         title: `That ${name} account belongs to another account here`,

@@ -5,8 +5,9 @@
 //   - asked to prove the account when a user here has the email the provider verified (Keycloak's
 //     "account already exists" without its pitfall: nothing is linked until they sign in to it);
 //   - asked the same when the provider only links (--link-only);
-//   - otherwise a new user: the username from preferred_username or the email's local part, made
-//     unique, the email and email_verified as the provider states them, no password.
+//   - otherwise a new user: the username from preferred_username or the email's local part (else the
+//     provider's id and the subject), made unique, the email and email_verified as the provider
+//     states them (no email: none, as Keycloak allows), no password.
 // An unverified email matches nobody, and says nothing of who has an account here: a person whose
 // provider did not verify it becomes a user of their own.
 import { type Requester, securityEvent } from '../events/index.ts';
@@ -20,8 +21,8 @@ export type AccountStore = UpstreamStore & Pick<UserStore, 'getUserById' | 'getU
 export type Resolution =
   | { kind: 'user'; user: User; created: boolean }
   | { kind: 'link-needed'; reason: 'email_exists' | 'link_only'; identity: UpstreamIdentity }
-  /** The user is disabled; or a new user cannot be made without an email, which the provider did not give. */
-  | { kind: 'refused'; reason: 'disabled' | 'no_email'; userId: string | null };
+  /** The user is disabled. */
+  | { kind: 'refused'; reason: 'disabled'; userId: string | null };
 
 export interface ResolveInput {
   provider: UpstreamProvider;
@@ -67,7 +68,6 @@ export async function resolveAccount(store: AccountStore, input: ResolveInput): 
     if (owners.length > 0) return { kind: 'link-needed', reason: 'email_exists', identity };
   }
   if (provider.linkOnly) return { kind: 'link-needed', reason: 'link_only', identity };
-  if (identity.email === null) return { kind: 'refused', reason: 'no_email', userId: null };
   return createUser(store, provider, identity, input);
 }
 
@@ -105,9 +105,13 @@ export function linkUser(
 /** Characters a username may have (src/cli/operations.ts createUser's rule). */
 const USERNAME = /[^A-Za-z0-9._@+-]/g;
 
-/** The username a new user starts from: preferred_username, else the email's local part, cleaned. */
-export function usernameBase(identity: UpstreamIdentity): string {
-  for (const candidate of [identity.preferredUsername, identity.email?.split('@')[0]]) {
+/**
+ * The username a new user starts from: preferred_username, else the email's local part, else the
+ * provider's id and the subject, cleaned.
+ */
+export function usernameBase(identity: UpstreamIdentity, providerId = 'user'): string {
+  const fallback = `${providerId}-${identity.subject}`;
+  for (const candidate of [identity.preferredUsername, identity.email?.split('@')[0], fallback]) {
     // Never starting with - or _ or . (a CLI argument must not read as an option).
     const clean = (candidate ?? '')
       .normalize('NFKC')
@@ -141,8 +145,9 @@ async function createUser(
   for (let attempt = 0; ; attempt++) {
     const user: User = {
       id: newId(),
-      username: await freeUsername(store, usernameBase(identity)),
-      email: identity.email!,
+      username: await freeUsername(store, usernameBase(identity, provider.id)),
+      // users.email is required; a user without one has '' and releases no email claim.
+      email: identity.email ?? '',
       emailVerified: identity.emailVerified,
       name: identity.name,
       givenName: identity.givenName,

@@ -70,7 +70,7 @@ describe('what a provider’s claims say', () => {
     assert.equal(identityFromClaims('s', { email_verified: true }).emailVerified, false);
   });
 
-  it('starts a username from preferred_username, else the email’s local part, kept to the allowed characters', () => {
+  it('starts a username from preferred_username, else the email’s local part, else provider and subject', () => {
     const base = (preferredUsername: string | null, email: string | null = null) =>
       usernameBase({ ...identity([]), preferredUsername, email });
     assert.equal(base('ada.lovelace'), 'ada.lovelace');
@@ -78,7 +78,8 @@ describe('what a provider’s claims say', () => {
     assert.equal(base('--option'), 'option');
     assert.equal(base('alice@corp.example'), 'alice@corp.example');
     assert.equal(base(null, 'bob.smith@example.org'), 'bob.smith');
-    assert.equal(base('日本', 'カ@example.org'), 'user');
+    assert.equal(base('日本', 'カ@example.org'), 'user-sub-1');
+    assert.equal(usernameBase({ ...identity([]), subject: 'AbC/123=' }, 'corp'), 'corp-AbC123');
     assert.equal(base('x'.repeat(100)).length, 56);
   });
 });

@@ -156,6 +156,16 @@ describe('upstream OpenID Connect providers', () => {
     assert.notEqual(claims!.sub, server.user.id);
   });
 
+  it('makes a user of a person whose provider shares no email, and releases none', async () => {
+    person('anonymous-7');
+    const { claims } = await authorize({ provider: 'corp' });
+    assert.ok(claims);
+    const made = await server.store.getUserById(claims.sub);
+    assert.equal(made?.username, 'corp-anonymous-7');
+    assert.equal(claims.email, undefined);
+    assert.equal(claims.email_verified, undefined);
+  });
+
   it('never links a second upstream account by an unverified email, even from a provider trusted for emails', async () => {
     person('dave-1', { preferred_username: 'dave', email: 'dave@example.org', email_verified: true });
     const dave = (await authorize({ provider: 'trusting' })).claims!;

@@ -66,7 +66,6 @@ export type FailureReason =
   /** No such provider (any more). */
   | 'unknown_provider'
   | 'disabled'
-  | 'no_email'
   /** Linking: that account at the provider is linked to another user here. */
   | 'linked_elsewhere'
   /** Linking: the user has another account of that provider linked. */
