@@ -1,9 +1,9 @@
 // Upstream providers for the tests of signing in through one (src/upstream), each a real server on
 // 127.0.0.1 and a port of its own, stopped by the test: node-oidc-provider with accounts the test
 // chooses, a proxy in front of it that can alter its token answers (signing with its real key, or
-// another), a stand-in for GitHub that speaks its documented OAuth and REST endpoints, and a server
-// that accepts connections and never answers.
-import { createHash, randomBytes } from 'node:crypto';
+// another), and a server that accepts connections and never answers (GitHub's stand-in is
+// ./github-stand-in.ts); and the tessera command as an operator runs it against a test server.
+import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type Socket } from 'node:net';
@@ -209,129 +209,6 @@ async function tamper(
     return resign({ ...claims, [tampering.claim]: tampering.value }, key.privateKey);
   }
   return idToken;
-}
-
-export interface GithubAccount {
-  id: number;
-  login: string;
-  name: string | null;
-  emails: Array<{ email: string; primary: boolean; verified: boolean }>;
-}
-
-export interface GithubStandIn {
-  /** The web base (github_url) and the REST API's (github_api_url, under /api/v3 as on GitHub Enterprise Server). */
-  url: string;
-  apiUrl: string;
-  clientId: string;
-  clientSecret: string;
-  next: GithubAccount;
-  /** Whether the person declines at the authorize page (GitHub then redirects with error=access_denied). */
-  deny: boolean;
-  /** What the token endpoint was asked, each time. */
-  tokenRequests: Array<{ accept: string | undefined; form: URLSearchParams }>;
-  close(): Promise<void>;
-}
-
-/**
- * GitHub's documented OAuth web flow (GET /login/oauth/authorize, POST /login/oauth/access_token,
- * answering JSON only to Accept: application/json, errors as 200 with `error`) and REST API
- * (GET /user, GET /user/emails with a bearer token and a User-Agent), for one OAuth app whose
- * callback is `redirectUri`. The authorize page signs `next` in at once.
- */
-export async function startGithubStandIn(redirectUri: string): Promise<GithubStandIn> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const codes = new Map<string, { challenge: string; account: GithubAccount; redirectUri: string }>();
-  const tokens = new Map<string, GithubAccount>();
-  const standIn: GithubStandIn = {
-    url,
-    apiUrl: `${url}/api/v3`,
-    clientId: `Iv1.${randomBytes(8).toString('hex')}`,
-    clientSecret: randomBytes(20).toString('hex'),
-    next: { id: 1, login: 'octocat', name: null, emails: [] },
-    deny: false,
-    tokenRequests: [],
-    close: async () => {},
-  };
-  const json = (res: import('node:http').ServerResponse, status: number, value: unknown) =>
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(value));
-  const server = createServer((req, res) => {
-    const here = new URL(req.url ?? '/', url);
-    void (async () => {
-      if (req.method === 'GET' && here.pathname === '/login/oauth/authorize') {
-        const q = here.searchParams;
-        if (q.get('client_id') !== standIn.clientId || q.get('redirect_uri') !== redirectUri) {
-          return res.writeHead(400).end('The redirect_uri is not associated with this application.');
-        }
-        if (q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge')) return res.writeHead(400).end();
-        const back = new URL(redirectUri);
-        if (standIn.deny) {
-          back.searchParams.set('error', 'access_denied');
-          back.searchParams.set('error_description', 'The user has denied your application access.');
-        } else {
-          const code = randomBytes(10).toString('hex');
-          codes.set(code, { challenge: q.get('code_challenge')!, account: standIn.next, redirectUri });
-          back.searchParams.set('code', code);
-        }
-        back.searchParams.set('state', q.get('state') ?? '');
-        return res.writeHead(302, { location: back.href }).end();
-      }
-      if (req.method === 'POST' && here.pathname === '/login/oauth/access_token') {
-        const form = new URLSearchParams(await body(req));
-        standIn.tokenRequests.push({ accept: req.headers.accept, form });
-        const issued = codes.get(form.get('code') ?? '');
-        codes.delete(form.get('code') ?? '');
-        const verifier = form.get('code_verifier') ?? '';
-        const ok =
-          issued &&
-          form.get('client_id') === standIn.clientId &&
-          form.get('client_secret') === standIn.clientSecret &&
-          form.get('redirect_uri') === issued.redirectUri &&
-          createHash('sha256').update(verifier).digest('base64url') === issued.challenge;
-        const answer = ok
-          ? {
-              access_token: `gho_${randomBytes(16).toString('hex')}`,
-              token_type: 'bearer',
-              scope: 'read:user,user:email',
-            }
-          : { error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.' };
-        if (ok) tokens.set(answer.access_token!, issued.account);
-        if (req.headers.accept !== 'application/json') {
-          return res
-            .writeHead(200, { 'content-type': 'application/x-www-form-urlencoded' })
-            .end(new URLSearchParams(answer as unknown as Record<string, string>).toString());
-        }
-        return json(res, 200, answer);
-      }
-      if (req.method === 'GET' && here.pathname.startsWith('/api/v3/')) {
-        const token = /^(?:Bearer|token) (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-        const account = token && tokens.get(token);
-        if (!req.headers['user-agent'])
-          return json(res, 403, { message: 'Request forbidden by administrative rules.' });
-        if (!account) return json(res, 401, { message: 'Bad credentials' });
-        if (here.pathname === '/api/v3/user') {
-          const primary = account.emails.find((e) => e.primary);
-          return json(res, 200, {
-            login: account.login,
-            id: account.id,
-            name: account.name,
-            email: primary?.email ?? null,
-          });
-        }
-        if (here.pathname === '/api/v3/user/emails') {
-          return json(
-            res,
-            200,
-            account.emails.map((e) => ({ ...e, visibility: e.primary ? 'public' : null })),
-          );
-        }
-      }
-      res.writeHead(404).end();
-    })().catch((err: unknown) => res.writeHead(500).end(String(err)));
-  });
-  await listen(server, port);
-  standIn.close = () => close(server);
-  return standIn;
 }
 
 /** A server that accepts connections and never answers: a provider that is down but not refusing. */

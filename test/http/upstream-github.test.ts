@@ -9,7 +9,8 @@ import { decodeJwt } from 'jose';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { exchange } from '../helpers/tokens.ts';
 import { Browser } from '../helpers/upstream-browser.ts';
-import { type GithubStandIn, startGithubStandIn, tessera } from '../helpers/upstreams.ts';
+import { type GithubStandIn, startGithubStandIn } from '../helpers/github-stand-in.ts';
+import { tessera } from '../helpers/upstreams.ts';
 
 describe('GitHub as the upstream provider', () => {
   let server: TestServer;
