@@ -2,7 +2,10 @@
 // user may link besides, linking one (the provider's sign-in comes back to src/authn/steps/upstream.ts,
 // which calls linkToAccount) and unlinking one, unless it is the user's last way in.
 import { securityEvent, type Requester } from '../events/index.ts';
+import { recentSignIn } from '../authn/recent.ts';
+import type { BrowserSession } from '../authn/session.ts';
 import { enrolledMethods, type EnrolmentStore, steps } from '../authn/steps/index.ts';
+import { shortfall } from '../authn/sufficiency.ts';
 import type { UpstreamProvider, UpstreamStore } from '../store/upstream.ts';
 import type { User } from '../store/users.ts';
 import { linkUser } from '../upstream/accounts.ts';
@@ -31,6 +34,15 @@ const day = (epoch: number) => new Date(epoch * 1000).toISOString().slice(0, 10)
 async function otherFirstStep(store: EnrolmentStore, user: User): Promise<boolean> {
   const registry = steps().filter((s) => s.first);
   return (await enrolledMethods(store, user, registry)).size > 0;
+}
+
+/**
+ * Whether the session's sign-in is recent enough to change how the user signs in, as linking or
+ * unlinking a provider does (src/authn/recent.ts): a browser left signed in cannot be given someone
+ * else's way in, nor lose its owner's.
+ */
+export function recentEnough(session: BrowserSession, user: User, now: number): boolean {
+  return !shortfall(session, user, recentSignIn(now));
 }
 
 /** What the account page shows of the user's upstream providers. */
@@ -68,13 +80,15 @@ export async function linkToAccount(
 
 /**
  * Unlinks the user's account of `providerId`: `last` (and nothing changes) when it is their last way
- * in, a user without a password or another link, who could then never sign in again.
+ * in, a user without a password, a passkey or another link, who could then never sign in again;
+ * `reauth` when the session's sign-in is not recent.
  */
 export async function unlinkProvider(
   store: UpstreamStore & EnrolmentStore,
-  input: { user: User; providerId: string; requester: Requester; now: number },
-): Promise<'unlinked' | 'last' | 'not-linked'> {
+  input: { user: User; session: BrowserSession; providerId: string; requester: Requester; now: number },
+): Promise<'unlinked' | 'last' | 'not-linked' | 'reauth'> {
   const { user, now } = input;
+  if (!recentEnough(input.session, user, now)) return 'reauth';
   const links = await store.listLinks(user.id);
   const link = links.find((l) => l.providerId === input.providerId);
   if (!link) return 'not-linked';

@@ -305,6 +305,27 @@ describe('upstream OpenID Connect providers', () => {
     assert.match(metrics, /tessera_upstream_request_duration_seconds_count\{provider="corp"\} [1-9]/);
   });
 
+  it('links and unlinks on the account page only on a recent sign-in', async () => {
+    const browser = new Browser();
+    const login = await browser.request(`${server.issuer}/account/login`);
+    const form = login.forms.find((f) => f.action === '/account/login')!;
+    const signed = await browser.submit(login, form, { username: 'alice', password: server.user.password });
+    assert.equal(signed.location?.pathname, '/account');
+    const page = await browser.request(`${server.issuer}/account`);
+    const link = page.forms.find((f) => f.action === '/account/upstream/link' && f.fields.provider === 'partners')!;
+    const unlink = { action: '/account/upstream/unlink', fields: { csrf: link.fields.csrf!, provider: 'corp' } };
+    server.clock.offset += 600;
+    try {
+      for (const stale of [link, unlink]) {
+        const answered = await browser.submit(page, stale);
+        assert.equal(answered.location?.href, `${server.issuer}/account/login?reauth=1`);
+      }
+    } finally {
+      server.clock.offset -= 600;
+    }
+    assert.ok((await browser.submit(page, link)).location?.href.startsWith(upstream.issuer));
+  });
+
   it('stops a deleted provider’s button and its flows, links included', async () => {
     const made = await tessera(
       server,

@@ -18,7 +18,7 @@ describe('another Tessera as the upstream provider', () => {
   before(async () => {
     one = await startServer({ env: { TESSERA_OUTBOUND_ALLOW_PRIVATE: 'true' } });
     // On another host name, so that the browser keeps the two instances' cookies apart.
-    two = await startServer({ issuerHost: 'localhost' });
+    two = await startServer({ host: 'localhost' });
     const user = ['users', 'create', '--username', bob.username, '--email', 'bob@two.example', '--name', 'Bob Two'];
     assert.equal((await tessera(two, [...user, '--password-stdin'], `${bob.password}\n`)).code, 0);
     const callback = `${one.issuer}/login/upstream/two/callback`;
