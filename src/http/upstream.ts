@@ -79,7 +79,11 @@ export async function startUpstream(
     now: ctx.now(),
   });
   if (started.kind === 'failed') {
-    request.log.info({ event: 'upstream_failed', provider: start.providerId, reason: started.reason }, 'upstream');
+    const { reason, detail } = started;
+    request.log.info(
+      { event: 'upstream_failed', provider: start.providerId, reason, detail },
+      'upstream sign-in failed',
+    );
     return sendUpstreamFailure(reply, started);
   }
   reply.setCookie(flowCookieName(ctx), started.flow, cookieOptions(ctx, UPSTREAM_FLOW_TTL));

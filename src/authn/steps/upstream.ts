@@ -78,6 +78,8 @@ export interface UpstreamFailure {
   provider: string | null;
   /** The provider's own error code (e.g. access_denied), when it sent one. */
   providerError?: string | undefined;
+  /** For the operator's log, never shown: what went wrong (the library's error, the address refused). */
+  detail?: string | undefined;
   /** Where the person goes back to: the sealed authorization request, or null for the account page. */
   resume: string | null;
   /** What the flow was for: a failed link goes back to the account page. */
@@ -130,8 +132,8 @@ export async function beginUpstream(
     return { kind: 'redirect', location: url.href, flow };
   } catch (err) {
     if (!(err instanceof UpstreamError)) throw err;
-    const { reason, providerError } = err;
-    return { kind: 'failed', reason, provider: provider.name, providerError, resume, purpose };
+    const { reason, providerError, message: detail } = err;
+    return { kind: 'failed', reason, provider: provider.name, providerError, detail, resume, purpose };
   }
 }
 
@@ -167,7 +169,7 @@ export async function completeUpstream(deps: UpstreamSignInDeps, back: UpstreamR
   }
   const provider = await deps.store.getProvider(flow.provider);
   if (!provider) return { kind: 'failed', reason: 'unknown_provider', provider: null, resume, purpose };
-  const fail = async (reason: FailureReason, userId: string | null, providerError?: string) => {
+  const fail = async (reason: FailureReason, userId: string | null, providerError?: string, detail?: string) => {
     const data = { provider: provider.id, reason, ...(providerError ? { error: providerError } : {}) };
     await deps.store.recordEvent(securityEvent('user.upstream_sign_in_failed', now, { userId, requester, data }));
     return {
@@ -175,6 +177,7 @@ export async function completeUpstream(deps: UpstreamSignInDeps, back: UpstreamR
       reason,
       provider: provider.name,
       providerError,
+      detail,
       resume,
       purpose,
     } satisfies UpstreamFailure;
@@ -191,7 +194,7 @@ export async function completeUpstream(deps: UpstreamSignInDeps, back: UpstreamR
     verified = await identityAt(deps.upstream, provider, back.query, flow.checks);
   } catch (err) {
     if (!(err instanceof UpstreamError)) throw err;
-    return fail(err.reason, flow.userId, err.providerError);
+    return fail(err.reason, flow.userId, err.providerError, err.message);
   }
   if (flow.purpose === 'link') {
     let identity: UpstreamIdentity;
@@ -200,7 +203,7 @@ export async function completeUpstream(deps: UpstreamSignInDeps, back: UpstreamR
       identity = await verified.profile();
     } catch (err) {
       if (!(err instanceof UpstreamError)) throw err;
-      return fail(err.reason, flow.userId, err.providerError);
+      return fail(err.reason, flow.userId, err.providerError, err.message);
     }
     const input = { provider, identity, userId: flow.userId!, requester, now };
     const linked = await linkToAccount(deps.store, input);
@@ -214,7 +217,7 @@ export async function completeUpstream(deps: UpstreamSignInDeps, back: UpstreamR
     resolved = await resolveAccount(deps.store, { provider, identity, profile: verified.profile, requester, now });
   } catch (err) {
     if (!(err instanceof UpstreamError)) throw err;
-    return fail(err.reason, null, err.providerError);
+    return fail(err.reason, null, err.providerError, err.message);
   }
   const factor = upstreamFactor(provider, identity, now);
   if (resolved.kind === 'refused') return fail(resolved.reason, resolved.userId);

@@ -72,9 +72,11 @@ export function upstreamRoutes(app: FastifyInstance, ctx: RouteContext): void {
       now,
     });
     switch (outcome.kind) {
-      case 'failed':
-        request.log.info({ event: 'upstream_failed', provider: providerId, reason: outcome.reason }, 'upstream');
+      case 'failed': {
+        const { reason, detail } = outcome;
+        request.log.info({ event: 'upstream_failed', provider: providerId, reason, detail }, 'upstream sign-in failed');
         return sendUpstreamFailure(reply, outcome);
+      }
       case 'linked':
         return reply.redirect('/account?upstream=linked', 303);
       case 'link-needed':
