@@ -26,6 +26,7 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   encrypted('signing_keys', 'kid', 'private_jwk_enc', 'signingKey'),
   encrypted('webhooks', 'id', 'secret_enc', 'webhookSecret'),
   encrypted('webhooks', 'id', 'previous_secret_enc', 'webhookSecret'),
+  encrypted('upstream_providers', 'id', 'client_secret_enc', 'upstreamClientSecret'),
 ];
 
 /** One encrypted value: where it is and what it holds now. */

@@ -15,6 +15,7 @@ import { currentSecret, type Secrets, secretList } from './secrets.ts';
 export const AT_REST = {
   signingKey: 'tessera signing key encryption v1',
   webhookSecret: 'tessera webhook secret v1',
+  upstreamClientSecret: 'tessera upstream client secret v1',
 } as const;
 
 export type AtRestPurpose = keyof typeof AT_REST;

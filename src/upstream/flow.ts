@@ -6,6 +6,7 @@
 import type { Factor } from '../authn/factors.ts';
 import type { Requirement } from '../authn/policy.ts';
 import { SealedBox } from '../tokens/sealed.ts';
+import type { Secrets } from '../tokens/secrets.ts';
 import type { CallbackChecks } from './index.ts';
 
 /** How long the person may take at the provider, or to prove their account. */
@@ -54,13 +55,13 @@ class Expiring<T extends { exp: number }> extends SealedBox<T> {
 }
 
 export class UpstreamFlowSealer extends Expiring<UpstreamFlow> {
-  constructor(secret: string) {
-    super(secret, 'tessera upstream flow v1');
+  constructor(secrets: Secrets) {
+    super(secrets, 'tessera upstream flow v1');
   }
 }
 
 export class PendingLinkSealer extends Expiring<PendingLink> {
-  constructor(secret: string) {
-    super(secret, 'tessera upstream pending link v1');
+  constructor(secrets: Secrets) {
+    super(secrets, 'tessera upstream pending link v1');
   }
 }

@@ -8,13 +8,14 @@ import { type UpstreamNetwork, withinDeadline } from './fetch.ts';
 import { githubAuthorizationUrl, githubCallback } from './github.ts';
 import type { UpstreamIdentity } from './identity.ts';
 import { type AuthorizationHints, type OidcConfigurations, oidcAuthorizationUrl, oidcCallback } from './oidc.ts';
+import type { Secrets } from '../tokens/secrets.ts';
 import { openClientSecret } from './secrets.ts';
 
 export interface UpstreamDeps {
   /** Tessera's issuer: the callback URIs are under it. */
   issuer: string;
-  /** TESSERA_SECRET, which the client secrets are encrypted under. */
-  secret: string;
+  /** TESSERA_SECRET (and the previous ones), which the client secrets are encrypted under. */
+  secret: Secrets;
   network: UpstreamNetwork;
   oidc: OidcConfigurations;
 }

@@ -2,6 +2,7 @@
 // keep, and its defaults. The client secret is encrypted here, before anything is stored.
 import type { ProviderType, UpstreamProvider } from '../store/upstream.ts';
 import { GITHUB_API_URL, GITHUB_SCOPES, GITHUB_URL } from './github.ts';
+import type { Secrets } from '../tokens/secrets.ts';
 import { sealClientSecret } from './secrets.ts';
 
 export class ProviderInputError extends Error {
@@ -30,8 +31,8 @@ export interface ProviderSettings {
 }
 
 export interface SettingsContext {
-  /** TESSERA_SECRET, which the client secret is encrypted under. */
-  secret: string;
+  /** TESSERA_SECRET (and the previous ones), which the client secret is encrypted under. */
+  secret: Secrets;
   /** TESSERA_OUTBOUND_ALLOW_PRIVATE: plain http URLs are accepted (development and tests). */
   allowHttp: boolean;
   now: number;

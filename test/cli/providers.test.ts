@@ -184,6 +184,30 @@ describe('tessera providers', () => {
     assert.equal((await server.store.getLink('moving', 'sub-1'))?.userId, server.user.id);
   });
 
+  it('moves a provider’s client secret to a new TESSERA_SECRET with tessera secret reencrypt', async () => {
+    assert.equal((await cli(oidc('rekeyed'), upstream.clientSecret)).code, 0);
+    const next = 'a new secret of at least thirty-two characters for the rotation';
+    const rotated = {
+      TESSERA_OUTBOUND_ALLOW_PRIVATE: 'true',
+      TESSERA_SECRET: next,
+      TESSERA_SECRET_PREVIOUS: server.secret,
+    };
+    const moved = await cli(['secret', 'reencrypt'], '', rotated);
+    assert.equal(moved.code, 0, moved.out);
+    assert.match(moved.out, /upstream_providers\.client_secret_enc: [1-9]\d* re-encrypted/);
+    const sealed = (await server.store.getProvider('rekeyed'))!.clientSecretEnc;
+    assert.equal(openClientSecret(sealed, next), upstream.clientSecret);
+    assert.throws(() => openClientSecret(sealed, server.secret));
+    // Back under the server's secret, for the tests that follow.
+    const back = { TESSERA_OUTBOUND_ALLOW_PRIVATE: 'true', TESSERA_SECRET_PREVIOUS: next };
+    const returned = await cli(['secret', 'reencrypt'], '', back);
+    assert.equal(returned.code, 0, returned.out);
+    assert.equal(
+      openClientSecret((await server.store.getProvider('rekeyed'))!.clientSecretEnc, server.secret),
+      upstream.clientSecret,
+    );
+  });
+
   it('makes a GitHub provider with GitHub’s addresses unless told others', async () => {
     const made = await cli(
       ['providers', 'create', '--type', 'github', '--client-id', 'Iv1.abc', '--client-secret-stdin', '--json'],

@@ -149,6 +149,9 @@ describe('export and import', async () => {
         lastUsedAt: null,
       };
       await store.addPasskey(passkey, securityEvent('passkey.added', 1_800_000_000, { userId: bob.id }));
+      // Alice's GitHub account, linked (the provider itself is made below, by the CLI).
+      const link = { providerId: 'github', subject: '583231', userId: alice.id, email: 'alice@example.com' };
+      assert.equal(await store.createLink({ ...link, createdAt: 1_800_000_000, lastUsedAt: null }), true);
     } finally {
       await store.close();
     }
@@ -159,6 +162,8 @@ describe('export and import', async () => {
       const made = await tessera(source, args);
       assert.equal(made.code, 0, made.err.join('\n'));
     }
+    const github = ['providers', 'create', '--type', 'github', '--client-id', 'Iv1.transfer', '--client-secret-stdin'];
+    assert.equal((await tessera(source, github, 'the github secret')).code, 0);
 
     exported = await exportOf(source);
     const header = JSON.parse(exported[0]!) as { tables: Record<string, number> };

@@ -11,6 +11,7 @@ import { callbackUri } from '../../upstream/index.ts';
 import { OidcConfigurations } from '../../upstream/oidc.ts';
 import { changedProvider, newProvider, ProviderInputError, type ProviderSettings } from '../../upstream/providers.ts';
 import { openClientSecret } from '../../upstream/secrets.ts';
+import type { Secrets } from '../../tokens/secrets.ts';
 import { UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, readPassword, requireOption, requirePositional } from './common.ts';
 
@@ -104,7 +105,7 @@ async function settingsOf(values: Values, io: Io): Promise<ProviderSettings> {
  * Reads an OpenID Connect provider's discovery document as the server will (the same guard and time
  * limit), so that a mistyped issuer or an unreachable provider shows now rather than at a sign-in.
  */
-async function checkDiscovery(provider: UpstreamProvider, config: Config, secret: string, io: Io): Promise<void> {
+async function checkDiscovery(provider: UpstreamProvider, config: Config, secret: Secrets, io: Io): Promise<void> {
   if (provider.type !== 'oidc') return;
   const network = { allowPrivate: config.outboundAllowPrivate, timeoutMs: config.upstream.timeoutMs };
   try {

@@ -36,6 +36,11 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
   // Public keys and counters: users sign in with their passkeys as before (the issuer's host, the
   // relying party's ID, must stay the same).
   exported('passkeys', ['id']),
+  // Upstream providers (their client secrets encrypted under TESSERA_SECRET, as stored) and who is
+  // linked to whom: people sign in through them as before (the issuer, in their callback URIs, must
+  // stay the same).
+  exported('upstream_providers', ['id']),
+  exported('upstream_links', ['provider_id', 'subject']),
   // Private halves encrypted under TESSERA_SECRET, as stored: so that tokens signed before the move
   // still verify. Without them, the first start makes new keys.
   exported('signing_keys', ['kid'], 'keys'),
