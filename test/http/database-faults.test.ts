@@ -1,6 +1,6 @@
 // The database's faults never take the server down: PostgreSQL stopped under load (a cluster of the
-// test's own), a SQLite file on a full disk and on a read-only filesystem (a small tmpfs, which needs
-// root: CI runs as root). Requests answer 503 with Retry-After meanwhile, nothing committed is lost,
+// test's own), a SQLite file on a full disk (a small tmpfs, which needs root: CI runs as root) and a
+// SQLite file the server may not write. Requests answer 503 with Retry-After meanwhile, nothing committed is lost,
 // and requests succeed again once the database is back, without a restart.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -184,16 +184,19 @@ describe('SQLite on a full disk and in a read-only file', { skip: !root && 'need
     assert.equal((await refresh(server, ((await response.json()) as Tokens).refresh_token)).status, 200);
   });
 
-  // A file the server's user may not write (root writes anything, so the server runs as postgres here).
+  // A file the server may not write. Root writes anything through its CAP_DAC_OVERRIDE, so the server
+  // runs as root without it (as an unprivileged service would: the systemd unit bounds its capabilities),
+  // keeping CAP_DAC_READ_SEARCH: another user's checkout in a 0700 folder stays readable to it, and the
+  // database's folder, root's own, stays writable for SQLite's -wal and -shm files.
   it('a read-only file: writes answer 503, reads go on, and writes succeed once it is writable', async () => {
     const held = await tokens(server);
     const file = join(dir, 'tessera.db');
     const { issuer, secret } = server;
     await server.close();
-    execFileSync('chown', ['-R', 'postgres', dir]);
     chmodSync(file, 0o444);
     const start = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').slice(1) as string[];
-    const child = spawn('runuser', ['-u', 'postgres', '--', process.execPath, ...start], {
+    const withoutOverride = ['--inh-caps=-dac_override', '--bounding-set=-dac_override', '--'];
+    const child = spawn('setpriv', [...withoutOverride, process.execPath, ...start], {
       env: {
         PATH: process.env.PATH,
         NODE_ENV: 'test',
