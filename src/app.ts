@@ -11,6 +11,7 @@ import { registerErrorHandling } from './http/plugins/errors.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerSameOrigin } from './http/plugins/same-origin.ts';
 import { requestForLog } from './http/log-safety.ts';
+import { REQUEST_ID_HEADER, requestIdGenerator } from './http/request-id.ts';
 import { accountRoutes } from './http/routes/account.ts';
 import { authorizeRoutes } from './http/routes/authorize.ts';
 import { logoutRoutes } from './http/routes/logout.ts';
@@ -81,6 +82,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
             ...(deps.logStream ? { stream: deps.logStream } : {}),
           },
     bodyLimit: 64 * 1024,
+    // A trusted proxy's X-Request-Id, else a random UUID (src/http/request-id.ts); sent back below.
+    genReqId: requestIdGenerator(deps.config.trustProxy),
     // A request received while closing is answered, not refused: the drain's last requests still
     // count (src/lifecycle.ts). Fastify marks those answers Connection: close.
     return503OnClosing: false,
@@ -98,9 +101,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(cookie);
   const lifecycle = deps.lifecycle ?? new Lifecycle();
-  // While draining, every answer ends its keep-alive connection, so the next request opens a new one
+  // Every answer names its request, errors and 404s included (one hook for both jobs). While
+  // draining, every answer ends its keep-alive connection, so the next request opens a new one
   // (through the load balancer, to an instance that is ready).
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
     if (lifecycle.draining) reply.header('connection', 'close');
     done(null, payload);
   });

@@ -1,5 +1,6 @@
 // config -> database -> app -> listen. The only module that reads process.env or exits.
 import { pathToFileURL } from 'node:url';
+import { pino, type Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, unknownSettings } from './config/index.ts';
 import { resolveSecret } from './config/secret.ts';
@@ -14,17 +15,25 @@ import { startKeyMaintenance } from './tokens/key-rotation.ts';
 import { keyTimeline } from './tokens/key-timeline.ts';
 import { KeyStore } from './tokens/keystore.ts';
 
+/**
+ * Starts the server; a failure to start is logged (fatal) and exits 1, or 2 for a configuration error.
+ * Until the server's own logger exists, lines go to `log`: JSON lines like every other, so that a log
+ * collector reads why an instance did not start as it reads everything else.
+ */
 export async function start(env: Record<string, string | undefined> = process.env): Promise<void> {
-  let config;
+  const log = pino({ level: 'info' });
   try {
-    config = loadConfig(env);
+    await run(env, log);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`tessera: ${err.message}`);
-      process.exit(2);
-    }
-    throw err;
+    const configuration = err instanceof ConfigError;
+    log.fatal(`cannot start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(configuration ? 2 : 1);
   }
+}
+
+async function run(env: Record<string, string | undefined>, log: Logger): Promise<void> {
+  const config = loadConfig(env);
+  log.level = config.logLevel;
   const secret = await resolveSecret(config);
   const database = describeDatabase(config.databaseUrl);
   let store: Store;
@@ -35,8 +44,9 @@ export async function start(env: Record<string, string | undefined> = process.en
       pgPoolSize: config.pgPoolSize,
     });
     const report = (attempt: number, error: Error, wait: number) =>
-      console.error(
-        `tessera: waiting for the database ${database} (attempt ${attempt}, again in ${wait} ms): ${error.message}`,
+      log.warn(
+        { database, attempt, retry_in_ms: wait },
+        `waiting for the database ${database} (attempt ${attempt}, again in ${wait} ms): ${error.message}`,
       );
     await waitForDatabase(() => store.migrate().then(() => undefined), config.dbConnectTimeout, report);
   } catch (err) {
@@ -44,8 +54,7 @@ export async function start(env: Record<string, string | undefined> = process.en
       err instanceof DatabaseUnavailable
         ? `unreachable after ${config.dbConnectTimeout} s: ${err.fault.message}`
         : (err as Error).message;
-    console.error(`tessera: cannot start: the database ${database}: ${cause}`);
-    process.exit(1);
+    throw new Error(`the database ${database}: ${cause}`, { cause: err });
   }
   // A database restored from a marked backup is fenced before anything is served (docs/backup.md).
   const restore = await finishRestore(store, { force: false, requester: { ip: null, userAgent: 'tessera server' } });
@@ -134,9 +143,4 @@ Or the public client with PKCE (S256):
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  start().catch((err: unknown) => {
-    console.error('tessera: failed to start:', err instanceof Error ? err.message : err);
-    process.exit(1);
-  });
-}
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) void start();

@@ -108,18 +108,20 @@ export async function run(argv: string[], unsafeIo: Io): Promise<number> {
     return command ? 0 : 2;
   }
   try {
+    if ((command === 'migrate' || command === 'serve') && rest.length > 0)
+      throw new UsageError(`${command} takes no arguments`);
+    if (command === 'serve') {
+      // The server reads its configuration itself, and logs why it cannot start as JSON, as npm start does.
+      const { start } = await import('../main.ts');
+      await start(io.env);
+      return 0;
+    }
     const config = loadConfig(io.env);
     // A backup is of the schema as it is: taken before an upgrade, it must not apply the upgrade's migrations.
     if (command === 'backup') return await backupCommand(config, rest, io);
     const handler = COMMANDS[command as keyof typeof COMMANDS];
     if (handler) return await withStore(config, (store) => handler(store, config, rest, io));
-    if (command !== 'migrate' && command !== 'serve') throw new UsageError(`unknown command "${command}"`);
-    if (rest.length > 0) throw new UsageError(`${command} takes no arguments`);
-    if (command === 'serve') {
-      const { start } = await import('../main.ts');
-      await start(io.env);
-      return 0;
-    }
+    if (command !== 'migrate') throw new UsageError(`unknown command "${command}"`);
     const migrated = (applied: string[]) =>
       io.out(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
     return await withStore(config, async () => 0, migrated);

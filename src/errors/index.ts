@@ -100,8 +100,11 @@ export const InsufficientScope = oauthError('insufficient_scope', 403);
  */
 export class UntrustedRedirectError extends Error {
   readonly error: 'invalid_request' | 'invalid_client';
-  constructor(error: 'invalid_request' | 'invalid_client', description: string) {
+  /** As OAuthError's: for the operator's log only. */
+  readonly detail: string | undefined;
+  constructor(error: 'invalid_request' | 'invalid_client', description: string, detail?: string) {
     super(description);
     this.error = error;
+    this.detail = detail;
   }
 }

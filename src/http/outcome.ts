@@ -6,10 +6,20 @@ import type { Refusal } from '../oauth/throttle.ts';
 import { errorPage, loginPage } from '../ui/pages.ts';
 import { formValue } from './forms.ts';
 import { sendHtml } from './plugins/html.ts';
+import { logRejection } from './rejections.ts';
 
-/** Sends the outcome of an authorization step; `status` is 302 after GET and 303 after POST. */
+/**
+ * Sends the outcome of an authorization step; `status` is 302 after GET and 303 after POST. A refusal,
+ * shown or sent back to the client, is logged with the client it names (./rejections.ts).
+ */
 export function sendOutcome(reply: FastifyReply, outcome: AuthorizeOutcome, status: 302 | 303): FastifyReply {
-  if (outcome.kind === 'error-page') return sendError(reply, 'Invalid authorization request', outcome);
+  if (outcome.kind === 'error-page') {
+    const { rejected } = outcome;
+    return sendError(reply, 'Invalid authorization request', rejected, 400, rejected.clientId);
+  }
+  if (outcome.kind === 'redirect' && outcome.rejected) {
+    logRejection(reply.request, outcome.rejected, outcome.rejected.clientId);
+  }
   const location =
     outcome.kind === 'redirect'
       ? outcome.location
@@ -19,13 +29,15 @@ export function sendOutcome(reply: FastifyReply, outcome: AuthorizeOutcome, stat
   return reply.code(status).header('cache-control', 'no-store').redirect(location, status);
 }
 
-/** An error page: `invalid_request` unless said otherwise, 400 unless said otherwise. */
+/** An error page, logged as a refusal: `invalid_request` unless said otherwise, 400 unless said otherwise. */
 export function sendError(
   reply: FastifyReply,
   title: string,
-  { error = 'invalid_request', description }: { error?: string; description: string },
+  { error = 'invalid_request', description, detail }: { error?: string; description: string; detail?: string },
   status = 400,
+  clientId?: string,
 ): FastifyReply {
+  logRejection(reply.request, { error, description, detail }, clientId);
   return sendHtml(reply.code(status), errorPage({ title, error, description }));
 }
 

@@ -11,9 +11,13 @@ function respond(err: Error, config: { html?: boolean; bearer?: boolean } = {}) 
   const logged: Array<{ level: string; entry: Record<string, unknown> }> = [];
   const sent: { status?: number; headers: Record<string, string>; body?: unknown } = { headers: {} };
   const log = (level: string) => (entry: Record<string, unknown>) => logged.push({ level, entry });
+  // A client authenticating with HTTP Basic: its id is logged, never its secret.
   const request = {
     log: { info: log('info'), error: log('error') },
     routeOptions: { config },
+    headers: { authorization: `Basic ${Buffer.from('abc:s3cret').toString('base64')}` },
+    params: {},
+    query: {},
   } as unknown as FastifyRequest;
   const reply = {
     code(status: number) {
@@ -45,9 +49,11 @@ describe('errors with an operator-only detail', () => {
           error: 'invalid_client',
           description: 'client authentication failed',
           detail: 'client abc: wrong client_secret',
+          client_id: 'abc',
         },
       },
     ]);
+    assert.equal(JSON.stringify(logged).includes('s3cret'), false);
     assert.equal(sent.status, 401);
     assert.deepEqual(sent.body, { error: 'invalid_client', error_description: 'client authentication failed' });
     assert.equal(JSON.stringify(sent).includes('wrong client_secret'), false);

@@ -74,16 +74,22 @@ describe('starting with the database down', async () => {
     const { code, at } = await server.exit;
     assert.equal(code, 1);
     assert.ok(at - started < 10_000);
-    const lines = server.output().trim().split('\n');
-    const waits = lines.filter((l) =>
-      l.startsWith(`tessera: waiting for the database postgres://***@127.0.0.1:${port}`),
-    );
+    // JSON lines, like every other log line.
+    const lines = server
+      .output()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: number; msg: string; attempt?: number });
+    const waits = lines.filter((l) => l.msg.startsWith(`waiting for the database postgres://***@127.0.0.1:${port}`));
     assert.ok(waits.length >= 2, server.output());
-    assert.match(waits[0]!, /attempt 1, again in 500 ms/);
+    assert.equal(waits[0]!.level, 40);
+    assert.equal(waits[0]!.attempt, 1);
+    assert.match(waits[0]!.msg, /attempt 1, again in 500 ms/);
+    assert.equal(lines.at(-1)!.level, 60);
     assert.match(
-      lines.at(-1)!,
+      lines.at(-1)!.msg,
       new RegExp(
-        `^tessera: cannot start: the database postgres://\\*\\*\\*@127\\.0\\.0\\.1:${port}/tessera\\?sslmode=disable&password=\\*\\*\\*: unreachable after 2 s`,
+        `^cannot start: the database postgres://\\*\\*\\*@127\\.0\\.0\\.1:${port}/tessera\\?sslmode=disable&password=\\*\\*\\*: unreachable after 2 s`,
       ),
     );
     assert.doesNotMatch(server.output(), /hunter2|hunter3|^\s+at /m);
@@ -96,7 +102,7 @@ describe('starting with the database down', async () => {
     const { code } = await server.exit;
     assert.equal(code, 1);
     assert.doesNotMatch(server.output(), /waiting for the database/);
-    assert.match(server.output(), /^tessera: cannot start: the database .*no_such_database_here.*does not exist$/m);
+    assert.match(server.output(), /"msg":"cannot start: the database .*no_such_database_here.*does not exist"}$/m);
   });
 
   it('serves once the database appears while it waits', { skip }, async () => {

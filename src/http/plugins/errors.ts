@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { OAuthError, TooManyAttempts } from '../../errors/index.ts';
 import { DatabaseUnavailable } from '../../store/faults.ts';
 import { errorPage } from '../../ui/pages.ts';
+import { logRejection } from '../rejections.ts';
 import { sendHtml } from './html.ts';
 
 declare module 'fastify' {
@@ -49,10 +50,7 @@ export function errorHandler(err: FastifyError | Error, request: FastifyRequest,
     reply.header('retry-after', String(RETRY_AFTER));
     request.log.warn({ error: oauthError.error, detail: oauthError.detail }, 'request failed: database unavailable');
   } else if (oauthError.status >= 500) request.log.error({ err }, 'request failed');
-  else {
-    const { error, message: description, detail } = oauthError;
-    request.log.info({ error, description, ...(detail ? { detail } : {}) }, 'request rejected');
-  }
+  else logRejection(request, { error: oauthError.error, description: oauthError.message, detail: oauthError.detail });
 
   if (request.routeOptions.config?.html) {
     sendHtml(

@@ -27,7 +27,7 @@ export async function clientAndRedirectUri(store: ClientStore, params: Params) {
     if (err instanceof ClientDocumentError) throw new UntrustedRedirectError('invalid_client', err.message);
     throw err;
   }
-  if (!client) throw new UntrustedRedirectError('invalid_client', 'the client is unknown');
+  if (!client) throw new UntrustedRedirectError('invalid_client', 'the client is unknown', 'no such client');
   if ((params.get('redirect_uri')?.length ?? 0) > 1)
     throw new UntrustedRedirectError('invalid_request', 'redirect_uri is included more than once');
   const redirectUri = single(params, 'redirect_uri');
@@ -38,7 +38,8 @@ export async function clientAndRedirectUri(store: ClientStore, params: Params) {
     throw new UntrustedRedirectError('invalid_request', 'redirect_uri has characters a URI cannot have');
   }
   if (!isRegisteredRedirectUri(client.redirectUris, redirectUri)) {
-    throw new UntrustedRedirectError('invalid_request', 'redirect_uri is not registered for this client');
+    const sent = `redirect_uri ${JSON.stringify(redirectUri.slice(0, 512))}`;
+    throw new UntrustedRedirectError('invalid_request', 'redirect_uri is not registered for this client', sent);
   }
   return { client, redirectUri };
 }

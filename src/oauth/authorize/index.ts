@@ -40,9 +40,18 @@ export interface AuthorizeDeps {
   codes: CodeSealer;
 }
 
+/** Why a request was refused, for the operator's log: the error, its description, and what was sent. */
+export interface Rejected {
+  error: string;
+  description: string;
+  detail: string | undefined;
+  /** The client_id the request names (it may be unknown). */
+  clientId: string | undefined;
+}
+
 export type AuthorizeOutcome =
-  | { kind: 'error-page'; error: string; description: string }
-  | { kind: 'redirect'; location: string }
+  | { kind: 'error-page'; rejected: Rejected }
+  | { kind: 'redirect'; location: string; rejected?: Rejected }
   | { kind: 'login'; interaction: string }
   /** A step-up: the session's sign-in goes on at /login/<method> (src/authn/sign-in.ts). */
   | { kind: 'step'; method: string; pending: string }
@@ -76,19 +85,22 @@ function checkRequest(
 
 /**
  * An error the client hears of (RFC 6749 §4.1.2.1), redirected when the user chose to go back (the
- * consent page's Deny), or when the redirect URI is one Tessera may send a browser to unasked.
+ * consent page's Deny), or when the redirect URI is one Tessera may send a browser to unasked; either
+ * way with what the operator's log says of it (`rejected`).
  */
 function errorRedirect(
   issuer: string,
   target: { redirectUri: string } & ({ client: Client } | { chosenByUser: true }),
   state: string | null,
   err: OAuthError,
+  clientId: string,
 ): AuthorizeOutcome {
+  const rejected = { error: err.error, description: err.message, detail: err.detail, clientId };
   if ('client' in target && !redirectsErrors(target.client, target.redirectUri)) {
-    return { kind: 'error-page', error: err.error, description: err.message };
+    return { kind: 'error-page', rejected };
   }
   const error = { error: err.error, error_description: err.message, state, iss: issuer };
-  return { kind: 'redirect', location: redirectWith(target.redirectUri, error) };
+  return { kind: 'redirect', location: redirectWith(target.redirectUri, error), rejected };
 }
 
 /**
@@ -107,7 +119,8 @@ export async function authorize(
     trusted = await check.clientAndRedirectUri(deps.store, params);
   } catch (err) {
     if (!(err instanceof UntrustedRedirectError)) throw err;
-    return { kind: 'error-page', error: err.error, description: err.message };
+    const rejected = { error: err.error, description: err.message, detail: err.detail };
+    return { kind: 'error-page', rejected: { ...rejected, clientId: params.get('client_id')?.[0] } };
   }
   let request: Request & { acrValues: string[] };
   try {
@@ -116,7 +129,8 @@ export async function authorize(
       checkScopesForResource(request.scopes, await knownResource(deps.store, request.resource));
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
-    return errorRedirect(deps.config.issuer, trusted, params.get('state')?.[0] || null, err);
+    const state = params.get('state')?.[0] || null;
+    return errorRedirect(deps.config.issuer, trusted, state, err, trusted.client.clientId);
   }
   const { acrValues, ...rest } = request;
   const need = requirementFor({ ...rest, acrValues }, now);
@@ -139,7 +153,13 @@ export async function continueAuthorization(
   const { request } = interaction;
   const seal = () => deps.sealer.seal({ ...interaction, browser: interaction.browser ?? bind?.() });
   const fail = (err: OAuthError) =>
-    errorRedirect(deps.config.issuer, { client, redirectUri: request.redirectUri }, request.state, err);
+    errorRedirect(
+      deps.config.issuer,
+      { client, redirectUri: request.redirectUri },
+      request.state,
+      err,
+      client.clientId,
+    );
   const user = await sessionUser(deps.store, session);
   const lacking = shortfall(session, user, interaction.need);
   if (lacking || !session || !user) {
@@ -194,7 +214,7 @@ export async function completeConsent(
     // The consent page said where Deny returns to (../registration/trust.ts): the user chose to go there.
     const denied = new AccessDenied('the user denied the request');
     const target = { redirectUri: request.redirectUri, chosenByUser: true } as const;
-    return errorRedirect(deps.config.issuer, target, request.state, denied);
+    return errorRedirect(deps.config.issuer, target, request.state, denied, request.clientId);
   }
   const granted = await deps.store.getConsentedScopes(session.userId, request.clientId);
   const scopes = [...new Set([...granted, ...request.scopes])];
