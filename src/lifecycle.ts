@@ -12,6 +12,20 @@ export function describeDatabase(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@').replace(/([?&](?:ssl)?password=)[^&]*/gi, '$1***');
 }
 
+/**
+ * The listening socket systemd passes under socket activation (sd_listen_fds(3)): fd 3, when
+ * LISTEN_PID names this process (else the variables were meant for another). systemd keeps the socket
+ * open across a restart, so connections wait in its queue between one process and the next instead
+ * of being refused (a proxy's 502); docs/deployment.md has the units.
+ */
+export function inheritedSocket(env: Record<string, string | undefined>, pid = process.pid): number | undefined {
+  if (env.LISTEN_PID === undefined || env.LISTEN_PID !== String(pid)) return undefined;
+  if (env.LISTEN_FDS !== '1') {
+    throw new Error(`socket activation passed ${env.LISTEN_FDS ?? 'no'} sockets; Tessera listens on exactly one`);
+  }
+  return 3;
+}
+
 /** Whether the instance is draining (after SIGTERM): /readyz answers 503, answers close their connection. */
 export class Lifecycle {
   draining = false;

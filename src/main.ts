@@ -5,7 +5,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, unknownSettings } from './config/index.ts';
 import { resolveSecret } from './config/secret.ts';
 import { demoAuthorizationUrls, demoFile, readDemoCredentials, seedDemo } from './demo.ts';
-import { describeDatabase, finishRestore, Lifecycle, waitForDatabase } from './lifecycle.ts';
+import { describeDatabase, finishRestore, inheritedSocket, Lifecycle, waitForDatabase } from './lifecycle.ts';
 import { DatabaseUnavailable } from './store/faults.ts';
 import { startHousekeeping } from './store/housekeeping.ts';
 import { WebhookDelivery } from './events/webhooks/delivery.ts';
@@ -112,7 +112,11 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
-  await app.listen({ port: config.port, host: config.host });
+  // Under systemd's socket activation, its socket (HOST and PORT are then the socket unit's business).
+  // Node's listen() takes { fd }; Fastify passes it through, and a host other than "localhost" keeps
+  // Fastify from binding a second address of its own.
+  const fd = inheritedSocket(env);
+  await app.listen(fd === undefined ? { port: config.port, host: config.host } : ({ fd, host: '0.0.0.0' } as object));
   if (config.metrics.port !== null) {
     metricsListener = await startMetricsListener(app.metricsRegistry, { ...config.metrics, port: config.metrics.port });
   }
