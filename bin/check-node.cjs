@@ -18,7 +18,8 @@ if (major < neededMajor || (major === neededMajor && minor < neededMinor)) {
       'The project pins it as the devDependency "node", whose install script did not run (npm blocks install\n' +
       'scripts it has not approved, and --ignore-scripts skips them all). Either:\n' +
       '  npm install-scripts approve node && npm rebuild node   (or install with: npm ci --allow-scripts=node)\n' +
-      `  or install Node.js ${neededMajor} (https://nodejs.org) and run this again.\n`,
+      `  or install Node.js ${neededMajor} on the machine (https://nodejs.org; production installs do, with\n` +
+      '  npm ci --omit=dev: docs/deployment.md) and run this again.\n',
   );
   process.exit(1);
 }
