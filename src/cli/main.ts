@@ -25,14 +25,18 @@ export const USAGE = `Usage: tessera <command> [options]
                  [--post-logout-redirect-uri URI …] [--public] [--first-party]
                  [--auth-method client_secret_basic|client_secret_post] [--alg RS256|ES256]
                  [--grant-types authorization_code,refresh_token,client_credentials]
-                 [--allowed-origin ORIGIN …] [--json]
+                 [--allowed-origin ORIGIN …] [--access-token-ttl S] [--refresh-token-ttl S]
+                 [--id-token-ttl S] [--json]
   clients update ID [--name N] [--redirect-uri URI …] [--post-logout-redirect-uri URI …]
                  [--no-post-logout-redirect-uris] [--scope "…"] [--grant-types …]
-                 [--allowed-origin ORIGIN …] [--no-allowed-origins] [--json]   (the client_id stays)
+                 [--allowed-origin ORIGIN …] [--no-allowed-origins]
+                 [--access-token-ttl S|default] [--refresh-token-ttl S|default] [--id-token-ttl S|default]
+                 [--json]   (the client_id stays)
   clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--grace SECONDS] [--json]
   users create --username U --email E [--name N] [--given-name G] [--family-name F] [--password-stdin]
-  users list [--json] | show USERNAME [--json] | set-password USERNAME --password-stdin
-        | disable USERNAME | enable USERNAME | delete USERNAME | unlock USERNAME
+  users list [--json] | show USERNAME [--json] | sessions USERNAME [--json] | sign-out USERNAME [--grants]
+        | set-password USERNAME --password-stdin | disable USERNAME | enable USERNAME | delete USERNAME
+        | unlock USERNAME
   resources create --uri URI --scope "SCOPES" [--name NAME] [--json]
   resources list [--json] | show URI [--json] | update URI [--scope "SCOPES"] [--name NAME] [--json]
         | delete URI

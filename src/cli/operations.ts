@@ -1,7 +1,8 @@
 // Operations shared by the CLI and the development demo seeding: plain functions over the store.
 import { CLI, type Requester, securityEvent } from '../events/index.ts';
 import type { Config } from '../config/index.ts';
-import type { Client, ClientStore, TokenEndpointAuthMethod } from '../store/clients.ts';
+import { type Client, type ClientStore, SERVER_LIFETIMES, type TokenEndpointAuthMethod } from '../store/clients.ts';
+import type { TokenLifetimes } from '../store/clients.ts';
 import type { User, UserStore } from '../store/users.ts';
 import { normalizeRedirectUri, redirectUriProblem } from '../oauth/registration/redirect-rules.ts';
 import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
@@ -23,6 +24,8 @@ export interface CreateClientInput {
   grantTypes?: string[];
   /** Origins that may call the token endpoints from a browser, besides a public client's redirect URIs'. */
   allowedOrigins?: string[];
+  /** Its own token lifetimes (./commands/lifetimes.ts); the server's by default. */
+  lifetimes?: TokenLifetimes;
 }
 
 /** An origin as a browser sends it: http(s)://host[:port], nothing after. */
@@ -128,6 +131,7 @@ export async function createClient(
     registrationTokenHash: null,
     metadata: {},
     previousSecret: null,
+    lifetimes: input.lifetimes ?? SERVER_LIFETIMES,
   };
   const data = { name: client.name, public: clientSecret === null, scopes: client.scopes };
   await store.createClient(
@@ -146,6 +150,7 @@ export interface UpdateClientInput {
   scopes?: string[] | undefined;
   grantTypes?: string[] | undefined;
   allowedOrigins?: string[] | undefined;
+  lifetimes?: TokenLifetimes | undefined;
 }
 
 /** Changes what `tessera clients update` changes; the client_id, secret and owner stay. */
@@ -193,8 +198,16 @@ export async function updateClient(
     scopes,
     grantTypes,
     allowedOrigins,
+    lifetimes: input.lifetimes ?? client.lifetimes,
   };
-  const data = { name, scopes, grant_types: grantTypes, allowed_origins: allowedOrigins, redirect_uris: redirectUris };
+  // The client's own lifetimes, where it has them (seconds); the others follow the server's.
+  const { accessToken, refreshToken, idToken } = updated.lifetimes;
+  const lifetimes = { access_token_ttl: accessToken, refresh_token_ttl: refreshToken, id_token_ttl: idToken };
+  const data = {
+    ...{ name, scopes, grant_types: grantTypes, allowed_origins: allowedOrigins, redirect_uris: redirectUris },
+    ...Object.fromEntries(Object.entries(lifetimes).filter((entry): entry is [string, number] => entry[1] !== null)),
+  };
+
   await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));
   return { client: updated, warnings: warnings.filter((w) => w !== undefined) };
 }

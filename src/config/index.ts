@@ -1,6 +1,7 @@
 // Tessera's configuration: one schema, each option documented beside its default. It is read from
 // environment variables once at start-up (src/main.ts, src/cli), validated, and frozen.
 import { z } from 'zod';
+import { nearest } from './nearest.ts';
 import type { ThrottlePolicy } from '../oauth/throttle.ts';
 import { readSettingFiles } from './files.ts';
 
@@ -213,19 +214,6 @@ function secretsOf(list: string): string[] {
     .filter((s) => s !== '');
 }
 
-/** Edit distance, for naming the setting a misspelled one meant. */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
 /**
  * Warnings for `TESSERA_*` variables Tessera does not know (a misspelled setting is otherwise ignored
  * silently), each naming the closest known setting.
@@ -239,10 +227,8 @@ export function unknownSettings(env: Record<string, string | undefined>): string
       const setting = name.replace(/_FILE$/, '');
       if (setting !== name && setting in configSchema.shape)
         return `${name} is ignored: ${setting} holds no secret; only ${FILE_SETTINGS.join(', ')} are read from files`;
-      const [closest] = known.map((k) => [k, distance(name, k)] as const).sort((x, y) => x[1] - y[1]);
       const bare = name.slice('TESSERA_'.length);
-      const near = closest && closest[1] <= Math.max(3, Math.floor(name.length / 4)) ? closest[0] : undefined;
-      const meant = known.includes(bare) ? bare : near;
+      const meant = known.includes(bare) ? bare : nearest(name, known);
       const hint = meant ? `; did you mean ${meant}?` : '';
       return `${name} is not a setting Tessera knows, and is ignored${hint}`;
     });

@@ -41,7 +41,21 @@ export interface Client {
   metadata: ClientDescription;
   /** The secret before a rotation with a grace period, accepted until `expiresAt` (epoch seconds). */
   previousSecret: { hash: string; expiresAt: number } | null;
+  /** Its own token lifetimes, seconds; null for the server's (src/oauth/grants/lifetimes.ts). */
+  lifetimes: TokenLifetimes;
 }
+
+/** A client's token lifetimes in seconds, each shorter than the server's setting or null for it. */
+export interface TokenLifetimes {
+  accessToken: number | null;
+  refreshToken: number | null;
+  idToken: number | null;
+}
+
+/** The server's lifetimes, for clients that set none of their own. */
+export const SERVER_LIFETIMES: TokenLifetimes = Object.freeze({ accessToken: null, refreshToken: null, idToken: null });
+
+const seconds = (value: number | string | null) => (value === null ? null : Number(value));
 
 export interface ClientDescription {
   client_uri?: string;
@@ -97,6 +111,14 @@ function toClient(row: ClientRow): Client {
       row.previous_secret_hash === null
         ? null
         : { hash: row.previous_secret_hash, expiresAt: Number(row.previous_secret_expires_at) },
+    lifetimes:
+      row.access_token_ttl === null && row.refresh_token_ttl === null && row.id_token_ttl === null
+        ? SERVER_LIFETIMES
+        : {
+            accessToken: seconds(row.access_token_ttl),
+            refreshToken: seconds(row.refresh_token_ttl),
+            idToken: seconds(row.id_token_ttl),
+          },
   };
 }
 
@@ -120,6 +142,9 @@ function fromClient(client: Client): ClientRow {
     metadata: JSON.stringify(client.metadata),
     previous_secret_hash: client.previousSecret?.hash ?? null,
     previous_secret_expires_at: client.previousSecret?.expiresAt ?? null,
+    access_token_ttl: client.lifetimes.accessToken,
+    refresh_token_ttl: client.lifetimes.refreshToken,
+    id_token_ttl: client.lifetimes.idToken,
   };
 }
 

@@ -182,6 +182,12 @@ export abstract class KyselyStore implements Store {
   deleteSession(id: string, event?: SecurityEvent) {
     return this.sessions.deleteSession(id, event);
   }
+  listSessionsOf(userId: string, now: number) {
+    return this.sessions.listSessionsOf(userId, now);
+  }
+  signOutEverywhere(input: { userId: string; now: number; revokeGrants: boolean }, events: SecurityEvent[]) {
+    return this.sessions.signOutEverywhere(input, events);
+  }
   getConsentedScopes(userId: string, clientId: string) {
     return this.sessions.getConsentedScopes(userId, clientId);
   }
@@ -252,6 +258,9 @@ export abstract class KyselyStore implements Store {
   }
   clearThrottlesOf(subject: string, event?: SecurityEvent) {
     return this.throttles.clearThrottlesOf(subject, event);
+  }
+  getThrottlesOf(subject: string) {
+    return this.throttles.getThrottlesOf(subject);
   }
 
   // webhooks (./webhooks.ts)

@@ -2,10 +2,11 @@
 // them, the session (camelCase) and its row (./tables.ts), and their Kysely code. Every page and
 // authorization request reads the session with its user (and the consent to the client asked about)
 // in one statement written out by hand, taken out of the row as object literals.
-import type { OnConflictBuilder } from 'kysely';
+import type { ExpressionBuilder, OnConflictBuilder } from 'kysely';
 import type { Factor } from '../authn/factors.ts';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate, type Connection } from './aggregate.ts';
+import { insertEvents } from './outbox.ts';
 import { columns, prefixed, type Prefixed, splitScope } from './columns.ts';
 import type { Database, SessionRow, UserRow } from './tables.ts';
 import { joinedUser, type User, USER_COLUMNS } from './users.ts';
@@ -38,6 +39,18 @@ export interface SessionStore {
    */
   getSessionAndUser(id: string, now: number, clientId?: string): Promise<SessionAndUser | undefined>;
   deleteSession(id: string, event?: SecurityEvent): Promise<void>;
+  /** The user's live sessions, the newest first (`tessera users sessions`). */
+  listSessionsOf(userId: string, now: number): Promise<Session[]>;
+  /**
+   * Ends every session of the user and, with `revokeGrants`, revokes every live grant of the user
+   * (its refresh tokens stop, its access tokens turn inactive), with `events`, in one transaction:
+   * how many sessions it deleted (expired ones too). Consents are kept (`grants revoke --user
+   * --client` forgets one).
+   */
+  signOutEverywhere(
+    input: { userId: string; now: number; revokeGrants: boolean },
+    events: SecurityEvent[],
+  ): Promise<number>;
   getConsentedScopes(userId: string, clientId: string): Promise<string[]>;
   /** Replaces the remembered scopes with `scopes` (callers pass the union). */
   saveConsent(userId: string, clientId: string, scopes: string[], now: number, event?: SecurityEvent): Promise<void>;
@@ -130,6 +143,39 @@ export class Sessions extends Aggregate implements SessionStore {
 
   async deleteSession(id: string, event?: SecurityEvent): Promise<void> {
     await this.write(this.db.deleteFrom('sessions').where('id', '=', id), ...this.events(event));
+  }
+
+  async listSessionsOf(userId: string, now: number): Promise<Session[]> {
+    const rows = await this.db
+      .selectFrom('sessions')
+      .select(SESSION_COLUMNS)
+      .where('user_id', '=', userId)
+      .where('expires_at', '>', now)
+      .orderBy('created_at', 'desc')
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      userId: row.user_id,
+      authTime: Number(row.auth_time),
+      factors: parseFactors(row.factors, Number(row.auth_time)),
+      createdAt: Number(row.created_at),
+      expiresAt: Number(row.expires_at),
+    }));
+  }
+
+  async signOutEverywhere(
+    input: { userId: string; now: number; revokeGrants: boolean },
+    events: SecurityEvent[],
+  ): Promise<number> {
+    const live = (eb: ExpressionBuilder<Database, 'grants'>) => eb.and({ user_id: input.userId, revoked_at: null });
+    const revoked = input.revokeGrants
+      ? [this.db.updateTable('grants').set({ revoked_at: input.now }).where(live)]
+      : [];
+    return this.write(
+      this.db.deleteFrom('sessions').where('user_id', '=', input.userId),
+      ...revoked,
+      ...insertEvents(this.db, events),
+    );
   }
 
   async getConsentedScopes(userId: string, clientId: string): Promise<string[]> {

@@ -31,6 +31,10 @@ export interface ClientRow {
   /** The secret before the last rotation (SHA-256 hex), still accepted until previous_secret_expires_at. */
   previous_secret_hash: string | null;
   previous_secret_expires_at: number | null;
+  /** The client's own token lifetimes in seconds (migration 004); null: the server's. */
+  access_token_ttl: number | null;
+  refresh_token_ttl: number | null;
+  id_token_ttl: number | null;
 }
 
 export interface UserRow {

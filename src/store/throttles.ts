@@ -25,6 +25,8 @@ export interface ThrottleStore extends ThrottleCounter {
   clearThrottles(keys: string[]): Promise<void>;
   /** Forgets every key of a username or client (`tessera users unlock`): how many there were. */
   clearThrottlesOf(subject: string, event?: SecurityEvent): Promise<number>;
+  /** Every key counted for a username or client (`tessera users show`). */
+  getThrottlesOf(subject: string): Promise<ThrottleState[]>;
 }
 
 const toThrottleState = (row: ThrottleRow): ThrottleState => ({
@@ -115,6 +117,16 @@ export class Throttles extends Aggregate implements ThrottleStore {
 
   async clearThrottlesOf(subject: string, event?: SecurityEvent): Promise<number> {
     return this.write(this.db.deleteFrom('throttles').where('subject', '=', subject), ...this.events(event));
+  }
+
+  async getThrottlesOf(subject: string): Promise<ThrottleState[]> {
+    const rows = await this.db
+      .selectFrom('throttles')
+      .selectAll()
+      .where('subject', '=', subject)
+      .orderBy('key')
+      .execute();
+    return rows.map(toThrottleState);
   }
 
   /** One upsert per key, each returning the key's new count: to run together, in one write. */

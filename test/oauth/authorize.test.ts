@@ -12,7 +12,7 @@ import { type AuthorizeDeps, type AuthorizeOutcome, authorize } from '../../src/
 import { CodeSealer } from '../../src/oauth/codes.ts';
 import { InteractionSealer } from '../../src/oauth/interaction.ts';
 import { paramsFrom } from '../../src/oauth/params.ts';
-import type { Client } from '../../src/store/clients.ts';
+import { type Client, SERVER_LIFETIMES } from '../../src/store/clients.ts';
 import type { User } from '../../src/store/users.ts';
 
 const [SFA, MFA, PHR] = ACR_VALUES;
@@ -38,6 +38,7 @@ const client: Client = {
   registrationTokenHash: null,
   metadata: {},
   previousSecret: null,
+  lifetimes: SERVER_LIFETIMES,
 };
 const user: User = {
   id: 'user-1',

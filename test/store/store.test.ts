@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import { openDatabase, openStore } from '../../src/store/index.ts';
 import { migrations } from '../../src/store/migrations/index.ts';
 import type { Passkey } from '../../src/store/passkeys.ts';
-import type { Client } from '../../src/store/clients.ts';
+import { type Client, SERVER_LIFETIMES } from '../../src/store/clients.ts';
 import type { Grant, Rotation } from '../../src/store/grants.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { Database, GrantRow } from '../../src/store/tables.ts';
@@ -35,6 +35,7 @@ function client(overrides: Partial<Client> = {}): Client {
     registrationTokenHash: null,
     metadata: {},
     previousSecret: null,
+    lifetimes: SERVER_LIFETIMES,
     ...overrides,
   };
 }
@@ -208,6 +209,74 @@ function contract(
       const alone = await store.getSessionAndUser(orphan, NOW);
       assert.equal(alone!.session.userId, 'no-such-user');
       assert.equal(alone!.user, undefined);
+    });
+
+    it(
+      "a user's sessions: listed newest first, none expired; signed out everywhere, with or without the grants",
+      { skip },
+      async () => {
+        const u = user();
+        await store.createUser(u);
+        const factors = [{ method: 'password', amr: ['pwd'], at: NOW }];
+        const session = (id: string, createdAt: number, expiresAt: number) =>
+          store.createSession({ id, userId: u.id, authTime: createdAt, factors, createdAt, expiresAt });
+        await session('s-old', NOW - 20, NOW + 100);
+        await session('s-new', NOW - 10, NOW + 100);
+        await session('s-expired', NOW - 30, NOW - 1);
+        assert.deepEqual(
+          (await store.listSessionsOf(u.id, NOW)).map((s) => [s.id, s.factors]),
+          [
+            ['s-new', factors],
+            ['s-old', factors],
+          ],
+        );
+        const c = client();
+        await store.createClient(c);
+        const g = { ...grant(u.id, c.clientId), userId: u.id };
+        assert.equal(await store.redeemAuthorizationCode({ grant: g }), true);
+        const signedOut = securityEvent('user.signed_out', NOW, {
+          userId: u.id,
+          requester: CLI,
+          data: { everywhere: true },
+        });
+        assert.equal(await store.signOutEverywhere({ userId: u.id, now: NOW, revokeGrants: false }, [signedOut]), 3);
+        assert.deepEqual(await store.listSessionsOf(u.id, NOW), []);
+        assert.equal((await store.getGrant(g.id))?.revokedAt, null, 'without revokeGrants the grant stays');
+        assert.equal((await store.listEvents({ userId: u.id, type: 'user.signed_out' })).length, 1);
+        await session('s-again', NOW, NOW + 100);
+        await store.signOutEverywhere({ userId: u.id, now: NOW + 1, revokeGrants: true }, []);
+        assert.deepEqual(await store.listSessionsOf(u.id, NOW), []);
+        assert.equal((await store.getGrant(g.id))?.revokedAt, NOW + 1);
+      },
+    );
+
+    it('throttles of a username: every key counted for it, and only those', { skip }, async () => {
+      const subject = `t-${newId()}`.toLowerCase();
+      await store.recordFailures({
+        keys: [
+          { key: `account:${subject}`, subject },
+          { key: `device:d1:${subject}`, subject },
+          { key: 'address:192.0.2.9', subject: '192.0.2.9' },
+        ],
+        now: NOW,
+        window: 3600,
+      });
+      assert.deepEqual(
+        (await store.getThrottlesOf(subject)).map((s) => [s.key, s.failures, s.lastFailureAt]),
+        [
+          [`account:${subject}`, 1, NOW],
+          [`device:d1:${subject}`, 1, NOW],
+        ],
+      );
+      assert.deepEqual(await store.getThrottlesOf('nobody'), []);
+    });
+
+    it("clients' own token lifetimes are kept, and put back to the server's", { skip }, async () => {
+      const c = client({ lifetimes: { accessToken: 600, refreshToken: null, idToken: 300 } });
+      await store.createClient(c);
+      assert.deepEqual((await store.getClient(c.clientId))?.lifetimes, c.lifetimes);
+      await store.updateClient({ ...c, lifetimes: SERVER_LIFETIMES });
+      assert.deepEqual((await store.getClient(c.clientId))?.lifetimes, SERVER_LIFETIMES);
     });
 
     it('reads made at once answer as the same reads one by one', { skip }, async () => {

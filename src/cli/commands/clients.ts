@@ -2,13 +2,14 @@
 import { allowedOrigins } from '../../oauth/origins.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
-import type { Client, ClientStore } from '../../store/clients.ts';
+import { type Client, type ClientStore, SERVER_LIFETIMES } from '../../store/clients.ts';
 import { splitScope } from '../../store/columns.ts';
 import { redirectUriProblem } from '../../oauth/registration/redirect-rules.ts';
 import { createClient, updateClient, rotateClientSecret, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';
+import { describeLifetimes, LIFETIME_OPTIONS, lifetimesFrom } from './lifetimes.ts';
 
-function describe(client: Client): Record<string, unknown> {
+function describe(client: Client, config: Config, text = false): Record<string, unknown> {
   return {
     client_id: client.clientId,
     client_name: client.name,
@@ -21,6 +22,7 @@ function describe(client: Client): Record<string, unknown> {
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
     first_party: client.firstParty,
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+    ...describeLifetimes(client.lifetimes, config, text),
     created_at: formatTime(client.createdAt),
     // Registered before today's rules: it keeps working, and is flagged here.
     redirect_uri_problems: [...client.redirectUris, ...client.postLogoutRedirectUris].flatMap((uri) => {
@@ -54,6 +56,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         alg: { type: 'string' },
         'grant-types': { type: 'string' },
         'allowed-origin': { type: 'string', multiple: true },
+        ...LIFETIME_OPTIONS,
         json: { type: 'boolean' },
       });
       const grantTypes = values['grant-types']?.split(',').map((g) => g.trim());
@@ -74,18 +77,26 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         ...(alg ? { alg } : {}),
         ...(grantTypes ? { grantTypes } : {}),
         allowedOrigins: values['allowed-origin'] ?? [],
+        lifetimes: lifetimesFrom(values, config, SERVER_LIFETIMES),
       });
       for (const warning of warnings) io.err(`warning: ${warning}`);
       const secret = clientSecret ? { client_secret: clientSecret } : {};
-      if (values.json) io.out(JSON.stringify({ ...describe(client), ...secret }, null, 2));
-      else printClient(io, { ...describe(client), ...secret });
+      if (values.json) io.out(JSON.stringify({ ...describe(client, config), ...secret }, null, 2));
+      else printClient(io, { ...describe(client, config, true), ...secret });
       if (clientSecret && !values.json) io.out('\nStore the client secret now: it is shown only once.');
       return 0;
     }
     case 'list': {
       const { values } = parse(rest, { json: { type: 'boolean' } });
       const clients = await store.listClients();
-      if (values.json) io.out(JSON.stringify(clients.map(describe), null, 2));
+      if (values.json)
+        io.out(
+          JSON.stringify(
+            clients.map((c) => describe(c, config)),
+            null,
+            2,
+          ),
+        );
       else if (clients.length === 0) io.out('no clients');
       else
         for (const c of clients) {
@@ -102,8 +113,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
       const id = requirePositional(positionals, 'the client id');
       const client = await store.getClient(id);
       if (!client) throw new NotFound(`no client ${id}`);
-      if (values.json) io.out(JSON.stringify(describe(client), null, 2));
-      else printClient(io, describe(client));
+      if (values.json) io.out(JSON.stringify(describe(client, config), null, 2));
+      else printClient(io, describe(client, config, true));
       return 0;
     }
     case 'delete': {
@@ -127,12 +138,14 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
           'grant-types': { type: 'string' },
           'allowed-origin': { type: 'string', multiple: true },
           'no-allowed-origins': { type: 'boolean' },
+          ...LIFETIME_OPTIONS,
           json: { type: 'boolean' },
         },
         1,
       );
       const id = requirePositional(positionals, 'the client id');
-      if (!(await store.getClient(id))) throw new NotFound(`no client ${id}`);
+      const current = await store.getClient(id);
+      if (!current) throw new NotFound(`no client ${id}`);
       const origins = values['no-allowed-origins'] ? [] : values['allowed-origin'];
       const postLogout = values['no-post-logout-redirect-uris'] ? [] : values['post-logout-redirect-uri'];
       const input = {
@@ -142,12 +155,13 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         scopes: values.scope === undefined ? undefined : splitScope(values.scope),
         grantTypes: values['grant-types']?.split(',').map((g) => g.trim()),
         allowedOrigins: origins,
+        lifetimes: lifetimesFrom(values, config, current.lifetimes),
       };
       const now = Math.floor(Date.now() / 1000);
       const { client, warnings } = await updateClient(store, id, input, now, CLI, config);
       for (const warning of warnings) io.err(`warning: ${warning}`);
-      if (values.json) io.out(JSON.stringify(describe(client), null, 2));
-      else printClient(io, describe(client));
+      if (values.json) io.out(JSON.stringify(describe(client, config), null, 2));
+      else printClient(io, describe(client, config, true));
       return 0;
     }
     case 'rotate-secret': {

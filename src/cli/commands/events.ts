@@ -5,6 +5,7 @@ import { EVENT_TYPES, type EventType } from '../../events/index.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { UserStore } from '../../store/users.ts';
 import { UsageError } from '../operations.ts';
+import { unknownEventTypes } from './event-types.ts';
 import { formatTime, type Io, NotFound, parse } from './common.ts';
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
@@ -37,7 +38,7 @@ export async function eventsCommand(
     json: { type: 'boolean' },
   });
   if (values.type !== undefined && !EVENT_TYPES.includes(values.type as EventType)) {
-    throw new UsageError(`--type must be one of: ${EVENT_TYPES.join(', ')}`);
+    throw unknownEventTypes('--type', [values.type]);
   }
   const limit = values.limit === undefined ? 100 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer');

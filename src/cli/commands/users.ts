@@ -1,13 +1,13 @@
-// `tessera users …`: create, list, set passwords of and disable users.
+// `tessera users …`: create, list, show, set passwords of, disable, unlock and sign out users.
 import { passwordProblem } from '../../authn/password/rules.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
-import type { Passkey, PasskeyStore } from '../../store/passkeys.ts';
-import type { ThrottleStore } from '../../store/throttles.ts';
+import type { Passkey } from '../../store/passkeys.ts';
 import type { User, UserStore } from '../../store/users.ts';
 import { hashPassword } from '../../authn/password/hash.ts';
 import { createUser, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, readPassword, requireOption, requirePositional } from './common.ts';
+import { describeSessions, signOutEverywhere, type UserStores, userStatus } from './user-sessions.ts';
 
 function describe({ id, username, email, name, disabled, passwordHash, createdAt }: User): Record<string, unknown> {
   return {
@@ -47,12 +47,7 @@ async function newPassword(io: Io, config: Config, username: string): Promise<st
   return password;
 }
 
-export async function usersCommand(
-  store: UserStore & ThrottleStore & Pick<PasskeyStore, 'listPasskeys'>,
-  config: Config,
-  args: string[],
-  io: Io,
-): Promise<number> {
+export async function usersCommand(store: UserStores, config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
   switch (sub) {
@@ -108,18 +103,48 @@ export async function usersCommand(
       const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
       const passkeys = (await store.listPasskeys(user.id)).map(describePasskey);
-      const described = describe(user);
+      const described = { ...describe(user), ...(await userStatus(store, config, user, now)) };
       if (values.json) {
         io.out(JSON.stringify({ ...described, passkeys }, null, 2));
         return 0;
       }
-      for (const [key, value] of Object.entries(described)) io.out(`${key.padEnd(14)} ${String(value)}`);
+      const { sign_in_throttles: throttles, ...fields } = described;
+      for (const [key, value] of Object.entries(fields))
+        io.out(`${key.padEnd(14)} ${Array.isArray(value) ? value.join(' ') || '(none)' : String(value)}`);
+      for (const t of throttles as Array<Record<string, unknown>>)
+        io.out(`  failed sign-ins from ${t.from}: ${t.failures}, the last at ${t.last_failure_at} (${t.state})`);
       io.out(`${'passkeys'.padEnd(14)} ${passkeys.length === 0 ? 'none' : passkeys.length}`);
       for (const p of passkeys) {
         const used = p.last_used_at === null ? 'not used yet' : `last used ${String(p.last_used_at)}`;
         const kind = p.synced ? 'synced' : 'device-bound';
         io.out(`  ${String(p.id)}  ${String(p.name)}  (added ${String(p.created_at)}, ${used}, ${kind})`);
       }
+      return 0;
+    }
+    case 'sessions': {
+      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
+      const user = await findUser(store, requirePositional(positionals, 'the username'));
+      const sessions = await describeSessions(store, user, now);
+      if (values.json) io.out(JSON.stringify(sessions, null, 2));
+      else if (sessions.length === 0) io.out(`${user.username} is signed in nowhere`);
+      else
+        for (const s of sessions) {
+          const from = [s.ip, s.user_agent].filter((v) => v !== null).join('  ');
+          io.out(`${s.session}  ${s.signed_in_at}  ${s.factors.join('+')}  until ${s.expires_at}  ${from}`);
+        }
+      return 0;
+    }
+    case 'sign-out': {
+      // Every session ends; with --grants, every application loses its access too (refresh tokens
+      // stop, access tokens turn inactive), as after a stolen laptop or a suspected compromise.
+      const { values, positionals } = parse(rest, { grants: { type: 'boolean' } }, 1);
+      const user = await findUser(store, requirePositional(positionals, 'the username'));
+      const ended = await signOutEverywhere(store, user, values.grants ?? false, now);
+      const sessions = `${ended.sessions} session${ended.sessions === 1 ? '' : 's'}`;
+      const grants = values.grants
+        ? `${ended.grants} grant(s) revoked`
+        : 'applications keep their access (add --grants to revoke it)';
+      io.out(`signed ${user.username} out: ${sessions} ended, ${grants}`);
       return 0;
     }
     case 'delete': {
@@ -157,7 +182,8 @@ export async function usersCommand(
       throw new UsageError(
         sub
           ? `unknown users command "${sub}"`
-          : 'users needs a command: create, list, show, set-password, disable, enable, delete, unlock',
+          : 'users needs a command: create, list, show, sessions, sign-out, set-password, disable, enable, ' +
+              'delete, unlock',
       );
   }
 }

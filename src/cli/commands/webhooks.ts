@@ -11,6 +11,14 @@ import type { Delivery, DeliveryAttempt, WebhookStore } from '../../store/webhoo
 import { newSortableId } from '../../tokens/opaque.ts';
 import { UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';
+import { unknownEventTypes } from './event-types.ts';
+
+/** A refused --url or --events, said as an option's error; unknown event types by name. */
+function usageOf(err: WebhookInputError): UsageError {
+  return err.unknownTypes.length > 0
+    ? unknownEventTypes('--events', err.unknownTypes)
+    : new UsageError(`--${err.message}`);
+}
 
 function describeDelivery(delivery: Delivery, attempts?: DeliveryAttempt[]): Record<string, unknown> {
   return {
@@ -62,7 +70,7 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
       try {
         created = await createWebhook(store, await resolveSecret(config), input, now, CLI);
       } catch (err) {
-        if (err instanceof WebhookInputError) throw new UsageError(`--${err.message}`);
+        if (err instanceof WebhookInputError) throw usageOf(err);
         throw err;
       }
       const shown = { ...describeWebhook(created.webhook), secret: created.secret };
@@ -103,7 +111,7 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
       try {
         if (values.events !== undefined) events = checkEventTypes(values.events.split(','));
       } catch (err) {
-        if (err instanceof WebhookInputError) throw new UsageError(`--${err.message}`);
+        if (err instanceof WebhookInputError) throw usageOf(err);
         throw err;
       }
       const data = { webhook: webhook.id, url, events };

@@ -19,6 +19,12 @@ const MAX_EVENTS = 50;
 
 export class WebhookInputError extends Error {
   override name = 'WebhookInputError';
+  /** The event types the catalogue does not have, for the operator's CLI (the API's answer names none). */
+  readonly unknownTypes: readonly string[];
+  constructor(message: string, unknownTypes: readonly string[] = []) {
+    super(message);
+    this.unknownTypes = unknownTypes;
+  }
 }
 
 export function sealWebhookSecret(webhookSecret: string, secrets: Secrets): string {
@@ -60,7 +66,7 @@ export function checkEventTypes(types: readonly string[]): EventType[] {
   const unique = [...new Set(types.map((t) => t.trim()).filter((t) => t !== ''))];
   const unknown = unique.filter((t) => !WEBHOOK_EVENT_TYPES.includes(t as EventType));
   if (unique.length === 0 || unique.length > MAX_EVENTS || unknown.length > 0) {
-    throw new WebhookInputError(`events must be event types of the catalogue (${unknown.length} unknown)`);
+    throw new WebhookInputError(`events must be event types of the catalogue (${unknown.length} unknown)`, unknown);
   }
   return unique as EventType[];
 }

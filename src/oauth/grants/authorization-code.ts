@@ -7,7 +7,13 @@ import { type Params, single } from '../params.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../pkce.ts';
 import { resourceParam, tokenTarget } from '../resources.ts';
 import { signTokens } from './issue.ts';
-import { type GrantContext, type GrantHandler, refreshAbsoluteTtl, type TokenResponse } from './types.ts';
+import {
+  type GrantContext,
+  type GrantHandler,
+  refreshAbsoluteTtl,
+  refreshTokenTtl,
+  type TokenResponse,
+} from './types.ts';
 
 export const authorizationCodeGrant: GrantHandler = {
   grantType: 'authorization_code',
@@ -76,7 +82,7 @@ export const authorizationCodeGrant: GrantHandler = {
         createdAt: now,
         revokedAt: null,
         refreshGeneration: 1,
-        refreshExpiresAt: now + Math.min(ctx.config.refreshTokenTtl, refreshAbsoluteTtl(ctx.config, client)),
+        refreshExpiresAt: now + Math.min(refreshTokenTtl(ctx.config, client), refreshAbsoluteTtl(ctx.config, client)),
         refreshIssuedAt: now,
         resource: code.resource,
         // What a refreshed ID token states of the sign-in, kept with the grant: a refresh reads nothing else.

@@ -8,7 +8,7 @@ import { signAccessToken } from '../../tokens/jwt.ts';
 import { type Params, single } from '../params.ts';
 import { checkAllowedScopes, parseScope } from '../scopes.ts';
 import { resourceParam, tokenTarget } from '../resources.ts';
-import type { GrantHandler, TokenResponse } from './types.ts';
+import { accessTokenTtl, type GrantHandler, type TokenResponse } from './types.ts';
 
 const USER_SCOPES = ['openid', 'profile', 'email'];
 
@@ -32,6 +32,7 @@ export const clientCredentialsGrant: GrantHandler = {
     const grant = { resource: null, scopes };
     const target = await tokenTarget(ctx.store, config.accessTokenAudience, grant, resourceParam(body));
     const scope = target.scopes.join(' ');
+    const ttl = accessTokenTtl(config, client);
     const accessToken = await signAccessToken(keys, {
       issuer: config.issuer,
       audience: target.audience,
@@ -39,9 +40,9 @@ export const clientCredentialsGrant: GrantHandler = {
       clientId: client.clientId,
       scope,
       now,
-      ttl: config.accessTokenTtl,
+      ttl,
       alg: (client.idTokenSignedResponseAlg ?? config.signingAlg) as SigningAlg,
     });
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: config.accessTokenTtl, scope };
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: ttl, scope };
   },
 };

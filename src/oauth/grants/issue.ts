@@ -4,7 +4,7 @@ import type { Client } from '../../store/clients.ts';
 import type { SigningAlg } from '../../tokens/keystore.ts';
 import { signAccessToken, signIdToken } from '../../tokens/jwt.ts';
 import type { Target } from '../resources.ts';
-import type { GrantContext, TokenResponse } from './types.ts';
+import { accessTokenTtl, type GrantContext, idTokenTtl, type TokenResponse } from './types.ts';
 
 export interface IssueInput {
   client: Client;
@@ -29,6 +29,7 @@ export async function signTokens(ctx: GrantContext, input: IssueInput): Promise<
   const { config, keys, now } = ctx;
   const alg = (input.client.idTokenSignedResponseAlg ?? config.signingAlg) as SigningAlg;
   const scope = input.target.scopes.join(' ');
+  const ttl = accessTokenTtl(config, input.client);
   const accessToken = await signAccessToken(keys, {
     issuer: config.issuer,
     audience: input.target.audience,
@@ -38,13 +39,13 @@ export async function signTokens(ctx: GrantContext, input: IssueInput): Promise<
     grantId: input.grantId,
     authTime: input.authTime,
     now,
-    ttl: config.accessTokenTtl,
+    ttl,
     alg,
   });
   const response: TokenResponse = {
     access_token: accessToken,
     token_type: 'Bearer',
-    expires_in: config.accessTokenTtl,
+    expires_in: ttl,
     refresh_token: input.refreshToken,
     scope,
   };
@@ -60,7 +61,7 @@ export async function signTokens(ctx: GrantContext, input: IssueInput): Promise<
       accessToken,
       claims: input.claims,
       now,
-      ttl: config.idTokenTtl,
+      ttl: idTokenTtl(config, input.client),
       alg,
     });
   }

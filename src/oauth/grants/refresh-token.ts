@@ -13,7 +13,13 @@ import { type Params, single } from '../params.ts';
 import { parseScope } from '../scopes.ts';
 import { knownResource, resourceParam, tokenTarget } from '../resources.ts';
 import { signTokens } from './issue.ts';
-import { type GrantContext, type GrantHandler, refreshAbsoluteTtl, type TokenResponse } from './types.ts';
+import {
+  type GrantContext,
+  type GrantHandler,
+  refreshAbsoluteTtl,
+  refreshTokenTtl,
+  type TokenResponse,
+} from './types.ts';
 
 export const refreshTokenGrant: GrantHandler = {
   grantType: 'refresh_token',
@@ -39,7 +45,7 @@ export const refreshTokenGrant: GrantHandler = {
         scope: scopes?.join(' ') ?? null,
         resource: resource ?? null,
         now,
-        ttl: config.refreshTokenTtl,
+        ttl: refreshTokenTtl(config, client),
         absoluteTtl: refreshAbsoluteTtl(config, client),
       },
       (family) => refreshed(ctx, client, family, scopes, resource),

@@ -49,6 +49,27 @@ export interface GrantHandler {
   handle(ctx: GrantContext, client: Client, body: Params): Promise<TokenResponse>;
 }
 
+/**
+ * A client's token lifetimes (`tessera clients update --access-token-ttl …`): its own where it set
+ * one, never longer than the server's setting, which housekeeping and the signing keys' retirement
+ * count on. Taken from the client the request already holds (cached): nothing more is read per token.
+ */
+export function accessTokenTtl(config: TokenConfig, client: Client): number {
+  const own = client.lifetimes.accessToken;
+  return own !== null && own < config.accessTokenTtl ? own : config.accessTokenTtl;
+}
+
+export function idTokenTtl(config: TokenConfig, client: Client): number {
+  const own = client.lifetimes.idToken;
+  return own !== null && own < config.idTokenTtl ? own : config.idTokenTtl;
+}
+
+/** How long a refresh token lives from its issue (each rotation starts it again), within the family's limit. */
+export function refreshTokenTtl(config: TokenConfig, client: Client): number {
+  const own = client.lifetimes.refreshToken;
+  return own !== null && own < config.refreshTokenTtl ? own : config.refreshTokenTtl;
+}
+
 /** How long a client's refresh token family may live: shorter for a public client (a browser or native app). */
 export function refreshAbsoluteTtl(config: TokenConfig, client: Client): number {
   return client.tokenEndpointAuthMethod === 'none'

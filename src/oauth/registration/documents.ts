@@ -12,7 +12,7 @@
 // URL's host.
 import { OAuthError } from '../../errors/index.ts';
 import { fetchOutbound, OutboundError } from '../../http/outbound.ts';
-import type { Client } from '../../store/clients.ts';
+import { type Client, SERVER_LIFETIMES } from '../../store/clients.ts';
 import { FetchLimits } from './fetch-limits.ts';
 import { checkClientMetadata } from './metadata.ts';
 
@@ -186,6 +186,7 @@ export class ClientDocuments {
       registrationTokenHash: null,
       metadata: metadata.description,
       previousSecret: null,
+      lifetimes: SERVER_LIFETIMES,
     };
     return { client, seconds: cacheSeconds(response.headers['cache-control']) };
   }

@@ -11,7 +11,7 @@
 import type { Config } from '../../config/index.ts';
 import { InvalidClientMetadata, InvalidToken, TooManyAttempts } from '../../errors/index.ts';
 import { type Requester, securityEvent } from '../../events/index.ts';
-import type { Client, ClientStore } from '../../store/clients.ts';
+import { type Client, type ClientStore, SERVER_LIFETIMES } from '../../store/clients.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import { hashToken, newId, randomToken, safeEqual } from '../../tokens/opaque.ts';
 import { addressKey, Throttle } from '../throttle.ts';
@@ -100,6 +100,7 @@ export async function registerClient(
     registrationTokenHash: hashToken(registrationToken),
     metadata: metadata.description,
     previousSecret: null,
+    lifetimes: SERVER_LIFETIMES,
   };
   const data = { name: client.name, public: clientSecret === null, scopes: client.scopes };
   const event = securityEvent('client.registered', now, {
