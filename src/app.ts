@@ -67,6 +67,8 @@ export interface AppDeps {
   logStream?: { write(line: string): void };
   /** Draining after SIGTERM (src/main.ts): /readyz answers 503 and answers close their connection. */
   lifecycle?: Lifecycle;
+  /** OpenTelemetry traces (src/telemetry), when OTEL_EXPORTER_OTLP_ENDPOINT turns them on. */
+  tracing?: import('./telemetry/index.ts').Tracing | undefined;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -100,6 +102,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done(null, new URLSearchParams(body as string));
   });
   await app.register(cookie);
+  // Before any route: the request spans wrap the handlers as the routes are added. Loaded only then.
+  if (deps.tracing) (await import('./http/plugins/tracing.ts')).traceRequests(app, deps.tracing);
   const lifecycle = deps.lifecycle ?? new Lifecycle();
   // Every answer names its request, errors and 404s included (one hook for both jobs). While
   // draining, every answer ends its keep-alive connection, so the next request opens a new one

@@ -1,4 +1,5 @@
 // config -> database -> app -> listen. The only module that reads process.env or exits.
+import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.ts';
@@ -11,6 +12,8 @@ import { startHousekeeping } from './store/housekeeping.ts';
 import { WebhookDelivery } from './events/webhooks/delivery.ts';
 import { startMetricsListener } from './http/plugins/metrics.ts';
 import { openStore, type Store } from './store/index.ts';
+import { startTracing } from './telemetry/index.ts';
+import { tracedStore } from './telemetry/store.ts';
 import { startKeyMaintenance } from './tokens/key-rotation.ts';
 import { keyTimeline } from './tokens/key-timeline.ts';
 import { KeyStore } from './tokens/keystore.ts';
@@ -36,13 +39,21 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
   log.level = config.logLevel;
   const secret = await resolveSecret(config);
   const database = describeDatabase(config.databaseUrl);
+  // OpenTelemetry, only with OTEL_EXPORTER_OTLP_ENDPOINT: otherwise nothing of it is even loaded.
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  const tracing = await startTracing(config, version);
+  if (tracing) log.info({ endpoint: config.tracing.endpoint }, 'sending traces (OpenTelemetry)');
   let store: Store;
   try {
-    store = await openStore(config.databaseUrl, {
+    const opened = await openStore(config.databaseUrl, {
       thread: 'worker',
       pgPreparedStatements: config.pgPreparedStatements,
       pgPoolSize: config.pgPoolSize,
     });
+    const system = config.databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'postgresql';
+    store = tracing ? tracedStore(opened, tracing.spans, system) : opened;
     const report = (attempt: number, error: Error, wait: number) =>
       log.warn(
         { database, attempt, retry_in_ms: wait },
@@ -63,7 +74,7 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
   const demo = config.demo ? (seeded ?? (await readDemoCredentials(store, config))) : undefined;
 
   const lifecycle = new Lifecycle();
-  const app = await buildApp({ config, store, keys, secret, demo, lifecycle, restoreEpoch: restore.epoch });
+  const app = await buildApp({ config, store, keys, secret, demo, lifecycle, restoreEpoch: restore.epoch, tracing });
   if (restore.fence) {
     const takenAt = restore.fence.takenAt === null ? null : new Date(restore.fence.takenAt * 1000).toISOString();
     app.log.warn(
@@ -106,6 +117,7 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
     metricsListener?.close();
     await webhooks.stop();
     await store.close();
+    await tracing?.shutdown();
     app.log.info('shut down');
     process.exit(0);
   };

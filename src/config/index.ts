@@ -200,6 +200,13 @@ export const configSchema = z.object({
   TESSERA_DEMO: z.enum(['true', 'false']).optional(),
   /** LOG_LEVEL: pino log level of the HTTP server. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * OTEL_EXPORTER_OTLP_ENDPOINT: an OpenTelemetry collector's OTLP/HTTP base address; traces go to
+   * its /v1/traces (src/telemetry). Unset: no tracing, and nothing of OpenTelemetry is loaded.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  /** OTEL_SERVICE_NAME: the traces' `service.name`. */
+  OTEL_SERVICE_NAME: z.string().min(1).default('tessera'),
 });
 
 /** The settings that may be given as a file's contents, NAME_FILE (`secret(…)` above). */
@@ -273,6 +280,8 @@ export interface Config {
   readonly scopes: ReadonlyMap<string, string>;
   readonly demo: boolean;
   readonly logLevel: string;
+  /** OpenTelemetry traces: the collector's OTLP/HTTP base address (null: off) and the service's name. */
+  readonly tracing: { endpoint: string | null; serviceName: string };
   /**
    * Client registration (RFC 7591) and metadata documents: who may register, the scopes and grant types
    * a client registering itself may have, the rate per address.
@@ -451,6 +460,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     pgPoolSize: e.TESSERA_PG_POOL_SIZE,
     trustProxy: parseTrustProxy(e.TESSERA_TRUST_PROXY ?? (production ? PRODUCTION_PROXIES : 'false')),
     logLevel: e.LOG_LEVEL,
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null, serviceName: e.OTEL_SERVICE_NAME },
     registration: {
       mode: e.TESSERA_REGISTRATION,
       scopes: registrationScopes,

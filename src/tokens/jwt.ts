@@ -1,8 +1,9 @@
 // JWT access tokens (RFC 9068) and ID tokens (OIDC Core §2), signed with the key store's keys.
-import { hash, sign } from 'node:crypto';
+import { hash, sign as cryptoSign } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import { InvalidToken } from '../errors/index.ts';
 import type { KeyStore, SigningAlg, SigningKey } from './keystore.ts';
+import { spans } from '../telemetry/spans.ts';
 import { newId } from './opaque.ts';
 
 export interface AccessTokenInput {
@@ -31,14 +32,23 @@ export interface AccessTokenInput {
  * object `{ key, dsaEncoding: 'ieee-p1363' }` and Node's own conversion cost as much again as the
  * signature itself (bench/RESULTS.md, item 10).
  */
-export async function signJws(key: SigningKey, typ: string, payload: JWTPayload): Promise<string> {
+export function signJws(key: SigningKey, typ: string, payload: JWTPayload): Promise<string> {
+  // Traced when tracing is on (src/telemetry); one property read when it is off.
+  const tracing = spans.active;
+  if (tracing === undefined) return sign(key, typ, payload);
+  return tracing.span(`sign ${typ}`, { 'tessera.signing.alg': key.alg, 'tessera.signing.kid': key.kid }, () =>
+    sign(key, typ, payload),
+  );
+}
+
+async function sign(key: SigningKey, typ: string, payload: JWTPayload): Promise<string> {
   const input = `${encodedHeader(key, typ)}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
   const data = Buffer.from(input);
   const signature =
     key.alg === 'ES256'
-      ? ecdsaDerToJose(sign('sha256', data, key.privateKey), 32)
+      ? ecdsaDerToJose(cryptoSign('sha256', data, key.privateKey), 32)
       : await new Promise<Buffer>((resolve, reject) => {
-          sign('sha256', data, key.privateKey, (err, result) => (err ? reject(err) : resolve(result)));
+          cryptoSign('sha256', data, key.privateKey, (err, result) => (err ? reject(err) : resolve(result)));
         });
   return `${input}.${signature.toString('base64url')}`;
 }

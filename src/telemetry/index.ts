@@ -1,0 +1,22 @@
+// Optional OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT): each request, each call to the
+// database and each signature, sent to an OTLP/HTTP collector. Off by default, and free when off:
+// the SDK (./sdk.ts, with the @opentelemetry packages) is imported only when tracing is on, and the
+// request hooks (../http/plugins/tracing.ts) and the store's spans (./store.ts) are put in place only
+// then; the signing code checks one property (./spans.ts).
+import type { Config } from '../config/index.ts';
+import type { Spans } from './spans.ts';
+
+export interface Tracing {
+  spans: Spans;
+  /** The request spans' tracer and the propagation of an incoming `traceparent` (W3C Trace Context). */
+  tracer: import('@opentelemetry/api').Tracer;
+  /** Sends what is buffered and stops. */
+  shutdown(): Promise<void>;
+}
+
+export async function startTracing(config: Pick<Config, 'tracing'>, version: string): Promise<Tracing | undefined> {
+  const { endpoint, serviceName } = config.tracing;
+  if (endpoint === null) return undefined;
+  const { startSdk } = await import('./sdk.ts');
+  return startSdk({ endpoint, serviceName, version });
+}
