@@ -1,14 +1,16 @@
 // docs/deployment.md's configurations, as the guide writes them, checked by the tools that will read
 // them: nginx -t (Debian 12's nginx 1.22), caddy validate (Debian's Caddy 2.6), systemd-analyze verify
 // and systemd-analyze security (an exposure rated "OK" or better). The blocks are taken from the guide
-// itself, found by the path each names on its first line. The one change made to them: nginx is
-// given a throwaway certificate where the guide names Let's Encrypt's files.
+// itself, found by the path each names on its first line. The changes made to them: nginx is given a
+// throwaway certificate where the guide names Let's Encrypt's files, and free ports on 127.0.0.1 where
+// it listens on 443 and 80 (nginx -t binds them, which takes root, and they may be taken).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { freePort } from '../helpers/server.ts';
 import { createThrowawayCa } from '../helpers/tls.ts';
 
 const guide = readFileSync(new URL('../../docs/deployment.md', import.meta.url), 'utf8');
@@ -41,10 +43,17 @@ describe('the guide as written', () => {
   it("nginx's configuration passes nginx -t", { skip: !nginx && 'nginx is not installed' }, async () => {
     const site = block('/etc/nginx/sites-available/tessera');
     const ca = await createThrowawayCa(dir);
-    const certified = site
+    let certified = site
       .replace('/etc/letsencrypt/live/id.example.com/fullchain.pem', join(dir, 'server.pem'))
       .replace('/etc/letsencrypt/live/id.example.com/privkey.pem', join(dir, 'server-key.pem'));
     assert.notEqual(certified, site);
+    // The directives, not the comments that mention them.
+    for (const address of ['443', '[::]:443', '80', '[::]:80']) {
+      const directive = new RegExp(`^(\\s*)listen ${address.replace(/[[\]]/g, '\\$&')}(?=[ ;])`, 'm');
+      assert.match(certified, directive);
+      certified = certified.replace(directive, `$1listen 127.0.0.1:${await freePort()}`);
+    }
+    assert.doesNotMatch(certified, /^\s*listen (?!127\.0\.0\.1:)/m);
     assert.ok(ca.cert.length > 0);
     writeFileSync(join(dir, 'tessera.conf'), certified);
     // As Debian's nginx.conf includes sites-enabled: inside http {}. Logs and temporary files in the
