@@ -164,7 +164,7 @@ describe('the production install, as the Dockerfile and the guide make it', () =
     });
     assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
     assert.ok(existsSync(join(app, 'node_modules', 'fastify')));
-    for (const dev of ['node', 'typescript', 'openid-client', 'playwright-core'])
+    for (const dev of ['node', 'typescript', 'oidc-provider', 'playwright-core'])
       assert.equal(existsSync(join(app, 'node_modules', dev)), false, `${dev} is a devDependency`);
   });
 
