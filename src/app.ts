@@ -8,6 +8,7 @@ import { BrowserState } from './http/browser.ts';
 import type { RouteContext } from './http/context.ts';
 import { registerCors } from './http/plugins/cors.ts';
 import { registerErrorHandling } from './http/plugins/errors.ts';
+import { registerPages } from './http/pages.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerSameOrigin } from './http/plugins/same-origin.ts';
 import { requestForLog } from './http/log-safety.ts';
@@ -114,6 +115,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done(null, payload);
   });
   registerErrorHandling(app);
+  const issuerUrl = new URL(deps.config.issuer);
+  registerPages(app, {
+    defaultLocale: deps.config.defaultLocale,
+    origin: issuerUrl.origin,
+    secure: issuerUrl.protocol === 'https:',
+  });
   registerCors(app);
   registerSameOrigin(app, deps.config.issuer);
   // HSTS (RFC 6797) on every answer of an https issuer: browsers then never try plain http, where a

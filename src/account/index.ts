@@ -11,22 +11,21 @@ import type { User } from '../store/users.ts';
 export interface AccountApplication {
   clientId: string;
   clientName: string;
-  /** The first grant's day, YYYY-MM-DD. */
-  since: string;
+  /** The first grant's time, epoch seconds. */
+  since: number;
   scopes: Array<{ name: string; description: string }>;
 }
 
 export interface AccountOverview {
   applications: AccountApplication[];
-  signIns: Array<{ at: string; ip: string; userAgent: string }>;
-  registeredApps: Array<{ clientId: string; name: string; redirectUris: string[]; created: string }>;
+  /** When (epoch seconds), from which address (when known), with which browser (its User-Agent). */
+  signIns: Array<{ at: number; ip: string | null; userAgent: string }>;
+  registeredApps: Array<{ clientId: string; name: string; redirectUris: string[]; created: number }>;
 }
 
 function hostOf(clientId: string): string {
   return URL.parse(clientId)?.host ?? clientId;
 }
-
-const day = (epoch: number) => new Date(epoch * 1000).toISOString().slice(0, 10);
 
 /** What the account page shows of `user`; `scopes` describes each scope. */
 export async function accountOverview(
@@ -49,19 +48,19 @@ export async function accountOverview(
   const applications = [...byClient].map(([clientId, entry]) => ({
     clientId,
     clientName: entry.clientName,
-    since: day(entry.createdAt),
+    since: entry.createdAt,
     scopes: [...entry.scopeSet].map((name) => ({ name, description: scopes.get(name) ?? name })),
   }));
   const signIns = (await store.listEvents({ userId: user.id, type: 'user.signed_in', limit: 10 })).map((e) => ({
-    at: new Date(e.at * 1000).toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
-    ip: e.ip ?? 'unknown address',
+    at: e.at,
+    ip: e.ip ?? null,
     userAgent: e.userAgent ?? '',
   }));
   const registeredApps = (await store.listClientsOwnedBy(user.id)).map((client) => ({
     clientId: client.clientId,
     name: client.name,
     redirectUris: client.redirectUris,
-    created: day(client.createdAt),
+    created: client.createdAt,
   }));
   return { applications, signIns, registeredApps };
 }

@@ -16,8 +16,8 @@ export interface LinkedProvider {
   name: string;
   /** The email the provider stated when it was linked. */
   email: string | null;
-  /** YYYY-MM-DD. */
-  since: string;
+  /** Epoch seconds. */
+  since: number;
   /** False when it is the user's last way in. */
   canUnlink: boolean;
 }
@@ -27,8 +27,6 @@ export interface UpstreamOverview {
   /** Providers the user has no account of linked yet. */
   available: Array<{ id: string; name: string }>;
 }
-
-const day = (epoch: number) => new Date(epoch * 1000).toISOString().slice(0, 10);
 
 /** Whether the user has a way to sign in besides their links: a password, a passkey (any first step). */
 async function otherFirstStep(store: EnrolmentStore, user: User): Promise<boolean> {
@@ -53,7 +51,7 @@ export async function upstreamOverview(store: UpstreamStore & EnrolmentStore, us
   const linked = links.flatMap((link) => {
     const provider = byId.get(link.providerId);
     return provider
-      ? [{ providerId: provider.id, name: provider.name, email: link.email, since: day(link.createdAt), canUnlink }]
+      ? [{ providerId: provider.id, name: provider.name, email: link.email, since: link.createdAt, canUnlink }]
       : [];
   });
   const mine = new Set(links.map((l) => l.providerId));

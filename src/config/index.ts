@@ -1,5 +1,6 @@
 // Tessera's configuration: one schema, each option documented beside its default. It is read from
 // environment variables once at start-up (src/main.ts, src/cli), validated, and frozen.
+import { LOCALES, type Locale } from '../i18n/locales.ts';
 import { z } from 'zod';
 import { nearest } from './nearest.ts';
 import type { ThrottlePolicy } from '../oauth/throttle.ts';
@@ -187,6 +188,11 @@ export const configSchema = z.object({
     .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a provider id: lowercase letters, digits and -')
     .optional(),
   /**
+   * TESSERA_DEFAULT_LOCALE: the pages' language when neither the client's ui_locales nor the browser's
+   * Accept-Language names one Tessera has (src/i18n/locales.ts).
+   */
+  TESSERA_DEFAULT_LOCALE: z.enum(LOCALES).default('en'),
+  /**
    * TESSERA_UPSTREAM_TIMEOUT: seconds the requests of one step with an upstream provider may take in all
    * (discovery before the redirect; the token, keys and userinfo at the callback); then the person gets
    * a page saying the provider did not answer.
@@ -301,6 +307,8 @@ export interface Config {
   readonly webhooksPerUser: number;
   /** Upstream providers (src/upstream): the one sign-in pages send people to, and a step's time limit (ms). */
   readonly upstream: { defaultProvider: string | null; timeoutMs: number };
+  /** The pages' language when the client and the browser name none we have. */
+  readonly defaultLocale: Locale;
   readonly hstsMaxAge: number;
   readonly allowHttpRedirectUris: boolean;
   /** Where /metrics is served: its own listener (port, host) or the public one; and the bearer token it asks. */
@@ -475,6 +483,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       defaultProvider: e.TESSERA_DEFAULT_PROVIDER ?? null,
       timeoutMs: Math.round(e.TESSERA_UPSTREAM_TIMEOUT * 1000),
     },
+    defaultLocale: e.TESSERA_DEFAULT_LOCALE,
     hstsMaxAge: e.TESSERA_HSTS_MAX_AGE,
     allowHttpRedirectUris: e.TESSERA_ALLOW_HTTP_REDIRECT_URIS === 'true',
     metrics: {

@@ -2,6 +2,7 @@
 // page's button and its username field's autofill), and what a failed one says.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PasskeyFailure } from '../authn/passkeys/relying-party.ts';
+import type { Text } from '../ui/layout.ts';
 import { LOGIN_FAILED } from '../ui/pages.ts';
 import type { RouteContext } from './context.ts';
 
@@ -27,40 +28,40 @@ export function passkeyErrorCode(reason: PasskeyFailure): 'passkey_expired' | 'p
   return reason === 'challenge' || reason === 'replayed' ? 'passkey_expired' : 'passkey_failed';
 }
 
-const SIGN_IN_ERRORS: Record<string, string> = {
+const SIGN_IN_ERRORS: Record<string, Text> = {
   login_failed: LOGIN_FAILED,
-  passkey_failed: 'That passkey could not sign you in. Try again, or use your password.',
-  passkey_expired: 'The passkey request expired. Try again.',
+  passkey_failed: { key: 'passkey.failed' },
+  passkey_expired: { key: 'passkey.expired' },
 };
 
 /** What the sign-in page says for its `error` query value, if anything. */
-export function signInError(code: string | undefined): { error: string } | Record<string, never> {
+export function signInError(code: string | undefined): { error: Text } | Record<string, never> {
   const error = code === undefined ? undefined : SIGN_IN_ERRORS[code];
   return error ? { error } : {};
 }
 
-const PASSKEY_NOTES: Record<string, { text: string; error: boolean }> = {
-  added: { text: 'Your passkey has been added.', error: false },
-  renamed: { text: 'Your passkey has been renamed.', error: false },
-  removed: { text: 'The passkey has been removed, and your other sessions have ended.', error: false },
-  failed: { text: 'The passkey could not be added. Try again.', error: true },
-  registered: { text: 'That passkey is registered already.', error: true },
-  'no-name': { text: 'A passkey needs a name.', error: true },
-  last: { text: 'That passkey is your only way to sign in: add another one before removing it.', error: true },
+const PASSKEY_NOTES: Record<string, { text: Text; error: boolean }> = {
+  added: { text: { key: 'passkeys.note.added' }, error: false },
+  renamed: { text: { key: 'passkeys.note.renamed' }, error: false },
+  removed: { text: { key: 'passkeys.note.removed' }, error: false },
+  failed: { text: { key: 'passkeys.note.failed' }, error: true },
+  registered: { text: { key: 'passkeys.note.registered' }, error: true },
+  'no-name': { text: { key: 'passkeys.note.noName' }, error: true },
+  last: { text: { key: 'passkeys.note.last' }, error: true },
 };
 
 /** What the account page's passkeys section says after a change (its `passkey` query value), if anything. */
-export function passkeyNote(code: string | undefined): { text: string; error: boolean } | undefined {
+export function passkeyNote(code: string | undefined): { text: Text; error: boolean } | undefined {
   return code === undefined ? undefined : PASSKEY_NOTES[code];
 }
 
-const STEP_ERRORS: Record<string, string> = {
-  passkey_failed: 'That passkey could not confirm it is you. Try again.',
-  passkey_expired: 'The passkey request expired. Try again.',
+const STEP_ERRORS: Record<string, Text> = {
+  passkey_failed: { key: 'passkey.step.failed' },
+  passkey_expired: { key: 'passkey.expired' },
 };
 
 /** What a passkey step's page says for its `error` query value, if anything. */
-export function stepError(code: string | undefined): { error: string } | Record<string, never> {
+export function stepError(code: string | undefined): { error: Text } | Record<string, never> {
   const error = code === undefined ? undefined : STEP_ERRORS[code];
   return error ? { error } : {};
 }

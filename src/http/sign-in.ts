@@ -13,6 +13,7 @@ import type { Client } from '../store/clients.ts';
 import type { User } from '../store/users.ts';
 import type { RouteContext } from './context.ts';
 import { sendError, sendOutcome } from './outcome.ts';
+import { useInteractionLocales } from './pages.ts';
 
 export type OpenedInteraction = { interaction: Interaction; clientName: string; client: Client };
 
@@ -24,6 +25,7 @@ export async function openInteraction(
 ): Promise<OpenedInteraction | undefined> {
   const interaction = sealed ? ctx.sealer.open(sealed, ctx.now()) : undefined;
   if (!interaction || !ctx.browser.isBound(request, interaction.browser)) return undefined;
+  useInteractionLocales(request, interaction.request.uiLocales);
   const client = await ctx.store.getClient(interaction.request.clientId);
   return client ? { interaction, clientName: client.name, client } : undefined;
 }
@@ -39,9 +41,19 @@ export async function signedInSession(
   return session && user && !shortfall(session, user, need) ? { session, user } : undefined;
 }
 
+/**
+ * A later step of a sign-in for an authorization request keeps the request's language (its
+ * ui_locales): the sealed request it resumes says it.
+ */
+export function keepInteractionLocale(ctx: RouteContext, request: FastifyRequest, resume: string | null): void {
+  const interaction = resume ? ctx.sealer.open(resume, ctx.now()) : undefined;
+  useInteractionLocales(request, interaction?.request.uiLocales);
+}
+
 export function sendExpired(reply: FastifyReply): FastifyReply {
-  return sendError(reply, 'This sign-in request has expired', {
+  return sendError(reply, 'error.expired.title', {
     description: 'Go back to the application and start again.',
+    says: 'error.expired.says',
   });
 }
 

@@ -9,7 +9,7 @@ import type { AuthorizationRequest } from '../oauth/interaction.ts';
 import { failureText, type ProviderButton, upstreamFailurePage, type WayBack } from '../ui/upstream.ts';
 import { UPSTREAM_FLOW_TTL } from '../upstream/flow.ts';
 import type { RouteContext } from './context.ts';
-import { sendHtml } from './plugins/html.ts';
+import { sendPage } from './pages.ts';
 
 const FLOW_COOKIE = 'tessera_upstream';
 
@@ -36,9 +36,10 @@ export function clearFlowCookie(ctx: RouteContext, reply: FastifyReply): void {
 
 /** Where a failed flow sends the person: their request's sign-in page (local sign-in), or the account's. */
 export function wayBack(resume: string | null, purpose: 'sign-in' | 'link' = 'sign-in'): WayBack {
-  if (purpose === 'link') return { href: '/account', label: 'Back to your account' };
-  if (resume === null) return { href: '/account/login?local=1', label: 'Sign in another way' };
-  return { href: `/login?interaction=${encodeURIComponent(resume)}&local=1`, label: 'Sign in another way' };
+  if (purpose === 'link') return { href: '/account', label: { key: 'upstream.backToAccount' } };
+  const label = { key: 'upstream.otherWay' } as const;
+  if (resume === null) return { href: '/account/login?local=1', label };
+  return { href: `/login?interaction=${encodeURIComponent(resume)}&local=1`, label };
 }
 
 const STATUS: Record<FailureReason, number> = {
@@ -57,10 +58,8 @@ const STATUS: Record<FailureReason, number> = {
 export function sendUpstreamFailure(reply: FastifyReply, failure: UpstreamFailure): FastifyReply {
   const text = failureText(failure.reason, failure.provider, failure.providerError);
   if (failure.reason === 'unavailable') reply.header('retry-after', '30');
-  return sendHtml(
-    reply.code(STATUS[failure.reason]),
-    upstreamFailurePage({ ...text, back: wayBack(failure.resume, failure.purpose) }),
-  );
+  const back = wayBack(failure.resume, failure.purpose);
+  return sendPage(reply.code(STATUS[failure.reason]), (ui) => upstreamFailurePage(ui, { ...text, back }));
 }
 
 /**

@@ -21,6 +21,8 @@ export interface AuthorizationRequest {
   loginHint?: string;
   /** `idp_hint` (Keycloak's kc_idp_hint): the upstream provider to sign in with, by its id. */
   idpHint?: string;
+  /** OIDC Core §3.1.2.1 ui_locales: the languages the pages are asked in, preferred first (src/i18n). */
+  uiLocales?: string[];
 }
 
 export interface Interaction {

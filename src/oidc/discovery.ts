@@ -1,4 +1,5 @@
 // OIDC Discovery 1.0 §3 and RFC 8414 §2: the same metadata at both well-known addresses.
+import { LOCALES } from '../i18n/locales.ts';
 import { ACR_VALUES } from '../authn/levels.ts';
 import type { Config } from '../config/index.ts';
 import { SUPPORTED_GRANT_TYPES } from '../oauth/token.ts';
@@ -34,6 +35,8 @@ export function discoveryMetadata(
     // OIDC Discovery §3: the levels acr_values may ask for, lowest first (src/authn/factors.ts).
     acr_values_supported: [...ACR_VALUES],
     claims_parameter_supported: false,
+    // OIDC Discovery §3: the languages of the pages, which ui_locales chooses among (src/i18n).
+    ui_locales_supported: [...LOCALES],
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],

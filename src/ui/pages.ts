@@ -1,74 +1,70 @@
-// The sign-in, consent and error pages: complete documents, escaped by default, usable without
-// JavaScript, every input labelled.
+// The sign-in, consent, error and sign-out pages: complete documents in the reader's language,
+// escaped by default, usable without JavaScript, every input labelled. The account page: ./account.ts.
 import type { ClientVetting } from '../oauth/registration/trust.ts';
 import { html, type SafeHtml } from './html.ts';
-import { PASSKEY_SCRIPTS, passkeySignIn, type PasskeysSection, passkeysSection } from './passkeys.ts';
-import { linkedProvidersSection, type LinkedProviderRow, providerButtons, type ProviderButton } from './upstream.ts';
+import { layout, type PageContext, say, type Text } from './layout.ts';
+import { PASSKEY_SCRIPTS, passkeySignIn } from './passkeys.ts';
+import { describeScope, type ScopeLine } from './scopes.ts';
+import { providerButtons, type ProviderButton } from './upstream.ts';
 
 /** What a failed sign-in says, whichever of the username and password was wrong. */
-export const LOGIN_FAILED = 'Incorrect username or password.';
+export const LOGIN_FAILED: Text = { key: 'login.failed' };
 
-/** A complete page; `scripts` are files of our own (the CSP allows no other), run deferred, in order. */
-export function layout(title: string, body: SafeHtml, scripts: readonly string[] = []): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<title>${title}</title>
-<link rel="stylesheet" href="/assets/tessera.css">
-${scripts.map((src) => html`<script src="${src}" defer></script>\n`)}</head>
-<body>
-<main class="card">
-${body}
-</main>
-</body>
-</html>
-`.value;
-}
-
-export function loginPage(input: {
-  interaction: string;
-  csrfToken: string;
-  clientName: string;
-  error?: string;
-  /** Said above the form, not as an error (e.g. why the user signs in again). */
-  note?: string;
-  username?: string;
-  action?: string;
-  /** Who vouches for the client: the same notice as the consent page's. */
-  vetting?: ClientVetting;
-  /** The options of a sign-in with a passkey (its button and the username field's autofill), as JSON. */
-  passkeyOptions?: string;
-  /** Upstream providers to sign in with (src/ui/upstream.ts), a button each. */
-  providers?: readonly ProviderButton[];
-}): string {
+export function loginPage(
+  ui: PageContext,
+  input: {
+    interaction: string;
+    csrfToken: string;
+    /** The client's name; null on the account's own sign-in. */
+    clientName: string | null;
+    error?: Text;
+    /** Said above the form, not as an error (e.g. why the user signs in again). */
+    note?: Text;
+    username?: string;
+    action?: string;
+    /** Who vouches for the client: the same notice as the consent page's. */
+    vetting?: ClientVetting;
+    /** The options of a sign-in with a passkey (its button and the username field's autofill), as JSON. */
+    passkeyOptions?: string;
+    /** Upstream providers to sign in with (src/ui/upstream.ts), a button each. */
+    providers?: readonly ProviderButton[];
+  },
+): string {
+  const { t } = ui;
   const vetting = input.vetting ?? { kind: 'operator' };
   const passkey = input.passkeyOptions !== undefined;
+  const invalid = input.error !== undefined;
+  const hidden = { interaction: input.interaction, csrfToken: input.csrfToken };
   return layout(
-    'Sign in',
-    html`<h1>Sign in</h1>
-<p>Sign in to continue to <strong>${titleOf(input.clientName, vetting)}</strong>.</p>
-${vettingNotice(input.clientName, vetting)}
-${input.note ? html`<p role="status">${input.note}</p>` : ''}
-${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
+    ui,
+    t.t('login.title'),
+    html`<h1>${t.t('login.title')}</h1>
+<p>${
+      input.clientName === null
+        ? t.html('login.toAccount')
+        : t.html('login.toClient', { client: titleOf(input.clientName, vetting) })
+    }</p>
+${input.clientName === null ? '' : vettingNotice(ui, input.clientName, vetting)}
+${input.note ? html`<p role="status">${say(ui, input.note)}</p>` : ''}
+${input.error ? html`<p class="alert" id="login-error" role="alert">${say(ui, input.error)}</p>` : ''}
 <form method="post" action="${input.action ?? '/login'}">
 <input type="hidden" name="interaction" value="${input.interaction}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
-<label for="username">Username</label>
+<label for="username">${t.t('login.username')}</label>
 <input type="text" id="username" name="username" autocomplete="${passkey ? 'username webauthn' : 'username'}"
-  autocapitalize="none" spellcheck="false" required autofocus value="${input.username ?? ''}">
-<label for="password">Password</label>
+  autocapitalize="none" spellcheck="false" required autofocus value="${input.username ?? ''}"${
+    invalid ? html` aria-invalid="true" aria-describedby="login-error"` : ''
+  }>
+<label for="password">${t.t('login.password')}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
+<button type="submit">${t.t('login.submit')}</button>
 </form>
 ${
   input.passkeyOptions !== undefined
-    ? passkeySignIn({ options: input.passkeyOptions, interaction: input.interaction, csrfToken: input.csrfToken })
+    ? passkeySignIn(ui, { options: input.passkeyOptions, interaction: input.interaction, csrfToken: input.csrfToken })
     : ''
 }
-${providerButtons({ providers: input.providers ?? [], interaction: input.interaction, csrfToken: input.csrfToken })}`,
+${providerButtons(ui, { ...hidden, providers: input.providers ?? [] })}`,
     passkey ? PASSKEY_SCRIPTS : [],
   );
 }
@@ -84,44 +80,54 @@ function titleOf(clientName: string, vetting: ClientVetting): string {
  * What the sign-in, consent and sign-out pages say of a client nobody reviewed
  * (src/oauth/registration/trust.ts), and where the user will return; nothing for the operator's clients.
  */
-function vettingNotice(clientName: string, vetting: ClientVetting): SafeHtml | '' {
+export function vettingNotice(ui: PageContext, clientName: string, vetting: ClientVetting): SafeHtml | '' {
+  const { t } = ui;
   const returning = vetting.kind !== 'operator' && vetting.returnHost !== null ? vetting.returnHost : null;
-  const next = returning ? html` You will return to <strong>${returning}</strong>.` : '';
+  const next = returning ? html` ${t.html('vetting.returnTo', { host: returning })}` : '';
   if (vetting.kind === 'document') {
-    return html`<p class="alert" role="note">This application is known only by its address,
-<strong>${vetting.host}</strong>. It calls itself “${clientName}”, which nobody has checked.${next}</p>`;
+    const says = t.html('vetting.document', { host: vetting.host, name: clientName });
+    return html`<p class="alert" role="note">${says}${next}</p>`;
   }
   if (vetting.kind === 'dynamic') {
-    return html`<p class="alert" role="note">${clientName} registered itself: the operator of this service has not
-reviewed it.${next}</p>`;
+    return html`<p class="alert" role="note">${t.html('vetting.dynamic', { name: clientName })}${next}</p>`;
   }
   return '';
 }
 
-export function consentPage(input: {
-  interaction: string;
-  csrfToken: string;
-  clientName: string;
-  username: string;
-  scopes: Array<{ name: string; description: string }>;
-  vetting?: ClientVetting;
-  /** The API the access is for (RFC 8707). */
-  resource?: { name: string; uri: string };
-}): string {
+/** A list of scopes: what each gives first, its technical name after. */
+export function scopeList(ui: PageContext, scopes: readonly ScopeLine[]): SafeHtml {
+  return html`<ul class="scopes">
+${scopes.map((scope) => html`<li>${describeScope(ui.t, scope)} <code>${scope.name}</code></li>\n`)}
+</ul>`;
+}
+
+export function consentPage(
+  ui: PageContext,
+  input: {
+    interaction: string;
+    csrfToken: string;
+    clientName: string;
+    username: string;
+    scopes: ScopeLine[];
+    vetting?: ClientVetting;
+    /** The API the access is for (RFC 8707). */
+    resource?: { name: string; uri: string };
+  },
+): string {
+  const { t } = ui;
   const vetting = input.vetting ?? { kind: 'operator' };
   const title = titleOf(input.clientName, vetting);
   return layout(
-    `Allow ${title}?`,
-    html`<h1>Allow <strong>${title}</strong> access?</h1>
-<p class="muted">Signed in as ${input.username}.</p>
-${vettingNotice(input.clientName, vetting)}
-<p>${title} asks to:</p>
-<ul class="scopes">
-${input.scopes.map((scope) => html`<li>${scope.description} <code>${scope.name}</code></li>\n`)}
-</ul>
+    ui,
+    t.t('consent.title', { client: title }),
+    html`<h1>${t.html('consent.heading', { client: title })}</h1>
+<p class="muted">${t.html('consent.signedInAs', { username: input.username })}</p>
+${vettingNotice(ui, input.clientName, vetting)}
+<p>${t.html('consent.asks', { client: title, count: input.scopes.length })}</p>
+${scopeList(ui, input.scopes)}
 ${
   input.resource
-    ? html`<p class="muted">For the API ${input.resource.name} (<code>${input.resource.uri}</code>).</p>
+    ? html`<p class="muted">${t.html('consent.resource', { name: input.resource.name, uri: input.resource.uri })}</p>
 `
     : ''
 }
@@ -129,170 +135,63 @@ ${
 <input type="hidden" name="interaction" value="${input.interaction}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <div class="actions">
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+<button type="submit" name="decision" value="allow">${t.t('consent.allow')}</button>
+<button type="submit" name="decision" value="deny" class="secondary">${t.t('consent.deny')}</button>
 </div>
 </form>`,
   );
 }
 
-export function errorPage(input: { title: string; error: string; description: string }): string {
+/**
+ * An error page: what happened and what to do in words, and the protocol's error code and
+ * description (for whoever debugs the application) below them.
+ */
+export function errorPage(
+  ui: PageContext,
+  input: { title: Text; says: Text; error?: string; description?: string },
+): string {
+  const { t } = ui;
+  const title = t.t(input.title.key, input.title.values);
+  const details = { error: input.error ?? '', description: input.description ?? '' };
+  const technical = input.error !== undefined ? html`<p class="muted">${t.html('error.details', details)}</p>` : '';
   return layout(
-    input.title,
-    html`<h1>${input.title}</h1>
-<p class="alert" role="alert"><code>${input.error}</code>: ${input.description}</p>
-<p class="muted">If you followed a link from an application, go back to it and try again.</p>`,
+    ui,
+    title,
+    html`<h1>${title}</h1>
+<p class="alert" role="alert">${say(ui, input.says)}</p>
+<p>${t.t('error.goBack')}</p>
+${technical}`,
   );
 }
 
-export function logoutConfirmPage(input: {
-  logout: string;
-  csrfToken: string;
-  clientName: string | null;
-  username: string;
-  vetting?: ClientVetting;
-}): string {
+export function logoutConfirmPage(
+  ui: PageContext,
+  input: { logout: string; csrfToken: string; clientName: string | null; username: string; vetting?: ClientVetting },
+): string {
+  const { t } = ui;
   const vetting = input.vetting ?? { kind: 'operator' };
   const name = input.clientName === null ? null : titleOf(input.clientName, vetting);
-  const asks = name ? html` <strong>${name}</strong> asks to sign you out.` : '';
+  const asks = name ? html` ${t.html('logout.asks', { client: name })}` : '';
   return layout(
-    'Sign out',
-    html`<h1>Sign out?</h1>
-<p>You are signed in as <strong>${input.username}</strong>.${asks}</p>
-${input.clientName === null ? '' : vettingNotice(input.clientName, vetting)}
+    ui,
+    t.t('logout.title'),
+    html`<h1>${t.t('logout.heading')}</h1>
+<p>${t.html('logout.signedInAs', { username: input.username })}${asks}</p>
+${input.clientName === null ? '' : vettingNotice(ui, input.clientName, vetting)}
 <form method="post" action="/logout">
 <input type="hidden" name="logout" value="${input.logout}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
-<button type="submit">Sign out</button>
+<button type="submit">${t.t('logout.submit')}</button>
 </form>`,
   );
 }
 
-export function signedOutPage(): string {
+export function signedOutPage(ui: PageContext): string {
+  const { t } = ui;
   return layout(
-    'Signed out',
-    html`<h1>You are signed out</h1>
-<p>You can close this window.</p>`,
-  );
-}
-
-export interface AccountGrant {
-  clientId: string;
-  clientName: string;
-  scopes: Array<{ name: string; description: string }>;
-  since: string;
-}
-
-export interface RecentSignIn {
-  at: string;
-  ip: string;
-  userAgent: string;
-}
-
-/** An app the user registered (RFC 7591). */
-export interface RegisteredApp {
-  clientId: string;
-  name: string;
-  redirectUris: string[];
-  created: string;
-}
-
-export function accountPage(input: {
-  username: string;
-  csrfToken: string;
-  applications: AccountGrant[];
-  /** The apps the user registered with an access token carrying `apps`. */
-  registeredApps?: RegisteredApp[];
-  signIns: RecentSignIn[];
-  /** What the password form says after an attempt: what was wrong, or that it changed. */
-  password?: { error?: string; changed?: boolean };
-  /** The user's passkeys, and the registration of a new one (./passkeys.ts). */
-  passkeys?: PasskeysSection;
-  /** False for a user without a password (one an upstream provider made): no form to change it. */
-  hasPassword?: boolean;
-  /** Upstream providers linked and to link (src/ui/upstream.ts), and what the last change said. */
-  upstream?: {
-    linked: readonly LinkedProviderRow[];
-    available: readonly ProviderButton[];
-    notice?: string | undefined;
-    error?: string | undefined;
-  };
-}): string {
-  return layout(
-    'Your account',
-    html`<h1>Your account</h1>
-<p class="muted">Signed in as ${input.username}. <a href="/oauth2/logout">Sign out</a></p>
-<h2>Applications with access</h2>
-${
-  input.applications.length === 0
-    ? html`<p>No application has access to your account.</p>`
-    : input.applications.map(
-        (app) => html`<section class="grant">
-<h3>${app.clientName}</h3>
-<p class="muted">Since ${app.since}</p>
-<ul class="scopes">
-${app.scopes.map(
-  (scope) => html`<li>${scope.description} <code>${scope.name}</code></li>
-`,
-)}
-</ul>
-<form method="post" action="/account/withdraw">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<input type="hidden" name="client_id" value="${app.clientId}">
-<button type="submit" class="secondary">Remove access for ${app.clientName}</button>
-</form>
-</section>
-`,
-      )
-}
-${
-  input.registeredApps && input.registeredApps.length > 0
-    ? html`<h2>Apps you registered</h2>
-${input.registeredApps.map(
-  (app) => html`<section class="grant">
-<h3>${app.name}</h3>
-<p class="muted">Client ID <code>${app.clientId}</code>, registered ${app.created}</p>
-<ul class="scopes">
-${app.redirectUris.map((uri) => html`<li><code>${uri}</code></li>\n`)}
-</ul>
-<form method="post" action="/account/apps/delete">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<input type="hidden" name="client_id" value="${app.clientId}">
-<button type="submit" class="secondary">Delete ${app.name}</button>
-</form>
-</section>
-`,
-)}`
-    : ''
-}
-<h2>Recent sign-ins</h2>
-${
-  input.signIns.length === 0
-    ? html`<p class="muted">None recorded.</p>`
-    : html`<ul class="sign-ins">
-${input.signIns.map(
-  (s) => html`<li>${s.at} from ${s.ip} <span class="muted">${s.userAgent}</span></li>
-`,
-)}
-</ul>`
-}
-${
-  input.hasPassword === false
-    ? ''
-    : html`<h2>Change your password</h2>
-${input.password?.error ? html`<p class="alert" role="alert">${input.password.error}</p>` : ''}
-${input.password?.changed ? html`<p role="status">Your password has changed; your other sessions have ended.</p>` : ''}
-<form method="post" action="/account/password">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<label for="current">Current password</label>
-<input type="password" id="current" name="current" autocomplete="current-password" required>
-<label for="new">New password</label>
-<input type="password" id="new" name="new" autocomplete="new-password" required>
-<button type="submit">Change password</button>
-</form>`
-}
-${input.passkeys ? passkeysSection(input.passkeys, input.csrfToken) : ''}
-${input.upstream ? linkedProvidersSection({ ...input.upstream, csrfToken: input.csrfToken }) : ''}`,
-    input.passkeys ? PASSKEY_SCRIPTS : [],
+    ui,
+    t.t('signedOut.title'),
+    html`<h1>${t.t('signedOut.heading')}</h1>
+<p>${t.t('signedOut.close')}</p>`,
   );
 }

@@ -5,61 +5,78 @@
 // JavaScript it is simply not there and the rest of the page works as before.
 import type { PasskeyListing } from '../authn/passkeys/enrolment.ts';
 import { html, type SafeHtml } from './html.ts';
-import { layout } from './pages.ts';
+import type { MessageKey } from '../i18n/index.ts';
+import { layout, type PageContext, say, type Text } from './layout.ts';
 
 /** The scripts of a page with passkeys: @simplewebauthn/browser's bundle, then ours (src/ui/assets/passkeys.js). */
 export const PASSKEY_SCRIPTS = ['/assets/simplewebauthn-browser.js', '/assets/passkeys.js'] as const;
 
-/** Where the script says what went wrong in the browser (a cancelled prompt); announced when filled. */
-const status = html`<p class="alert" role="alert" data-passkey-status hidden></p>`;
+/**
+ * Where the script says what went wrong in the browser (a cancelled prompt); announced when filled.
+ * Its texts, in the page's language, wait in its data attributes.
+ */
+function status(ui: PageContext): SafeHtml {
+  const { t } = ui;
+  return html`<p class="alert" role="alert" data-passkey-status hidden data-closed="${t.t('passkey.browser.closed')}"
+  data-exists="${t.t('passkey.browser.exists')}" data-refused="${t.t('passkey.browser.refused')}"
+  data-failed="${t.t('passkey.browser.failed')}"></p>`;
+}
 
 /** The sign-in page's passkey form: a button, and the browser's autofill on the username field. */
-export function passkeySignIn(input: { options: string; interaction: string; csrfToken: string }): SafeHtml {
+export function passkeySignIn(
+  ui: PageContext,
+  input: { options: string; interaction: string; csrfToken: string },
+): SafeHtml {
   return html`<form method="post" action="/login/passkey" class="passkey" data-passkey="sign-in" data-autofill="true"
   data-options="${input.options}" hidden>
 <input type="hidden" name="interaction" value="${input.interaction}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <input type="hidden" name="response" value="">
-<p class="separator">or</p>
-<button type="submit" class="secondary">Sign in with a passkey</button>
-${status}
+<p class="separator">${ui.t.t('login.or')}</p>
+<button type="submit" class="secondary">${ui.t.t('passkey.signIn')}</button>
+${status(ui)}
 </form>`;
 }
 
 /** Other steps the sign-in offers instead (their pages: /login/<method>?pending=…). */
-const OTHER_STEPS: Record<string, string> = {
-  totp: 'an authenticator app',
-  'recovery-code': 'a recovery code',
-  password: 'your password',
+const OTHER_STEPS: Record<string, MessageKey> = {
+  totp: 'passkey.step.useTotp',
+  'recovery-code': 'passkey.step.useRecoveryCode',
+  password: 'passkey.step.usePassword',
 };
 
 /** A passkey as a later step of a sign-in (after the password, or a step-up). */
-export function passkeyStepPage(input: {
-  pending: string;
-  csrfToken: string;
-  options: string;
-  /** The other steps the sign-in offers here. */
-  others: string[];
-  error?: string;
-}): string {
+export function passkeyStepPage(
+  ui: PageContext,
+  input: {
+    pending: string;
+    csrfToken: string;
+    options: string;
+    /** The other steps the sign-in offers here. */
+    others: string[];
+    error?: Text;
+  },
+): string {
+  const { t } = ui;
   const pending = encodeURIComponent(input.pending);
   return layout(
-    'Use your passkey',
-    html`<h1>Use your passkey</h1>
-<p>To finish signing in, confirm it is you with one of your passkeys.</p>
-${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
+    ui,
+    t.t('passkey.step.title'),
+    html`<h1>${t.t('passkey.step.title')}</h1>
+<p>${t.t('passkey.step.intro')}</p>
+${input.error ? html`<p class="alert" role="alert">${say(ui, input.error)}</p>` : ''}
 <form method="post" action="/login/passkey" data-passkey="confirm" data-options="${input.options}" hidden>
 <input type="hidden" name="pending" value="${input.pending}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <input type="hidden" name="response" value="">
-<button type="submit">Use a passkey</button>
-${status}
+<button type="submit">${t.t('passkey.step.use')}</button>
+${status(ui)}
 </form>
-<p class="muted" data-passkey-fallback>Using a passkey needs a browser with JavaScript and passkey support.</p>
-${input.others.map(
-  (method) =>
-    html`<p><a href="/login/${method}?pending=${pending}">Use ${OTHER_STEPS[method] ?? method} instead</a></p>\n`,
-)}`,
+<p class="muted" data-passkey-fallback>${t.t('passkey.step.needsScript')}</p>
+${input.others.map((method) => {
+  const key = OTHER_STEPS[method];
+  return key ? html`<p><a href="/login/${method}?pending=${pending}">${t.t(key)}</a></p>\n` : '';
+})}`,
     PASSKEY_SCRIPTS,
   );
 }
@@ -73,59 +90,66 @@ export interface PasskeysSection {
    */
   registration: string | null | undefined;
   /** What the last change said: done, or why not. */
-  note?: { text: string; error: boolean };
+  note?: { text: Text; error: boolean };
 }
 
-function passkeyEntry(passkey: PasskeyListing, csrfToken: string): SafeHtml {
-  const used = passkey.lastUsed ? `last used ${passkey.lastUsed}` : 'not used yet';
-  const kind = passkey.synced ? 'synced across your devices' : 'kept on one device or security key';
+function passkeyEntry(ui: PageContext, passkey: PasskeyListing, csrfToken: string): SafeHtml {
+  const { t } = ui;
+  const about = {
+    added: t.date(passkey.created),
+    used: passkey.lastUsed === null ? 'never' : 'used',
+    lastUsed: passkey.lastUsed === null ? '' : t.dateTime(passkey.lastUsed),
+    kind: passkey.synced ? 'synced' : 'device',
+  };
   return html`<section class="grant passkey" aria-labelledby="passkey-${passkey.id}">
 <h3 id="passkey-${passkey.id}">${passkey.name}</h3>
-<p class="muted">Added ${passkey.created}, ${used}; ${kind}.</p>
+<p class="muted">${t.t('passkeys.about', about)}</p>
 <form method="post" action="/account/passkeys/rename">
 <input type="hidden" name="csrf" value="${csrfToken}">
 <input type="hidden" name="id" value="${passkey.id}">
-<label for="rename-${passkey.id}">New name for ${passkey.name}</label>
+<label for="rename-${passkey.id}">${t.t('passkeys.newName', { name: passkey.name })}</label>
 <input type="text" id="rename-${passkey.id}" name="name" maxlength="64" required value="${passkey.name}">
 <div class="actions">
-<button type="submit" class="secondary">Rename</button>
+<button type="submit" class="secondary">${t.t('passkeys.rename')}</button>
 </div>
 </form>
 <form method="post" action="/account/passkeys/remove">
 <input type="hidden" name="csrf" value="${csrfToken}">
 <input type="hidden" name="id" value="${passkey.id}">
-<button type="submit" class="secondary">Remove ${passkey.name}</button>
+<button type="submit" class="secondary">${t.t('passkeys.remove', { name: passkey.name })}</button>
 </form>
 </section>
 `;
 }
 
-export function passkeysSection(input: PasskeysSection, csrfToken: string): SafeHtml {
+export function passkeysSection(ui: PageContext, input: PasskeysSection, csrfToken: string): SafeHtml {
+  const { t } = ui;
   const { note } = input;
-  return html`<h2 id="passkeys">Passkeys</h2>
-<p class="muted">A passkey signs you in with your device's screen lock or a security key: nothing to type, and
-nothing a look-alike site could use.</p>
-${note ? html`<p ${note.error ? html`class="alert" role="alert"` : html`role="status"`}>${note.text}</p>` : ''}
+  return html`<h2 id="passkeys">${t.t('passkeys.title')}</h2>
+<p class="muted">${t.t('passkeys.intro')}</p>
+${note ? html`<p ${note.error ? html`class="alert" role="alert"` : html`role="status"`}>${say(ui, note.text)}</p>` : ''}
 ${
   input.passkeys.length === 0
-    ? html`<p>You have no passkeys yet.</p>`
-    : input.passkeys.map((passkey) => passkeyEntry(passkey, csrfToken))
+    ? html`<p>${t.t('passkeys.none')}</p>`
+    : input.passkeys.map((passkey) => passkeyEntry(ui, passkey, csrfToken))
 }
 ${
   input.registration === undefined
-    ? html`<p class="muted">Passkeys need this service to be reached at a domain name, not an IP address.</p>`
+    ? html`<p class="muted">${t.t('passkeys.needsDomain')}</p>`
     : input.registration !== null
       ? html`<form method="post" action="/account/passkeys" data-passkey="register" data-options="${input.registration}"
   hidden>
 <input type="hidden" name="csrf" value="${csrfToken}">
 <input type="hidden" name="response" value="">
-<label for="passkey-name">Name of the new passkey (optional)</label>
-<input type="text" id="passkey-name" name="name" maxlength="64" placeholder="e.g. Work laptop">
-<button type="submit">Add a passkey</button>
-${status}
+<label for="passkey-name">${t.t('passkeys.name')}</label>
+<input type="text" id="passkey-name" name="name" maxlength="64" placeholder="${t.t('passkeys.namePlaceholder')}">
+<button type="submit">${t.t('passkeys.add')}</button>
+${status(ui)}
 </form>
-<p class="muted" data-passkey-fallback>Adding a passkey needs a browser with JavaScript and passkey support.</p>`
-      : html`<p>To add or remove a passkey, <a href="/account/login?reauth=1">sign in again</a>: changes to how you
-sign in need a sign-in within the last 5 minutes.</p>`
+<p class="muted" data-passkey-fallback>${t.t('passkeys.addNeedsScript')}</p>`
+      : html`<p>${t.html('passkeys.reauth', {
+          link: (content) => html`<a href="/account/login?reauth=1">${content}</a>`,
+          minutes: 5,
+        })}</p>`
 }`;
 }

@@ -1,7 +1,8 @@
 // The pages' stylesheet, served at /assets/tessera.css (the CSP allows no inline styles).
 export const STYLES = `
 *{box-sizing:border-box}
-body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;background:#f4f5f7;color:#1d2433;
+body{margin:0;min-height:100vh;display:flex;flex-direction:column;align-items:center;justify-content:center;
+background:#f4f5f7;color:#1d2433;
 font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 main.card{background:#fff;border-radius:12px;box-shadow:0 2px 12px rgba(0,0,0,.08);padding:2rem;width:100%;
 max-width:26rem;margin:1rem}
@@ -26,6 +27,10 @@ pre{background:#f0f2f5;border-radius:8px;padding:.75rem;overflow:auto;font-size:
 [hidden]{display:none!important}
 .separator{text-align:center;color:#5b6475;margin:1.25rem 0 0}
 form.passkey button{width:100%;margin-top:.5rem}
+nav.languages{max-width:52rem;margin:0 1rem 1rem;font-size:.9rem}
+nav.languages ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;justify-content:center;gap:.25rem 1rem}
+nav.languages a{color:#1d2433}
+nav.languages a[aria-current]{font-weight:600;text-decoration:none}
 section.passkey h3{overflow-wrap:anywhere}
 section.passkey form button{margin-top:.75rem}
 `;

@@ -3,7 +3,8 @@
 // sign-in through a provider that failed (always with the way back to signing in here), and the
 // account page's list of linked providers.
 import { html, type SafeHtml } from './html.ts';
-import { layout } from './pages.ts';
+import type { MessageKey } from '../i18n/index.ts';
+import { layout, type PageContext, say, type Text } from './layout.ts';
 
 /** A provider as its button shows it. */
 export interface ProviderButton {
@@ -12,18 +13,17 @@ export interface ProviderButton {
 }
 
 /** One form per provider, each posting this page's interaction (none for the account's sign-in). */
-export function providerButtons(input: {
-  providers: readonly ProviderButton[];
-  interaction: string;
-  csrfToken: string;
-}): SafeHtml | '' {
+export function providerButtons(
+  ui: PageContext,
+  input: { providers: readonly ProviderButton[]; interaction: string; csrfToken: string },
+): SafeHtml | '' {
   if (input.providers.length === 0) return '';
-  return html`<p class="muted or">or</p>
+  return html`<p class="muted or">${ui.t.t('login.or')}</p>
 ${input.providers.map(
   (provider) => html`<form method="post" action="/login/upstream/${provider.id}" class="provider">
 <input type="hidden" name="interaction" value="${input.interaction}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
-<button type="submit" class="secondary">Sign in with ${provider.name}</button>
+<button type="submit" class="secondary">${ui.t.t('upstream.signInWith', { provider: provider.name })}</button>
 </form>
 `,
 )}`;
@@ -32,52 +32,66 @@ ${input.providers.map(
 /** Where a page sends a person back to: the sign-in page of their request, or the account's. */
 export interface WayBack {
   href: string;
-  label: string;
+  label: Text;
 }
 
-export function upstreamFailurePage(input: { title: string; description: string; back: WayBack }): string {
+export function upstreamFailurePage(
+  ui: PageContext,
+  input: { title: Text; says: Text; provider: string | null; back: WayBack },
+): string {
+  const { t } = ui;
+  // Only the failures of an unknown provider (and an expired flow) have none, and their texts name none.
+  const name = { provider: input.provider ?? '' };
+  const title = t.t(input.title.key, { ...input.title.values, ...name });
   return layout(
-    input.title,
-    html`<h1>${input.title}</h1>
-<p class="alert" role="alert">${input.description}</p>
-<p><a href="${input.back.href}">${input.back.label}</a></p>`,
+    ui,
+    title,
+    html`<h1>${title}</h1>
+<p class="alert" role="alert">${say(ui, { key: input.says.key, values: { ...input.says.values, ...name } })}</p>
+<p><a href="${input.back.href}">${say(ui, input.back.label)}</a></p>`,
   );
 }
 
 /** The link page: sign in to the account to link the provider's account to it. */
-export function linkAccountPage(input: {
-  providerName: string;
-  email: string | null;
-  reason: 'email_exists' | 'link_only';
-  link: string;
-  csrfToken: string;
-  error?: string;
-  username?: string;
-  back: WayBack;
-}): string {
-  const { providerName } = input;
+export function linkAccountPage(
+  ui: PageContext,
+  input: {
+    providerName: string;
+    email: string | null;
+    reason: 'email_exists' | 'link_only';
+    link: string;
+    csrfToken: string;
+    error?: Text;
+    username?: string;
+    back: WayBack;
+  },
+): string {
+  const { t } = ui;
+  const provider = input.providerName;
+  const invalid = input.error !== undefined;
   return layout(
-    `Link your ${providerName} account`,
-    html`<h1>Link your ${providerName} account</h1>
-${
-  input.reason === 'email_exists'
-    ? html`<p>An account here has the email address <strong>${input.email}</strong>. If it is yours, sign in to it to
-link your ${providerName} account; from then on you can sign in with either.</p>`
-    : html`<p>Your ${providerName} account is not linked to an account here. Sign in to your account to link it;
-from then on you can sign in with ${providerName}.</p>`
-}
-${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
+    ui,
+    t.t('link.title', { provider }),
+    html`<h1>${t.t('link.title', { provider })}</h1>
+<p>${
+      input.reason === 'email_exists'
+        ? t.html('link.emailExists', { provider, email: input.email ?? '' })
+        : t.html('link.notLinked', { provider })
+    }</p>
+${input.error ? html`<p class="alert" id="link-error" role="alert">${say(ui, input.error)}</p>` : ''}
 <form method="post" action="/login/link">
 <input type="hidden" name="link" value="${input.link}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
-<label for="username">Username</label>
+<label for="username">${t.t('login.username')}</label>
 <input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false"
-  required autofocus value="${input.username ?? ''}">
-<label for="password">Password</label>
+  required autofocus value="${input.username ?? ''}"${
+    invalid ? html` aria-invalid="true" aria-describedby="link-error"` : ''
+  }>
+<label for="password">${t.t('login.password')}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required>
-<button type="submit">Sign in and link</button>
+<button type="submit">${t.t('link.submit')}</button>
 </form>
-<p class="muted"><a href="${input.back.href}">${input.back.label}</a></p>`,
+<p class="muted"><a href="${input.back.href}">${say(ui, input.back.label)}</a></p>`,
   );
 }
 
@@ -85,34 +99,43 @@ export interface LinkedProviderRow {
   providerId: string;
   name: string;
   email: string | null;
-  since: string;
+  /** Epoch seconds. */
+  since: number;
   canUnlink: boolean;
 }
 
+function linkedSince(ui: PageContext, link: LinkedProviderRow): Record<string, string> {
+  return { date: ui.t.date(link.since), email: link.email ?? '', hasEmail: link.email ? 'yes' : 'no' };
+}
+
 /** The account page's providers: those linked (each unlinkable unless the last way in), and the others. */
-export function linkedProvidersSection(input: {
-  linked: readonly LinkedProviderRow[];
-  available: readonly ProviderButton[];
-  csrfToken: string;
-  notice?: string | undefined;
-  error?: string | undefined;
-}): SafeHtml | '' {
+export function linkedProvidersSection(
+  ui: PageContext,
+  input: {
+    linked: readonly LinkedProviderRow[];
+    available: readonly ProviderButton[];
+    csrfToken: string;
+    notice?: Text | undefined;
+    error?: Text | undefined;
+  },
+): SafeHtml | '' {
+  const { t } = ui;
   if (input.linked.length === 0 && input.available.length === 0) return '';
-  return html`<h2>Linked accounts</h2>
-${input.notice ? html`<p role="status">${input.notice}</p>` : ''}
-${input.error ? html`<p class="alert" role="alert">${input.error}</p>` : ''}
+  return html`<h2>${t.t('linked.title')}</h2>
+${input.notice ? html`<p role="status">${say(ui, input.notice)}</p>` : ''}
+${input.error ? html`<p class="alert" role="alert">${say(ui, input.error)}</p>` : ''}
 ${input.linked.map(
   (link) => html`<section class="grant linked-provider">
 <h3>${link.name}</h3>
-<p class="muted">Linked ${link.since}${link.email ? html` as ${link.email}` : ''}</p>
+<p class="muted">${t.t('linked.since', linkedSince(ui, link))}</p>
 ${
   link.canUnlink
     ? html`<form method="post" action="/account/upstream/unlink">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <input type="hidden" name="provider" value="${link.providerId}">
-<button type="submit" class="secondary">Unlink ${link.name}</button>
+<button type="submit" class="secondary">${t.t('linked.unlink', { provider: link.name })}</button>
 </form>`
-    : html`<p class="muted">This is how you sign in: it cannot be unlinked while it is your only way in.</p>`
+    : html`<p class="muted">${t.t('linked.onlyWayIn')}</p>`
 }
 </section>
 `,
@@ -121,7 +144,7 @@ ${input.available.map(
   (provider) => html`<form method="post" action="/account/upstream/link">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <input type="hidden" name="provider" value="${provider.id}">
-<button type="submit" class="secondary">Link ${provider.name}</button>
+<button type="submit" class="secondary">${t.t('linked.link', { provider: provider.name })}</button>
 </form>
 `,
 )}`;
@@ -132,51 +155,32 @@ export function failureText(
   reason: string,
   provider: string | null,
   providerError?: string,
-): { title: string; description: string } {
-  const name = provider ?? 'the provider';
+): { title: Text; says: Text; provider: string | null } {
+  const pair = (title: MessageKey, says: MessageKey, values: Record<string, string> = {}) => ({
+    title: { key: title, values },
+    says: { key: says, values },
+    provider,
+  });
   switch (reason) {
     case 'unavailable':
-      return {
-        title: `${name} did not answer`,
-        description: `Signing in with ${name} is not possible right now. Try again later, or sign in another way.`,
-      };
+      return pair('upstream.unavailable.title', 'upstream.unavailable.says');
     case 'provider_error':
       return providerError === 'access_denied'
-        ? { title: `Signing in with ${name} was cancelled`, description: `${name} did not sign you in.` }
-        : {
-            title: `${name} refused the sign-in`,
-            description: `${name} answered ${providerError ?? 'with an error'}. Try again, or sign in another way.`,
-          };
+        ? pair('upstream.cancelled.title', 'upstream.cancelled.says')
+        : pair('upstream.refused.title', 'upstream.refused.says', { error: providerError ?? '' });
     case 'invalid_response':
-      return {
-        title: `${name}'s answer could not be verified`,
-        description:
-          `The answer from ${name} failed our checks, so you were not signed in. ` +
-          'Try again, or sign in another way.',
-      };
+      return pair('upstream.invalidResponse.title', 'upstream.invalidResponse.says');
     case 'misconfigured':
-      return {
-        title: `Signing in with ${name} is not set up correctly`,
-        description: 'Tell the people who run this service. Meanwhile, sign in another way.',
-      };
+      return pair('upstream.misconfigured.title', 'upstream.misconfigured.says');
     case 'unknown_provider':
-      return {
-        title: 'This way of signing in is not available',
-        description: 'It may have been removed. Sign in another way.',
-      };
+      return pair('upstream.unknownProvider.title', 'upstream.unknownProvider.says');
     case 'disabled':
-      return { title: 'This account is disabled', description: 'Ask the people who run this service.' };
+      return pair('upstream.disabled.title', 'upstream.disabled.says');
     case 'linked_elsewhere':
-      return {
-        title: `That ${name} account belongs to another account here`,
-        description: `It is linked to another account, so it was not linked to yours.`,
-      };
+      return pair('upstream.linkedElsewhere.title', 'upstream.linkedElsewhere.says');
     case 'provider_taken':
-      return { title: `You have another ${name} account linked`, description: `Unlink it first to link this one.` };
+      return pair('upstream.providerTaken.title', 'upstream.providerTaken.says');
     default:
-      return {
-        title: 'This sign-in has expired',
-        description: 'It was started in another tab or browser, or too long ago. Start again.',
-      };
+      return pair('upstream.expired.title', 'upstream.expired.says');
   }
 }

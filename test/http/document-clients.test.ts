@@ -211,7 +211,8 @@ describe('clients that register themselves cannot send browsers off their own ho
     for (const id of [`https://127.0.0.1:${closed}/client.json`, `${documentsUrl}/missing.json`]) {
       const page = await errorPage(await get('/oauth2/authorize', { client_id: id, redirect_uri: `${EVIL}/cb` }), id);
       assert.match(page, FETCH_FAILED, id);
-      pages.add(page);
+      // What the page says (its language switch links to this very request, so differs by its client_id).
+      pages.add(page.slice(page.indexOf('<main'), page.indexOf('</main>')));
     }
     assert.equal(pages.size, 1, 'a closed port and a 404 read alike');
     // A flood of new client ids on one host: Tessera stops fetching, and says the same.

@@ -18,6 +18,7 @@ function respond(err: Error, config: { html?: boolean; bearer?: boolean } = {}) 
     headers: { authorization: `Basic ${Buffer.from('abc:s3cret').toString('base64')}` },
     params: {},
     query: {},
+    cookies: {},
   } as unknown as FastifyRequest;
   const reply = {
     code(status: number) {

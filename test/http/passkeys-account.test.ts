@@ -58,7 +58,8 @@ describe('passkeys on the account page', () => {
     const shown = await (await browser.request('/account?passkey=added')).text();
     assert.match(shown, /role="status">Your passkey has been added\./);
     assert.match(shown, new RegExp(`<h3 id="passkey-${listed[1]!.id}">Work laptop</h3>`));
-    assert.match(shown, new RegExp(`Added ${today()}, not used yet; kept on one device or security key\\.`));
+    const shownDay = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date());
+    assert.match(shown, new RegExp(`Added ${shownDay}, not used yet; kept on one device or security key\\.`));
     // The next registration leaves out the user's passkeys (WebAuthn excludeCredentials).
     const excluded = pageOptions(shown, 'register').excludeCredentials.map((c: { id: string }) => c.id);
     assert.deepEqual(excluded, [listed[0]!.credentialId, listed[1]!.credentialId]);
@@ -185,7 +186,10 @@ describe('passkeys on the account page', () => {
     assert.equal(await signedIn(there), true);
     const [first, second] = await server.store.listPasskeys(user.id);
     assert.ok(first!.lastUsedAt !== null && second!.lastUsedAt === null);
-    assert.match(await (await here.request('/account')).text(), /Added [\d-]+, last used [\d-]+ [\d:]+ UTC;/);
+    assert.match(
+      await (await here.request('/account')).text(),
+      /Added \w+ \d+, \d{4}, last used \w+ \d+, \d{4} at \d\d:\d\d [AP]M UTC;/,
+    );
 
     const removed = await here.request('/account/passkeys/remove', { form: { csrf: await csrf(here), id: first!.id } });
     assert.equal(removed.headers.get('location'), '/account?passkey=removed#passkeys');

@@ -21,10 +21,10 @@ export interface EnrolmentDeps {
 export interface PasskeyListing {
   id: string;
   name: string;
-  /** YYYY-MM-DD. */
-  created: string;
-  /** YYYY-MM-DD HH:MM UTC, or null when never used to sign in. */
-  lastUsed: string | null;
+  /** Epoch seconds. */
+  created: number;
+  /** Epoch seconds, or null when never used to sign in. */
+  lastUsed: number | null;
   /** Synced to the user's other devices by their platform (backup eligible), or bound to one device. */
   synced: boolean;
 }
@@ -32,14 +32,14 @@ export interface PasskeyListing {
 /** A name's longest, in characters. */
 export const PASSKEY_NAME_MAX = 64;
 
+/** A passkey added without a name is named by its day (stored: the user's own data, not a page's text). */
 const day = (epoch: number) => new Date(epoch * 1000).toISOString().slice(0, 10);
-const minute = (epoch: number) => `${new Date(epoch * 1000).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 
 const listing = (p: Passkey): PasskeyListing => ({
   id: p.id,
   name: p.name,
-  created: day(p.createdAt),
-  lastUsed: p.lastUsedAt === null ? null : minute(p.lastUsedAt),
+  created: p.createdAt,
+  lastUsed: p.lastUsedAt,
   synced: p.backupEligible,
 });
 

@@ -21,15 +21,40 @@ export function isCommonPassword(password: string): boolean {
   return listed(password) || listed(password.toLowerCase());
 }
 
-/** Why the password cannot be used, or undefined when it can. The message never repeats the password. */
-export function passwordProblem(password: string, rules: { minLength: number; username?: string }): string | undefined {
+/** The rule a password breaks (each page and mail says it in the reader's language). */
+export type PasswordRule =
+  | { rule: 'too-short'; limit: number }
+  | { rule: 'too-long'; limit: number }
+  | { rule: 'username' }
+  | { rule: 'common' };
+
+/** The rule the password breaks, or undefined when it can be used. */
+export function brokenPasswordRule(
+  password: string,
+  rules: { minLength: number; username?: string },
+): PasswordRule | undefined {
   const normalized = normalizePassword(password);
   const length = [...normalized].length;
-  if (length < rules.minLength) return `the password must be at least ${rules.minLength} characters long`;
-  if (length > MAX_PASSWORD_LENGTH) return `the password must be at most ${MAX_PASSWORD_LENGTH} characters long`;
-  if (rules.username && normalized.toLowerCase() === rules.username.toLowerCase()) {
-    return 'the password must not be the username';
-  }
-  if (isCommonPassword(normalized)) return 'the password is on a list of common or leaked passwords; choose another';
+  if (length < rules.minLength) return { rule: 'too-short', limit: rules.minLength };
+  if (length > MAX_PASSWORD_LENGTH) return { rule: 'too-long', limit: MAX_PASSWORD_LENGTH };
+  if (rules.username && normalized.toLowerCase() === rules.username.toLowerCase()) return { rule: 'username' };
+  if (isCommonPassword(normalized)) return { rule: 'common' };
   return undefined;
+}
+
+/** Why the password cannot be used (for the CLI), or undefined when it can. It never repeats the password. */
+export function passwordProblem(password: string, rules: { minLength: number; username?: string }): string | undefined {
+  const broken = brokenPasswordRule(password, rules);
+  switch (broken?.rule) {
+    case undefined:
+      return undefined;
+    case 'too-short':
+      return `the password must be at least ${broken.limit} characters long`;
+    case 'too-long':
+      return `the password must be at most ${broken.limit} characters long`;
+    case 'username':
+      return 'the password must not be the username';
+    case 'common':
+      return 'the password is on a list of common or leaked passwords; choose another';
+  }
 }

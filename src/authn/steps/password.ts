@@ -7,7 +7,7 @@ import type { EventStore } from '../../store/events.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import type { User } from '../../store/users.ts';
 import { hashPassword } from '../password/hash.ts';
-import { passwordProblem } from '../password/rules.ts';
+import { brokenPasswordRule, type PasswordRule } from '../password/rules.ts';
 import { signIn } from '../password/sign-in.ts';
 import type { Requirement } from '../policy.ts';
 import { continueSignIn, type SignInDeps, type SignInProgress } from '../sign-in.ts';
@@ -79,8 +79,8 @@ export type PasswordChangeOutcome =
   | { kind: 'changed' }
   | { kind: 'refused'; refusal: Refusal }
   | { kind: 'wrong-password' }
-  /** The new password breaks a rule (./password/rules.ts): why, as a sentence. */
-  | { kind: 'rejected'; problem: string };
+  /** The new password breaks a rule (./password/rules.ts). */
+  | { kind: 'rejected'; problem: PasswordRule };
 
 /**
  * NIST SP 800-63B §3.1.1.2: the current password is required (checked as a sign-in is, throttled
@@ -101,8 +101,8 @@ export async function changePassword(
   );
   if (checked.kind === 'refused') return checked;
   if (checked.kind === 'failed') return { kind: 'wrong-password' };
-  const problem = passwordProblem(change.next, { minLength: deps.minLength, username: user.username });
-  if (problem) return { kind: 'rejected', problem: `${problem[0]!.toUpperCase()}${problem.slice(1)}.` };
+  const problem = brokenPasswordRule(change.next, { minLength: deps.minLength, username: user.username });
+  if (problem) return { kind: 'rejected', problem };
   const changed = securityEvent('user.password_changed', now, { userId: user.id, requester });
   const passwordHash = await hashPassword(change.next);
   await deps.store.changePassword({ userId: user.id, passwordHash, now, keepSession: change.sessionId }, changed);

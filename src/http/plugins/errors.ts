@@ -4,8 +4,10 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { OAuthError, TooManyAttempts } from '../../errors/index.ts';
 import { DatabaseUnavailable } from '../../store/faults.ts';
 import { errorPage } from '../../ui/pages.ts';
-import { logRejection } from '../rejections.ts';
+import { errorWords } from '../outcome.ts';
+import { pageContext } from '../pages.ts';
 import { sendHtml } from './html.ts';
+import { logRejection } from '../rejections.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -53,10 +55,9 @@ export function errorHandler(err: FastifyError | Error, request: FastifyRequest,
   else logRejection(request, { error: oauthError.error, description: oauthError.message, detail: oauthError.detail });
 
   if (request.routeOptions.config?.html) {
-    sendHtml(
-      reply.code(oauthError.status),
-      errorPage({ title: 'Something went wrong', error: oauthError.error, description: oauthError.message }),
-    );
+    const { error, message: description } = oauthError;
+    const page = { title: { key: 'error.generic.title' }, says: errorWords(error), error, description } as const;
+    sendHtml(reply.code(oauthError.status), errorPage(pageContext(request, reply), page));
     return;
   }
   reply.code(oauthError.status).header('cache-control', 'no-store').header('pragma', 'no-cache');

@@ -9,24 +9,41 @@ import { ANY_SIGN_IN } from '../../authn/policy.ts';
 import type { BrowserSession } from '../../authn/session.ts';
 import { changePassword, signInWithPassword } from '../../authn/steps/password.ts';
 import type { User } from '../../store/users.ts';
-import { accountPage, loginPage } from '../../ui/pages.ts';
+import { accountPage } from '../../ui/account.ts';
+import type { Text } from '../../ui/layout.ts';
+import { loginPage } from '../../ui/pages.ts';
+import type { PasswordRule } from '../../authn/password/rules.ts';
 import type { RouteContext } from '../context.ts';
-import { sendHtml } from '../plugins/html.ts';
+import { sendPage } from '../pages.ts';
 import { formValue, queryValue } from '../forms.ts';
-import { credentials, csrfFailedPage, sendThrottled } from '../outcome.ts';
+import { credentials, csrfFailedPage, sendThrottled, throttledText } from '../outcome.ts';
 import { requesterOf } from '../requester.ts';
 import { passkeyNote, passkeySignInOptions, signInError } from '../passkeys.ts';
 import { finishSignIn, signedInSession } from '../sign-in.ts';
 import { directProvider, providerButtonsOf, startUpstream } from '../upstream.ts';
 
-type PasswordNote = { error?: string; changed?: boolean };
+type PasswordNote = { error?: Text; changed?: boolean };
 
 /** What the upstream providers' list says after a link or unlink (./account-upstream.ts). */
-const UPSTREAM_NOTES: Record<string, { notice?: string; error?: string }> = {
-  linked: { notice: 'Linked: you can sign in with it from now on.' },
-  unlinked: { notice: 'Unlinked: it no longer signs you in here.' },
-  last: { error: 'It is your only way to sign in, so it stays linked.' },
+const UPSTREAM_NOTES: Record<string, { notice?: Text; error?: Text }> = {
+  linked: { notice: { key: 'linked.note.linked' } },
+  unlinked: { notice: { key: 'linked.note.unlinked' } },
+  last: { error: { key: 'linked.note.last' } },
 };
+
+/** What the password form says of a new password that breaks a rule (src/authn/password/rules.ts). */
+function ruleText(problem: PasswordRule): Text {
+  switch (problem.rule) {
+    case 'too-short':
+      return { key: 'password.tooShort', values: { min: problem.limit } };
+    case 'too-long':
+      return { key: 'password.tooLong', values: { max: problem.limit } };
+    case 'username':
+      return { key: 'password.isUsername' };
+    case 'common':
+      return { key: 'password.common' };
+  }
+}
 
 export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const passwordDeps = { store: ctx.store, throttle: ctx.config.throttle, observer: ctx.security };
@@ -58,7 +75,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const hasPassword = user.passwordHash !== null;
     const page = { username: user.username, csrfToken, ...overview, upstream, hasPassword };
     const withPasskeys = { ...page, passkeys: { ...passkeys, ...(note ? { note } : {}) } };
-    return sendHtml(reply, accountPage({ ...withPasskeys, ...(password ? { password } : {}) }));
+    return sendPage(reply, (ui) => accountPage(ui, { ...withPasskeys, ...(password ? { password } : {}) }));
   }
 
   app.get('/account', { config: { html: true } }, async (request, reply) => {
@@ -89,14 +106,14 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
       case 'changed':
         return reply.redirect('/account?password=changed', 303);
       case 'refused': {
-        const error = `Too many wrong passwords. Try again in ${outcome.refusal.retryAfter} seconds.`;
+        const error = { ...throttledText(outcome.refusal), key: 'password.throttled' } as const;
         reply.code(429).header('retry-after', String(outcome.refusal.retryAfter));
         return sendAccount(request, reply, current, { error });
       }
       case 'wrong-password':
-        return sendAccount(request, reply.code(400), current, { error: 'The current password is wrong.' });
+        return sendAccount(request, reply.code(400), current, { error: { key: 'password.wrongCurrent' } });
       case 'rejected':
-        return sendAccount(request, reply.code(400), current, { error: outcome.problem });
+        return sendAccount(request, reply.code(400), current, { error: ruleText(outcome.problem) });
     }
   });
 
@@ -129,7 +146,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     return reply.redirect('/account', 303);
   });
 
-  const loginForm = { interaction: '', clientName: 'your account', action: '/account/login' };
+  const loginForm = { interaction: '', clientName: null, action: '/account/login' };
 
   app.get('/account/login', { config: { html: true } }, async (request, reply) => {
     const error = queryValue(request, 'error');
@@ -141,11 +158,12 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     }
     const failed = signInError(error);
     // Sent here by a change to how the user signs in, which needs a recent sign-in (src/authn/recent.ts).
-    const note = queryValue(request, 'reauth') ? { note: 'To change how you sign in, sign in again first.' } : {};
+    const note = queryValue(request, 'reauth') ? { note: { key: 'login.reauth' } as const } : {};
     const csrfToken = ctx.browser.csrfToken(request, reply);
     const passkeyOptions = await passkeySignInOptions(ctx, request, reply);
     const providers = await providerButtonsOf(ctx);
-    return sendHtml(reply, loginPage({ ...loginForm, ...failed, ...note, csrfToken, passkeyOptions, providers }));
+    const page = { ...loginForm, ...failed, ...note, csrfToken, passkeyOptions, providers };
+    return sendPage(reply, (ui) => loginPage(ui, page));
   });
 
   app.post('/account/login', { config: { html: true, sameOrigin: true } }, async (request, reply) => {

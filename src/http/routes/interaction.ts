@@ -8,7 +8,7 @@ import { completeConsent, continueAuthorization, scopesNeedingConsent } from '..
 import { clientVetting } from '../../oauth/registration/trust.ts';
 import { consentPage, loginPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
-import { sendHtml } from '../plugins/html.ts';
+import { sendPage } from '../pages.ts';
 import { formValue, queryValue } from '../forms.ts';
 import { credentials, csrfFailedPage, sendError, sendOutcome, sendThrottled } from '../outcome.ts';
 import { passkeySignInOptions, signInError } from '../passkeys.ts';
@@ -60,7 +60,7 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const passkeyOptions = await passkeySignInOptions(ctx, request, reply);
     const providers = await providerButtonsOf(ctx);
     const page = { interaction: sealed, csrfToken, clientName: opened.clientName, vetting, passkeyOptions, providers };
-    return sendHtml(reply, loginPage({ ...page, ...failed }));
+    return sendPage(reply, (ui) => loginPage(ui, { ...page, ...failed }));
   });
 
   app.post('/login', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
@@ -118,7 +118,8 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
       vetting,
       ...resource,
     };
-    return sendHtml(reply, consentPage({ ...page, csrfToken: ctx.browser.csrfToken(request, reply) }));
+    const csrfToken = ctx.browser.csrfToken(request, reply);
+    return sendPage(reply, (ui) => consentPage(ui, { ...page, csrfToken }));
   });
 
   app.post('/consent', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
@@ -131,7 +132,7 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const { session, user, now } = consenting;
     const decision = formValue(request, 'decision');
     if (decision !== 'allow' && decision !== 'deny') {
-      return sendError(reply, 'Invalid answer', { description: 'decision must be allow or deny' });
+      return sendError(reply, 'error.consentAnswer.title', { description: 'decision must be allow or deny' });
     }
     const allow = decision === 'allow';
     const outcome = await completeConsent(deps, opened.interaction, session, user, allow, now, requesterOf(request));

@@ -7,7 +7,7 @@ import { paramsFrom } from '../../oauth/params.ts';
 import { afterLogout, LogoutSealer, validateLogout } from '../../oidc/logout.ts';
 import { logoutConfirmPage, signedOutPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
-import { sendHtml } from '../plugins/html.ts';
+import { sendPage } from '../pages.ts';
 import { formValue } from '../forms.ts';
 import { csrfFailedPage, sendError } from '../outcome.ts';
 import type { Secrets } from '../../tokens/secrets.ts';
@@ -22,7 +22,7 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: Se
       checked = await validateLogout(ctx, paramsFrom(params), now);
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
-      return sendError(reply, 'Invalid sign-out request', { error: err.error, description: err.message });
+      return sendError(reply, 'error.logout.title', { error: err.error, description: err.message });
     }
     const { logout, vetting } = checked;
     const session = await ctx.browser.session(request, now);
@@ -33,7 +33,8 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: Se
     }
     const bound = sealer.seal({ ...logout, browser: ctx.browser.binding(request, reply) });
     const page = { logout: bound, clientName: logout.clientName, username: user.username, ...(vetting && { vetting }) };
-    return sendHtml(reply, logoutConfirmPage({ ...page, csrfToken: ctx.browser.csrfToken(request, reply) }));
+    const csrfToken = ctx.browser.csrfToken(request, reply);
+    return sendPage(reply, (ui) => logoutConfirmPage(ui, { ...page, csrfToken }));
   }
 
   app.get('/oauth2/logout', { config: { html: true } }, async (request, reply) => {
@@ -48,12 +49,15 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: Se
     const opened = sealer.open(formValue(request, 'logout') ?? '', ctx.now());
     const logout = opened && ctx.browser.isBound(request, opened.browser) ? opened : undefined;
     if (!logout) {
-      return sendError(reply, 'This sign-out request has expired', { description: 'Go back and start again.' });
+      return sendError(reply, 'error.logoutExpired.title', {
+        description: 'Go back and start again.',
+        says: 'error.logoutExpired.says',
+      });
     }
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     await ctx.browser.endSession(request, reply, ctx.now());
     return reply.header('cache-control', 'no-store').redirect(afterLogout(logout), 303);
   });
 
-  app.get('/logout/done', { config: { html: true } }, async (_request, reply) => sendHtml(reply, signedOutPage()));
+  app.get('/logout/done', { config: { html: true } }, async (_request, reply) => sendPage(reply, signedOutPage));
 }

@@ -13,9 +13,9 @@ import type { RouteContext } from '../context.ts';
 import { formValue, queryValue } from '../forms.ts';
 import { csrfFailedPage } from '../outcome.ts';
 import { passkeyErrorCode, stepError } from '../passkeys.ts';
-import { sendHtml } from '../plugins/html.ts';
+import { sendPage } from '../pages.ts';
 import { requesterOf } from '../requester.ts';
-import { finishSignIn, openInteraction, sendExpired, signedInSession } from '../sign-in.ts';
+import { finishSignIn, keepInteractionLocale, openInteraction, sendExpired, signedInSession } from '../sign-in.ts';
 
 /** Ours (src/ui/assets/passkeys.js), and @simplewebauthn/browser's bundle as its package ships it. */
 const SCRIPT = readFileSync(new URL('../../ui/assets/passkeys.js', import.meta.url), 'utf8');
@@ -80,6 +80,7 @@ export function passkeyRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const opened = await openStep(request, sealed);
     if (!opened || !sealed) return sendExpired(reply);
     const { pending, user } = opened;
+    keepInteractionLocale(ctx, request, pending.resume);
     const passkeys = await ctx.store.listPasskeys(user.id);
     const now = ctx.now();
     const options = await ctx.relyingParty.authenticationOptions({ user, passkeys, browser: pending.browser, now });
@@ -90,7 +91,7 @@ export function passkeyRoutes(app: FastifyInstance, ctx: RouteContext): void {
       others: pending.offered.filter((method) => method !== passkeyStep.method),
       ...stepError(queryValue(request, 'error')),
     };
-    return sendHtml(reply, passkeyStepPage(page));
+    return sendPage(reply, (ui) => passkeyStepPage(ui, page));
   });
 
   async function laterStep(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {

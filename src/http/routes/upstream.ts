@@ -11,10 +11,11 @@ import { LOGIN_FAILED } from '../../ui/pages.ts';
 import { linkAccountPage } from '../../ui/upstream.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue, queryValue } from '../forms.ts';
-import { credentials, csrfFailedPage, sendExpiredLink } from '../outcome.ts';
-import { sendHtml } from '../plugins/html.ts';
+import { credentials, csrfFailedPage, sendExpiredLink, throttledText } from '../outcome.ts';
+import { sendPage } from '../pages.ts';
+import type { PageContext, Text } from '../../ui/layout.ts';
 import { requesterOf } from '../requester.ts';
-import { finishSignIn, openInteraction, sendExpired } from '../sign-in.ts';
+import { finishSignIn, keepInteractionLocale, openInteraction, sendExpired } from '../sign-in.ts';
 import {
   clearFlowCookie,
   flowCookieName,
@@ -86,22 +87,24 @@ export function upstreamRoutes(app: FastifyInstance, ctx: RouteContext): void {
     }
   });
 
-  const linkPage = (
-    pending: PendingLink,
-    providerName: string,
-    link: string,
-    csrfToken: string,
-    more: { error?: string; username?: string } = {},
-  ) =>
-    linkAccountPage({
-      providerName,
-      email: pending.email,
-      reason: pending.reason,
-      link,
-      csrfToken,
-      back: wayBack(pending.resume),
-      ...more,
-    });
+  const linkPage =
+    (
+      pending: PendingLink,
+      providerName: string,
+      link: string,
+      csrfToken: string,
+      more: { error?: Text; username?: string } = {},
+    ) =>
+    (ui: PageContext) =>
+      linkAccountPage(ui, {
+        providerName,
+        email: pending.email,
+        reason: pending.reason,
+        link,
+        csrfToken,
+        back: wayBack(pending.resume),
+        ...more,
+      });
 
   app.get('/login/link', { config: { html: true } }, async (request, reply) => {
     const sealed = queryValue(request, 'link');
@@ -110,7 +113,8 @@ export function upstreamRoutes(app: FastifyInstance, ctx: RouteContext): void {
     if (!opened || !sealed) return sendExpiredLink(reply);
     const failed = queryValue(request, 'error') === 'login_failed' ? { error: LOGIN_FAILED } : {};
     const csrfToken = ctx.browser.csrfToken(request, reply);
-    return sendHtml(reply, linkPage(opened.pending, opened.providerName, sealed, csrfToken, failed));
+    keepInteractionLocale(ctx, request, opened.pending.resume);
+    return sendPage(reply, linkPage(opened.pending, opened.providerName, sealed, csrfToken, failed));
   });
 
   app.post('/login/link', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
@@ -137,12 +141,12 @@ export function upstreamRoutes(app: FastifyInstance, ctx: RouteContext): void {
       case 'failed':
         return reply.redirect(`/login/link?link=${encodeURIComponent(sealed)}&error=login_failed`, 303);
       case 'refused': {
-        const wait = `Too many failed sign-ins. Try again in ${outcome.refusal.retryAfter} seconds.`;
         const page = linkPage(pending, providerName, sealed, ctx.browser.csrfToken(request, reply), {
-          error: wait,
+          error: throttledText(outcome.refusal),
           username,
         });
-        return sendHtml(reply.code(429).header('retry-after', String(outcome.refusal.retryAfter)), page);
+        keepInteractionLocale(ctx, request, pending.resume);
+        return sendPage(reply.code(429).header('retry-after', String(outcome.refusal.retryAfter)), page);
       }
       case 'taken':
       case 'gone': {

@@ -124,14 +124,21 @@ export function acrValues(params: Params): string[] {
 
 /**
  * Hints for the sign-in page, kept only when present and of a sane length: login_hint (OIDC Core
- * §3.1.2.1), which an upstream provider is given too, and idp_hint (Keycloak's kc_idp_hint), an
- * upstream provider's id to go straight to. Neither is ever an error: a hint is only a hint.
+ * §3.1.2.1), which an upstream provider is given too, idp_hint (Keycloak's kc_idp_hint), an
+ * upstream provider's id to go straight to, and ui_locales (§3.1.2.1), the languages the pages are
+ * shown in, in order of preference (src/i18n). None is ever an error: a hint is only a hint.
+ * claims_locales is accepted and has no effect: no claim Tessera holds has versions by language.
  */
-export function signInHints(params: Params): { loginHint?: string; idpHint?: string } {
+export function signInHints(params: Params): { loginHint?: string; idpHint?: string; uiLocales?: string[] } {
   const loginHint = single(params, 'login_hint');
   const idpHint = single(params, 'idp_hint');
+  const uiLocales = (single(params, 'ui_locales') ?? '')
+    .split(' ')
+    .filter((tag) => /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(tag))
+    .slice(0, 8);
   return {
     ...(loginHint && loginHint.length <= 256 ? { loginHint } : {}),
     ...(idpHint && /^[a-z0-9][a-z0-9-]{0,39}$/.test(idpHint) ? { idpHint } : {}),
+    ...(uiLocales.length > 0 ? { uiLocales } : {}),
   };
 }

@@ -9,28 +9,31 @@
   const webauthn = window.SimpleWebAuthnBrowser;
   if (!webauthn || !webauthn.browserSupportsWebAuthn()) return;
 
-  /** What to tell the user when the browser's own prompt failed. */
+  /**
+   * What to tell the user when the browser's own prompt failed: which of the status element's texts
+   * (in the page's language, src/ui/passkeys.ts) says it.
+   */
   function explain(error) {
     switch (error && error.name) {
       case 'AbortError':
         // Another prompt replaced this one (the button, after the username field's autofill).
         return '';
       case 'NotAllowedError':
-        return 'The passkey prompt was closed or timed out. Try again.';
+        return 'closed';
       case 'InvalidStateError':
-        return 'This device already has a passkey for your account.';
+        return 'exists';
       case 'SecurityError':
-        return 'This browser refused to use a passkey on this site.';
+        return 'refused';
       default:
-        return 'Your browser could not use a passkey here. Try again, or another way.';
+        return 'failed';
     }
   }
 
-  function say(form, message) {
+  function say(form, which) {
     const status = form.querySelector('[data-passkey-status]');
     if (!status) return;
-    status.textContent = message;
-    status.hidden = message === '';
+    status.textContent = which === '' ? '' : status.dataset[which] || '';
+    status.hidden = which === '';
   }
 
   async function ceremony(form, call) {

@@ -1,0 +1,141 @@
+// The account page: the applications with access (each withdrawable), the apps the user registered,
+// the recent sign-ins, the password form, the passkeys and the linked providers.
+import { html } from './html.ts';
+import { layout, type PageContext, say, type Text } from './layout.ts';
+import { PASSKEY_SCRIPTS, type PasskeysSection, passkeysSection } from './passkeys.ts';
+import { scopeList } from './pages.ts';
+import type { ScopeLine } from './scopes.ts';
+import { linkedProvidersSection, type LinkedProviderRow, type ProviderButton } from './upstream.ts';
+
+export interface AccountGrant {
+  clientId: string;
+  clientName: string;
+  scopes: ScopeLine[];
+  /** The first grant's time, epoch seconds. */
+  since: number;
+}
+
+export interface RecentSignIn {
+  /** Epoch seconds. */
+  at: number;
+  ip: string | null;
+  userAgent: string;
+}
+
+/** An app the user registered (RFC 7591). */
+export interface RegisteredApp {
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  /** Epoch seconds. */
+  created: number;
+}
+
+function signInLine(ui: PageContext, signIn: RecentSignIn): string {
+  const { t } = ui;
+  return t.t('account.signIn', { at: t.dateTime(signIn.at), address: signIn.ip ?? t.t('account.unknownAddress') });
+}
+
+export function accountPage(
+  ui: PageContext,
+  input: {
+    username: string;
+    csrfToken: string;
+    applications: AccountGrant[];
+    /** The apps the user registered with an access token carrying `apps`. */
+    registeredApps?: RegisteredApp[];
+    signIns: RecentSignIn[];
+    /** What the password form says after an attempt: what was wrong, or that it changed. */
+    password?: { error?: Text; changed?: boolean };
+    /** The user's passkeys, and the registration of a new one (./passkeys.ts). */
+    passkeys?: PasskeysSection;
+    /** False for a user without a password (one an upstream provider made): no form to change it. */
+    hasPassword?: boolean;
+    /** Upstream providers linked and to link (src/ui/upstream.ts), and what the last change said. */
+    upstream?: {
+      linked: readonly LinkedProviderRow[];
+      available: readonly ProviderButton[];
+      notice?: Text | undefined;
+      error?: Text | undefined;
+    };
+  },
+): string {
+  const { t } = ui;
+  const passwordError = input.password?.error;
+  return layout(
+    ui,
+    t.t('account.title'),
+    html`<h1>${t.t('account.title')}</h1>
+<p class="muted">${t.html('account.signedInAs', { username: input.username })}
+<a href="/oauth2/logout">${t.t('account.signOut')}</a></p>
+<h2>${t.t('account.applications')}</h2>
+${
+  input.applications.length === 0
+    ? html`<p>${t.t('account.noApplications')}</p>`
+    : input.applications.map(
+        (app) => html`<section class="grant">
+<h3>${app.clientName}</h3>
+<p class="muted">${t.t('account.since', { date: t.date(app.since) })}</p>
+${scopeList(ui, app.scopes)}
+<form method="post" action="/account/withdraw">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<input type="hidden" name="client_id" value="${app.clientId}">
+<button type="submit" class="secondary">${t.t('account.withdraw', { client: app.clientName })}</button>
+</form>
+</section>
+`,
+      )
+}
+${
+  input.registeredApps && input.registeredApps.length > 0
+    ? html`<h2>${t.t('account.registeredApps')}</h2>
+${input.registeredApps.map(
+  (app) => html`<section class="grant">
+<h3>${app.name}</h3>
+<p class="muted">${t.html('account.registered', { clientId: app.clientId, date: t.date(app.created) })}</p>
+<ul class="scopes">
+${app.redirectUris.map((uri) => html`<li><code>${uri}</code></li>\n`)}
+</ul>
+<form method="post" action="/account/apps/delete">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<input type="hidden" name="client_id" value="${app.clientId}">
+<button type="submit" class="secondary">${t.t('account.deleteApp', { name: app.name })}</button>
+</form>
+</section>
+`,
+)}`
+    : ''
+}
+<h2>${t.t('account.signIns')}</h2>
+${
+  input.signIns.length === 0
+    ? html`<p class="muted">${t.t('account.noSignIns')}</p>`
+    : html`<ul class="sign-ins">
+${input.signIns.map(
+  (s) => html`<li>${signInLine(ui, s)} <span class="muted">${s.userAgent}</span></li>
+`,
+)}
+</ul>`
+}
+${
+  input.hasPassword === false
+    ? ''
+    : html`<h2>${t.t('account.password')}</h2>
+${passwordError ? html`<p class="alert" id="password-error" role="alert">${say(ui, passwordError)}</p>` : ''}
+${input.password?.changed ? html`<p role="status">${t.t('account.passwordChanged')}</p>` : ''}
+<form method="post" action="/account/password">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<label for="current">${t.t('account.currentPassword')}</label>
+<input type="password" id="current" name="current" autocomplete="current-password" required${
+        passwordError ? html` autofocus aria-invalid="true" aria-describedby="password-error"` : ''
+      }>
+<label for="new">${t.t('account.newPassword')}</label>
+<input type="password" id="new" name="new" autocomplete="new-password" required>
+<button type="submit">${t.t('account.changePassword')}</button>
+</form>`
+}
+${input.passkeys ? passkeysSection(ui, input.passkeys, input.csrfToken) : ''}
+${input.upstream ? linkedProvidersSection(ui, { ...input.upstream, csrfToken: input.csrfToken }) : ''}`,
+    input.passkeys ? PASSKEY_SCRIPTS : [],
+  );
+}

@@ -1,0 +1,61 @@
+// What every page shares: the document around it, in the reader's language (`lang`), with the switch
+// to the other languages (plain links: it works without JavaScript).
+import { LOCALE_NAMES, LOCALES, type Locale, type MessageKey, type Translator, type Values } from '../i18n/index.ts';
+import { html, type SafeHtml } from './html.ts';
+
+/** What a page is rendered with besides its own input: the reader's language, and how to switch it. */
+export interface PageContext {
+  t: Translator;
+  /** This page's address in another language, for the switch; null where there is none (a form's answer). */
+  languageHref: ((locale: Locale) => string) | null;
+}
+
+/** A text a route hands a page (an error, a note): a message of the catalogues and its values. */
+export interface Text {
+  key: MessageKey;
+  values?: Values;
+}
+
+/** A text of the catalogues as markup. */
+export function say(ui: PageContext, text: Text): SafeHtml {
+  return ui.t.html(text.key, text.values);
+}
+
+/** A page context without a switch (tests, and pages with no address of their own). */
+export function plainContext(t: Translator): PageContext {
+  return { t, languageHref: null };
+}
+
+function languageSwitch(ui: PageContext): SafeHtml | '' {
+  const href = ui.languageHref;
+  if (!href || LOCALES.length < 2) return '';
+  return html`<nav class="languages" aria-label="${ui.t.t('layout.languages')}">
+<ul>
+${LOCALES.map((locale) => {
+  const current = locale === ui.t.locale ? html` aria-current="true"` : '';
+  const name = LOCALE_NAMES[locale];
+  return html`<li><a href="${href(locale)}" lang="${locale}" hreflang="${locale}"${current}>${name}</a></li>\n`;
+})}</ul>
+</nav>`;
+}
+
+/** A complete page; `scripts` are files of our own (the CSP allows no other), run deferred, in order. */
+export function layout(ui: PageContext, title: string, body: SafeHtml, scripts: readonly string[] = []): string {
+  return html`<!doctype html>
+<html lang="${ui.t.locale}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${title}</title>
+<link rel="stylesheet" href="/assets/tessera.css">
+${scripts.map((src) => html`<script src="${src}" defer></script>\n`)}</head>
+<body>
+<main class="card">
+${body}
+</main>
+${languageSwitch(ui)}
+</body>
+</html>
+`.value;
+}
