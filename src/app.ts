@@ -14,6 +14,9 @@ import { registerSameOrigin } from './http/plugins/same-origin.ts';
 import { requestForLog } from './http/log-safety.ts';
 import { REQUEST_ID_HEADER, requestIdGenerator } from './http/request-id.ts';
 import { accountRoutes } from './http/routes/account.ts';
+import { mailLinkRoutes } from './http/routes/mail-links.ts';
+import { resetRoutes } from './http/routes/reset.ts';
+import { mailAvailable } from './mail/compose.ts';
 import { authorizeRoutes } from './http/routes/authorize.ts';
 import { logoutRoutes } from './http/routes/logout.ts';
 import { passkeyRoutes } from './http/routes/passkeys.ts';
@@ -169,6 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     lifecycle,
     security,
     clientThrottle: new ClientAuthThrottle(deps.store, deps.config.throttle, security),
+    mail: { secret: deps.secret, mail: deps.config.mail, issuer: deps.config.issuer },
     upstream: {
       deps: {
         issuer: deps.config.issuer,
@@ -190,6 +194,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   revocationRoutes(app, ctx);
   logoutRoutes(app, ctx, deps.secret);
   accountRoutes(app, ctx);
+  if (mailAvailable(ctx.mail)) {
+    resetRoutes(app, ctx);
+    mailLinkRoutes(app, ctx);
+  }
   passkeyRoutes(app, ctx);
   upstreamRoutes(app, ctx);
   accountUpstreamRoutes(app, ctx);

@@ -10,6 +10,7 @@ import { describeDatabase, finishRestore, inheritedSocket, Lifecycle, waitForDat
 import { DatabaseUnavailable } from './store/faults.ts';
 import { startHousekeeping } from './store/housekeeping.ts';
 import { WebhookDelivery } from './events/webhooks/delivery.ts';
+import { startMailDelivery } from './mail/start.ts';
 import { startMetricsListener } from './http/plugins/metrics.ts';
 import { openStore, type Store } from './store/index.ts';
 import { startTracing } from './telemetry/index.ts';
@@ -94,6 +95,8 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
     log: app.log,
   });
   webhooks.start();
+  // Mails: this instance's share of their outbox, on the same worker (src/mail/delivery.ts).
+  const mails = startMailDelivery(store, config, secret, app.log);
   // SIGTERM: not ready at once, serve on for the drain, then close the listener, finish what is in
   // flight (idle keep-alive connections close at once), close the store and exit 0; all within
   // TESSERA_SHUTDOWN_TIMEOUT, else exit 1. A second signal ends the drain early.
@@ -116,6 +119,7 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
     await app.close();
     metricsListener?.close();
     await webhooks.stop();
+    await mails?.stop();
     await store.close();
     await tracing?.shutdown();
     app.log.info('shut down');

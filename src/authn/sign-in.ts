@@ -23,7 +23,10 @@ export interface PendingSignIn {
   need: Requirement;
   /** The steps the policy offered next, in order; the page accepts only these. */
   offered: string[];
-  /** What to go on with once signed in: the sealed authorization request, or null for the account page. */
+  /**
+   * What to go on with once signed in: the sealed authorization request, null for the account page,
+   * or a path of ours (starting with `/`) whose page asked for the steps (a password reset's).
+   */
   resume: string | null;
   /** The client the sign-in is for (events and throttling), or null. */
   clientId: string | null;

@@ -16,6 +16,7 @@ import { resourcesCommand } from './commands/resources.ts';
 import { secretCommand } from './commands/secret.ts';
 import { exportCommand, importCommand } from './commands/transfer.ts';
 import { usersCommand } from './commands/users.ts';
+import { mailCommand } from './commands/mail.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
 import { NotFound, withStore, type Io } from './commands/common.ts';
 
@@ -34,9 +35,13 @@ export const USAGE = `Usage: tessera <command> [options]
                  [--json]   (the client_id stays)
   clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--grace SECONDS] [--json]
   users create --username U --email E [--name N] [--given-name G] [--family-name F] [--password-stdin]
+                 [--email-verified]
+  users invite --email ADDRESS [--username NAME] [--name N]      (a mail with a link to choose a password)
+  users invite --email ADDRESS [--username NAME] --resend        (a new link; the earlier ones stop working)
   users list [--json] | show USERNAME [--json] | sessions USERNAME [--json] | sign-out USERNAME [--grants]
         | set-password USERNAME --password-stdin | disable USERNAME | enable USERNAME | delete USERNAME
         | unlock USERNAME
+  mail list [--limit N] [--json]   recent mails and their states (never their links)
   resources create --uri URI --scope "SCOPES" [--name NAME] [--json]
   resources list [--json] | show URI [--json] | update URI [--scope "SCOPES"] [--name NAME] [--json]
         | delete URI
@@ -71,6 +76,7 @@ Configuration comes from the environment: DATABASE_URL, TESSERA_SECRET, TESSERA_
 const COMMANDS = {
   clients: clientsCommand,
   users: usersCommand,
+  mail: mailCommand,
   grants: grantsCommand,
   resources: resourcesCommand,
   webhooks: webhooksCommand,

@@ -202,6 +202,26 @@ export const configSchema = z.object({
   TESSERA_WEBHOOK_INTERVAL: z.coerce.number().min(0.05).default(1),
   /** TESSERA_WEBHOOKS_PER_USER: the most webhooks one user may have (/api/webhooks); the operator's are not counted. */
   TESSERA_WEBHOOKS_PER_USER: z.coerce.number().int().min(0).max(1000).default(10),
+  /**
+   * TESSERA_SMTP_URL: the mail server mails are sent through (src/mail): `smtp://host:587` (STARTTLS
+   * required) or `smtps://host:465` (TLS from the start), with `user:password@` if it asks for them.
+   * Unset: in development mails go to the log, links included; in production the features that send
+   * mail (password reset, invitations, verification, sign-up) are off.
+   */
+  TESSERA_SMTP_URL: secret(z.url({ protocol: /^smtps?$/, error: 'an smtp:// or smtps:// URL' }).optional()),
+  /** TESSERA_SMTP_PASSWORD: the mail server's password, when it is not in TESSERA_SMTP_URL. */
+  TESSERA_SMTP_PASSWORD: secret(z.string().min(1).optional()),
+  /** TESSERA_MAIL_FROM: the From of mails, e.g. `Example <no-reply@example.com>`; default no-reply@ the issuer. */
+  TESSERA_MAIL_FROM: z.string().min(3).optional(),
+  /** TESSERA_MAIL_PRODUCT_NAME: what mails and their subjects call the service; default the issuer's host. */
+  TESSERA_MAIL_PRODUCT_NAME: z.string().min(1).max(100).optional(),
+  /**
+   * TESSERA_SIGNUP: `off` (default), `open` (the sign-in page offers "Create an account"; the address is
+   * verified before the account exists) or `invite` (only the operator's invitations). Needs mail.
+   */
+  TESSERA_SIGNUP: z.enum(['off', 'open', 'invite']).default('off'),
+  /** TESSERA_SIGNUP_DOMAINS: with `open`, only addresses of these domains (comma-separated) may sign up; empty: any. */
+  TESSERA_SIGNUP_DOMAINS: z.string().default(''),
   /** TESSERA_DEMO: create a demo user and clients on the first start of an empty database. */
   TESSERA_DEMO: z.enum(['true', 'false']).optional(),
   /** LOG_LEVEL: pino log level of the HTTP server. */
@@ -311,6 +331,18 @@ export interface Config {
   readonly defaultLocale: Locale;
   readonly hstsMaxAge: number;
   readonly allowHttpRedirectUris: boolean;
+  /**
+   * Mail (src/mail): `smtp` sends through the server (its URL and password), `log` writes mails to the
+   * log (development without TESSERA_SMTP_URL), `off` (production without it): nothing needing mail is offered.
+   */
+  readonly mail: {
+    mode: 'smtp' | 'log' | 'off';
+    smtp: { url: string; password: string | null } | null;
+    from: string;
+    productName: string;
+  };
+  /** Sign-up (src/account/signup.ts): off without mail; the email domains allowed (empty: any). */
+  readonly signup: { mode: 'off' | 'open' | 'invite'; domains: readonly string[] };
   /** Where /metrics is served: its own listener (port, host) or the public one; and the bearer token it asks. */
   readonly metrics: { port: number | null; host: string; token: string | null };
 }
@@ -429,6 +461,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         '(TESSERA_REGISTRATION=open); register such clients with tessera clients create',
     );
   }
+  const smtp = e.TESSERA_SMTP_URL ? { url: e.TESSERA_SMTP_URL, password: e.TESSERA_SMTP_PASSWORD ?? null } : null;
+  const mail = {
+    mode: smtp ? 'smtp' : production ? 'off' : 'log',
+    smtp,
+    from: e.TESSERA_MAIL_FROM ?? `no-reply@${issuerUrl.hostname}`,
+    productName: e.TESSERA_MAIL_PRODUCT_NAME ?? issuerUrl.host,
+  } as const;
   return Object.freeze({
     env: e.NODE_ENV,
     issuer,
@@ -484,6 +523,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       timeoutMs: Math.round(e.TESSERA_UPSTREAM_TIMEOUT * 1000),
     },
     defaultLocale: e.TESSERA_DEFAULT_LOCALE,
+    mail,
+    signup: {
+      mode: mail.mode === 'off' ? 'off' : e.TESSERA_SIGNUP,
+      domains: e.TESSERA_SIGNUP_DOMAINS.split(/[\s,]+/)
+        .map((d) => d.toLowerCase().replace(/^@/, ''))
+        .filter((d) => d !== ''),
+    },
     hstsMaxAge: e.TESSERA_HSTS_MAX_AGE,
     allowHttpRedirectUris: e.TESSERA_ALLOW_HTTP_REDIRECT_URIS === 'true',
     metrics: {

@@ -3,6 +3,7 @@ import type { RelyingParty } from '../authn/passkeys/relying-party.ts';
 import type { PendingSignInSealer } from '../authn/sign-in.ts';
 import type { Config } from '../config/index.ts';
 import type { Lifecycle } from '../lifecycle.ts';
+import type { MailSettings } from '../mail/compose.ts';
 import type { ClientAuthThrottle } from '../oauth/client-auth/throttle.ts';
 import type { ThrottleObserver } from '../oauth/throttle.ts';
 import type { CodeSealer } from '../oauth/codes.ts';
@@ -33,6 +34,8 @@ export interface RouteContext {
   security: ThrottleObserver;
   /** This instance's view of throttled client authentications (src/oauth/client-auth/throttle.ts). */
   clientThrottle: ClientAuthThrottle;
+  /** What mails need: the keyring their messages are encrypted under, the mail settings, the issuer (src/mail). */
+  mail: MailSettings;
   /** Upstream providers (src/upstream): how they are reached, and what a sign-in through one keeps in the browser. */
   upstream: { deps: UpstreamDeps; flows: UpstreamFlowSealer; links: PendingLinkSealer };
 }

@@ -12,8 +12,22 @@ import type { Interaction } from '../oauth/interaction.ts';
 import type { Client } from '../store/clients.ts';
 import type { User } from '../store/users.ts';
 import type { RouteContext } from './context.ts';
+import { mailAvailable, type MailDeps } from '../mail/compose.ts';
+import { translator } from '../i18n/index.ts';
+import { localeOf } from './pages.ts';
 import { sendError, sendOutcome } from './outcome.ts';
 import { useInteractionLocales } from './pages.ts';
+
+/** What a mail asked for by this request needs: the settings, and the language of the request's page. */
+export function mailDeps(ctx: RouteContext, request: FastifyRequest): MailDeps {
+  return { ...ctx.mail, t: translator(localeOf(request)) };
+}
+
+/** The sign-in page's links to a password reset and to sign-up, each only when it works. */
+export function mailLinksOf(ctx: RouteContext): { forgot: boolean; signup: boolean } {
+  const forgot = mailAvailable(ctx.mail);
+  return { forgot, signup: forgot && ctx.config.signup.mode === 'open' };
+}
 
 export type OpenedInteraction = { interaction: Interaction; clientName: string; client: Client };
 
@@ -76,6 +90,8 @@ export async function finishSignIn(
   const started = await ctx.browser.startSession(request, reply, progress.signedIn, now, progress.clientId);
   const session = { ...started, user: progress.user };
   if (progress.resume === null) return reply.redirect('/account', 303);
+  // A page of ours that asked for the sign-in's steps (a password reset's second factor): back to it.
+  if (progress.resume.startsWith('/')) return reply.redirect(progress.resume, 303);
   const opened = await openInteraction(ctx, request, progress.resume);
   if (!opened) return sendExpired(reply);
   const { interaction } = opened;

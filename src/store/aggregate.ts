@@ -55,6 +55,12 @@ export abstract class Aggregate {
     return results.flatMap((result) => result.rows as T[]);
   }
 
+  /** A write of one or more statements, all or none: the rows each changed. */
+  protected async writeCounts(...queries: Compilable[]): Promise<number[]> {
+    const results = await this.#writes(queries.map((query) => query.compile()));
+    return results.map((result) => Number(result.numAffectedRows ?? 0));
+  }
+
   /** The rows of a statement written out by hand. */
   protected rows<T>(text: string, parameters: unknown[]): Promise<T[]> {
     return this.#reads(text, parameters) as Promise<T[]>;

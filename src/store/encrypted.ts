@@ -27,6 +27,8 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   encrypted('webhooks', 'id', 'secret_enc', 'webhookSecret'),
   encrypted('webhooks', 'id', 'previous_secret_enc', 'webhookSecret'),
   encrypted('upstream_providers', 'id', 'client_secret_enc', 'upstreamClientSecret'),
+  // A mail's message, with its link, while it waits in the outbox (erased once sent).
+  encrypted('mails', 'id', 'message_enc', 'mailMessage'),
 ];
 
 /** One encrypted value: where it is and what it holds now. */

@@ -60,6 +60,11 @@ export class Purge extends Aggregate {
     const oldDeliveries = this.db.selectFrom('webhook_deliveries').select('id').where(done);
     await this.write(this.db.deleteFrom('webhook_attempts').where('delivery_id', 'in', oldDeliveries));
     const deliveries = await this.write(this.db.deleteFrom('webhook_deliveries').where(done));
+    // Links' tokens once they can no longer be used; mails sent or given up, kept as long as events.
+    const tokens = await this.write(this.db.deleteFrom('mail_tokens').where('expires_at', '<=', now));
+    const sent = (eb: Where<'mails'>) =>
+      eb.and([eb('status', '!=', 'pending'), eb('created_at', '<', now - input.eventRetention)]);
+    const mails = await this.write(this.db.deleteFrom('mails').where(sent));
     return {
       sessions,
       revoked_access_tokens: revoked,
@@ -68,6 +73,8 @@ export class Purge extends Aggregate {
       throttles,
       webauthn_challenges: challenges,
       webhook_deliveries: deliveries,
+      mail_tokens: tokens,
+      mails,
     };
   }
 }

@@ -9,6 +9,7 @@ import { type Client, Clients } from './clients.ts';
 import { type EncryptedValue, EncryptedValues } from './encrypted.ts';
 import { type EventFilter, Events } from './events.ts';
 import { type ChallengeUse, type Passkey, Passkeys, type PasskeyUse } from './passkeys.ts';
+import { type Mail, Mails, type MailToken, type Redemption, type TokenPurpose } from './mails.ts';
 import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFamily } from './grants.ts';
 import { Purge, type PurgeInput } from './housekeeping.ts';
 import { migrate } from './migrations/index.ts';
@@ -39,10 +40,11 @@ export abstract class KyselyStore implements Store {
   protected readonly restores: Restores;
   protected readonly encryptedValues: EncryptedValues;
   protected readonly upstream: Upstream;
+  protected readonly mails: Mails;
   readonly #purge: Purge;
 
-  /** `webhooks`: PostgreSQL's, which locks the deliveries it claims. */
-  constructor(connection: Connection, webhooks = new Webhooks(connection)) {
+  /** `webhooks` and `mails`: PostgreSQL's, which lock the rows they claim. */
+  constructor(connection: Connection, webhooks = new Webhooks(connection), mails = new Mails(connection)) {
     this.db = connection.db;
     this.clients = new Clients(connection);
     this.resources = new Resources(connection);
@@ -57,6 +59,7 @@ export abstract class KyselyStore implements Store {
     this.restores = new Restores(connection);
     this.encryptedValues = new EncryptedValues(connection);
     this.upstream = new Upstream(connection);
+    this.mails = mails;
     this.#purge = new Purge(connection);
   }
 
@@ -388,5 +391,42 @@ export abstract class KyselyStore implements Store {
   }
   findUsersByEmail(email: string) {
     return this.upstream.findUsersByEmail(email);
+  }
+
+  // mails (./mails.ts)
+  queueMail(input: {
+    mail: Mail;
+    token?: MailToken;
+    newUser?: User;
+    replaces?: { userId: string; purpose: TokenPurpose; now: number };
+    event?: SecurityEvent;
+  }) {
+    return this.mails.queueMail(input);
+  }
+  getMailToken(hash: string) {
+    return this.mails.getMailToken(hash);
+  }
+  liveMailToken(userId: string, purpose: TokenPurpose, now: number) {
+    return this.mails.liveMailToken(userId, purpose, now);
+  }
+  redeemMailToken(
+    input: { hash: string; purpose: TokenPurpose; now: number; nonce: string },
+    effect: Redemption,
+    extras?: { event?: SecurityEvent; mail?: Mail },
+  ) {
+    return this.mails.redeemMailToken(input, effect, extras);
+  }
+  claimMails(now: number, lease: number, limit: number) {
+    return this.mails.claimMails(now, lease, limit);
+  }
+  recordMailAttempt(
+    id: string,
+    attempt: { attempt: number; at: number; error: string | null },
+    outcome: { status: 'sent' | 'failed' } | { status: 'pending'; nextAttemptAt: number },
+  ) {
+    return this.mails.recordMailAttempt(id, attempt, outcome);
+  }
+  listMails(limit: number) {
+    return this.mails.listMails(limit);
   }
 }

@@ -7,6 +7,7 @@ import type { Client, ClientStore } from './clients.ts';
 import type { EncryptedValueStore } from './encrypted.ts';
 import type { EventStore } from './events.ts';
 import type { GrantStore, RevocationStore } from './grants.ts';
+import type { MailStore } from './mails.ts';
 import type { PurgeInput } from './housekeeping.ts';
 import type { PasskeyStore } from './passkeys.ts';
 import type { ResourceStore } from './resources.ts';
@@ -44,7 +45,8 @@ export interface Store
     PasskeyStore,
     RestoreStore,
     EncryptedValueStore,
-    UpstreamStore {
+    UpstreamStore,
+    MailStore {
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
   /** Runs pending migrations (./migrations), or migrates up or down to `to`; returns the names applied or undone. */

@@ -275,6 +275,44 @@ export interface RestoreFenceRow {
   fenced_at: number | null;
 }
 
+/** A mail in the outbox (src/mail): its message encrypted until it is sent, then erased. */
+export interface MailRow {
+  id: string;
+  /** What it says: `reset`, `verify`, `invite`, `signup`, `email-changed`. */
+  kind: string;
+  user_id: string | null;
+  recipient: string;
+  /** JSON {subject, text, html}, AES-256-GCM under TESSERA_SECRET; null once sent or given up. */
+  message_enc: string | null;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  retry_base: number;
+  next_attempt_at: number;
+  /** While an instance is sending it: no other takes it until then. */
+  locked_until: number | null;
+  created_at: number;
+  last_error: string | null;
+  finished_at: number | null;
+}
+
+/** A mail's link's token, by its SHA-256 (hex): single use, short-lived (src/mail/tokens.ts). */
+export interface MailTokenRow {
+  hash: string;
+  purpose: 'reset' | 'verify' | 'invite' | 'signup';
+  user_id: string | null;
+  /** The address the link went to (for `verify`, the address it verifies). */
+  email: string;
+  /** A reset's: the stamp of the password it was issued under; any change of password kills it. */
+  stamp: string | null;
+  /** A sign-up's account until it is verified (JSON: username, password hash, name). */
+  data: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  /** The redemption that used it (a random id): what its effects, written with it, are conditioned on. */
+  used_by: string | null;
+}
+
 export interface Database {
   revoked_access_tokens: RevokedAccessTokenRow;
   clients: ClientRow;
@@ -294,4 +332,6 @@ export interface Database {
   restore_fences: RestoreFenceRow;
   upstream_providers: UpstreamProviderRow;
   upstream_links: UpstreamLinkRow;
+  mails: MailRow;
+  mail_tokens: MailTokenRow;
 }

@@ -16,6 +16,7 @@ export const AT_REST = {
   signingKey: 'tessera signing key encryption v1',
   webhookSecret: 'tessera webhook secret v1',
   upstreamClientSecret: 'tessera upstream client secret v1',
+  mailMessage: 'tessera mail message v1',
 } as const;
 
 export type AtRestPurpose = keyof typeof AT_REST;

@@ -5,6 +5,7 @@ import { layout, type PageContext, say, type Text } from './layout.ts';
 import { PASSKEY_SCRIPTS, type PasskeysSection, passkeysSection } from './passkeys.ts';
 import { scopeList } from './pages.ts';
 import type { ScopeLine } from './scopes.ts';
+import { emailSection } from './mail-pages.ts';
 import { linkedProvidersSection, type LinkedProviderRow, type ProviderButton } from './upstream.ts';
 
 export interface AccountGrant {
@@ -58,6 +59,8 @@ export function accountPage(
       notice?: Text | undefined;
       error?: Text | undefined;
     };
+    /** The address and the form to change it (./mail-pages.ts), when mail is available. */
+    email?: Parameters<typeof emailSection>[1];
   },
 ): string {
   const { t } = ui;
@@ -134,6 +137,7 @@ ${input.password?.changed ? html`<p role="status">${t.t('account.passwordChanged
 <button type="submit">${t.t('account.changePassword')}</button>
 </form>`
 }
+${input.email ? emailSection(ui, input.email) : ''}
 ${input.passkeys ? passkeysSection(ui, input.passkeys, input.csrfToken) : ''}
 ${input.upstream ? linkedProvidersSection(ui, { ...input.upstream, csrfToken: input.csrfToken }) : ''}`,
     input.passkeys ? PASSKEY_SCRIPTS : [],

@@ -6,6 +6,7 @@ import { layout, type PageContext, say, type Text } from './layout.ts';
 import { PASSKEY_SCRIPTS, passkeySignIn } from './passkeys.ts';
 import { describeScope, type ScopeLine } from './scopes.ts';
 import { providerButtons, type ProviderButton } from './upstream.ts';
+import { mailLinks } from './mail-pages.ts';
 
 /** What a failed sign-in says, whichever of the username and password was wrong. */
 export const LOGIN_FAILED: Text = { key: 'login.failed' };
@@ -28,6 +29,8 @@ export function loginPage(
     passkeyOptions?: string;
     /** Upstream providers to sign in with (src/ui/upstream.ts), a button each. */
     providers?: readonly ProviderButton[];
+    /** "Forgot your password?" and "Create an account" (./mail-pages.ts): only when mail makes them work. */
+    mail?: { forgot: boolean; signup: boolean };
   },
 ): string {
   const { t } = ui;
@@ -59,6 +62,7 @@ ${input.error ? html`<p class="alert" id="login-error" role="alert">${say(ui, in
 <input type="password" id="password" name="password" autocomplete="current-password" required>
 <button type="submit">${t.t('login.submit')}</button>
 </form>
+${input.mail ? mailLinks(ui, input.mail) : ''}
 ${
   input.passkeyOptions !== undefined
     ? passkeySignIn(ui, { options: input.passkeyOptions, interaction: input.interaction, csrfToken: input.csrfToken })

@@ -8,6 +8,8 @@ import { CLI, securityEvent } from '../../events/index.ts';
 import { refusal } from '../../oauth/throttle.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { GrantStore } from '../../store/grants.ts';
+import type { MailStore } from '../../store/mails.ts';
+import type { UpstreamStore } from '../../store/upstream.ts';
 import type { PasskeyStore } from '../../store/passkeys.ts';
 import type { Session, SessionStore } from '../../store/sessions.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
@@ -19,7 +21,9 @@ export type UserStores = UserStore &
   SessionStore &
   GrantStore &
   EventStore &
-  Pick<PasskeyStore, 'listPasskeys' | 'hasPasskeys'>;
+  Pick<PasskeyStore, 'listPasskeys' | 'hasPasskeys'> &
+  MailStore &
+  Pick<UpstreamStore, 'findUsersByEmail'>;
 
 /**
  * The throttling of the user's sign-ins (src/oauth/throttle.ts): one entry per key counted for the

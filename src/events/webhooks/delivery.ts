@@ -1,11 +1,10 @@
 // Delivering webhooks, at least once, from the outbox (webhook_deliveries, written in the same
-// transaction as each event: ../../store/webhooks.ts). Every instance runs a worker; each takes the
-// deliveries that are due for a lease (on PostgreSQL with FOR UPDATE SKIP LOCKED, so each attempt is
-// made by exactly one), POSTs them as the Standard Webhooks specification says (webhook-id,
-// webhook-timestamp, webhook-signature), and logs the attempt: a 2xx delivers; anything else is tried
-// again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (about a day and a quarter in all), then
-// given up as failed. A process killed during an attempt loses nothing: its lease runs out and the
-// delivery is due again. Requests never wait for any of this.
+// transaction as each event: ../../store/webhooks.ts), on the outbox worker mails share (../outbox.ts:
+// claimed for a lease, on PostgreSQL with FOR UPDATE SKIP LOCKED, so each attempt is made by exactly
+// one instance; surviving a crash). Each is POSTed as the Standard Webhooks specification says
+// (webhook-id, webhook-timestamp, webhook-signature) and the attempt logged: a 2xx delivers; anything
+// else is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (about a day and a quarter in
+// all), then given up as failed.
 //
 // Each attempt runs on its own deadline (TIMEOUT_MS over the whole exchange) and a look at the outbox
 // never waits for the attempts it starts: what is due is taken as long as this instance has slots
@@ -15,13 +14,13 @@
 // answers in ten seconds, or forty webhooks pointed at one, delays its own deliveries and nobody else's.
 import type { Delivery, Webhook, WebhookStore } from '../../store/webhooks.ts';
 import { fetchOutbound, OutboundError } from '../../http/outbound.ts';
+import { type OutboxLog, outboxOutcome, OutboxWorker } from '../outbox.ts';
 import { type ReceiverLimits, ReceiverSlots } from './receivers.ts';
 import { signWebhook } from './signature.ts';
 import { openWebhookSecret } from './subscriptions.ts';
 import type { Secrets } from '../../tokens/secrets.ts';
 
-/** Seconds to wait after the n-th failed attempt of a round (Standard Webhooks' schedule). */
-export const RETRY_DELAYS = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000];
+export { RETRY_DELAYS } from '../outbox.ts';
 /** Seconds a delivery is held by the instance attempting it. */
 const LEASE = 60;
 /** The most deliveries taken in one look. */
@@ -32,11 +31,7 @@ export const RECEIVER_LIMITS: ReceiverLimits = { concurrent: 64, perHost: 4, que
 /** Webhooks of busy hosts passed over in one look at most (the rest are taken and wait their turn). */
 const SKIPPED = 500;
 
-export interface DeliveryLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+export type DeliveryLog = OutboxLog;
 
 export interface WebhookDeliveryOptions {
   /** TESSERA_SECRET (and the previous secrets), which the webhooks' secrets are encrypted under. */
@@ -57,72 +52,49 @@ export class WebhookDelivery {
   readonly #options: WebhookDeliveryOptions;
   readonly #now: () => number;
   readonly #slots: ReceiverSlots;
-  #timer: NodeJS.Timeout | undefined;
-  #looking: Promise<Array<Promise<unknown>>> | undefined;
-  /** Every delivery taken and not yet attempted or left: what stop() waits for. */
-  readonly #pending = new Set<Promise<unknown>>();
+  readonly #worker: OutboxWorker<Delivery>;
   /** The webhooks seen for each receiver host, to pass over while the host is busy. */
   readonly #webhooksByHost = new Map<string, Set<string>>();
+  /** The webhooks read for the deliveries of the current look. */
+  #webhooks = new Map<string, Promise<Webhook | undefined>>();
 
   constructor(store: WebhookStore, options: WebhookDeliveryOptions) {
     this.#store = store;
     this.#options = options;
     this.#now = options.now ?? (() => Math.floor(Date.now() / 1000));
     this.#slots = new ReceiverSlots(options.limits ?? RECEIVER_LIMITS);
+    this.#worker = new OutboxWorker<Delivery>(
+      {
+        name: 'webhooks',
+        lease: LEASE,
+        capacity: () => Math.min(BATCH, this.#slots.free),
+        claim: (now, lease, limit) => {
+          this.#webhooks = new Map();
+          return this.#store.claimDeliveries(now, lease, limit, this.#busyWebhooks());
+        },
+        attempt: (delivery, latestStart) => this.#schedule(delivery, latestStart),
+        // What waits for a host is left to its lease.
+        stopping: () => this.#slots.clear(),
+      },
+      { interval: options.interval, now: this.#now, log: options.log },
+    );
   }
 
   start(): void {
-    this.#timer = setInterval(() => void this.#look(), this.#options.interval * 1000);
-    this.#timer.unref();
+    this.#worker.start();
   }
 
   /** Stops looking, and waits for the attempts under way; what waits for a host is left to its lease. */
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#looking;
-    this.#slots.clear();
-    await Promise.all(this.#pending);
+  stop(): Promise<void> {
+    return this.#worker.stop();
   }
 
   /**
    * One look at the outbox, and the attempts of what it took (or their being left to their lease):
    * how many deliveries it took. For tests and tools; the running worker never waits for attempts.
    */
-  async runOnce(): Promise<number> {
-    const taken = await this.#look();
-    await Promise.all(taken);
-    return taken.length;
-  }
-
-  /** Takes what is due, as many as there are slots, and starts each attempt: one look at a time. */
-  #look(): Promise<Array<Promise<unknown>>> {
-    this.#looking ??= this.#takeDue().finally(() => (this.#looking = undefined));
-    return this.#looking;
-  }
-
-  async #takeDue(): Promise<Array<Promise<unknown>>> {
-    const limit = Math.min(BATCH, this.#slots.free);
-    if (limit === 0) return [];
-    let claimed: Delivery[];
-    try {
-      claimed = await this.#store.claimDeliveries(this.#now(), LEASE, limit, this.#busyWebhooks());
-    } catch (err) {
-      // The database is away: the outbox waits, and nothing is lost.
-      this.#options.log.warn({ err: (err as Error).message }, 'webhooks: the outbox cannot be read');
-      return [];
-    }
-    // An attempt must start early enough to end (its deadline) before its lease does.
-    const latestStart = Date.now() + (LEASE * 1000 - TIMEOUT_MS - 5_000);
-    const webhooks = new Map<string, Promise<Webhook | undefined>>();
-    return claimed.map((delivery) => {
-      const pending = this.#schedule(delivery, webhooks, latestStart).catch((err: unknown) => {
-        // Not attempted (the database went away): its lease runs out and it is due again.
-        this.#options.log.error({ err: (err as Error).message, delivery: delivery.id }, 'webhook attempt not made');
-      });
-      this.#pending.add(pending);
-      void pending.finally(() => this.#pending.delete(pending));
-      return pending;
-    });
+  runOnce(): Promise<number> {
+    return this.#worker.runOnce();
   }
 
   /** The webhooks whose receiver host has no slot free: their deliveries would only wait. */
@@ -139,11 +111,8 @@ export class WebhookDelivery {
   }
 
   /** The delivery's attempt, in its receiver host's turn. */
-  async #schedule(
-    delivery: Delivery,
-    webhooks: Map<string, Promise<Webhook | undefined>>,
-    latestStart: number,
-  ): Promise<void> {
+  async #schedule(delivery: Delivery, latestStart: number): Promise<void> {
+    const webhooks = this.#webhooks;
     let reading = webhooks.get(delivery.webhookId);
     if (!reading) webhooks.set(delivery.webhookId, (reading = this.#store.getWebhook(delivery.webhookId)));
     const url = (await reading)?.url;
@@ -198,13 +167,8 @@ export class WebhookDelivery {
         if (!(err instanceof OutboundError)) throw err;
         error = `${err.reason}: ${err.message}`.slice(0, 500);
       }
-      const round = attempt - delivery.retryBase;
-      const outcome =
-        error === null
-          ? ({ status: 'delivered' } as const)
-          : round > RETRY_DELAYS.length
-            ? ({ status: 'failed' } as const)
-            : ({ status: 'pending', nextAttemptAt: at + RETRY_DELAYS[round - 1]! } as const);
+      const retryBase = delivery.retryBase;
+      const outcome = outboxOutcome('delivered', { attempt, retryBase, at, succeeded: error === null });
       await this.#store.recordAttempt({ deliveryId: delivery.id, attempt, at, status, durationMs: ms, error }, outcome);
       this.#options.onAttempt?.(outcome.status === 'pending' ? 'retry' : outcome.status);
       const fields = { delivery: delivery.id, webhook: webhook.id, attempt, status, ms };

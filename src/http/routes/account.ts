@@ -13,13 +13,14 @@ import { accountPage } from '../../ui/account.ts';
 import type { Text } from '../../ui/layout.ts';
 import { loginPage } from '../../ui/pages.ts';
 import type { PasswordRule } from '../../authn/password/rules.ts';
+import { mailAvailable } from '../../mail/compose.ts';
 import type { RouteContext } from '../context.ts';
 import { sendPage } from '../pages.ts';
 import { formValue, queryValue } from '../forms.ts';
 import { credentials, csrfFailedPage, sendThrottled, throttledText } from '../outcome.ts';
 import { requesterOf } from '../requester.ts';
 import { passkeyNote, passkeySignInOptions, signInError } from '../passkeys.ts';
-import { finishSignIn, signedInSession } from '../sign-in.ts';
+import { finishSignIn, mailLinksOf, signedInSession } from '../sign-in.ts';
 import { directProvider, providerButtonsOf, startUpstream } from '../upstream.ts';
 
 type PasswordNote = { error?: Text; changed?: boolean };
@@ -31,8 +32,15 @@ const UPSTREAM_NOTES: Record<string, { notice?: Text; error?: Text }> = {
   last: { error: { key: 'linked.note.last' } },
 };
 
+/** What the email section says after a change was asked for (./mail-links.ts). */
+const EMAIL_NOTES: Record<string, { note?: Text; error?: Text }> = {
+  sent: { note: { key: 'mail.page.email.sent' } },
+  invalid: { error: { key: 'mail.page.badEmail' } },
+  refused: { error: { key: 'mail.page.throttled', values: { minutes: 60, seconds: 0 } } },
+};
+
 /** What the password form says of a new password that breaks a rule (src/authn/password/rules.ts). */
-function ruleText(problem: PasswordRule): Text {
+export function ruleText(problem: PasswordRule): Text {
   switch (problem.rule) {
     case 'too-short':
       return { key: 'password.tooShort', values: { min: problem.limit } };
@@ -73,7 +81,11 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
       ...UPSTREAM_NOTES[queryValue(request, 'upstream')!],
     };
     const hasPassword = user.passwordHash !== null;
-    const page = { username: user.username, csrfToken, ...overview, upstream, hasPassword };
+    const emailNote = EMAIL_NOTES[queryValue(request, 'email')!];
+    const email = mailAvailable(ctx.mail)
+      ? { email: { email: user.email, verified: user.emailVerified, csrfToken, ...emailNote } }
+      : {};
+    const page = { username: user.username, csrfToken, ...overview, upstream, hasPassword, ...email };
     const withPasskeys = { ...page, passkeys: { ...passkeys, ...(note ? { note } : {}) } };
     return sendPage(reply, (ui) => accountPage(ui, { ...withPasskeys, ...(password ? { password } : {}) }));
   }
@@ -162,7 +174,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const csrfToken = ctx.browser.csrfToken(request, reply);
     const passkeyOptions = await passkeySignInOptions(ctx, request, reply);
     const providers = await providerButtonsOf(ctx);
-    const page = { ...loginForm, ...failed, ...note, csrfToken, passkeyOptions, providers };
+    const page = { ...loginForm, ...failed, ...note, csrfToken, passkeyOptions, providers, mail: mailLinksOf(ctx) };
     return sendPage(reply, (ui) => loginPage(ui, page));
   });
 

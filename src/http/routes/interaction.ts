@@ -13,7 +13,7 @@ import { formValue, queryValue } from '../forms.ts';
 import { credentials, csrfFailedPage, sendError, sendOutcome, sendThrottled } from '../outcome.ts';
 import { passkeySignInOptions, signInError } from '../passkeys.ts';
 import { requesterOf } from '../requester.ts';
-import { finishSignIn, openInteraction, type OpenedInteraction, sendExpired } from '../sign-in.ts';
+import { finishSignIn, mailLinksOf, openInteraction, type OpenedInteraction, sendExpired } from '../sign-in.ts';
 import { directProvider, providerButtonsOf, startUpstream } from '../upstream.ts';
 
 export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -59,8 +59,9 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     const vetting = clientVetting(opened.client, opened.interaction.request.redirectUri);
     const passkeyOptions = await passkeySignInOptions(ctx, request, reply);
     const providers = await providerButtonsOf(ctx);
+    const mail = mailLinksOf(ctx);
     const page = { interaction: sealed, csrfToken, clientName: opened.clientName, vetting, passkeyOptions, providers };
-    return sendPage(reply, (ui) => loginPage(ui, { ...page, ...failed }));
+    return sendPage(reply, (ui) => loginPage(ui, { ...page, ...failed, mail }));
   });
 
   app.post('/login', { config: { html: true, sameOrigin: true } }, async (request, reply) => {

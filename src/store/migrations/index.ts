@@ -9,6 +9,7 @@ import * as authenticationFactors from './002_authentication_factors.ts';
 import * as clientTokenLifetimes from './004_client_token_lifetimes.ts';
 import * as restoreFences from './005_restore_fences.ts';
 import * as passkeys from './007_passkeys.ts';
+import * as mail from './008_mail.ts';
 import * as upstreamProviders from './009_upstream_providers.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -17,6 +18,7 @@ export const migrations: Record<string, Migration> = {
   '004_client_token_lifetimes': clientTokenLifetimes,
   '005_restore_fences': restoreFences,
   '007_passkeys': passkeys,
+  '008_mail': mail,
   '009_upstream_providers': upstreamProviders,
 };
 

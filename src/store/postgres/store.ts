@@ -10,6 +10,7 @@ import { KyselyStore } from '../kysely-store.ts';
 import type { DatabaseStats } from '../store.ts';
 import type { Database } from '../tables.ts';
 import { Webhooks } from '../webhooks.ts';
+import { Mails } from '../mails.ts';
 import { StatementBatches } from './batches.ts';
 import { postgresDialect, postgresPool } from './connection.ts';
 import { REDEEM_AUTHORIZATION_CODES, ROTATE_TOKEN_FAMILIES } from './statements.ts';
@@ -18,6 +19,13 @@ import { REDEEM_AUTHORIZATION_CODES, ROTATE_TOKEN_FAMILIES } from './statements.
 class PostgresWebhooks extends Webhooks {
   protected override dueDeliveries(now: number, limit: number, skip?: readonly string[]) {
     return super.dueDeliveries(now, limit, skip).forUpdate().skipLocked();
+  }
+}
+
+/** Likewise for mails: each is sent by one instance. */
+class PostgresMails extends Mails {
+  protected override dueMails(now: number, limit: number) {
+    return super.dueMails(now, limit).forUpdate().skipLocked();
   }
 }
 
@@ -45,7 +53,7 @@ export class PostgresStore extends KyselyStore {
             }),
       reads: kyselyReads(db),
     };
-    super(connection, new PostgresWebhooks(connection));
+    super(connection, new PostgresWebhooks(connection), new PostgresMails(connection));
     const { reads } = connection;
     this.#pool = pool;
     this.#faults = faults;

@@ -58,6 +58,10 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   webhook_attempts: 'the log of deliveries made',
   restore_fences: "a property of one database's history (../restores.ts)",
   webauthn_challenges: 'the passkey challenges answered, kept only until they would have expired',
+  mails:
+    "the mail outbox's passing state: mails not yet sent are not sent from the new database (their links would fail)",
+  mail_tokens:
+    'short-lived single-use links: a reset or confirmation is asked for again, an invitation resent (--resend)',
   tessera_migrations: "the header names the migrations; the target's own are applied by the import",
   tessera_migrations_lock: "the migrator's lock",
 };

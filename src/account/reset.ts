@@ -1,0 +1,186 @@
+// Password reset by mail (issue 34). Asking answers the same whether or not an account exists, and
+// does the same work either way (a token made, a message composed and encrypted, one write); the
+// mail is written only for an account that exists. Asking is throttled before anything is looked at:
+// per account (a few an hour: nobody's inbox is bombed) and per address (more: an office shares
+// one), each counted in one conditional write (src/oauth/throttle.ts), so parallel requests get no
+// more than patient ones. The link's token is single use, stored hashed, lives 30 minutes, and is
+// bound to the password it was issued under: any change of password, by any route, kills it.
+// Following it is a factor (`mail-link`); a user with a second factor is asked for it (the sign-in
+// policy, src/authn/policy.ts) before the new password is set. Setting it ends every session.
+import { securityEvent, type Requester } from '../events/index.ts';
+import { type Factor } from '../authn/factors.ts';
+import { hashPassword } from '../authn/password/hash.ts';
+import { brokenPasswordRule, type PasswordRule } from '../authn/password/rules.ts';
+import { ANY_SIGN_IN, nextStep } from '../authn/policy.ts';
+import { enrolledMethods, type EnrolmentStore } from '../authn/steps/index.ts';
+import { composeMail, type MailDeps } from '../mail/compose.ts';
+import { LINK_TTL, linkTokenHash, newLinkToken, passwordStamp } from '../mail/tokens.ts';
+import { addressKey, type Refusal, Throttle, type ThrottleKey, type ThrottlePolicy } from '../oauth/throttle.ts';
+import type { EventStore } from '../store/events.ts';
+import type { MailStore, MailToken } from '../store/mails.ts';
+import type { ThrottleStore } from '../store/throttles.ts';
+import type { UpstreamStore } from '../store/upstream.ts';
+import type { User } from '../store/users.ts';
+import { newId } from '../tokens/opaque.ts';
+
+/** The factor following a mail's link proves: control of the account's address. */
+export const MAIL_LINK = 'mail-link';
+
+/** Resets asked per account: three an hour. */
+export const RESET_ACCOUNT_POLICY: ThrottlePolicy = { freeFailures: 3, lockAfter: 3, lockSeconds: 3600, window: 3600 };
+/** Resets asked per source address: thirty an hour. */
+export const RESET_ADDRESS_POLICY: ThrottlePolicy = {
+  freeFailures: 30,
+  lockAfter: 30,
+  lockSeconds: 3600,
+  window: 3600,
+};
+
+export interface ResetDeps {
+  store: EnrolmentStore & MailStore & ThrottleStore & EventStore & Pick<UpstreamStore, 'findUsersByEmail'>;
+  mail: MailDeps;
+  minLength: number;
+}
+
+/** The account a username or an address names, if exactly one does. */
+export async function findAccount(store: ResetDeps['store'], identifier: string): Promise<User | undefined> {
+  const named = identifier.trim();
+  if (named === '') return undefined;
+  const user = await store.getUserByUsername(named);
+  if (user) return user;
+  if (!named.includes('@')) return undefined;
+  const found = await store.findUsersByEmail(named);
+  return found.length === 1 ? found[0] : undefined;
+}
+
+/**
+ * "Forgot your password?": the same answer whatever the account (`answered`), unless the address
+ * asked too often (`refused`, which says nothing of any account).
+ */
+export async function requestPasswordReset(
+  deps: ResetDeps,
+  input: { identifier: string; requester: Requester; now: number },
+): Promise<{ kind: 'answered' } | { kind: 'refused'; refusal: Refusal }> {
+  const { now, requester } = input;
+  const user = await findAccount(deps.store, input.identifier.slice(0, 320));
+  const account = user ? `user:${user.id}` : `name:${input.identifier.trim().toLowerCase().slice(0, 320)}`;
+  const keys: ThrottleKey[] = [
+    { key: `reset-address:${addressKey(requester.ip)}`, subject: 'password-reset', policy: RESET_ADDRESS_POLICY },
+    { key: `reset-account:${account}`, subject: user?.username ?? 'password-reset', policy: RESET_ACCOUNT_POLICY },
+  ];
+  const attempt = await new Throttle(deps.store).begin(keys, now);
+  if (attempt.refused) {
+    // Too many for the account: answered as usual, and nothing sent.
+    if (attempt.refused.key === keys[1]!.key) return { kind: 'answered' };
+    return { kind: 'refused', refusal: attempt.refused };
+  }
+  // The same work whether or not the account exists: a token, a message, an encryption, one write.
+  const { token, hash } = newLinkToken();
+  const to = user?.email ?? 'nobody@invalid';
+  const mail = composeMail(deps.mail, { kind: 'reset', to, userId: user?.id ?? null, path: resetPath(token) }, now);
+  const deliverable = user !== undefined && !user.disabled && user.email !== '';
+  const event = securityEvent('user.password_reset_requested', now, {
+    userId: deliverable ? user.id : null,
+    requester,
+    data: { sent: deliverable },
+  });
+  if (!deliverable) {
+    await deps.store.recordEvent(event);
+    return { kind: 'answered' };
+  }
+  const stored: MailToken = {
+    hash,
+    purpose: 'reset',
+    userId: user.id,
+    email: user.email,
+    stamp: passwordStamp(user.passwordHash),
+    data: null,
+    createdAt: now,
+    expiresAt: now + LINK_TTL.reset,
+    usedAt: null,
+  };
+  await deps.store.queueMail({ mail, token: stored, event });
+  return { kind: 'answered' };
+}
+
+export function resetPath(token: string): string {
+  return `/reset?token=${encodeURIComponent(token)}`;
+}
+
+/** A reset link that still works: unused, unexpired, of a user who can sign in, under the same password. */
+export async function openReset(
+  store: ResetDeps['store'],
+  input: { token?: string; hash?: string; now: number },
+): Promise<{ token: MailToken; user: User } | undefined> {
+  const hash = input.hash ?? linkTokenHash(input.token);
+  const token = hash ? await store.getMailToken(hash) : undefined;
+  if (!token || token.purpose !== 'reset' || token.usedAt !== null || token.expiresAt <= input.now) return undefined;
+  const user = token.userId ? await store.getUserById(token.userId) : undefined;
+  if (!user || user.disabled || passwordStamp(user.passwordHash) !== token.stamp) return undefined;
+  return { token, user };
+}
+
+/**
+ * What the link's follower must still do before choosing a password: nothing (`ready`), or the
+ * steps the policy asks of a user with a second factor, after the link's factor.
+ */
+export async function resetNeeds(
+  store: EnrolmentStore,
+  opened: { token: MailToken; user: User },
+  factors: readonly Factor[],
+): Promise<{ kind: 'ready' } | { kind: 'steps'; methods: string[] }> {
+  const enrolled = await enrolledMethods(store, opened.user);
+  const next = nextStep(factors, ANY_SIGN_IN, enrolled);
+  if (next.kind === 'step') return { kind: 'steps', methods: next.methods };
+  return { kind: 'ready' };
+}
+
+/** The link's factor, followed at `now`. */
+export function mailLinkFactor(now: number): Factor {
+  return { method: MAIL_LINK, amr: [], at: now };
+}
+
+export type ResetOutcome =
+  | { kind: 'reset' }
+  | { kind: 'invalid' }
+  /** The user has a second factor not yet given. */
+  | { kind: 'second-factor' }
+  | { kind: 'rejected'; rule: PasswordRule };
+
+/**
+ * The new password, under the password rules; the token used, the password set and every session
+ * ended in one write, only while the password is still the one the link was issued under.
+ * `factors`: what the follower has done (the link's factor, and a second one when the user has one).
+ */
+export async function completePasswordReset(
+  deps: ResetDeps,
+  input: {
+    token?: string;
+    hash?: string;
+    factors: readonly Factor[];
+    password: string;
+    requester: Requester;
+    now: number;
+  },
+): Promise<ResetOutcome> {
+  const { now } = input;
+  const opened = await openReset(deps.store, input);
+  if (!opened) return { kind: 'invalid' };
+  const { user, token } = opened;
+  if ((await resetNeeds(deps.store, opened, input.factors)).kind !== 'ready') return { kind: 'second-factor' };
+  const rule = brokenPasswordRule(input.password, { minLength: deps.minLength, username: user.username });
+  if (rule) return { kind: 'rejected', rule };
+  const passwordHash = await hashPassword(input.password);
+  const event = securityEvent('user.password_reset', now, { userId: user.id, requester: input.requester });
+  const effect = {
+    kind: 'password',
+    userId: user.id,
+    previous: user.passwordHash,
+    passwordHash,
+    // The link reached the address: it is the user's.
+    verifyEmail: token.email,
+  } as const;
+  const redemption = { hash: token.hash, purpose: 'reset' as const, now, nonce: newId() };
+  const done = await deps.store.redeemMailToken(redemption, effect, { event });
+  return done ? { kind: 'reset' } : { kind: 'invalid' };
+}

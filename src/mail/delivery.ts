@@ -1,0 +1,100 @@
+// Sending mails from the outbox (`mails`, written in the same transaction as what causes each:
+// src/store/mails.ts) on the outbox worker webhooks share (../events/outbox.ts): claimed for a lease
+// (on PostgreSQL FOR UPDATE SKIP LOCKED), so that each attempt is made by one instance; retried with
+// the same backoff while the SMTP server is away; surviving a crash (the lease runs out and the mail
+// is due again). Once sent or given up, its message (with the link) is erased. The log names a mail
+// by its id and kind, never its link.
+import { type OutboxLog, outboxOutcome, OutboxWorker } from '../events/outbox.ts';
+import type { Mail, MailStore } from '../store/mails.ts';
+import type { Secrets } from '../tokens/secrets.ts';
+import { openMessage } from './compose.ts';
+import type { MailTransport } from './transport.ts';
+
+/** Seconds a mail is held by the instance sending it. */
+const LEASE = 60;
+/** Mails sent at once by one instance. */
+const CONCURRENT = 4;
+
+export interface MailDeliveryOptions {
+  secret: Secrets;
+  transport: MailTransport;
+  from: string;
+  /** Seconds between looks at the outbox. */
+  interval: number;
+  now?: () => number;
+  log: OutboxLog;
+}
+
+export class MailDelivery {
+  readonly #store: Pick<MailStore, 'claimMails' | 'recordMailAttempt'>;
+  readonly #options: MailDeliveryOptions;
+  readonly #now: () => number;
+  readonly #worker: OutboxWorker<Mail>;
+  #sending = 0;
+
+  constructor(store: Pick<MailStore, 'claimMails' | 'recordMailAttempt'>, options: MailDeliveryOptions) {
+    this.#store = store;
+    this.#options = options;
+    this.#now = options.now ?? (() => Math.floor(Date.now() / 1000));
+    this.#worker = new OutboxWorker<Mail>(
+      {
+        name: 'mail',
+        lease: LEASE,
+        capacity: () => CONCURRENT - this.#sending,
+        claim: (now, lease, limit) => this.#store.claimMails(now, lease, limit),
+        attempt: (mail) => this.#attempt(mail),
+      },
+      { interval: options.interval, now: this.#now, log: options.log },
+    );
+  }
+
+  start(): void {
+    this.#worker.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.#worker.stop();
+    this.#options.transport.close();
+  }
+
+  /** One look at the outbox and the sending of what it took: how many mails. For tests and tools. */
+  runOnce(): Promise<number> {
+    return this.#worker.runOnce();
+  }
+
+  async #attempt(mail: Mail): Promise<void> {
+    this.#sending++;
+    try {
+      await this.#send(mail);
+    } finally {
+      this.#sending--;
+    }
+  }
+
+  async #send(mail: Mail): Promise<void> {
+    const { log } = this.#options;
+    const attempt = mail.attempts + 1;
+    const message = mail.messageEnc === null ? undefined : openMessage(this.#options.secret, mail.messageEnc);
+    let error: string | null = null;
+    if (!message) {
+      error = 'the message cannot be decrypted with TESSERA_SECRET or TESSERA_SECRET_PREVIOUS';
+    } else {
+      try {
+        await this.#options.transport.send({ ...message, from: this.#options.from, to: mail.recipient });
+      } catch (err) {
+        // The server's answer, never the message.
+        error = ((err as Error).message || 'the mail server refused the mail').slice(0, 500);
+      }
+    }
+    const at = this.#now();
+    const outcome = message
+      ? outboxOutcome('sent', { attempt, retryBase: mail.retryBase, at, succeeded: error === null })
+      : ({ status: 'failed' } as const);
+    await this.#store.recordMailAttempt(mail.id, { attempt, at, error }, outcome);
+    const fields = { mail: mail.id, kind: mail.kind, attempt };
+    if ('nextAttemptAt' in outcome)
+      log.info({ ...fields, error, retryAt: outcome.nextAttemptAt }, 'mail will be tried again');
+    else if (outcome.status === 'sent') log.info(fields, 'mail sent');
+    else log.warn({ ...fields, error }, 'mail given up');
+  }
+}

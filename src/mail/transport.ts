@@ -1,0 +1,69 @@
+// How a mail leaves: through the SMTP server of TESSERA_SMTP_URL with nodemailer (smtp:// must
+// upgrade with STARTTLS, smtps:// speaks TLS from the start; certificates are always checked), or,
+// in development without one, into the log, link included, so that a developer can follow it.
+import nodemailer from 'nodemailer';
+import type { Message } from './messages.ts';
+
+export interface Envelope extends Message {
+  from: string;
+  to: string;
+}
+
+export interface MailTransport {
+  /** Sends the mail; throws when the server did not take it. */
+  send(mail: Envelope): Promise<void>;
+  close(): void;
+}
+
+export interface SmtpOptions {
+  url: string;
+  password: string | null;
+  /** Extra certificate authorities to trust (tests; production uses NODE_EXTRA_CA_CERTS). */
+  ca?: string;
+  /** Milliseconds each phase (connecting, greeting, each command) may take. */
+  timeoutMs?: number;
+}
+
+export function smtpTransport(options: SmtpOptions): MailTransport {
+  const url = new URL(options.url);
+  const secure = url.protocol === 'smtps:';
+  const user = decodeURIComponent(url.username);
+  const pass = url.password !== '' ? decodeURIComponent(url.password) : options.password;
+  const timeout = options.timeoutMs ?? 10_000;
+  const transporter = nodemailer.createTransport({
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    // smtp://: the connection is upgraded with STARTTLS or not used: no link goes out in clear.
+    requireTLS: !secure,
+    ...(user || pass ? { auth: { user, pass: pass ?? '' } } : {}),
+    tls: { servername: url.hostname, ...(options.ca ? { ca: options.ca } : {}) },
+    connectionTimeout: timeout,
+    greetingTimeout: timeout,
+    socketTimeout: timeout,
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  return {
+    async send(mail) {
+      await transporter.sendMail({
+        from: mail.from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+      });
+    },
+    close: () => transporter.close(),
+  };
+}
+
+/** Development without an SMTP server: each mail in the log, with its link (said at start). */
+export function logTransport(log: { warn(obj: object, msg: string): void }): MailTransport {
+  return {
+    async send(mail) {
+      log.warn({ mail: { to: mail.to, subject: mail.subject, text: mail.text } }, 'mail (development: not sent)');
+    },
+    close() {},
+  };
+}

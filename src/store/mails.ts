@@ -1,0 +1,346 @@
+// Mails: the outbox (`mails`, delivered by src/mail/delivery.ts on the outbox worker webhooks share)
+// and the single-use tokens of their links (`mail_tokens`, by SHA-256). A mail is written in the same
+// write as what causes it, and a token's redemption in the same write as its effect (a new password,
+// a verified address, a new account), each effect conditioned on that very redemption, so that of two
+// redemptions at once exactly one has any effect, on SQLite and PostgreSQL alike.
+import type { Compilable, ExpressionBuilder } from 'kysely';
+import type { SecurityEvent } from '../events/index.ts';
+import { Aggregate } from './aggregate.ts';
+import { insertEvents, insertEventsWhen } from './outbox.ts';
+import type { Database, MailRow, MailTokenRow } from './tables.ts';
+import { fromUser, type User } from './users.ts';
+
+export type MailKind = 'reset' | 'verify' | 'invite' | 'signup' | 'email-changed';
+export type MailStatus = MailRow['status'];
+
+/** A mail in the outbox. `messageEnc` is null once it was sent or given up. */
+export interface Mail {
+  id: string;
+  kind: MailKind;
+  userId: string | null;
+  recipient: string;
+  messageEnc: string | null;
+  status: MailStatus;
+  attempts: number;
+  retryBase: number;
+  nextAttemptAt: number;
+  lockedUntil: number | null;
+  createdAt: number;
+  lastError: string | null;
+  finishedAt: number | null;
+}
+
+export type TokenPurpose = MailTokenRow['purpose'];
+
+/** A link's token, by its hash. */
+export interface MailToken {
+  hash: string;
+  purpose: TokenPurpose;
+  userId: string | null;
+  email: string;
+  stamp: string | null;
+  data: string | null;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+/** What a redemption does, in the same write as the token's use. */
+export type Redemption =
+  /** A new password (a reset, an invitation), only while the password is still `previous`; every session ends. */
+  | { kind: 'password'; userId: string; previous: string | null; passwordHash: string; verifyEmail: string | null }
+  /** The user's address becomes `email`, verified. */
+  | { kind: 'email'; userId: string; email: string }
+  /** A sign-up's account, created verified (nothing when the username was taken meanwhile). */
+  | { kind: 'account'; user: User };
+
+export interface MailStore {
+  /**
+   * Writes the mail to the outbox, in one write with its token, the user it is for when new, the
+   * event, and the end of the user's earlier tokens of the same purpose (`replaces`, a resend).
+   */
+  queueMail(input: {
+    mail: Mail;
+    token?: MailToken;
+    newUser?: User;
+    replaces?: { userId: string; purpose: TokenPurpose; now: number };
+    event?: SecurityEvent;
+  }): Promise<void>;
+  getMailToken(hash: string): Promise<MailToken | undefined>;
+  /** The user's token of `purpose` not used and not expired at `now`, if any (an invitation pending). */
+  liveMailToken(userId: string, purpose: TokenPurpose, now: number): Promise<MailToken | undefined>;
+  /**
+   * Uses the token (not used, not expired at `now`, of `purpose`) and does `effect` with `event` and
+   * `mail`, in one write: whether the token was used and the effect made.
+   */
+  redeemMailToken(
+    input: { hash: string; purpose: TokenPurpose; now: number; nonce: string },
+    effect: Redemption,
+    extras?: { event?: SecurityEvent; mail?: Mail },
+  ): Promise<boolean>;
+  /** Takes up to `limit` mails due at `now` for `lease` seconds (PostgreSQL: FOR UPDATE SKIP LOCKED). */
+  claimMails(now: number, lease: number, limit: number): Promise<Mail[]>;
+  /** Records an attempt: sent or given up (the message erased), or due again at `nextAttemptAt`. */
+  recordMailAttempt(
+    id: string,
+    attempt: { attempt: number; at: number; error: string | null },
+    outcome: { status: 'sent' | 'failed' } | { status: 'pending'; nextAttemptAt: number },
+  ): Promise<void>;
+  /** The newest mails first. */
+  listMails(limit: number): Promise<Mail[]>;
+}
+
+function toMail(row: MailRow): Mail {
+  return {
+    id: row.id,
+    kind: row.kind as MailKind,
+    userId: row.user_id,
+    recipient: row.recipient,
+    messageEnc: row.message_enc,
+    status: row.status,
+    attempts: row.attempts,
+    retryBase: row.retry_base,
+    nextAttemptAt: row.next_attempt_at,
+    lockedUntil: row.locked_until,
+    createdAt: row.created_at,
+    lastError: row.last_error,
+    finishedAt: row.finished_at,
+  };
+}
+
+function fromMail(mail: Mail): MailRow {
+  return {
+    id: mail.id,
+    kind: mail.kind,
+    user_id: mail.userId,
+    recipient: mail.recipient,
+    message_enc: mail.messageEnc,
+    status: mail.status,
+    attempts: mail.attempts,
+    retry_base: mail.retryBase,
+    next_attempt_at: mail.nextAttemptAt,
+    locked_until: mail.lockedUntil,
+    created_at: mail.createdAt,
+    last_error: mail.lastError,
+    finished_at: mail.finishedAt,
+  };
+}
+
+function toToken(row: MailTokenRow): MailToken {
+  return {
+    hash: row.hash,
+    purpose: row.purpose,
+    userId: row.user_id,
+    email: row.email,
+    stamp: row.stamp,
+    data: row.data,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    usedAt: row.used_at,
+  };
+}
+
+type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
+
+export class Mails extends Aggregate implements MailStore {
+  async queueMail(input: {
+    mail: Mail;
+    token?: MailToken;
+    newUser?: User;
+    replaces?: { userId: string; purpose: TokenPurpose; now: number };
+    event?: SecurityEvent;
+  }): Promise<void> {
+    const { token, replaces } = input;
+    const statements: Compilable[] = [];
+    if (input.newUser) statements.push(this.db.insertInto('users').values(fromUser(input.newUser)));
+    if (replaces) {
+      const live = (eb: Where<'mail_tokens'>) =>
+        eb.and([eb('user_id', '=', replaces.userId), eb('purpose', '=', replaces.purpose), eb('used_at', 'is', null)]);
+      statements.push(this.db.updateTable('mail_tokens').set({ used_at: replaces.now }).where(live));
+    }
+    if (token) {
+      const row: MailTokenRow = {
+        hash: token.hash,
+        purpose: token.purpose,
+        user_id: token.userId,
+        email: token.email,
+        stamp: token.stamp,
+        data: token.data,
+        created_at: token.createdAt,
+        expires_at: token.expiresAt,
+        used_at: null,
+        used_by: null,
+      };
+      statements.push(this.db.insertInto('mail_tokens').values(row));
+    }
+    statements.push(this.db.insertInto('mails').values(fromMail(input.mail)));
+    await this.write(...statements, ...insertEvents(this.db, [input.event]));
+  }
+
+  async getMailToken(hash: string): Promise<MailToken | undefined> {
+    const row = await this.db.selectFrom('mail_tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
+    return row && toToken(row);
+  }
+
+  async liveMailToken(userId: string, purpose: TokenPurpose, now: number): Promise<MailToken | undefined> {
+    const row = await this.db
+      .selectFrom('mail_tokens')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('purpose', '=', purpose)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .orderBy('created_at', 'desc')
+      .executeTakeFirst();
+    return row && toToken(row);
+  }
+
+  async redeemMailToken(
+    input: { hash: string; purpose: TokenPurpose; now: number; nonce: string },
+    effect: Redemption,
+    extras: { event?: SecurityEvent; mail?: Mail } = {},
+  ): Promise<boolean> {
+    const { hash, now, nonce } = input;
+    const used = this.db
+      .updateTable('mail_tokens')
+      .set({ used_at: now, used_by: nonce })
+      .where('hash', '=', hash)
+      .where('purpose', '=', input.purpose)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now);
+    const redeemed = this.db
+      .selectFrom('mail_tokens')
+      .select('hash')
+      .where('hash', '=', hash)
+      .where('used_by', '=', nonce);
+    // Each effect only with this redemption, and the event and mail only with the effect.
+    const [effects, done] = this.#effects(effect, redeemed);
+    const event = extras.event ? insertEventsWhen(this.db, extras.event, done) : [];
+    const mail = extras.mail ? [this.#insertMailWhen(extras.mail, done)] : [];
+    const counts = await this.writeCounts(used, ...effects, ...event, ...mail);
+    return counts[0] === 1 && counts[1] === 1;
+  }
+
+  /** The effect's statements (the first tells whether it was made) and the condition that it was. */
+  #effects(effect: Redemption, redeemed: Parameters<typeof insertEventsWhen>[2]) {
+    const db = this.db;
+    if (effect.kind === 'password') {
+      const { userId, passwordHash } = effect;
+      const set = db
+        .updateTable('users')
+        .set({ password_hash: passwordHash })
+        .where('id', '=', userId)
+        .where((eb) =>
+          effect.previous === null ? eb('password_hash', 'is', null) : eb('password_hash', '=', effect.previous),
+        )
+        .where((eb) => eb.exists(redeemed));
+      const done = db
+        .selectFrom('users')
+        .select('id')
+        .where('id', '=', userId)
+        .where('password_hash', '=', passwordHash);
+      const verify = effect.verifyEmail
+        ? [
+            db
+              .updateTable('users')
+              .set({ email_verified: 1 })
+              .where('id', '=', userId)
+              .where('email', '=', effect.verifyEmail)
+              .where((eb) => eb.exists(done)),
+          ]
+        : [];
+      // Whoever was signed in, with the old password or a stolen session, is signed out.
+      const sessions = db
+        .deleteFrom('sessions')
+        .where('user_id', '=', userId)
+        .where((eb) => eb.exists(done));
+      return [[set, ...verify, sessions], done.where((eb) => eb.exists(redeemed))] as const;
+    }
+    if (effect.kind === 'email') {
+      const set = db
+        .updateTable('users')
+        .set({ email: effect.email, email_verified: 1 })
+        .where('id', '=', effect.userId)
+        .where((eb) => eb.exists(redeemed));
+      const done = db
+        .selectFrom('users')
+        .select('id')
+        .where('id', '=', effect.userId)
+        .where((eb) => eb.exists(redeemed));
+      return [[set], done] as const;
+    }
+    const row = fromUser(effect.user);
+    const columns = Object.keys(row) as Array<keyof typeof row>;
+    const taken = db.selectFrom('users').select('id').where('username', '=', row.username);
+    const values = db
+      .selectNoFrom((eb) => columns.map((column) => eb.val(row[column]).as(column)))
+      .where((eb) => eb.and([eb.exists(redeemed), eb.not(eb.exists(taken))]));
+    const insert = db.insertInto('users').columns(columns).expression(values);
+    const done = db
+      .selectFrom('users')
+      .select('id')
+      .where('id', '=', row.id)
+      .where((eb) => eb.exists(redeemed));
+    return [[insert], done] as const;
+  }
+
+  #insertMailWhen(mail: Mail, condition: Parameters<typeof insertEventsWhen>[2]) {
+    const row = fromMail(mail);
+    const columns = Object.keys(row) as Array<keyof MailRow>;
+    const values = this.db
+      .selectNoFrom((eb) => columns.map((column) => eb.val(row[column]).as(column)))
+      .where((eb) => eb.exists(condition));
+    return this.db.insertInto('mails').columns(columns).expression(values);
+  }
+
+  /** The mails due, as a subquery; PostgreSQL locks them (../postgres/store.ts, FOR UPDATE SKIP LOCKED). */
+  protected dueMails(now: number, limit: number) {
+    return this.db
+      .selectFrom('mails')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+      .orderBy('next_attempt_at')
+      .limit(limit);
+  }
+
+  async claimMails(now: number, lease: number, limit: number): Promise<Mail[]> {
+    const claimed = this.db
+      .updateTable('mails')
+      .set({ locked_until: now + lease })
+      .where('id', 'in', this.dueMails(now, limit))
+      .returningAll();
+    return (await this.writeRows<MailRow>(claimed)).map(toMail);
+  }
+
+  async recordMailAttempt(
+    id: string,
+    attempt: { attempt: number; at: number; error: string | null },
+    outcome: { status: 'sent' | 'failed' } | { status: 'pending'; nextAttemptAt: number },
+  ): Promise<void> {
+    const pending = outcome.status === 'pending';
+    const set = {
+      status: outcome.status,
+      attempts: attempt.attempt,
+      next_attempt_at: pending ? outcome.nextAttemptAt : attempt.at,
+      locked_until: null,
+      last_error: attempt.error,
+      finished_at: pending ? null : attempt.at,
+      // Sent or given up, its link is no longer kept anywhere.
+      ...(pending ? {} : { message_enc: null }),
+    };
+    await this.write(this.db.updateTable('mails').set(set).where('id', '=', id));
+  }
+
+  async listMails(limit: number): Promise<Mail[]> {
+    const rows = await this.db
+      .selectFrom('mails')
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(toMail);
+  }
+}
