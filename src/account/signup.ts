@@ -68,7 +68,7 @@ export async function requestSignup(
   const account: PendingAccount = { id: newId(), username, passwordHash: await hashPassword(input.password) };
   const { token, hash } = newLinkToken();
   const mail = composeMail(deps.mail, { kind: 'signup', to: email, userId: null, path: signupPath(token) }, now);
-  const event = securityEvent('user.signup_requested', now, { requester: input.requester, data: { domain } });
+  const event = securityEvent('user.registration_requested', now, { requester: input.requester, data: { domain } });
   // An address that has an account already: the same answer, and no mail.
   if ((await deps.store.findUsersByEmail(email)).length > 0) return { kind: 'sent' };
   const stored = {
@@ -115,7 +115,7 @@ export async function confirmSignup(
     createdAt: now,
     updatedAt: now,
   };
-  const event = securityEvent('user.signed_up', now, { userId: user.id, requester: input.requester });
+  const event = securityEvent('user.registered', now, { userId: user.id, requester: input.requester });
   const redemption = { hash: token.hash, purpose: 'signup' as const, now, nonce: newId() };
   if (await deps.store.redeemMailToken(redemption, { kind: 'account', user }, { event })) return 'created';
   // The username was taken meanwhile (the link is used up), or another use of the link came first.

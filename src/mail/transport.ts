@@ -37,7 +37,7 @@ export function smtpTransport(options: SmtpOptions): MailTransport {
     // smtp://: the connection is upgraded with STARTTLS or not used: no link goes out in clear.
     requireTLS: !secure,
     ...(user || pass ? { auth: { user, pass: pass ?? '' } } : {}),
-    tls: { servername: url.hostname, ...(options.ca ? { ca: options.ca } : {}) },
+    ...(options.ca ? { tls: { ca: options.ca } } : {}),
     connectionTimeout: timeout,
     greetingTimeout: timeout,
     socketTimeout: timeout,

@@ -15,6 +15,8 @@ const TABLES = [
   'consents',
   'events',
   'grants',
+  'mail_tokens',
+  'mails',
   'passkeys',
   'resources',
   'restore_fences',
