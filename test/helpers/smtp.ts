@@ -104,7 +104,11 @@ export async function startSmtp(): Promise<TestSmtp> {
     waitFor(match) {
       const found = received.find(match);
       if (found) return Promise.resolve(found);
-      return new Promise((resolve) => waiting.push({ match, resolve }));
+      // A mail that never comes fails the test in 20 s rather than hanging it.
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no such mail arrived within 20 s')), 20_000);
+        waiting.push({ match, resolve: (mail) => (clearTimeout(timer), resolve(mail)) });
+      });
     },
     stop,
     start,
