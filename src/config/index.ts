@@ -198,7 +198,7 @@ export const configSchema = z.object({
    * a page saying the provider did not answer.
    */
   TESSERA_UPSTREAM_TIMEOUT: z.coerce.number().min(1).max(30).default(8),
-  /** TESSERA_WEBHOOK_INTERVAL: seconds between an instance's looks at the webhook outbox. */
+  /** TESSERA_WEBHOOK_INTERVAL: seconds between an instance's looks at the webhook outbox and the mail outbox. */
   TESSERA_WEBHOOK_INTERVAL: z.coerce.number().min(0.05).default(1),
   /** TESSERA_WEBHOOKS_PER_USER: the most webhooks one user may have (/api/webhooks); the operator's are not counted. */
   TESSERA_WEBHOOKS_PER_USER: z.coerce.number().int().min(0).max(1000).default(10),

@@ -280,6 +280,22 @@ describe('mail: password reset over HTTP with a real SMTP server', () => {
     delivery.start();
   });
 
+  it('a mail is in the language of the page that asked for it', async () => {
+    await run(['users', 'create', '--username', 'erika', '--email', 'erika@example.de'], cliIo(server).io);
+    const browser = new BrowserSim(server.issuer);
+    // The language switch's choice, kept in its cookie.
+    const page = await (await browser.request('/reset/request?lang=de')).text();
+    assert.match(page, /Passwort vergessen\?/);
+    const before = smtp.received.length;
+    const answer = await browser.request('/reset/request', {
+      form: { csrf: BrowserSim.hidden(page, 'csrf'), identifier: 'erika' },
+    });
+    assert.match(await answer.text(), /Sehen Sie in Ihr Postfach/);
+    const mail = await mailTo('erika@example.de', /Setzen Sie Ihr Passwort für Example ID zurück/, before);
+    assert.match(mail.text, /Neues Passwort wählen/);
+    assert.match(mail.html, /<html lang="de">/);
+  });
+
   it('tessera mail list shows the states and never a link or token', async () => {
     const { lines, io } = cliIo(server);
     assert.equal(await run(['mail', 'list', '--limit', '50'], io), 0);
