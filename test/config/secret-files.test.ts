@@ -27,6 +27,8 @@ describe('secret settings from files', () => {
       'TESSERA_METRICS_TOKEN',
       'TESSERA_SECRET',
       'TESSERA_SECRET_PREVIOUS',
+      'TESSERA_SMTP_PASSWORD',
+      'TESSERA_SMTP_URL',
     ]);
   });
 
@@ -38,17 +40,24 @@ describe('secret settings from files', () => {
       TESSERA_SECRET_PREVIOUS_FILE: await file('previous', `${previous}\r\n`),
       TESSERA_METRICS_TOKEN_FILE: await file('metrics', 'metrics-token-0123456789'),
       DATABASE_URL_FILE: await file('url', 'postgres://tessera:p%26ss@db.example:5432/tessera?sslmode=require&x=1\n'),
+      TESSERA_SMTP_URL_FILE: await file('smtp', 'smtps://tessera:s%40cret@mail.example:465\n'),
+      TESSERA_SMTP_PASSWORD_FILE: await file('smtp-password', 'another secret\n'),
     });
     assert.equal(config.secret, secret);
     assert.deepEqual(config.previousSecrets, ['b'.repeat(40), 'c'.repeat(40)]);
     assert.equal(config.metrics.token, 'metrics-token-0123456789');
     assert.equal(config.databaseUrl, 'postgres://tessera:p%26ss@db.example:5432/tessera?sslmode=require&x=1');
+    assert.deepEqual(config.mail.smtp, {
+      url: 'smtps://tessera:s%40cret@mail.example:465',
+      password: 'another secret',
+    });
+    assert.equal(config.mail.mode, 'smtp');
     assert.deepEqual(await resolveSecret(config), [secret, 'b'.repeat(40), 'c'.repeat(40)]);
     assert.deepEqual(
       unknownSettings({ TESSERA_SECRET_FILE: 'x', TESSERA_SECRET_PREVIOUS_FILE: 'y', TESSERA_ISSUER_FILE: 'z' }),
       [
         'TESSERA_ISSUER_FILE is ignored: TESSERA_ISSUER holds no secret; only DATABASE_URL, TESSERA_SECRET, ' +
-          'TESSERA_SECRET_PREVIOUS, TESSERA_METRICS_TOKEN are read from files',
+          'TESSERA_SECRET_PREVIOUS, TESSERA_METRICS_TOKEN, TESSERA_SMTP_URL, TESSERA_SMTP_PASSWORD are read from files',
       ],
       'only the secret settings have a _FILE form',
     );
