@@ -19,7 +19,17 @@ describe('another Tessera as the upstream provider', () => {
     one = await startServer({ env: { TESSERA_OUTBOUND_ALLOW_PRIVATE: 'true' } });
     // On another host name, so that the browser keeps the two instances' cookies apart.
     two = await startServer({ host: 'localhost' });
-    const user = ['users', 'create', '--username', bob.username, '--email', 'bob@two.example', '--name', 'Bob Two'];
+    const user = [
+      'users',
+      'create',
+      '--username',
+      bob.username,
+      '--email',
+      'bob@two.example',
+      '--name',
+      'Bob Two',
+      '--email-verified',
+    ];
     assert.equal((await tessera(two, [...user, '--password-stdin'], `${bob.password}\n`)).code, 0);
     const callback = `${one.issuer}/login/upstream/two/callback`;
     const registered = await tessera(two, [
