@@ -296,6 +296,39 @@ describe('mail: password reset over HTTP with a real SMTP server', () => {
     assert.match(mail.html, /<html lang="de">/);
   });
 
+  it('an invitation resent: the earlier link stops working, the new one sets the password once', async () => {
+    const env = { TESSERA_ISSUER: server.issuer };
+    const invite = cliIo(server);
+    invite.io.env = { ...invite.io.env, ...env };
+    const before = smtp.received.length;
+    assert.equal(await run(['users', 'invite', '--email', 'gina@example.com', '--username', 'gina'], invite.io), 0);
+    const first = await mailTo('gina@example.com', /You are invited/, before);
+    const again = cliIo(server);
+    again.io.env = { ...again.io.env, ...env };
+    assert.equal(await run(['users', 'invite', '--email', 'gina@example.com', '--resend'], again.io), 0);
+    const second = await mailTo('gina@example.com', /You are invited/, smtp.received.indexOf(first) + 1);
+    assert.notEqual(first.link, second.link);
+    const browser = new BrowserSim(server.issuer);
+    assert.equal((await browser.request(first.link!)).status, 400);
+    const page = await (await browser.request(second.link!)).text();
+    const form = { csrf: BrowserSim.hidden(page, 'csrf'), token: BrowserSim.hidden(page, 'token') };
+    const accepted = await browser.request('/invite', {
+      form: { ...form, password: NEW_PASSWORD, confirm: NEW_PASSWORD },
+    });
+    assert.equal(accepted.status, 200);
+    assert.equal((await browser.request(second.link!)).status, 400);
+    assert.ok((await signIn('gina', NEW_PASSWORD)).ok);
+    const gina = (await server.store.getUserByUsername('gina'))!;
+    assert.equal(gina.emailVerified, true);
+    // Accepted: no more resending.
+    const late = cliIo(server);
+    assert.equal(
+      await run(['users', 'invite', '--email', 'gina@example.com', '--username', 'gina', '--resend'], late.io),
+      2,
+    );
+    assert.match(late.lines.join('\n'), /accepted the invitation already/);
+  });
+
   it('tessera mail list shows the states and never a link or token', async () => {
     const { lines, io } = cliIo(server);
     assert.equal(await run(['mail', 'list', '--limit', '50'], io), 0);
