@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { run } from '../../src/cli/main.ts';
+import { createUser } from '../../src/cli/operations.ts';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { MailDelivery } from '../../src/mail/delivery.ts';
@@ -395,5 +396,45 @@ describe('mail: development without an SMTP server, production without one', () 
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('mail: sign-up rules over HTTP (TESSERA_SIGNUP=open, TESSERA_SIGNUP_DOMAINS)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({
+      env: { TESSERA_SIGNUP: 'open', TESSERA_SIGNUP_DOMAINS: 'example.org, @Example.NET' },
+    });
+  });
+  after(() => server?.close());
+
+  async function signUp(browser: BrowserSim, fields: { username: string; email: string; password: string }) {
+    const page = await (await browser.request('/signup')).text();
+    return browser.request('/signup', { form: { csrf: BrowserSim.hidden(page, 'csrf'), ...fields } });
+  }
+  const mailsTo = async (to: string) => (await server.store.listMails(100)).filter((m) => m.recipient === to);
+
+  it('keeps to the domains, the password rules and free usernames, and never tells whether an address has an account', async () => {
+    const browser = new BrowserSim(server.issuer);
+    const elsewhere = await signUp(browser, { username: 'zed', email: 'zed@example.com', password: NEW_PASSWORD });
+    assert.equal(elsewhere.status, 400);
+    assert.match(await elsewhere.text(), /Only addresses of example\.org, example\.net can sign up here/);
+    const weak = await signUp(browser, { username: 'zed', email: 'zed@example.org', password: 'password' });
+    assert.equal(weak.status, 400);
+    const taken = await signUp(browser, { username: 'alice', email: 'zed@example.org', password: NEW_PASSWORD });
+    assert.match(await taken.text(), /That username is taken/);
+    assert.deepEqual(await mailsTo('zed@example.org'), []);
+    // An address with an account already: the same answer, and no mail.
+    await createUser(server.store, null, { username: 'yan', email: 'yan@example.net', passwordHash: null });
+    const existing = await signUp(browser, { username: 'zed', email: 'YAN@example.net', password: NEW_PASSWORD });
+    const fresh = await signUp(browser, { username: 'zed', email: 'zed@example.net', password: NEW_PASSWORD });
+    assert.equal(existing.status, 200);
+    assert.equal(await existing.text(), await fresh.text());
+    assert.equal((await mailsTo('zed@example.net')).length, 1);
+    assert.deepEqual(await mailsTo('YAN@example.net'), []);
+    // Three an hour per address asked for, then silently nothing.
+    for (let i = 0; i < 4; i++)
+      await signUp(browser, { username: `z${i}`, email: 'zoe@example.org', password: NEW_PASSWORD });
+    assert.equal((await mailsTo('zoe@example.org')).length, 3);
   });
 });
