@@ -1,6 +1,6 @@
 // Password reset by mail (issue 34). Asking answers the same whether or not an account exists, and
-// does the same work either way (a token made, a message composed and encrypted, one write); the
-// mail is written only for an account that exists. Asking is throttled before anything is looked at:
+// does the same work either way (a token made, a message composed and encrypted, one write of the
+// same statements); the mail and its token are written only for an account that exists. Asking is throttled before anything is looked at:
 // per account (a few an hour: nobody's inbox is bombed) and per address (more: an office shares
 // one), each counted in one conditional write (src/oauth/throttle.ts), so parallel requests get no
 // more than patient ones. The link's token is single use, stored hashed, lives 30 minutes, and is
@@ -84,22 +84,19 @@ export async function requestPasswordReset(
     requester,
     data: { sent: deliverable },
   });
-  if (!deliverable) {
-    await deps.store.recordEvent(event);
-    return { kind: 'answered' };
-  }
   const stored: MailToken = {
     hash,
     purpose: 'reset',
-    userId: user.id,
-    email: user.email,
-    stamp: passwordStamp(user.passwordHash),
+    userId: user?.id ?? null,
+    email: to,
+    stamp: passwordStamp(user?.passwordHash ?? null),
     data: null,
     createdAt: now,
     expiresAt: now + LINK_TTL.reset,
     usedAt: null,
   };
-  await deps.store.queueMail({ mail, token: stored, event });
+  // No account (or none that can sign in): the event alone, in a write of the same shape.
+  await deps.store.queueMail({ mail, token: stored, event, decoy: !deliverable });
   return { kind: 'answered' };
 }
 

@@ -400,6 +400,7 @@ export abstract class KyselyStore implements Store {
     newUser?: User;
     replaces?: { userId: string; purpose: TokenPurpose; now: number };
     event?: SecurityEvent;
+    decoy?: boolean;
   }) {
     return this.mails.queueMail(input);
   }

@@ -58,6 +58,8 @@ export interface MailStore {
   /**
    * Writes the mail to the outbox, in one write with its token, the user it is for when new, the
    * event, and the end of the user's earlier tokens of the same purpose (`replaces`, a resend).
+   * `decoy`: only the event is written; the mail's and token's statements run as deletes of their
+   * (new, absent) keys, so that the write costs what a real one does and changes nothing else.
    */
   queueMail(input: {
     mail: Mail;
@@ -65,6 +67,7 @@ export interface MailStore {
     newUser?: User;
     replaces?: { userId: string; purpose: TokenPurpose; now: number };
     event?: SecurityEvent;
+    decoy?: boolean;
   }): Promise<void>;
   getMailToken(hash: string): Promise<MailToken | undefined>;
   /** The user's token of `purpose` not used and not expired at `now`, if any (an invitation pending). */
@@ -149,8 +152,17 @@ export class Mails extends Aggregate implements MailStore {
     newUser?: User;
     replaces?: { userId: string; purpose: TokenPurpose; now: number };
     event?: SecurityEvent;
+    decoy?: boolean;
   }): Promise<void> {
     const { token, replaces } = input;
+    if (input.decoy) {
+      const nothing = [
+        ...(token ? [this.db.deleteFrom('mail_tokens').where('hash', '=', token.hash)] : []),
+        this.db.deleteFrom('mails').where('id', '=', input.mail.id),
+      ];
+      await this.write(...nothing, ...insertEvents(this.db, [input.event]));
+      return;
+    }
     const statements: Compilable[] = [];
     if (input.newUser) statements.push(this.db.insertInto('users').values(fromUser(input.newUser)));
     if (replaces) {

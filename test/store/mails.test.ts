@@ -104,6 +104,15 @@ for (const [name, open] of [
       const lost = mail();
       await assert.rejects(store.queueMail({ mail: lost, token: token(), newUser: clash }));
       assert.ok(!(await store.listMails(100)).some((x) => x.id === lost.id));
+      // A decoy (a reset for no account): the event alone, nothing of the mail or its token.
+      const decoy = mail();
+      const unused = token();
+      const requested = securityEvent('user.password_reset_requested', NOW, { data: { sent: false } });
+      await store.queueMail({ mail: decoy, token: unused, event: requested, decoy: true });
+      assert.ok(!(await store.listMails(100)).some((x) => x.id === decoy.id));
+      assert.equal(await store.getMailToken(unused.hash), undefined);
+      const events = await store.listEvents({ type: 'user.password_reset_requested', limit: 100 });
+      assert.ok(events.some((e) => e.id === requested.id));
     });
 
     it('holds a claimed mail from every other claimer until its lease runs out, and erases a sent message', async (t) => {
