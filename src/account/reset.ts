@@ -1,12 +1,13 @@
 // Password reset by mail (issue 34). Asking answers the same whether or not an account exists, and
 // does the same work either way (a token made, a message composed and encrypted, one write of the
-// same statements); the mail and its token are written only for an account that exists. Asking is throttled before anything is looked at:
-// per account (a few an hour: nobody's inbox is bombed) and per address (more: an office shares
-// one), each counted in one conditional write (src/oauth/throttle.ts), so parallel requests get no
-// more than patient ones. The link's token is single use, stored hashed, lives 30 minutes, and is
-// bound to the password it was issued under: any change of password, by any route, kills it.
-// Following it is a factor (`mail-link`); a user with a second factor is asked for it (the sign-in
-// policy, src/authn/policy.ts) before the new password is set. Setting it ends every session.
+// same statements); the mail and its token are written only for an account that exists. Asking is
+// throttled before anything is looked at: per account (a few an hour: nobody's inbox is bombed) and
+// per address (more: an office shares one), each counted in one conditional write
+// (src/oauth/throttle.ts), so parallel requests get no more than patient ones. The link's token is
+// single use, stored hashed, lives 30 minutes, and is bound to the password it was issued under: any
+// change of password, by any route, kills it. Following it is a factor (`mail-link`); a user with a
+// second factor is asked for it (the sign-in policy, src/authn/policy.ts) before the new password is
+// set. Setting it ends every session.
 import { securityEvent, type Requester } from '../events/index.ts';
 import { type Factor } from '../authn/factors.ts';
 import { hashPassword } from '../authn/password/hash.ts';
