@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/index.ts';
 import { RelyingParty } from './authn/passkeys/relying-party.ts';
 import { PendingSignInSealer } from './authn/sign-in.ts';
+import { TotpEnrolmentSealer } from './authn/totp/enrolment.ts';
 import { BrowserState } from './http/browser.ts';
 import type { RouteContext } from './http/context.ts';
 import { registerCors } from './http/plugins/cors.ts';
@@ -20,6 +21,7 @@ import { mailAvailable } from './mail/compose.ts';
 import { authorizeRoutes } from './http/routes/authorize.ts';
 import { logoutRoutes } from './http/routes/logout.ts';
 import { passkeyRoutes } from './http/routes/passkeys.ts';
+import { secondFactorRoutes } from './http/routes/second-factors.ts';
 import { interactionRoutes } from './http/routes/interaction.ts';
 import { metadataRoutes } from './http/routes/metadata.ts';
 import { registrationRoutes } from './http/routes/register.ts';
@@ -161,6 +163,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     pending: new PendingSignInSealer(deps.secret),
     codes: new CodeSealer(deps.secret, deps.restoreEpoch),
     relyingParty: new RelyingParty(deps.config.issuer, deps.secret, deps.restoreEpoch),
+    secondFactors: {
+      store: deps.store,
+      secrets: deps.secret,
+      enrolments: new TotpEnrolmentSealer(deps.secret),
+      issuerName: new URL(deps.config.issuer).host,
+    },
     refreshTokens: new RefreshTokens(deps.secret),
     browser: new BrowserState({
       secret: deps.secret,
@@ -199,6 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     mailLinkRoutes(app, ctx);
   }
   passkeyRoutes(app, ctx);
+  secondFactorRoutes(app, ctx);
   upstreamRoutes(app, ctx);
   accountUpstreamRoutes(app, ctx);
   userinfoRoutes(app, ctx);

@@ -18,7 +18,18 @@ export interface Requirement {
   methods: string[];
   /** The acr values asked for (acr_values), in the order asked: the ID token's acr is chosen among them. */
   acrValues: string[];
+  /** TESSERA_MFA when the requirement was made; absent: `optional`. `off` leaves out the switchable steps. */
+  mfa?: MfaMode;
+  /**
+   * The operator's policy asks for two factors (TESSERA_MFA=required, the client's --require-mfa, a
+   * scope of TESSERA_MFA_SCOPES): a user without a second factor enrols an authenticator app during
+   * the sign-in rather than being refused.
+   */
+  enrol?: boolean;
 }
+
+/** TESSERA_MFA: authenticator apps and recovery codes off; offered; or a second factor required of everyone. */
+export type MfaMode = 'off' | 'optional' | 'required';
 
 /** Any sign-in: what the account page needs. */
 export const ANY_SIGN_IN: Requirement = {
@@ -35,10 +46,21 @@ export interface RequestFacts {
   /** acr_values (OIDC Core §3.1.2.1), split. */
   acrValues: readonly string[];
   scopes: readonly string[];
-  /** The client insists on two factors (per-client `require-mfa`, to come). */
+  /** The client insists on two factors (`tessera clients create|update --require-mfa`). */
   clientRequiresMfa?: boolean;
-  /** Scopes whose tokens need two factors (TESSERA_MFA_SCOPES, to come). */
+  /** Scopes whose tokens need two factors (TESSERA_MFA_SCOPES). */
   mfaScopes?: ReadonlySet<string>;
+  /** TESSERA_MFA; absent: `optional`. */
+  mfa?: MfaMode;
+}
+
+/**
+ * What a sign-in with no request behind it needs (the account page's): any sign-in, or with
+ * TESSERA_MFA=required two factors, a user without a second factor enrolling one.
+ */
+export function accountSignIn(mfa: MfaMode): Requirement {
+  if (mfa === 'optional') return ANY_SIGN_IN;
+  return { ...ANY_SIGN_IN, mfa, ...(mfa === 'required' ? { level: Level.mfa, enrol: true } : {}) };
 }
 
 /**
@@ -52,8 +74,19 @@ export function requirementFor(facts: RequestFacts, now: number): Requirement {
   const known = facts.acrValues.map(levelOfAcr).filter((l) => l !== undefined);
   let level: Level = known.length > 0 ? (Math.min(...known) as Level) : Level.sfa;
   const mfaScope = facts.scopes.some((s) => facts.mfaScopes?.has(s));
-  if ((facts.clientRequiresMfa || mfaScope) && level < Level.mfa) level = Level.mfa;
-  return { forceLogin, freshSince, level, methods: [], acrValues: [...facts.acrValues] };
+  const mfa = facts.mfa ?? 'optional';
+  const operator = facts.clientRequiresMfa === true || mfaScope || mfa === 'required';
+  if (operator && level < Level.mfa) level = Level.mfa;
+  const enrol = operator && mfa !== 'off';
+  return {
+    forceLogin,
+    freshSince,
+    level,
+    methods: [],
+    acrValues: [...facts.acrValues],
+    ...(mfa === 'optional' ? {} : { mfa }),
+    ...(enrol ? { enrol } : {}),
+  };
 }
 
 export type NextStep =
@@ -61,8 +94,13 @@ export type NextStep =
   | { kind: 'done' }
   /** One of these steps (enrolled, not yet done), in the order offered. */
   | { kind: 'step'; methods: string[] }
+  /** The user has no second factor and the operator's policy needs one: they enrol an authenticator app now. */
+  | { kind: 'enrol'; method: string }
   /** The user has no step left that would meet the requirement. */
   | { kind: 'unmet' };
+
+/** The step a user enrols during a sign-in when the operator's policy needs a second factor (./steps/totp.ts). */
+export const ENROL_DURING_SIGN_IN = 'totp';
 
 /**
  * What a sign-in does after `factors` (those of this sign-in; on a step-up also the session's). The
@@ -74,8 +112,10 @@ export function nextStep(
   factors: readonly Factor[],
   need: Requirement,
   enrolled: ReadonlySet<string>,
-  registry: readonly Step[] = steps(),
+  all: readonly Step[] = steps(),
 ): NextStep {
+  // TESSERA_MFA=off: authenticator apps and recovery codes are neither asked for nor offered.
+  const registry = need.mfa === 'off' ? all.filter((s) => !s.switchable) : all;
   const done = new Set(factors.map((f) => f.method));
   const usable = registry.filter((s) => s.second && enrolled.has(s.method) && !done.has(s.method));
   const missing = need.methods.filter((m) => !done.has(m));
@@ -91,5 +131,9 @@ export function nextStep(
   const levelWith = (method: string) => levelOf([...factors, { method, amr: [], at: 0 }], registry);
   const methods = usable.filter((s) => levelWith(s.method) >= aim).map((s) => s.method);
   if (methods.length > 0) return { kind: 'step', methods };
-  return reached >= need.level ? { kind: 'done' } : { kind: 'unmet' };
+  if (reached >= need.level) return { kind: 'done' };
+  if (need.enrol && !hasSecond && levelWith(ENROL_DURING_SIGN_IN) >= need.level) {
+    return { kind: 'enrol', method: ENROL_DURING_SIGN_IN };
+  }
+  return { kind: 'unmet' };
 }

@@ -23,6 +23,8 @@ export interface PendingSignIn {
   need: Requirement;
   /** The steps the policy offered next, in order; the page accepts only these. */
   offered: string[];
+  /** The user enrols the step offered now (TESSERA_MFA=required, ./policy.ts `enrol`). */
+  enrol?: boolean;
   /**
    * What to go on with once signed in: the sealed authorization request, null for the account page,
    * or a path of ours (starting with `/`) whose page asked for the steps (a password reset's).
@@ -76,22 +78,44 @@ export interface SignInSoFar {
 export async function continueSignIn(deps: SignInDeps, so: SignInSoFar): Promise<SignInProgress> {
   const registry = deps.steps ?? steps();
   const next = nextStep(so.factors, so.need, await enrolledMethods(deps.store, so.user, registry), registry);
-  if (next.kind === 'step') {
-    const pending = deps.pending.seal({
-      userId: so.user.id,
-      factors: so.factors,
-      authTime: so.authTime,
-      need: so.need,
-      offered: next.methods,
-      resume: so.resume,
-      clientId: so.clientId,
-      browser: so.bind(),
-      exp: so.now + PENDING_SIGN_IN_TTL,
-    });
-    return { kind: 'next-step', method: next.methods[0]!, pending };
+  if (next.kind === 'step' || next.kind === 'enrol') {
+    const offered = next.kind === 'step' ? next.methods : [next.method];
+    const pending = holdSignIn(deps, so, offered, next.kind === 'enrol');
+    return { kind: 'next-step', method: offered[0]!, pending };
   }
   const signedIn = { userId: so.user.id, authTime: so.authTime, factors: so.factors };
   return { kind: 'signed-in', signedIn, user: so.user, resume: so.resume, clientId: so.clientId };
+}
+
+/** The sign-in so far, sealed for the page of `offered`'s first step. */
+export function holdSignIn(deps: SignInDeps, so: SignInSoFar, offered: string[], enrol = false): string {
+  return deps.pending.seal({
+    userId: so.user.id,
+    factors: so.factors,
+    authTime: so.authTime,
+    need: so.need,
+    offered,
+    ...(enrol ? { enrol } : {}),
+    resume: so.resume,
+    clientId: so.clientId,
+    browser: so.bind(),
+    exp: so.now + PENDING_SIGN_IN_TTL,
+  });
+}
+
+/** What a pending sign-in was, as the sign-in so far (to go on with, or to hold again). */
+export function soFar(opened: { pending: PendingSignIn; user: User }, now: number, factor?: Factor): SignInSoFar {
+  const { pending, user } = opened;
+  return {
+    user,
+    factors: factor ? [...pending.factors, factor] : pending.factors,
+    authTime: pending.authTime,
+    need: pending.need,
+    resume: pending.resume,
+    clientId: pending.clientId,
+    bind: () => pending.browser,
+    now,
+  };
 }
 
 /**
@@ -115,15 +139,20 @@ export function continuePendingSignIn(
   factor: Factor,
   now: number,
 ): Promise<SignInProgress> {
-  const { pending, user } = opened;
-  return continueSignIn(deps, {
-    user,
-    factors: [...pending.factors, factor],
-    authTime: pending.authTime,
-    need: pending.need,
-    resume: pending.resume,
-    clientId: pending.clientId,
-    bind: () => pending.browser,
-    now,
-  });
+  return continueSignIn(deps, soFar(opened, now, factor));
 }
+
+/**
+ * A sign-in held after its last factor while a page said something first (the recovery codes of an
+ * authenticator app enrolled during the sign-in, offered as `continue`): it goes on as it was.
+ */
+export function resumeHeldSignIn(
+  deps: SignInDeps,
+  opened: { pending: PendingSignIn; user: User },
+  now: number,
+): Promise<SignInProgress> {
+  return continueSignIn(deps, soFar(opened, now));
+}
+
+/** What a held sign-in is offered as (./steps/totp.ts holds one while the recovery codes are shown). */
+export const HELD = 'continue';

@@ -3,6 +3,7 @@
 import { LOCALES, type Locale } from '../i18n/locales.ts';
 import { z } from 'zod';
 import { nearest } from './nearest.ts';
+import type { MfaMode } from '../authn/policy.ts';
 import type { ThrottlePolicy } from '../oauth/throttle.ts';
 import { readSettingFiles } from './files.ts';
 
@@ -129,6 +130,18 @@ export const configSchema = z.object({
    * password alone signs in.
    */
   TESSERA_PASSWORD_MIN_LENGTH: z.coerce.number().int().min(1).max(64).default(8),
+  /**
+   * TESSERA_MFA: second factors. `optional`: users may enrol an authenticator app (and get recovery
+   * codes), and are asked for their second factor after the first; `required`: a user without one
+   * enrols one at the next sign-in before going on; `off`: authenticator apps and recovery codes are
+   * neither offered nor asked for (passkeys stay).
+   */
+  TESSERA_MFA: z.enum(['off', 'optional', 'required']).default('optional'),
+  /**
+   * TESSERA_MFA_SCOPES: space-separated scopes whose requests need two factors (a user without a
+   * second factor enrols one).
+   */
+  TESSERA_MFA_SCOPES: z.string().default(''),
   /** TESSERA_SESSION_TTL: login session lifetime in seconds. */
   TESSERA_SESSION_TTL: seconds(86_400),
   /** TESSERA_API_SCOPES: `name=description;…` API scopes offered besides openid, profile, email. */
@@ -295,6 +308,8 @@ export interface Config {
   readonly sessionTtl: number;
   readonly eventRetention: number;
   readonly passwordMinLength: number;
+  /** Second factors (src/authn/policy.ts): TESSERA_MFA, and the scopes that need two factors. */
+  readonly mfa: { mode: MfaMode; scopes: ReadonlySet<string> };
   /** Throttling of sign-ins and client authentications per account or client (src/oauth/throttle.ts). */
   readonly throttle: ThrottlePolicy;
   readonly dbConnectTimeout: number;
@@ -490,6 +505,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     sessionTtl: e.TESSERA_SESSION_TTL,
     eventRetention: e.TESSERA_EVENT_RETENTION,
     passwordMinLength: e.TESSERA_PASSWORD_MIN_LENGTH,
+    mfa: { mode: e.TESSERA_MFA, scopes: new Set(e.TESSERA_MFA_SCOPES.split(/\s+/).filter(Boolean)) },
     throttle: {
       freeFailures: e.TESSERA_SIGNIN_FREE_FAILURES,
       lockAfter: Math.max(e.TESSERA_SIGNIN_LOCK_AFTER, e.TESSERA_SIGNIN_FREE_FAILURES),

@@ -1,6 +1,7 @@
 // What the routes share, built once in buildApp.
 import type { RelyingParty } from '../authn/passkeys/relying-party.ts';
 import type { PendingSignInSealer } from '../authn/sign-in.ts';
+import type { TotpEnrolmentDeps } from '../authn/totp/enrolment.ts';
 import type { Config } from '../config/index.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { MailSettings } from '../mail/compose.ts';
@@ -25,6 +26,8 @@ export interface RouteContext {
   codes: CodeSealer;
   /** Tessera as a WebAuthn relying party: passkeys' options and checks (src/authn/passkeys). */
   relyingParty: RelyingParty;
+  /** Authenticator apps' enrolment and secrets (src/authn/totp), the keyring that opens them. */
+  secondFactors: TotpEnrolmentDeps;
   refreshTokens: RefreshTokens;
   browser: BrowserState;
   /** Epoch seconds; injectable so tests can move time without sleeping. */

@@ -43,6 +43,8 @@ export interface Client {
   previousSecret: { hash: string; expiresAt: number } | null;
   /** Its own token lifetimes, seconds; null for the server's (src/oauth/grants/lifetimes.ts). */
   lifetimes: TokenLifetimes;
+  /** Its sign-ins need two factors (`--require-mfa`, src/authn/policy.ts); absent: false. */
+  requireMfa?: boolean;
 }
 
 /** A client's token lifetimes in seconds, each shorter than the server's setting or null for it. */
@@ -119,10 +121,12 @@ function toClient(row: ClientRow): Client {
             refreshToken: seconds(row.refresh_token_ttl),
             idToken: seconds(row.id_token_ttl),
           },
+    // Absent before migration 006 and for clients never given the option.
+    ...(row.require_mfa === null || row.require_mfa === undefined ? {} : { requireMfa: row.require_mfa === 1 }),
   };
 }
 
-function fromClient(client: Client): ClientRow {
+function fromClient(client: Client): Omit<ClientRow, 'require_mfa'> & Partial<Pick<ClientRow, 'require_mfa'>> {
   return {
     client_id: client.clientId,
     secret_hash: client.secretHash,
@@ -145,6 +149,8 @@ function fromClient(client: Client): ClientRow {
     access_token_ttl: client.lifetimes.accessToken,
     refresh_token_ttl: client.lifetimes.refreshToken,
     id_token_ttl: client.lifetimes.idToken,
+    // Written only when said, so that a database before migration 006 takes the other columns.
+    ...(client.requireMfa === undefined ? {} : { require_mfa: client.requireMfa ? 1 : 0 }),
   };
 }
 

@@ -29,6 +29,7 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   encrypted('upstream_providers', 'id', 'client_secret_enc', 'upstreamClientSecret'),
   // A mail's message, with its link, while it waits in the outbox (erased once sent).
   encrypted('mails', 'id', 'message_enc', 'mailMessage'),
+  encrypted('totp_credentials', 'user_id', 'secret_enc', 'totpSecret'),
 ];
 
 /** One encrypted value: where it is and what it holds now. */

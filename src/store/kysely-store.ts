@@ -15,6 +15,7 @@ import { Purge, type PurgeInput } from './housekeeping.ts';
 import { migrate } from './migrations/index.ts';
 import { type Resource, Resources } from './resources.ts';
 import { Restores } from './restores.ts';
+import { SecondFactors, type TotpCredential } from './second-factors.ts';
 import { type Session, Sessions } from './sessions.ts';
 import { type StoredSigningKey, SigningKeys } from './signing-keys.ts';
 import type { DatabaseStats, Store } from './store.ts';
@@ -37,6 +38,7 @@ export abstract class KyselyStore implements Store {
   protected readonly throttles: Throttles;
   protected readonly webhooks: Webhooks;
   protected readonly passkeys: Passkeys;
+  protected readonly secondFactors: SecondFactors;
   protected readonly restores: Restores;
   protected readonly encryptedValues: EncryptedValues;
   protected readonly upstream: Upstream;
@@ -56,6 +58,7 @@ export abstract class KyselyStore implements Store {
     this.throttles = new Throttles(connection);
     this.webhooks = webhooks;
     this.passkeys = new Passkeys(connection);
+    this.secondFactors = new SecondFactors(connection);
     this.restores = new Restores(connection);
     this.encryptedValues = new EncryptedValues(connection);
     this.upstream = new Upstream(connection);
@@ -350,6 +353,38 @@ export abstract class KyselyStore implements Store {
   }
   replaceEncryptedValues(changes: Array<EncryptedValue & { replacement: string }>) {
     return this.encryptedValues.replaceEncryptedValues(changes);
+  }
+
+  // authenticator apps and recovery codes (./second-factors.ts)
+  getTotp(userId: string) {
+    return this.secondFactors.getTotp(userId);
+  }
+  hasTotp(userId: string) {
+    return this.secondFactors.hasTotp(userId);
+  }
+  enrolTotp(credential: TotpCredential, recoveryCodes: string[], event: SecurityEvent) {
+    return this.secondFactors.enrolTotp(credential, recoveryCodes, event);
+  }
+  useTotpStep(input: { userId: string; step: number; at: number }) {
+    return this.secondFactors.useTotpStep(input);
+  }
+  removeTotp(input: { userId: string; keepSession: string; recoveryCodes: boolean }, event: SecurityEvent) {
+    return this.secondFactors.removeTotp(input, event);
+  }
+  hasRecoveryCodes(userId: string) {
+    return this.secondFactors.hasRecoveryCodes(userId);
+  }
+  recoveryCodeSummary(userId: string) {
+    return this.secondFactors.recoveryCodeSummary(userId);
+  }
+  replaceRecoveryCodes(input: { userId: string; hashes: string[]; now: number }, event: SecurityEvent) {
+    return this.secondFactors.replaceRecoveryCodes(input, event);
+  }
+  useRecoveryCode(input: { userId: string; hash: string; at: number }, event: SecurityEvent) {
+    return this.secondFactors.useRecoveryCode(input, event);
+  }
+  resetSecondFactors(userId: string, event: SecurityEvent) {
+    return this.secondFactors.resetSecondFactors(userId, event);
   }
 
   // upstream providers and links (./upstream.ts)

@@ -12,6 +12,7 @@ import type { PurgeInput } from './housekeeping.ts';
 import type { PasskeyStore } from './passkeys.ts';
 import type { ResourceStore } from './resources.ts';
 import type { RestoreStore } from './restores.ts';
+import type { SecondFactorStore } from './second-factors.ts';
 import type { SessionStore } from './sessions.ts';
 import type { SigningKeyStore } from './signing-keys.ts';
 import type { ThrottleStore } from './throttles.ts';
@@ -43,6 +44,7 @@ export interface Store
     ThrottleStore,
     WebhookStore,
     PasskeyStore,
+    SecondFactorStore,
     RestoreStore,
     EncryptedValueStore,
     UpstreamStore,

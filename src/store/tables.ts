@@ -35,6 +35,8 @@ export interface ClientRow {
   access_token_ttl: number | null;
   refresh_token_ttl: number | null;
   id_token_ttl: number | null;
+  /** 1: the client's sign-ins need two factors (migration 006); null or 0: the server's policy. */
+  require_mfa: number | null;
 }
 
 export interface UserRow {
@@ -258,6 +260,27 @@ export interface UpstreamLinkRow {
   last_used_at: number | null;
 }
 
+/** A user's authenticator app (TOTP, RFC 6238), src/store/second-factors.ts. */
+export interface TotpCredentialRow {
+  user_id: string;
+  /** The shared secret (base32), AES-256-GCM under a key derived from TESSERA_SECRET. */
+  secret_enc: string;
+  /** The last time step (Unix time / 30 s) a code was accepted for; 0 before the first. */
+  last_step: number;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** One of a user's recovery codes: SHA-256 of the user's id and the code, hex. */
+export interface RecoveryCodeRow {
+  user_id: string;
+  hash: string;
+  created_at: number;
+  used_at: number | null;
+  /** The id of the event that recorded its use: the use that won writes it. */
+  used_event: string | null;
+}
+
 /** A WebAuthn challenge already answered (SHA-256, hex), kept until it would have expired. */
 export interface WebauthnChallengeRow {
   hash: string;
@@ -329,6 +352,8 @@ export interface Database {
   webhook_attempts: WebhookAttemptRow;
   passkeys: PasskeyRow;
   webauthn_challenges: WebauthnChallengeRow;
+  totp_credentials: TotpCredentialRow;
+  recovery_codes: RecoveryCodeRow;
   restore_fences: RestoreFenceRow;
   upstream_providers: UpstreamProviderRow;
   upstream_links: UpstreamLinkRow;

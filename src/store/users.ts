@@ -164,6 +164,8 @@ export class Users extends Aggregate implements UserStore {
         this.db.deleteFrom('sessions').where('user_id', '=', id),
         this.db.deleteFrom('consents').where('user_id', '=', id),
         this.db.deleteFrom('passkeys').where('user_id', '=', id),
+        this.db.deleteFrom('totp_credentials').where('user_id', '=', id),
+        this.db.deleteFrom('recovery_codes').where('user_id', '=', id),
         // The person's accounts at upstream providers no longer lead here (src/upstream).
         this.db.deleteFrom('upstream_links').where('user_id', '=', id),
         this.db.updateTable('grants').set({ revoked_at: now }).where(live),

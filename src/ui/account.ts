@@ -1,9 +1,11 @@
 // The account page: the applications with access (each withdrawable), the apps the user registered,
-// the recent sign-ins, the password form, the passkeys and the linked providers.
+// the recent sign-ins, the password form, the passkeys, the authenticator app and recovery codes, and
+// the linked providers.
 import { html } from './html.ts';
 import { layout, type PageContext, say, type Text } from './layout.ts';
 import { PASSKEY_SCRIPTS, type PasskeysSection, passkeysSection } from './passkeys.ts';
 import { scopeList } from './pages.ts';
+import { type SecondFactorsSection, secondFactorsSection } from './second-factors.ts';
 import type { ScopeLine } from './scopes.ts';
 import { emailSection } from './mail-pages.ts';
 import { linkedProvidersSection, type LinkedProviderRow, type ProviderButton } from './upstream.ts';
@@ -50,6 +52,8 @@ export function accountPage(
     password?: { error?: Text; changed?: boolean };
     /** The user's passkeys, and the registration of a new one (./passkeys.ts). */
     passkeys?: PasskeysSection;
+    /** The authenticator app and recovery codes (./second-factors.ts); absent with TESSERA_MFA=off. */
+    secondFactors?: SecondFactorsSection;
     /** False for a user without a password (one an upstream provider made): no form to change it. */
     hasPassword?: boolean;
     /** Upstream providers linked and to link (src/ui/upstream.ts), and what the last change said. */
@@ -139,6 +143,7 @@ ${input.password?.changed ? html`<p role="status">${t.t('account.passwordChanged
 }
 ${input.email ? emailSection(ui, input.email) : ''}
 ${input.passkeys ? passkeysSection(ui, input.passkeys, input.csrfToken) : ''}
+${input.secondFactors ? secondFactorsSection(ui, input.secondFactors, input.csrfToken) : ''}
 ${input.upstream ? linkedProvidersSection(ui, { ...input.upstream, csrfToken: input.csrfToken }) : ''}`,
     input.passkeys ? PASSKEY_SCRIPTS : [],
   );

@@ -33,4 +33,7 @@ nav.languages a{color:#1d2433}
 nav.languages a[aria-current]{font-weight:600;text-decoration:none}
 section.passkey h3{overflow-wrap:anywhere}
 section.passkey form button{margin-top:.75rem}
+.qr svg{display:block;width:12rem;height:12rem;max-width:100%}
+code.key{overflow-wrap:anywhere}
+ul.codes{list-style:none;padding:0;columns:2;font-size:1.05rem}
 `;

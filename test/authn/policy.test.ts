@@ -41,6 +41,9 @@ describe('factors: level, amr and acr', () => {
         ['upstream', true, false, 1, false],
         // A provider trusted for its mfa, whose sign-in said so.
         ['upstream-mfa', true, false, 2, false],
+        // An authenticator app and a recovery code: second factors only, one each.
+        ['totp', false, true, 1, false],
+        ['recovery-code', false, true, 1, false],
       ],
     );
   });

@@ -14,7 +14,6 @@ import {
   type SignInDeps,
 } from '../../src/authn/sign-in.ts';
 import { Level } from '../../src/authn/levels.ts';
-import { type Step, steps } from '../../src/authn/steps/index.ts';
 import type { User } from '../../src/store/users.ts';
 
 const NOW = 1_800_000_000;
@@ -33,7 +32,12 @@ const user: User = {
 };
 let stored: User | undefined = user;
 const deps: SignInDeps = {
-  store: { getUserById: async () => stored, hasPasskeys: async () => false } as unknown as SignInDeps['store'],
+  store: {
+    getUserById: async () => stored,
+    hasPasskeys: async () => false,
+    hasTotp: async () => false,
+    hasRecoveryCodes: async () => false,
+  } as unknown as SignInDeps['store'],
   pending: new PendingSignInSealer('s'.repeat(32)),
 };
 const pwd = { method: 'password', amr: ['pwd'], at: NOW };
@@ -51,18 +55,10 @@ const pending: PendingSignIn = {
 const open = (sealed: string, over: Partial<Parameters<typeof openPendingSignIn>[1]> = {}) =>
   openPendingSignIn(deps, { sealed, method: 'totp', isBound: (b) => b === 'this-browser', now: NOW, ...over });
 
-const totp: Step = {
-  method: 'totp',
-  first: false,
-  second: true,
-  factors: 1,
-  phishingResistant: false,
-  enrolled: (u) => u.id === user.id,
-};
-
 describe('a sign-in between its steps', () => {
   it('after a password, a user with a second factor goes on to it, what is done sealed for its page', async () => {
-    const withTotp = { ...deps, steps: [...steps(), totp] };
+    // The real authenticator-app step (src/authn/steps/totp.ts), enrolled by this user.
+    const withTotp = { ...deps, store: { ...deps.store, hasTotp: async (id: string) => id === user.id } };
     const progress = await continueSignIn(withTotp, {
       user,
       factors: [pwd],

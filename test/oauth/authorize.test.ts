@@ -60,6 +60,8 @@ const store = {
   getClient: async (id: string) => (id === client.clientId ? client : undefined),
   getUserById: async (id: string) => (id === user.id ? user : undefined),
   hasPasskeys: async () => hasPasskey,
+  hasTotp: async () => false,
+  hasRecoveryCodes: async () => false,
 } as unknown as AuthorizeDeps['store'];
 const deps: AuthorizeDeps = {
   config,

@@ -3,9 +3,12 @@
 // needs from what each step says of itself here. A new kind of step is a file exporting a `Step` (and
 // the domain functions its pages call), listed in `steps()`.
 import type { PasskeyStore } from '../../store/passkeys.ts';
+import type { SecondFactorStore } from '../../store/second-factors.ts';
 import type { User, UserStore } from '../../store/users.ts';
 import { passkeyStep } from './passkey.ts';
 import { passwordStep } from './password.ts';
+import { recoveryCodeStep } from './recovery-code.ts';
+import { totpStep } from './totp.ts';
 import { upstreamMfaStep, upstreamStep } from './upstream.ts';
 
 export interface Step {
@@ -19,6 +22,8 @@ export interface Step {
   readonly factors: 1 | 2;
   /** Bound to Tessera's origin, so a look-alike site cannot relay it (a passkey): level `phr`. */
   readonly phishingResistant: boolean;
+  /** Turned off, enrolled or not, by TESSERA_MFA=off (authenticator apps, recovery codes). */
+  readonly switchable?: boolean;
   /** Whether the user can use it (has enrolled it). Asked only when a sign-in decides its next step. */
   enrolled(user: User, store: EnrolmentStore): boolean | Promise<boolean>;
 }
@@ -28,7 +33,9 @@ export interface Step {
  * continues a sign-in declares its store as this (or SignInDeps['store']), so a new step's store
  * reaches it without a change there.
  */
-export type EnrolmentStore = UserStore & Pick<PasskeyStore, 'hasPasskeys'>;
+export type EnrolmentStore = UserStore &
+  Pick<PasskeyStore, 'hasPasskeys'> &
+  Pick<SecondFactorStore, 'hasTotp' | 'hasRecoveryCodes'>;
 
 /**
  * Every step, in the order a sign-in offers them. A function rather than a constant: step files use
@@ -36,7 +43,7 @@ export type EnrolmentStore = UserStore & Pick<PasskeyStore, 'hasPasskeys'>;
  * the step files were.
  */
 export function steps(): readonly Step[] {
-  return [passwordStep, passkeyStep, upstreamStep, upstreamMfaStep];
+  return [passwordStep, passkeyStep, upstreamStep, upstreamMfaStep, totpStep, recoveryCodeStep];
 }
 
 /** The steps the user has enrolled, by method. */

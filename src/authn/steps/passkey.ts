@@ -43,7 +43,7 @@ export function passkeyFactor(backupEligible: boolean, at: number): Factor {
 }
 
 export interface PasskeyDeps extends SignInDeps {
-  store: UserStore & PasskeyStore & EventStore;
+  store: SignInDeps['store'] & UserStore & PasskeyStore & EventStore;
   relyingParty: RelyingParty;
   observer?: Pick<ThrottleObserver, 'signInFailed'>;
 }

@@ -11,6 +11,7 @@ import type { GrantStore } from '../../store/grants.ts';
 import type { MailStore } from '../../store/mails.ts';
 import type { UpstreamStore } from '../../store/upstream.ts';
 import type { PasskeyStore } from '../../store/passkeys.ts';
+import type { SecondFactorStore } from '../../store/second-factors.ts';
 import type { Session, SessionStore } from '../../store/sessions.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import type { User, UserStore } from '../../store/users.ts';
@@ -23,7 +24,8 @@ export type UserStores = UserStore &
   EventStore &
   Pick<PasskeyStore, 'listPasskeys' | 'hasPasskeys'> &
   MailStore &
-  Pick<UpstreamStore, 'findUsersByEmail'>;
+  Pick<UpstreamStore, 'findUsersByEmail'> &
+  Pick<SecondFactorStore, 'hasTotp' | 'hasRecoveryCodes'>;
 
 /**
  * The throttling of the user's sign-ins (src/oauth/throttle.ts): one entry per key counted for the
@@ -34,7 +36,11 @@ async function signInLocks(store: ThrottleStore, config: Config, user: User, now
   return states.map((state) => {
     const refused = refusal([{ state, policy: config.throttle }], now);
     return {
-      from: state.key.startsWith('device:') ? 'one known browser' : 'anywhere',
+      from: state.key.startsWith('device:')
+        ? 'one known browser'
+        : state.key.startsWith('second-factor:')
+          ? 'codes after the password'
+          : 'anywhere',
       failures: state.failures,
       last_failure_at: formatTime(state.lastFailureAt),
       state: refused ? (refused.locked ? 'locked' : 'delayed') : 'open',
@@ -55,7 +61,8 @@ export async function userStatus(
   return {
     sign_in: locked ? `${locked.state} until ${locked.until} (tessera users unlock ${user.username})` : 'open',
     sign_in_throttles: locks,
-    // The steps the user can sign in with (src/authn/steps): a password, passkeys, more kinds to come.
+    // The steps the user can sign in with (src/authn/steps): a password, passkeys, an authenticator
+    // app (totp), recovery codes.
     factors: [...(await enrolledMethods(store, user))],
     sessions: (await store.listSessionsOf(user.id, now)).length,
   };

@@ -3,9 +3,10 @@
 // Each form calls one domain function (src/account, src/authn/steps/password.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountOverview, deleteOwnedClient, withdrawClient } from '../../account/index.ts';
+import { secondFactorOverview } from '../../account/second-factors.ts';
 import { upstreamOverview } from '../../account/upstream.ts';
 import { passkeyEnrolment } from '../../authn/passkeys/enrolment.ts';
-import { ANY_SIGN_IN } from '../../authn/policy.ts';
+import { accountSignIn } from '../../authn/policy.ts';
 import type { BrowserSession } from '../../authn/session.ts';
 import { changePassword, signInWithPassword } from '../../authn/steps/password.ts';
 import type { User } from '../../store/users.ts';
@@ -14,6 +15,7 @@ import type { Text } from '../../ui/layout.ts';
 import { loginPage } from '../../ui/pages.ts';
 import type { PasswordRule } from '../../authn/password/rules.ts';
 import { mailAvailable } from '../../mail/compose.ts';
+import { SECOND_FACTOR_NOTES } from '../../ui/second-factors.ts';
 import type { RouteContext } from '../context.ts';
 import { sendPage } from '../pages.ts';
 import { formValue, queryValue } from '../forms.ts';
@@ -87,7 +89,19 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
       : {};
     const page = { username: user.username, csrfToken, ...overview, upstream, hasPassword, ...email };
     const withPasskeys = { ...page, passkeys: { ...passkeys, ...(note ? { note } : {}) } };
-    return sendPage(reply, (ui) => accountPage(ui, { ...withPasskeys, ...(password ? { password } : {}) }));
+    // Authenticator app and recovery codes, unless TESSERA_MFA=off.
+    const mfaNote = SECOND_FACTOR_NOTES[queryValue(request, 'mfa') ?? ''];
+    const secondFactors =
+      ctx.config.mfa.mode === 'off'
+        ? {}
+        : {
+            secondFactors: {
+              ...(await secondFactorOverview(ctx.secondFactors, { user, session, bind, now })),
+              ...(mfaNote ? { note: mfaNote } : {}),
+            },
+          };
+    const full = { ...withPasskeys, ...secondFactors, ...(password ? { password } : {}) };
+    return sendPage(reply.header('cache-control', 'no-store'), (ui) => accountPage(ui, full));
   }
 
   app.get('/account', { config: { html: true } }, async (request, reply) => {
@@ -166,7 +180,11 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const direct = error || queryValue(request, 'local') ? undefined : await directProvider(ctx, {});
     if (direct) {
       const start = { providerId: direct, purpose: 'sign-in', resume: null, clientId: null, userId: null } as const;
-      return startUpstream(ctx, request, reply, { ...start, need: ANY_SIGN_IN, loginHint: null });
+      return startUpstream(ctx, request, reply, {
+        ...start,
+        need: accountSignIn(ctx.config.mfa.mode),
+        loginHint: null,
+      });
     }
     const failed = signInError(error);
     // Sent here by a change to how the user signs in, which needs a recent sign-in (src/authn/recent.ts).
@@ -189,7 +207,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
         knownDevice: ctx.browser.knownDevice(request, username),
         clientId: null,
         requester: requesterOf(request),
-        need: ANY_SIGN_IN,
+        need: accountSignIn(ctx.config.mfa.mode),
         resume: null,
         bind: () => ctx.browser.binding(request, reply),
         now: ctx.now(),

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addPasskey, removePasskey, renamePasskey } from '../../authn/passkeys/enrolment.ts';
-import { ANY_SIGN_IN } from '../../authn/policy.ts';
+import { accountSignIn } from '../../authn/policy.ts';
 import { openPendingSignIn } from '../../authn/sign-in.ts';
 import { confirmWithPasskey, passkeyStep, signInWithPasskey } from '../../authn/steps/passkey.ts';
 import { passkeyStepPage } from '../../ui/passkeys.ts';
@@ -61,7 +61,7 @@ export function passkeyRoutes(app: FastifyInstance, ctx: RouteContext): void {
       clientId: opened?.interaction.request.clientId ?? null,
       requester: requesterOf(request),
       isBound: isBound(request),
-      need: opened?.interaction.need ?? ANY_SIGN_IN,
+      need: opened?.interaction.need ?? accountSignIn(ctx.config.mfa.mode),
       resume: opened ? sealed : null,
       bind: () => ctx.browser.binding(request, reply),
       now: ctx.now(),

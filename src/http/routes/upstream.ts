@@ -3,7 +3,7 @@
 // provider), and the link page of a person whose account there is not linked yet (/login/link).
 // Each ends in finishSignIn (../sign-in.ts), the page of what failed, or the account page.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ANY_SIGN_IN } from '../../authn/policy.ts';
+import { accountSignIn } from '../../authn/policy.ts';
 import { linkWithPassword, openPendingLink } from '../../authn/steps/upstream-link.ts';
 import { completeUpstream } from '../../authn/steps/upstream.ts';
 import type { PendingLink } from '../../upstream/flow.ts';
@@ -48,7 +48,7 @@ export function upstreamRoutes(app: FastifyInstance, ctx: RouteContext): void {
       purpose: 'sign-in',
       resume: sealed ?? null,
       clientId: opened?.interaction.request.clientId ?? null,
-      need: opened?.interaction.need ?? ANY_SIGN_IN,
+      need: opened?.interaction.need ?? accountSignIn(ctx.config.mfa.mode),
       userId: null,
       loginHint: opened?.interaction.request.loginHint ?? null,
     });

@@ -32,7 +32,8 @@ import { checkScopesForResource, knownResource, resourceParam } from '../resourc
 import * as check from './checks.ts';
 
 export interface AuthorizeDeps {
-  config: Pick<Config, 'issuer' | 'codeTtl' | 'scopes'>;
+  /** `mfa`: TESSERA_MFA and its scopes; absent, `optional` and none. */
+  config: Pick<Config, 'issuer' | 'codeTtl' | 'scopes'> & Partial<Pick<Config, 'mfa'>>;
   store: ClientStore & SignInDeps['store'] & SessionStore & ResourceStore;
   sealer: InteractionSealer;
   /** Seals a step-up's sign-in in progress (src/authn/sign-in.ts). */
@@ -133,7 +134,12 @@ export async function authorize(
     return errorRedirect(deps.config.issuer, trusted, state, err, trusted.client.clientId);
   }
   const { acrValues, ...rest } = request;
-  const need = requirementFor({ ...rest, acrValues }, now);
+  const { mfa } = deps.config;
+  const policy = {
+    clientRequiresMfa: trusted.client.requireMfa === true,
+    ...(mfa ? { mfa: mfa.mode, mfaScopes: mfa.scopes } : {}),
+  };
+  const need = requirementFor({ ...rest, acrValues, ...policy }, now);
   const interaction: Interaction = { request: rest, need, exp: now + INTERACTION_TTL };
   return continueAuthorization(deps, trusted.client, interaction, session, now, bind);
 }

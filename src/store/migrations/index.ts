@@ -8,6 +8,7 @@ import * as initial from './001_initial.ts';
 import * as authenticationFactors from './002_authentication_factors.ts';
 import * as clientTokenLifetimes from './004_client_token_lifetimes.ts';
 import * as restoreFences from './005_restore_fences.ts';
+import * as secondFactors from './006_second_factors.ts';
 import * as passkeys from './007_passkeys.ts';
 import * as mail from './008_mail.ts';
 import * as upstreamProviders from './009_upstream_providers.ts';
@@ -17,6 +18,7 @@ export const migrations: Record<string, Migration> = {
   '002_authentication_factors': authenticationFactors,
   '004_client_token_lifetimes': clientTokenLifetimes,
   '005_restore_fences': restoreFences,
+  '006_second_factors': secondFactors,
   '007_passkeys': passkeys,
   '008_mail': mail,
   '009_upstream_providers': upstreamProviders,

@@ -36,6 +36,10 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
   // Public keys and counters: users sign in with their passkeys as before (the issuer's host, the
   // relying party's ID, must stay the same).
   exported('passkeys', ['id']),
+  // Authenticator apps (their secrets encrypted under TESSERA_SECRET, as stored, with the last time
+  // step used, so that no code works twice across the move) and recovery codes (hashed).
+  exported('totp_credentials', ['user_id']),
+  exported('recovery_codes', ['user_id', 'hash']),
   // Upstream providers (their client secrets encrypted under TESSERA_SECRET, as stored) and who is
   // linked to whom: people sign in through them as before (the issuer, in their callback URIs, must
   // stay the same).

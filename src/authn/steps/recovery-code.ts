@@ -1,0 +1,58 @@
+// The recovery-code step: a second factor for the day the user's authenticator app or passkey is
+// lost. Each code works once: its use is one conditional update that also names the event recording
+// it (`recovery_code.used`), so of two requests with one code exactly one signs in and one event is
+// written. Guessing is throttled as authenticator codes are (../second-factor.ts). RFC 8176 names no
+// method for a look-up secret, so the factor adds no amr value of its own; with the first factor the
+// sign-in is still two factors (`mfa`). Codes are made with the first authenticator app and renewed
+// on the account page (../recovery/).
+import { type Requester, securityEvent } from '../../events/index.ts';
+import type { User } from '../../store/users.ts';
+import type { Factor } from '../factors.ts';
+import { recoveryCodeHash, typedRecoveryCode } from '../recovery/codes.ts';
+import { checkCode, type CodeVerdict } from '../second-factor.ts';
+import { continuePendingSignIn, type PendingSignIn } from '../sign-in.ts';
+import type { Step } from './index.ts';
+import type { TotpDeps, TotpOutcome } from './totp.ts';
+
+export const recoveryCodeStep: Step = {
+  method: 'recovery-code',
+  first: false,
+  second: true,
+  factors: 1,
+  phishingResistant: false,
+  switchable: true,
+  // Only beside a second factor that they stand in for: a user who removed theirs is not asked.
+  enrolled: async (user, store) =>
+    (await store.hasRecoveryCodes(user.id)) && ((await store.hasTotp(user.id)) || (await store.hasPasskeys(user.id))),
+};
+
+export function recoveryCodeFactor(at: number): Factor {
+  return { method: recoveryCodeStep.method, amr: [], at };
+}
+
+/** A recovery code as a later step of a sign-in. */
+export async function confirmWithRecoveryCode(
+  deps: Omit<TotpDeps, 'secrets'>,
+  opened: { pending: PendingSignIn; user: User },
+  attempt: { code: string | undefined; requester: Requester; now: number },
+): Promise<TotpOutcome> {
+  const { user, pending } = opened;
+  const { now, requester } = attempt;
+  const spend = async (): Promise<CodeVerdict> => {
+    const typed = typedRecoveryCode(attempt.code);
+    if (!typed) return 'wrong_code';
+    const left = (await deps.store.recoveryCodeSummary(user.id)).unused - 1;
+    const used = securityEvent('recovery_code.used', now, {
+      userId: user.id,
+      clientId: pending.clientId,
+      requester,
+      data: { left: Math.max(left, 0) },
+    });
+    const hash = recoveryCodeHash(user.id, typed);
+    return (await deps.store.useRecoveryCode({ userId: user.id, hash, at: now }, used)) ? 'ok' : 'wrong_code';
+  };
+  const check = { user, method: recoveryCodeStep.method, clientId: pending.clientId, requester, now };
+  const checked = await checkCode(deps, check, spend);
+  if (checked.kind !== 'ok') return checked;
+  return continuePendingSignIn(deps, opened, recoveryCodeFactor(now), now);
+}

@@ -1,0 +1,77 @@
+// The authenticator-app step (TOTP, RFC 6238): a second factor only (RFC 8176 `otp`), asked after a
+// first one of a user who enrolled an app. A code is accepted within one step of clock skew either
+// way, once: its time step is stored in one conditional update (../../store/second-factors.ts), so
+// the same code, or an older one, is refused afterwards, also when two requests bring it at once.
+// Guesses are throttled per user and address (../second-factor.ts). Enrolment, on the account page
+// or during a sign-in that needs a second factor, is ../totp/enrolment.ts.
+import type { Requester } from '../../events/index.ts';
+import type { EventStore } from '../../store/events.ts';
+import type { SecondFactorStore } from '../../store/second-factors.ts';
+import type { ThrottleStore } from '../../store/throttles.ts';
+import type { User } from '../../store/users.ts';
+import { decryptAtRest } from '../../tokens/at-rest.ts';
+import type { Secrets } from '../../tokens/secrets.ts';
+import type { Factor } from '../factors.ts';
+import { checkCode, type CodeCheck, type CodeCheckDeps, type CodeVerdict } from '../second-factor.ts';
+import { continuePendingSignIn, type PendingSignIn, type SignInDeps, type SignInProgress } from '../sign-in.ts';
+import { matchingStep, typedCode } from '../totp/code.ts';
+import type { Step } from './index.ts';
+
+export const totpStep: Step = {
+  method: 'totp',
+  first: false,
+  second: true,
+  factors: 1,
+  phishingResistant: false,
+  switchable: true,
+  enrolled: (user, store) => store.hasTotp(user.id),
+};
+
+/** The factor an authenticator code gives (RFC 8176 §2: `otp`). */
+export function totpFactor(at: number): Factor {
+  return { method: totpStep.method, amr: ['otp'], at };
+}
+
+export interface TotpDeps extends SignInDeps, CodeCheckDeps {
+  store: SignInDeps['store'] & EventStore & ThrottleStore & SecondFactorStore;
+  secrets: Secrets;
+}
+
+/** The user's secret, decrypted; an error when no secret of the keyring opens it (TESSERA_SECRET changed). */
+export function totpSecret(secrets: Secrets, secretEnc: string): string {
+  const opened = decryptAtRest(secrets, 'totpSecret', secretEnc);
+  if (!opened)
+    throw new Error('an authenticator secret does not decrypt: is TESSERA_SECRET the one it was stored under?');
+  return opened.plaintext;
+}
+
+/** Whether `code` is the user's current code (±1 step), never accepted before; spends its step if so. */
+export async function verifyTotp(
+  deps: Pick<TotpDeps, 'store' | 'secrets'>,
+  user: User,
+  code: string | undefined,
+  now: number,
+): Promise<CodeVerdict> {
+  const typed = typedCode(code);
+  const credential = await deps.store.getTotp(user.id);
+  if (!typed || !credential) return 'wrong_code';
+  const step = matchingStep(totpSecret(deps.secrets, credential.secretEnc), typed, now);
+  if (step === undefined) return 'wrong_code';
+  return (await deps.store.useTotpStep({ userId: user.id, step, at: now })) ? 'ok' : 'replayed';
+}
+
+export type TotpOutcome = Exclude<CodeCheck, { kind: 'ok' }> | SignInProgress;
+
+/** An authenticator code as a later step of a sign-in (its page opened the pending sign-in). */
+export async function confirmWithTotp(
+  deps: TotpDeps,
+  opened: { pending: PendingSignIn; user: User },
+  attempt: { code: string | undefined; requester: Requester; now: number },
+): Promise<TotpOutcome> {
+  const { user, pending } = opened;
+  const { now } = attempt;
+  const check = { user, method: totpStep.method, clientId: pending.clientId, requester: attempt.requester, now };
+  const checked = await checkCode(deps, check, () => verifyTotp(deps, user, attempt.code, now));
+  if (checked.kind !== 'ok') return checked;
+  return continuePendingSignIn(deps, opened, totpFactor(now), now);
+}
