@@ -23,14 +23,14 @@ import { NotFound, withStore, type Io } from './commands/common.ts';
 export const USAGE = `Usage: tessera <command> [options]
 
   clients create --name NAME --redirect-uri URI [--redirect-uri URI …] --scope "openid profile …"
-                 [--post-logout-redirect-uri URI …] [--public] [--first-party]
+                 [--post-logout-redirect-uri URI …] [--public] [--first-party] [--require-mfa]
                  [--auth-method client_secret_basic|client_secret_post] [--alg RS256|ES256]
                  [--grant-types authorization_code,refresh_token,client_credentials]
                  [--allowed-origin ORIGIN …] [--access-token-ttl S] [--refresh-token-ttl S]
                  [--id-token-ttl S] [--json]
   clients update ID [--name N] [--redirect-uri URI …] [--post-logout-redirect-uri URI …]
                  [--no-post-logout-redirect-uris] [--scope "…"] [--grant-types …]
-                 [--allowed-origin ORIGIN …] [--no-allowed-origins]
+                 [--allowed-origin ORIGIN …] [--no-allowed-origins] [--require-mfa|--no-require-mfa]
                  [--access-token-ttl S|default] [--refresh-token-ttl S|default] [--id-token-ttl S|default]
                  [--json]   (the client_id stays)
   clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--grace SECONDS] [--json]
@@ -40,7 +40,7 @@ export const USAGE = `Usage: tessera <command> [options]
   users invite --email ADDRESS [--username NAME] --resend        (a new link; the earlier ones stop working)
   users list [--json] | show USERNAME [--json] | sessions USERNAME [--json] | sign-out USERNAME [--grants]
         | set-password USERNAME --password-stdin | disable USERNAME | enable USERNAME | delete USERNAME
-        | unlock USERNAME
+        | unlock USERNAME | mfa show USERNAME [--json] | mfa reset USERNAME
   mail list [--limit N] [--json]   recent mails and their states (never their links)
   resources create --uri URI --scope "SCOPES" [--name NAME] [--json]
   resources list [--json] | show URI [--json] | update URI [--scope "SCOPES"] [--name NAME] [--json]

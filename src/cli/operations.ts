@@ -26,6 +26,8 @@ export interface CreateClientInput {
   allowedOrigins?: string[];
   /** Its own token lifetimes (./commands/lifetimes.ts); the server's by default. */
   lifetimes?: TokenLifetimes;
+  /** Its sign-ins need two factors (`--require-mfa`). */
+  requireMfa?: boolean;
 }
 
 /** An origin as a browser sends it: http(s)://host[:port], nothing after. */
@@ -132,8 +134,14 @@ export async function createClient(
     metadata: {},
     previousSecret: null,
     lifetimes: input.lifetimes ?? SERVER_LIFETIMES,
+    ...(input.requireMfa ? { requireMfa: true } : {}),
   };
-  const data = { name: client.name, public: clientSecret === null, scopes: client.scopes };
+  const data = {
+    name: client.name,
+    public: clientSecret === null,
+    scopes: client.scopes,
+    ...(input.requireMfa ? { require_mfa: true } : {}),
+  };
   await store.createClient(
     client,
     securityEvent('client.created', now, { clientId: client.clientId, requester, data }),
@@ -151,6 +159,8 @@ export interface UpdateClientInput {
   grantTypes?: string[] | undefined;
   allowedOrigins?: string[] | undefined;
   lifetimes?: TokenLifetimes | undefined;
+  /** `--require-mfa` or `--no-require-mfa`. */
+  requireMfa?: boolean | undefined;
 }
 
 /** Changes what `tessera clients update` changes; the client_id, secret and owner stay. */
@@ -199,6 +209,7 @@ export async function updateClient(
     grantTypes,
     allowedOrigins,
     lifetimes: input.lifetimes ?? client.lifetimes,
+    ...(input.requireMfa === undefined ? {} : { requireMfa: input.requireMfa }),
   };
   // The client's own lifetimes, where it has them (seconds); the others follow the server's.
   const { accessToken, refreshToken, idToken } = updated.lifetimes;
@@ -206,6 +217,7 @@ export async function updateClient(
   const data = {
     ...{ name, scopes, grant_types: grantTypes, allowed_origins: allowedOrigins, redirect_uris: redirectUris },
     ...Object.fromEntries(Object.entries(lifetimes).filter((entry): entry is [string, number] => entry[1] !== null)),
+    ...(input.requireMfa === undefined ? {} : { require_mfa: input.requireMfa }),
   };
 
   await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));

@@ -22,6 +22,7 @@ function describe(client: Client, config: Config, text = false): Record<string, 
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
     first_party: client.firstParty,
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+    require_mfa: client.requireMfa === true,
     ...describeLifetimes(client.lifetimes, config, text),
     created_at: formatTime(client.createdAt),
     // Registered before today's rules: it keeps working, and is flagged here.
@@ -52,6 +53,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         scope: { type: 'string' },
         public: { type: 'boolean' },
         'first-party': { type: 'boolean' },
+        'require-mfa': { type: 'boolean' },
         'auth-method': { type: 'string' },
         alg: { type: 'string' },
         'grant-types': { type: 'string' },
@@ -78,6 +80,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         ...(grantTypes ? { grantTypes } : {}),
         allowedOrigins: values['allowed-origin'] ?? [],
         lifetimes: lifetimesFrom(values, config, SERVER_LIFETIMES),
+        requireMfa: values['require-mfa'] ?? false,
       });
       for (const warning of warnings) io.err(`warning: ${warning}`);
       const secret = clientSecret ? { client_secret: clientSecret } : {};
@@ -138,6 +141,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
           'grant-types': { type: 'string' },
           'allowed-origin': { type: 'string', multiple: true },
           'no-allowed-origins': { type: 'boolean' },
+          'require-mfa': { type: 'boolean' },
+          'no-require-mfa': { type: 'boolean' },
           ...LIFETIME_OPTIONS,
           json: { type: 'boolean' },
         },
@@ -156,6 +161,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         grantTypes: values['grant-types']?.split(',').map((g) => g.trim()),
         allowedOrigins: origins,
         lifetimes: lifetimesFrom(values, config, current.lifetimes),
+        requireMfa: values['no-require-mfa'] ? false : values['require-mfa'],
       };
       const now = Math.floor(Date.now() / 1000);
       const { client, warnings } = await updateClient(store, id, input, now, CLI, config);

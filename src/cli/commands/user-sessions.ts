@@ -25,7 +25,7 @@ export type UserStores = UserStore &
   Pick<PasskeyStore, 'listPasskeys' | 'hasPasskeys'> &
   MailStore &
   Pick<UpstreamStore, 'findUsersByEmail'> &
-  Pick<SecondFactorStore, 'hasTotp' | 'hasRecoveryCodes'>;
+  SecondFactorStore;
 
 /**
  * The throttling of the user's sign-ins (src/oauth/throttle.ts): one entry per key counted for the

@@ -8,6 +8,7 @@ import { hashPassword } from '../../authn/password/hash.ts';
 import { createUser, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, readPassword, requireOption, requirePositional } from './common.ts';
 import { inviteCommand } from './invite.ts';
+import { mfaCommand } from './user-mfa.ts';
 import { describeSessions, signOutEverywhere, type UserStores, userStatus } from './user-sessions.ts';
 
 function describe(user: User): Record<string, unknown> {
@@ -191,12 +192,14 @@ export async function usersCommand(store: UserStores, config: Config, args: stri
       io.out(keys > 0 ? `unlocked ${user.username}` : `${user.username} was not locked`);
       return 0;
     }
+    case 'mfa':
+      return mfaCommand(store, rest, io, now, (username) => findUser(store, username));
     default:
       throw new UsageError(
         sub
           ? `unknown users command "${sub}"`
           : 'users needs a command: create, list, show, sessions, sign-out, set-password, disable, enable, ' +
-              'delete, unlock',
+              'delete, unlock, mfa',
       );
   }
 }
