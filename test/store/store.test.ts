@@ -888,6 +888,120 @@ function contract(
         assert.equal(await store.spendChallenge(challenge), true);
       },
     );
+
+    it(
+      'second factors: one app per user, a time step spent once, recovery codes used once with one event, reset',
+      { skip },
+      async () => {
+        const owner = user();
+        await store.createUser(owner);
+        const app = {
+          userId: owner.id,
+          secretEnc: 'iv.ciphertext.tag',
+          lastStep: 100,
+          createdAt: NOW,
+          lastUsedAt: null,
+        };
+        const enrolled = () => securityEvent('mfa.enrolled', NOW, { userId: owner.id, data: { method: 'totp' } });
+        assert.equal(await store.hasTotp(owner.id), false);
+        assert.equal(await store.enrolTotp(app, ['h1', 'h2', 'h3'], enrolled()), true);
+        // A second app while one is there: nothing, no codes, no event.
+        const other = { ...app, secretEnc: 'other.secret.enc' };
+        const twice = securityEvent('mfa.enrolled', NOW, { userId: owner.id, data: { method: 'totp' } });
+        assert.equal(await store.enrolTotp(other, ['h4'], twice), false);
+        assert.deepEqual(await store.getTotp(owner.id), app);
+        assert.equal((await store.listEvents({ userId: owner.id, type: 'mfa.enrolled' })).length, 1);
+        assert.deepEqual(await store.recoveryCodeSummary(owner.id), {
+          unused: 3,
+          used: 0,
+          createdAt: NOW,
+          lastUsedAt: null,
+        });
+
+        // A time step once, forward only; of two uses at once, one.
+        assert.equal(await store.useTotpStep({ userId: owner.id, step: 100, at: NOW }), false, 'enrolment spent it');
+        const both = [
+          store.useTotpStep({ userId: owner.id, step: 101, at: NOW + 30 }),
+          store.useTotpStep({ userId: owner.id, step: 101, at: NOW + 30 }),
+        ];
+        assert.deepEqual((await Promise.all(both)).sort(), [false, true]);
+        assert.equal(await store.useTotpStep({ userId: owner.id, step: 100, at: NOW + 31 }), false, 'an older one');
+        assert.equal((await store.getTotp(owner.id))!.lastUsedAt, NOW + 30);
+
+        // A recovery code once, with one event, also when used twice at once.
+        const used = () => securityEvent('recovery_code.used', NOW + 40, { userId: owner.id });
+        const uses = await Promise.all([
+          store.useRecoveryCode({ userId: owner.id, hash: 'h1', at: NOW + 40 }, used()),
+          store.useRecoveryCode({ userId: owner.id, hash: 'h1', at: NOW + 40 }, used()),
+        ]);
+        assert.deepEqual(uses.sort(), [false, true]);
+        assert.equal(await store.useRecoveryCode({ userId: 'someone', hash: 'h2', at: NOW }, used()), false);
+        assert.equal((await store.listEvents({ userId: owner.id, type: 'recovery_code.used' })).length, 1);
+        assert.deepEqual(await store.recoveryCodeSummary(owner.id), {
+          unused: 2,
+          used: 1,
+          createdAt: NOW,
+          lastUsedAt: NOW + 40,
+        });
+        const renewed = securityEvent('recovery_codes.created', NOW + 50, { userId: owner.id });
+        await store.replaceRecoveryCodes({ userId: owner.id, hashes: ['n1', 'n2'], now: NOW + 50 }, renewed);
+        assert.equal(await store.useRecoveryCode({ userId: owner.id, hash: 'h2', at: NOW + 51 }, used()), false);
+        assert.equal((await store.recoveryCodeSummary(owner.id)).unused, 2);
+
+        // Removal ends the other sessions, with the codes when asked; a reset ends every session.
+        const session = (id: string) => ({
+          id,
+          userId: owner.id,
+          authTime: NOW,
+          factors: [],
+          createdAt: NOW,
+          expiresAt: NOW + 600,
+        });
+        await store.createSession(session('keep'));
+        await store.createSession(session('end'));
+        const removed = () => securityEvent('mfa.removed', NOW + 60, { userId: owner.id });
+        const removal = { userId: owner.id, keepSession: 'keep', recoveryCodes: true };
+        assert.equal(await store.removeTotp(removal, removed()), true);
+        assert.equal(await store.removeTotp(removal, removed()), false);
+        assert.equal((await store.listEvents({ userId: owner.id, type: 'mfa.removed' })).length, 1);
+        assert.equal(await store.getSessionAndUser('end', NOW), undefined);
+        assert.ok(await store.getSessionAndUser('keep', NOW));
+        assert.equal(await store.hasRecoveryCodes(owner.id), false);
+
+        assert.equal(await store.enrolTotp({ ...app, secretEnc: 'again.secret.enc' }, ['r1'], enrolled()), true);
+        const reset = securityEvent('mfa.reset', NOW + 70, { userId: owner.id, requester: CLI });
+        assert.deepEqual(await store.resetSecondFactors(owner.id, reset), {
+          totp: true,
+          recoveryCodes: 1,
+          sessions: 1,
+        });
+        assert.equal(await store.hasTotp(owner.id), false);
+        assert.equal(await store.getSessionAndUser('keep', NOW), undefined);
+
+        // The user's deletion takes an app and codes with it.
+        await store.enrolTotp({ ...app, secretEnc: 'last.secret.enc' }, ['z1'], enrolled());
+        assert.equal(await store.deleteUser(owner.id, NOW), true);
+        assert.equal(await store.hasTotp(owner.id), false);
+        assert.deepEqual((await store.recoveryCodeSummary(owner.id)).unused, 0);
+      },
+    );
+
+    it(
+      'a client that requires two factors says so after an update, and one that was never asked does not',
+      { skip },
+      async () => {
+        const c = client({ requireMfa: true });
+        await store.createClient(c);
+        store.clearCaches();
+        assert.equal((await store.getClient(c.clientId))!.requireMfa, true);
+        await store.updateClient({ ...c, requireMfa: false });
+        store.clearCaches();
+        assert.equal((await store.getClient(c.clientId))!.requireMfa, false);
+        const plain = client();
+        await store.createClient(plain);
+        assert.deepEqual(await store.getClient(plain.clientId), plain);
+      },
+    );
   });
 }
 

@@ -16,6 +16,8 @@ import { securityEvent } from '../../src/events/index.ts';
 import { openDatabase, openStore } from '../../src/store/index.ts';
 import { EXPORTED_TABLES, NOT_EXPORTED } from '../../src/store/transfer/tables.ts';
 import { KeyStore } from '../../src/tokens/keystore.ts';
+import { decryptAtRest, encryptAtRest } from '../../src/tokens/at-rest.ts';
+import { recoveryCodeHash } from '../../src/authn/recovery/codes.ts';
 import { hashPassword } from '../../src/authn/password/hash.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { startInstance } from '../helpers/instances.ts';
@@ -24,6 +26,7 @@ import { basic } from '../helpers/tokens.ts';
 import { withPostgresDatabase, type TestDatabase } from './databases.ts';
 
 const SECRET = 'the-secret-of-the-export-and-import-test';
+const APP_SECRET = 'JBSWY3DPEHPK3PXP';
 
 interface Outcome {
   code: number;
@@ -149,6 +152,16 @@ describe('export and import', async () => {
         lastUsedAt: null,
       };
       await store.addPasskey(passkey, securityEvent('passkey.added', 1_800_000_000, { userId: bob.id }));
+      // Bob's authenticator app (its secret encrypted under TESSERA_SECRET) and recovery codes (hashed).
+      const app = {
+        userId: bob.id,
+        secretEnc: encryptAtRest(SECRET, 'totpSecret', APP_SECRET),
+        lastStep: 60_000_000,
+        createdAt: 1_800_000_000,
+        lastUsedAt: null,
+      };
+      const codes = ['abcd-efgh-ijkl-mnop', 'qrst-uvwx-yz23-4567'].map((code) => recoveryCodeHash(bob.id, code));
+      await store.enrolTotp(app, codes, securityEvent('mfa.enrolled', 1_800_000_000, { userId: bob.id }));
       // Alice's GitHub account, linked (the provider itself is made below, by the CLI).
       const link = { providerId: 'github', subject: '583231', userId: alice.id, email: 'alice@example.com' };
       assert.equal(await store.createLink({ ...link, createdAt: 1_800_000_000, lastUsedAt: null }), true);
@@ -177,6 +190,16 @@ describe('export and import', async () => {
     const target = sqlite('target');
     assert.equal((await importInto(target, fromPostgres)).code, 0);
     assert.deepEqual(rowLines(await exportOf(target)), rowLines(exported), 'and back in SQLite');
+    const carried = await openStore(target);
+    try {
+      const bob = (await carried.getUserByUsername('bob'))!;
+      const app = (await carried.getTotp(bob.id))!;
+      assert.equal(decryptAtRest(SECRET, 'totpSecret', app.secretEnc)?.plaintext, APP_SECRET);
+      assert.equal(app.lastStep, 60_000_000, 'no code used before the move works after it');
+      assert.equal((await carried.recoveryCodeSummary(bob.id)).unused, 2);
+    } finally {
+      await carried.close();
+    }
 
     // On the database at the end of the round trip: alice signs in with her password, the web app
     // redeems the code with its secret, and the tokens are signed with a key from the start.
