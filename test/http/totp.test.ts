@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as OTPAuth from 'otpauth';
+import { createHash, randomBytes } from 'node:crypto';
+import { clientsCommand } from '../../src/cli/commands/clients.ts';
 import { usersCommand } from '../../src/cli/commands/users.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { newUser, passwordSignIn, signedIn } from '../helpers/passkeys.ts';
@@ -200,5 +202,33 @@ describe('authenticator apps and recovery codes over HTTP', () => {
     assert.ok(reset);
     const back = new BrowserSim(server.issuer);
     assert.equal((await passwordSignIn(back, again.user)).headers.get('location'), '/account');
+  });
+
+  it('a client made with --require-mfa has a user without a second factor enrol one; --no-require-mfa takes it back', async () => {
+    const { lines, io } = cliIo(server);
+    const redirect = `${server.issuer}/cb/payroll`;
+    const create = ['create', '--name', 'Payroll', '--redirect-uri', redirect, '--scope', 'openid', '--first-party'];
+    assert.equal(await clientsCommand(server.store, server.config, [...create, '--require-mfa', '--json'], io), 0);
+    const made = JSON.parse(lines.find((l) => l.startsWith('{'))!) as { client_id: string; require_mfa: boolean };
+    assert.equal(made.require_mfa, true);
+    const user = await newUser(server);
+    const authorizeUrl = () => {
+      const verifier = randomBytes(32).toString('base64url');
+      const challenge = createHash('sha256').update(verifier).digest('base64url');
+      const params = { client_id: made.client_id, redirect_uri: redirect, response_type: 'code', scope: 'openid' };
+      const pkce = { code_challenge: challenge, code_challenge_method: 'S256', state: 's' };
+      return `${server.issuer}/oauth2/authorize?${new URLSearchParams({ ...params, ...pkce })}`;
+    };
+    const browser = new BrowserSim(server.issuer);
+    const next = await browser.authorize(authorizeUrl(), user);
+    assert.equal(next.pathname, '/login/totp', 'not to the client: to the enrolment');
+    assert.match(await (await browser.request(next.href)).text(), /Set up an authenticator app/);
+    assert.equal(await signedIn(browser), false);
+
+    const update = ['update', made.client_id, '--no-require-mfa'];
+    assert.equal(await clientsCommand(server.store, server.config, update, io), 0);
+    const back = await new BrowserSim(server.issuer).authorize(authorizeUrl(), user);
+    assert.equal(`${back.origin}${back.pathname}`, redirect);
+    assert.ok(back.searchParams.get('code'));
   });
 });
