@@ -33,6 +33,7 @@ export const STRINGS = {
     'Keep them somewhere safe: they are shown only now.',
   codesContinue: 'I have saved them: continue',
   codesBack: 'I have saved them: back to your account',
+  backToAccount: 'Back to your account',
   useInstead: (what: string) => `Use ${what} instead`,
   stepNames: { totp: 'an authenticator app', 'recovery-code': 'a recovery code', passkey: 'a passkey' } as Record<
     string,
@@ -133,7 +134,8 @@ export function totpEnrolPage(input: {
     html`<h1>${STRINGS.enrolTitle}</h1>
 ${input.pending === undefined ? '' : html`<p>${STRINGS.enrolRequired}</p>`}
 ${alert(input.error)}
-${enrolForm({ action: input.pending === undefined ? '/account/totp' : '/login/totp', hidden, offer: input.offer })}`,
+${enrolForm({ action: input.pending === undefined ? '/account/totp' : '/login/totp', hidden, offer: input.offer })}
+${input.pending === undefined ? html`<p><a href="/account#second-factors">${STRINGS.backToAccount}</a></p>` : ''}`,
   );
 }
 

@@ -28,16 +28,12 @@ import {
 } from '../../ui/second-factors.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue, queryValue } from '../forms.ts';
-import { csrfFailedPage } from '../outcome.ts';
+import { csrfFailedPage, inWords } from '../outcome.ts';
 import { sendHtml } from '../plugins/html.ts';
 import { requesterOf } from '../requester.ts';
 import { finishSignIn, sendExpired, signedInSession } from '../sign-in.ts';
 
 type Opened = { pending: PendingSignIn; user: User };
-
-function inWords(seconds: number): string {
-  return seconds < 120 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${Math.ceil(seconds / 60)} minutes`;
-}
 
 function tooMany(refusal: Refusal): string {
   const wait = inWords(refusal.retryAfter);
@@ -163,9 +159,13 @@ export function secondFactorRoutes(app: FastifyInstance, ctx: RouteContext): voi
     return finishSignIn(ctx, request, reply, await resumeHeldSignIn(deps, opened, ctx.now()));
   });
 
-  /** The account page's forms: the form token, then the session (else the sign-in page). */
+  /**
+   * The account page's forms: the form token, then the session (else the sign-in page); with
+   * TESSERA_MFA=off there are none (the page shows no section).
+   */
   async function accountForm(request: FastifyRequest, reply: FastifyReply) {
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return { sent: csrfFailedPage(reply) };
+    if (ctx.config.mfa.mode === 'off') return { sent: reply.redirect('/account', 303) };
     const current = await signedInSession(ctx, request);
     if (!current) return { sent: reply.redirect('/account/login', 303) };
     return { ...current, requester: requesterOf(request), now: ctx.now() };
