@@ -10,6 +10,7 @@ import * as OTPAuth from 'otpauth';
 import { createHash, randomBytes } from 'node:crypto';
 import { clientsCommand } from '../../src/cli/commands/clients.ts';
 import { usersCommand } from '../../src/cli/commands/users.ts';
+import { securityEvent } from '../../src/events/index.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { newUser, passwordSignIn, signedIn } from '../helpers/passkeys.ts';
 import { cliIo, startServer, type TestServer } from '../helpers/server.ts';
@@ -230,5 +231,50 @@ describe('authenticator apps and recovery codes over HTTP', () => {
     const back = await new BrowserSim(server.issuer).authorize(authorizeUrl(), user);
     assert.equal(`${back.origin}${back.pathname}`, redirect);
     assert.ok(back.searchParams.get('code'));
+  });
+});
+
+describe('TESSERA_MFA=off and TESSERA_MFA_SCOPES', () => {
+  let off: TestServer;
+  let scoped: TestServer;
+  before(async () => {
+    off = await startServer({ env: { TESSERA_MFA: 'off' } });
+    scoped = await startServer({ env: { TESSERA_MFA_SCOPES: 'apps' } });
+  });
+  after(async () => {
+    await off?.close();
+    await scoped?.close();
+  });
+
+  it('off: an app enrolled before is not asked for, and the account page offers none', async () => {
+    const user = await newUser(off);
+    const app = { userId: user.id, secretEnc: 'x.y.z', lastStep: 0, createdAt: 1, lastUsedAt: null };
+    const enrolled = securityEvent('mfa.enrolled', 1, { userId: user.id });
+    assert.equal(await off.store.enrolTotp(app, ['h'], enrolled), true);
+    const browser = new BrowserSim(off.issuer);
+    assert.equal((await passwordSignIn(browser, user)).headers.get('location'), '/account');
+    const page = await (await browser.request('/account')).text();
+    assert.doesNotMatch(page, /Authenticator app|otpauth:/);
+    const refused = await browser.request('/account/totp', { form: { csrf: BrowserSim.hidden(page, 'csrf') } });
+    assert.equal(refused.headers.get('location'), '/account');
+  });
+
+  it('a scope of TESSERA_MFA_SCOPES needs two factors; other requests do not', async () => {
+    const user = await newUser(scoped);
+    const c = scoped.clients.firstParty;
+    const url = (scope: string) =>
+      `${scoped.issuer}/oauth2/authorize?${new URLSearchParams({
+        client_id: c.id,
+        redirect_uri: c.redirectUri,
+        response_type: 'code',
+        scope,
+        state: 's',
+      })}`;
+    const plain = await new BrowserSim(scoped.issuer).authorize(url('openid'), user);
+    assert.ok(plain.searchParams.get('code'));
+    const browser = new BrowserSim(scoped.issuer);
+    const apps = await browser.authorize(url('openid apps'), user);
+    assert.equal(apps.pathname, '/login/totp');
+    assert.match(await (await browser.request(apps.href)).text(), /Set up an authenticator app/);
   });
 });
