@@ -8,8 +8,6 @@ import { type TotpEnrolmentDeps, totpOffer } from '../authn/totp/enrolment.ts';
 import type { User } from '../store/users.ts';
 import type { SecondFactorsSection } from '../ui/second-factors.ts';
 
-const minute = (epoch: number) => `${new Date(epoch * 1000).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
-
 export async function secondFactorOverview(
   deps: TotpEnrolmentDeps,
   input: { user: User; session: BrowserSession; bind: () => string; now: number },
@@ -20,11 +18,9 @@ export async function secondFactorOverview(
   const offer = !totp && recent ? await totpOffer(deps, input) : null;
   const codes = await deps.store.recoveryCodeSummary(user.id);
   return {
-    app: totp
-      ? { since: minute(totp.createdAt), lastUsed: totp.lastUsedAt === null ? null : minute(totp.lastUsedAt) }
-      : null,
+    app: totp ? { since: totp.createdAt, lastUsed: totp.lastUsedAt } : null,
     offer,
-    recoveryCodes: { ...codes, lastUsed: codes.lastUsedAt === null ? null : minute(codes.lastUsedAt) },
+    recoveryCodes: codes,
     canHaveCodes: totp !== undefined || (await deps.store.hasPasskeys(user.id)),
   };
 }

@@ -19,25 +19,23 @@ import { confirmWithRecoveryCode, recoveryCodeStep } from '../../authn/steps/rec
 import { confirmWithTotp, totpFactor, totpStep } from '../../authn/steps/totp.ts';
 import { enrolTotp, removeTotp, reofferTotp, totpOffer } from '../../authn/totp/enrolment.ts';
 import type { User } from '../../store/users.ts';
-import {
-  recoveryCodesPage,
-  recoveryCodeStepPage,
-  STRINGS,
-  totpEnrolPage,
-  totpStepPage,
-} from '../../ui/second-factors.ts';
+import type { Text } from '../../ui/layout.ts';
+import { recoveryCodesPage, recoveryCodeStepPage, totpEnrolPage, totpStepPage } from '../../ui/second-factors.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue, queryValue } from '../forms.ts';
-import { csrfFailedPage, inWords } from '../outcome.ts';
-import { sendHtml } from '../plugins/html.ts';
+import { csrfFailedPage } from '../outcome.ts';
+import { sendPage } from '../pages.ts';
 import { requesterOf } from '../requester.ts';
 import { finishSignIn, sendExpired, signedInSession } from '../sign-in.ts';
 
 type Opened = { pending: PendingSignIn; user: User };
 
-function tooMany(refusal: Refusal): string {
-  const wait = inWords(refusal.retryAfter);
-  return refusal.locked ? STRINGS.tooManyLocked(wait) : STRINGS.tooMany(wait);
+/** "Too many wrong codes. Try again in 15 minutes." */
+function tooMany(refusal: Refusal): Text {
+  const { retryAfter } = refusal;
+  const wait =
+    retryAfter < 120 ? { seconds: retryAfter, minutes: 0 } : { seconds: 0, minutes: Math.ceil(retryAfter / 60) };
+  return { key: refusal.locked ? 'mfa.code.locked' : 'mfa.code.throttled', values: wait };
 }
 
 export function secondFactorRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -59,7 +57,7 @@ export function secondFactorRoutes(app: FastifyInstance, ctx: RouteContext): voi
   function sendStep(
     request: FastifyRequest,
     reply: FastifyReply,
-    input: { method: string; sealed: string; opened: Opened; error?: string; refusal?: Refusal },
+    input: { method: string; sealed: string; opened: Opened; error?: Text; refusal?: Refusal },
   ) {
     const { refusal } = input;
     if (refusal) reply.code(429).header('retry-after', String(refusal.retryAfter));
@@ -70,7 +68,9 @@ export function secondFactorRoutes(app: FastifyInstance, ctx: RouteContext): voi
       others: others(input.opened, input.method),
       ...(error ? { error } : {}),
     };
-    return sendHtml(noStore(reply), input.method === totpStep.method ? totpStepPage(page) : recoveryCodeStepPage(page));
+    return sendPage(noStore(reply), (ui) =>
+      input.method === totpStep.method ? totpStepPage(ui, page) : recoveryCodeStepPage(ui, page),
+    );
   }
 
   // Enrolment during a sign-in (the pending sign-in says `enrol`), unless the user has an app by now.
@@ -89,7 +89,7 @@ export function secondFactorRoutes(app: FastifyInstance, ctx: RouteContext): voi
           now: ctx.now(),
         });
         const csrfToken = ctx.browser.csrfToken(request, reply);
-        return sendHtml(noStore(reply), totpEnrolPage({ pending: sealed, csrfToken, offer }));
+        return sendPage(noStore(reply), (ui) => totpEnrolPage(ui, { pending: sealed, csrfToken, offer }));
       }
       return sendStep(request, reply, { method, sealed, opened });
     });
@@ -110,7 +110,7 @@ export function secondFactorRoutes(app: FastifyInstance, ctx: RouteContext): voi
         return sendStep(request, reply, { method, sealed, opened, refusal: outcome.refusal });
       if (outcome.kind === 'failed') {
         request.log.info({ event: 'second_factor_failed', method, reason: outcome.reason }, 'code refused');
-        const error = method === totpStep.method ? STRINGS.wrongCode : STRINGS.recoveryWrong;
+        const error: Text = { key: method === totpStep.method ? 'mfa.code.wrong' : 'mfa.recovery.wrong' };
         return sendStep(request, reply.code(400), { method, sealed, opened, error });
       }
       return finishSignIn(ctx, request, reply, outcome);
@@ -135,9 +135,11 @@ export function secondFactorRoutes(app: FastifyInstance, ctx: RouteContext): voi
       const again = outcome.kind === 'wrong-code' ? await reofferTotp(enrolment, input) : undefined;
       const offer =
         again ?? (await totpOffer(enrolment, { user: opened.user, bind: () => opened.pending.browser, now }));
-      const error = again ? STRINGS.enrolWrongCode : STRINGS.enrolExpired;
+      const error: Text = { key: again ? 'mfa.enrol.wrong' : 'mfa.enrol.expired' };
       const csrfToken = ctx.browser.csrfToken(request, reply);
-      return sendHtml(noStore(reply.code(400)), totpEnrolPage({ pending: sealed, csrfToken, offer, error }));
+      return sendPage(noStore(reply.code(400)), (ui) =>
+        totpEnrolPage(ui, { pending: sealed, csrfToken, offer, error }),
+      );
     }
     if (outcome.kind !== 'enrolled' || outcome.recoveryCodes.length === 0) {
       // Enrolled now (or meanwhile, in another tab): the code typed was the app's, a factor of this sign-in.
@@ -149,7 +151,7 @@ export function secondFactorRoutes(app: FastifyInstance, ctx: RouteContext): voi
       csrfToken: ctx.browser.csrfToken(request, reply),
       then: { pending: held },
     };
-    return sendHtml(noStore(reply), recoveryCodesPage(page));
+    return sendPage(noStore(reply), (ui) => recoveryCodesPage(ui, page));
   }
 
   app.post(`/login/${HELD}`, { config: { html: true, sameOrigin: true } }, async (request, reply) => {
@@ -188,8 +190,9 @@ export function secondFactorRoutes(app: FastifyInstance, ctx: RouteContext): voi
     if (outcome.kind === 'wrong-code') {
       const offer = await reofferTotp(enrolment, input);
       if (!offer) return back(reply, 'expired');
-      const page = { csrfToken: ctx.browser.csrfToken(request, reply), offer, error: STRINGS.enrolWrongCode };
-      return sendHtml(noStore(reply.code(400)), totpEnrolPage(page));
+      const error: Text = { key: 'mfa.enrol.wrong' };
+      const page = { csrfToken: ctx.browser.csrfToken(request, reply), offer, error };
+      return sendPage(noStore(reply.code(400)), (ui) => totpEnrolPage(ui, page));
     }
     if (outcome.kind !== 'enrolled') return back(reply, outcome.kind);
     if (outcome.recoveryCodes.length === 0) return back(reply, 'added');
@@ -198,7 +201,7 @@ export function secondFactorRoutes(app: FastifyInstance, ctx: RouteContext): voi
       csrfToken: ctx.browser.csrfToken(request, reply),
       then: { account: true } as const,
     };
-    return sendHtml(noStore(reply), recoveryCodesPage(page));
+    return sendPage(noStore(reply), (ui) => recoveryCodesPage(ui, page));
   });
 
   app.post('/account/totp/remove', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
@@ -220,6 +223,6 @@ export function secondFactorRoutes(app: FastifyInstance, ctx: RouteContext): voi
       csrfToken: ctx.browser.csrfToken(request, reply),
       then: { account: true } as const,
     };
-    return sendHtml(noStore(reply), recoveryCodesPage(page));
+    return sendPage(noStore(reply), (ui) => recoveryCodesPage(ui, page));
   });
 }
