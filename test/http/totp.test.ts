@@ -86,6 +86,10 @@ describe('authenticator apps and recovery codes over HTTP', () => {
     const browser = new BrowserSim(server.issuer);
     const step = await toCodePage(browser, user);
     assert.equal(await signedIn(browser), false, 'the password alone signs nobody in');
+    // In the reader's language (the switch's `lang`, then its cookie), as every page.
+    const german = await (await browser.request(`${step.location}&lang=de`)).text();
+    assert.match(german, /<html lang="de">/);
+    assert.match(german, /Code aus der Authenticator-App eingeben/);
     const code = codeOf(totp);
     const ok = await browser.request('/login/totp', { form: { pending: step.pending, csrf: step.csrf, code } });
     assert.equal(ok.headers.get('location'), '/account');
