@@ -15,7 +15,9 @@ import { newWebhookSecret } from './signature.ts';
 export const WEBHOOK_EVENT_TYPES: readonly EventType[] = EVENT_TYPES;
 /** How long a rotated-away secret keeps signing beside the new one, by default (a day). */
 export const DEFAULT_SECRET_GRACE = 86_400;
-const MAX_EVENTS = 50;
+// Each type at most once, so a subscription to every type of the catalogue is the longest there is
+// (it grows with the catalogue: second factors took it past fifty).
+const MAX_EVENTS = WEBHOOK_EVENT_TYPES.length;
 
 export class WebhookInputError extends Error {
   override name = 'WebhookInputError';
