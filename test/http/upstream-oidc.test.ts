@@ -145,6 +145,18 @@ describe('upstream OpenID Connect providers', () => {
     }
     const linkedBy = (await server.store.listEvents({ userId: made.id, type: 'user.upstream_linked', limit: 1 }))[0];
     assert.deepEqual(linkedBy?.data, { provider: 'corp', subject: 'carol-at-corp', by: 'first_sign_in' });
+
+    // The operator sees the link: provider, the person's subject there, when linked and last used.
+    const shown = await tessera(server, ['users', 'show', 'carol', '--json']);
+    assert.equal(shown.code, 0, shown.out);
+    const [link, ...others] = JSON.parse(shown.out).linked_providers;
+    assert.deepEqual(others, []);
+    assert.equal(link.provider, 'corp');
+    assert.equal(link.subject, 'carol-at-corp');
+    assert.ok(link.linked_at && link.last_used_at, shown.out);
+    const text = await tessera(server, ['users', 'show', 'carol']);
+    assert.match(text.out, /^providers +1$/m);
+    assert.match(text.out, /^  corp  carol-at-corp  \(linked .+, last used .+\)$/m);
   });
 
   it('makes the username unique, and keeps an unverified email unverified', async () => {

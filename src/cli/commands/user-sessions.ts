@@ -24,7 +24,7 @@ export type UserStores = UserStore &
   EventStore &
   Pick<PasskeyStore, 'listPasskeys' | 'hasPasskeys'> &
   MailStore &
-  Pick<UpstreamStore, 'findUsersByEmail'> &
+  Pick<UpstreamStore, 'findUsersByEmail' | 'listLinks'> &
   SecondFactorStore;
 
 /**

@@ -3,6 +3,7 @@ import { passwordProblem } from '../../authn/password/rules.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
 import type { Passkey } from '../../store/passkeys.ts';
+import type { UpstreamLink } from '../../store/upstream.ts';
 import type { User, UserStore } from '../../store/users.ts';
 import { hashPassword } from '../../authn/password/hash.ts';
 import { createUser, UsageError } from '../operations.ts';
@@ -34,6 +35,21 @@ function describePasskey(p: Passkey): Record<string, unknown> {
     created_at: formatTime(p.createdAt),
     last_used_at: lastUsed,
     synced: p.backupEligible,
+  };
+}
+
+/** A link to a person at an upstream provider, as `users show` lists it. */
+function describeLink(l: UpstreamLink): {
+  provider: string;
+  subject: string;
+  linked_at: string;
+  last_used_at: string | null;
+} {
+  return {
+    provider: l.providerId,
+    subject: l.subject,
+    linked_at: formatTime(l.createdAt),
+    last_used_at: l.lastUsedAt === null ? null : formatTime(l.lastUsedAt),
   };
 }
 
@@ -112,6 +128,7 @@ export async function usersCommand(store: UserStores, config: Config, args: stri
       const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
       const passkeys = (await store.listPasskeys(user.id)).map(describePasskey);
+      const linked = (await store.listLinks(user.id)).map(describeLink);
       const invitation = await store.liveMailToken(user.id, 'invite', now);
       const described: Record<string, unknown> = {
         ...describe(user),
@@ -119,7 +136,7 @@ export async function usersCommand(store: UserStores, config: Config, args: stri
         ...(await userStatus(store, config, user, now)),
       };
       if (values.json) {
-        io.out(JSON.stringify({ ...described, passkeys }, null, 2));
+        io.out(JSON.stringify({ ...described, passkeys, linked_providers: linked }, null, 2));
         return 0;
       }
       const { sign_in_throttles: throttles, ...fields } = described;
@@ -132,6 +149,11 @@ export async function usersCommand(store: UserStores, config: Config, args: stri
         const used = p.last_used_at === null ? 'not used yet' : `last used ${String(p.last_used_at)}`;
         const kind = p.synced ? 'synced' : 'device-bound';
         io.out(`  ${String(p.id)}  ${String(p.name)}  (added ${String(p.created_at)}, ${used}, ${kind})`);
+      }
+      io.out(`${'providers'.padEnd(14)} ${linked.length === 0 ? 'none' : linked.length}`);
+      for (const l of linked) {
+        const used = l.last_used_at === null ? 'not used yet' : `last used ${l.last_used_at}`;
+        io.out(`  ${l.provider}  ${l.subject}  (linked ${l.linked_at}, ${used})`);
       }
       return 0;
     }
