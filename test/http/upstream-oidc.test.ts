@@ -112,6 +112,17 @@ describe('upstream OpenID Connect providers', () => {
     assert.doesNotMatch(shown.out, new RegExp(upstream.clientSecret));
   });
 
+  it('keeps the buttons on the sign-in page that refuses throttled passwords', async () => {
+    const { page, browser } = await authorize({});
+    const form = page!.forms.find((f) => f.action === '/login')!;
+    let answer = page!;
+    for (let i = 0; i < 12 && answer.status !== 429; i++)
+      answer = await browser.submit(page!, form, { username: 'someone-guessed', password: 'not the password' });
+    assert.equal(answer.status, 429);
+    assert.ok(answer.forms.some((f) => f.action === '/login/upstream/corp' && f.fields.csrf && f.fields.interaction));
+    assert.match(answer.body, /Sign in with Corp SSO<\/button>/);
+  });
+
   it('makes a user at the first sign-in, signs the same user in the next time, with Tessera’s sub', async () => {
     person('carol-at-corp', {
       preferred_username: 'carol',
@@ -156,7 +167,7 @@ describe('upstream OpenID Connect providers', () => {
     assert.ok(link.linked_at && link.last_used_at, shown.out);
     const text = await tessera(server, ['users', 'show', 'carol']);
     assert.match(text.out, /^providers +1$/m);
-    assert.match(text.out, /^  corp  carol-at-corp  \(linked .+, last used .+\)$/m);
+    assert.match(text.out, /^ {2}corp {2}carol-at-corp {2}\(linked .+, last used .+\)$/m);
   });
 
   it('makes the username unique, and keeps an unverified email unverified', async () => {

@@ -87,7 +87,18 @@ export function interactionRoutes(app: FastifyInstance, ctx: RouteContext): void
     );
     if (outcome.kind === 'refused') {
       const vetting = clientVetting(opened.client, opened.interaction.request.redirectUri);
-      const page = { interaction: sealed, clientName: opened.clientName, username, vetting };
+      // The other ways in stay offered: a passkey, a provider, a reset by mail are not what is throttled.
+      const passkeyOptions = await passkeySignInOptions(ctx, request, reply);
+      const [providers, mail] = [await providerButtonsOf(ctx), mailLinksOf(ctx)];
+      const page = {
+        interaction: sealed,
+        clientName: opened.clientName,
+        username,
+        vetting,
+        passkeyOptions,
+        providers,
+        mail,
+      };
       return sendThrottled(reply, { ...page, csrfToken: ctx.browser.csrfToken(request, reply) }, outcome.refusal);
     }
     if (outcome.kind === 'failed') {
