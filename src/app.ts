@@ -10,6 +10,8 @@ import type { RouteContext } from './http/context.ts';
 import { registerCors } from './http/plugins/cors.ts';
 import { registerErrorHandling } from './http/plugins/errors.ts';
 import { registerPages } from './http/pages.ts';
+import { assetRoutes } from './http/routes/assets.ts';
+import { loadBrand } from './ui/brand.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerSameOrigin } from './http/plugins/same-origin.ts';
 import { requestForLog } from './http/log-safety.ts';
@@ -121,7 +123,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerErrorHandling(app);
   const issuerUrl = new URL(deps.config.issuer);
+  const { brand, assets } = loadBrand(deps.config.brand);
+  assetRoutes(app, assets);
   registerPages(app, {
+    brand,
     defaultLocale: deps.config.defaultLocale,
     origin: issuerUrl.origin,
     secure: issuerUrl.protocol === 'https:',

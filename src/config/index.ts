@@ -205,6 +205,28 @@ export const configSchema = z.object({
    * Accept-Language names one Tessera has (src/i18n/locales.ts).
    */
   TESSERA_DEFAULT_LOCALE: z.enum(LOCALES).default('en'),
+  /** TESSERA_BRAND_NAME: the product name every page and mail shows at its top and in its title. */
+  TESSERA_BRAND_NAME: z.string().trim().min(1).max(64).default('Tessera'),
+  /**
+   * TESSERA_BRAND_LOGO: a PNG, JPEG, GIF, WebP or SVG file (at most 512 KiB) shown beside the name,
+   * served from Tessera's own origin (src/ui/brand.ts); none by default.
+   */
+  TESSERA_BRAND_LOGO: z.string().min(1).optional(),
+  /**
+   * TESSERA_BRAND_COLOR: the primary colour (buttons, links, focus), `#rgb` or `#rrggbb`; the text on it
+   * is black or white, whichever contrasts more, and links fall back to a darker or lighter shade where
+   * it would not reach 4.5:1 (src/ui/styles.ts).
+   */
+  TESSERA_BRAND_COLOR: z
+    .string()
+    .regex(/^#(?:[0-9a-fA-F]{3}){1,2}$/, 'a colour as #rgb or #rrggbb')
+    .default('#2f5bea'),
+  /**
+   * TESSERA_BRAND_STYLESHEET: a CSS file of the operator's (at most 256 KiB), served from Tessera's origin
+   * and applied after Tessera's own styles; it cannot hide the client's name or the notice of an
+   * unreviewed client (docs/languages-and-branding.md).
+   */
+  TESSERA_BRAND_STYLESHEET: z.string().min(1).optional(),
   /**
    * TESSERA_UPSTREAM_TIMEOUT: seconds the requests of one step with an upstream provider may take in all
    * (discovery before the redirect; the token, keys and userinfo at the callback); then the person gets
@@ -344,6 +366,8 @@ export interface Config {
   readonly upstream: { defaultProvider: string | null; timeoutMs: number };
   /** The pages' language when the client and the browser name none we have. */
   readonly defaultLocale: Locale;
+  /** The operator's brand on every page and mail: its name, logo and stylesheet files, primary colour. */
+  readonly brand: { name: string; logo: string | null; color: string; stylesheet: string | null };
   readonly hstsMaxAge: number;
   readonly allowHttpRedirectUris: boolean;
   /**
@@ -545,6 +569,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       domains: e.TESSERA_SIGNUP_DOMAINS.split(/[\s,]+/)
         .map((d) => d.toLowerCase().replace(/^@/, ''))
         .filter((d) => d !== ''),
+    },
+    brand: {
+      name: e.TESSERA_BRAND_NAME,
+      logo: e.TESSERA_BRAND_LOGO ?? null,
+      color: e.TESSERA_BRAND_COLOR.toLowerCase(),
+      stylesheet: e.TESSERA_BRAND_STYLESHEET ?? null,
     },
     hstsMaxAge: e.TESSERA_HSTS_MAX_AGE,
     allowHttpRedirectUris: e.TESSERA_ALLOW_HTTP_REDIRECT_URIS === 'true',

@@ -4,6 +4,7 @@
 // the settings this needs, when they are registered: nothing runs on the API's routes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLocale, type Locale, negotiateLocale, translator } from '../i18n/index.ts';
+import { type Brand, DEFAULT_BRAND } from '../ui/brand.ts';
 import type { PageContext } from '../ui/layout.ts';
 import { sendHtml } from './plugins/html.ts';
 
@@ -13,6 +14,8 @@ export const LOCALE_COOKIE = 'tessera_locale';
 const LOCALE_MAX_AGE = 365 * 86_400;
 
 export interface PageSettings {
+  /** The operator's brand (src/ui/brand.ts). */
+  brand: Brand;
   defaultLocale: Locale;
   /** The issuer's origin: a form's answer gets a switch only to a page of ours (its Referer). */
   origin: string;
@@ -43,7 +46,7 @@ export function useInteractionLocales(request: FastifyRequest, uiLocales: readon
 }
 
 function settingsOf(request: FastifyRequest): PageSettings {
-  return request.routeOptions.config?.pages ?? { defaultLocale: 'en', origin: '', secure: false };
+  return request.routeOptions.config?.pages ?? { brand: DEFAULT_BRAND, defaultLocale: 'en', origin: '', secure: false };
 }
 
 function cookieName(settings: PageSettings): string {
@@ -101,7 +104,7 @@ export function pageContext(request: FastifyRequest, reply: FastifyReply): PageC
         return `${address.pathname}?${params}`;
       }
     : null;
-  return { t, languageHref };
+  return { t, languageHref, brand: settings.brand };
 }
 
 /** Sends a page rendered in this request's language, with the pages' headers (./plugins/html.ts). */

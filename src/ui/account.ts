@@ -1,7 +1,8 @@
 // The account page: the applications with access (each withdrawable), the apps the user registered,
 // the recent sign-ins, the password form, the passkeys, the authenticator app and recovery codes, and
 // the linked providers.
-import { html } from './html.ts';
+import Bowser from 'bowser';
+import { html, type SafeHtml } from './html.ts';
 import { layout, type PageContext, say, type Text } from './layout.ts';
 import { PASSKEY_SCRIPTS, type PasskeysSection, passkeysSection } from './passkeys.ts';
 import { scopeList } from './pages.ts';
@@ -34,9 +35,24 @@ export interface RegisteredApp {
   created: number;
 }
 
-function signInLine(ui: PageContext, signIn: RecentSignIn): string {
+/** The browser and system of a User-Agent in words ("Chrome on Linux"), by bowser's parser. */
+export function deviceName(ui: PageContext, userAgent: string): string {
   const { t } = ui;
-  return t.t('account.signIn', { at: t.dateTime(signIn.at), address: signIn.ip ?? t.t('account.unknownAddress') });
+  const parsed = userAgent ? Bowser.parse(userAgent) : undefined;
+  const browser = parsed?.browser.name || undefined;
+  const os = parsed?.os.name || undefined;
+  if (browser && os) return t.t('account.device', { browser, os });
+  return browser ?? os ?? t.t('account.unknownDevice');
+}
+
+/** A sign-in: with which browser on which system, when (its time zone named), and from which address. */
+function signInLine(ui: PageContext, signIn: RecentSignIn): SafeHtml {
+  const { t } = ui;
+  const when = t.t('account.signIn', {
+    at: t.dateTime(signIn.at),
+    address: signIn.ip ?? t.t('account.unknownAddress'),
+  });
+  return html`<strong>${deviceName(ui, signIn.userAgent)}</strong><br><span class="muted">${when}</span>`;
 }
 
 export function accountPage(
@@ -119,7 +135,7 @@ ${
     ? html`<p class="muted">${t.t('account.noSignIns')}</p>`
     : html`<ul class="sign-ins">
 ${input.signIns.map(
-  (s) => html`<li>${signInLine(ui, s)} <span class="muted">${s.userAgent}</span></li>
+  (s) => html`<li>${signInLine(ui, s)}</li>
 `,
 )}
 </ul>`

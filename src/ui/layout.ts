@@ -1,6 +1,7 @@
 // What every page shares: the document around it, in the reader's language (`lang`), with the switch
 // to the other languages (plain links: it works without JavaScript).
 import { LOCALE_NAMES, LOCALES, type Locale, type MessageKey, type Translator, type Values } from '../i18n/index.ts';
+import { type Brand, DEFAULT_BRAND } from './brand.ts';
 import { html, type SafeHtml } from './html.ts';
 
 /** What a page is rendered with besides its own input: the reader's language, and how to switch it. */
@@ -8,6 +9,8 @@ export interface PageContext {
   t: Translator;
   /** This page's address in another language, for the switch; null where there is none (a form's answer). */
   languageHref: ((locale: Locale) => string) | null;
+  /** The operator's name, logo and stylesheet (src/ui/brand.ts). */
+  brand: Brand;
 }
 
 /** A text a route hands a page (an error, a note): a message of the catalogues and its values. */
@@ -22,8 +25,8 @@ export function say(ui: PageContext, text: Text): SafeHtml {
 }
 
 /** A page context without a switch (tests, and pages with no address of their own). */
-export function plainContext(t: Translator): PageContext {
-  return { t, languageHref: null };
+export function plainContext(t: Translator, brand: Brand = DEFAULT_BRAND): PageContext {
+  return { t, languageHref: null, brand };
 }
 
 function languageSwitch(ui: PageContext): SafeHtml | '' {
@@ -41,16 +44,19 @@ ${LOCALES.map((locale) => {
 
 /** A complete page; `scripts` are files of our own (the CSP allows no other), run deferred, in order. */
 export function layout(ui: PageContext, title: string, body: SafeHtml, scripts: readonly string[] = []): string {
+  // The logo says nothing the name beside it does not: an empty alt.
+  const logo = ui.brand.logo ? html`<img src="${ui.brand.logo}" alt="">` : '';
   return html`<!doctype html>
 <html lang="${ui.t.locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
-<title>${title}</title>
-<link rel="stylesheet" href="/assets/tessera.css">
+<title>${ui.t.t('layout.title', { page: title, brand: ui.brand.name })}</title>
+<link rel="stylesheet" href="${ui.brand.stylesheet}">
 ${scripts.map((src) => html`<script src="${src}" defer></script>\n`)}</head>
 <body>
+<header class="brand">${logo}<span>${ui.brand.name}</span></header>
 <main class="card">
 ${body}
 </main>

@@ -42,7 +42,7 @@ export function loginPage(
     ui,
     t.t('login.title'),
     html`<h1>${t.t('login.title')}</h1>
-<p>${
+<p class="client">${
       input.clientName === null
         ? t.html('login.toAccount')
         : t.html('login.toClient', { client: titleOf(input.clientName, vetting) })
@@ -90,10 +90,10 @@ export function vettingNotice(ui: PageContext, clientName: string, vetting: Clie
   const next = returning ? html` ${t.html('vetting.returnTo', { host: returning })}` : '';
   if (vetting.kind === 'document') {
     const says = t.html('vetting.document', { host: vetting.host, name: clientName });
-    return html`<p class="alert" role="note">${says}${next}</p>`;
+    return html`<p class="alert vetting" role="note">${says}${next}</p>`;
   }
   if (vetting.kind === 'dynamic') {
-    return html`<p class="alert" role="note">${t.html('vetting.dynamic', { name: clientName })}${next}</p>`;
+    return html`<p class="alert vetting" role="note">${t.html('vetting.dynamic', { name: clientName })}${next}</p>`;
   }
   return '';
 }
@@ -180,7 +180,7 @@ export function logoutConfirmPage(
     ui,
     t.t('logout.title'),
     html`<h1>${t.t('logout.heading')}</h1>
-<p>${t.html('logout.signedInAs', { username: input.username })}${asks}</p>
+<p class="client">${t.html('logout.signedInAs', { username: input.username })}${asks}</p>
 ${input.clientName === null ? '' : vettingNotice(ui, input.clientName, vetting)}
 <form method="post" action="/logout">
 <input type="hidden" name="logout" value="${input.logout}">

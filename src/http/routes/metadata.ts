@@ -1,8 +1,7 @@
-// Discovery metadata, the JWKS, the stylesheet, and health endpoints.
+// Discovery metadata, the JWKS, and health endpoints.
 import type { FastifyInstance } from 'fastify';
 import { discoveryMetadata } from '../../oidc/discovery.ts';
 import { JWKS_MAX_AGE } from '../../tokens/key-timeline.ts';
-import { STYLES } from '../../ui/styles.ts';
 import type { RouteContext } from '../context.ts';
 
 export function metadataRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -21,12 +20,6 @@ export function metadataRoutes(app: FastifyInstance, ctx: RouteContext): void {
       .header('access-control-allow-origin', '*')
       .header('cache-control', `public, max-age=${JWKS_MAX_AGE}`)
       .send(ctx.keys.jwks()),
-  );
-  app.get('/assets/tessera.css', async (_, reply) =>
-    reply
-      .header('content-type', 'text/css; charset=utf-8')
-      .header('cache-control', 'public, max-age=3600')
-      .send(STYLES),
   );
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_, reply) => {
