@@ -205,8 +205,11 @@ export const configSchema = z.object({
    * Accept-Language names one Tessera has (src/i18n/locales.ts).
    */
   TESSERA_DEFAULT_LOCALE: z.enum(LOCALES).default('en'),
-  /** TESSERA_BRAND_NAME: the product name every page and mail shows at its top and in its title. */
-  TESSERA_BRAND_NAME: z.string().trim().min(1).max(64).default('Tessera'),
+  /**
+   * TESSERA_BRAND_NAME: the product name every page shows at its top and in its title (default
+   * `Tessera`), and mails name the service by (unless TESSERA_MAIL_PRODUCT_NAME says otherwise).
+   */
+  TESSERA_BRAND_NAME: z.string().trim().min(1).max(64).optional(),
   /**
    * TESSERA_BRAND_LOGO: a PNG, JPEG, GIF, WebP or SVG file (at most 512 KiB) shown beside the name,
    * served from Tessera's own origin (src/ui/brand.ts); none by default.
@@ -379,6 +382,8 @@ export interface Config {
     smtp: { url: string; password: string | null } | null;
     from: string;
     productName: string;
+    /** The brand's primary colour, for the mails' link button. */
+    color: string;
   };
   /** Sign-up (src/account/signup.ts): off without mail; the email domains allowed (empty: any). */
   readonly signup: { mode: 'off' | 'open' | 'invite'; domains: readonly string[] };
@@ -505,7 +510,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     mode: smtp ? 'smtp' : production ? 'off' : 'log',
     smtp,
     from: e.TESSERA_MAIL_FROM ?? `no-reply@${issuerUrl.hostname}`,
-    productName: e.TESSERA_MAIL_PRODUCT_NAME ?? issuerUrl.host,
+    productName: e.TESSERA_MAIL_PRODUCT_NAME ?? e.TESSERA_BRAND_NAME ?? issuerUrl.host,
+    color: e.TESSERA_BRAND_COLOR.toLowerCase(),
   } as const;
   return Object.freeze({
     env: e.NODE_ENV,
@@ -571,7 +577,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         .filter((d) => d !== ''),
     },
     brand: {
-      name: e.TESSERA_BRAND_NAME,
+      name: e.TESSERA_BRAND_NAME ?? 'Tessera',
       logo: e.TESSERA_BRAND_LOGO ?? null,
       color: e.TESSERA_BRAND_COLOR.toLowerCase(),
       stylesheet: e.TESSERA_BRAND_STYLESHEET ?? null,

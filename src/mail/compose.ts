@@ -13,7 +13,7 @@ export interface MailDeps {
   /** The mail's language: the request's (the page the person was on), or TESSERA_DEFAULT_LOCALE. */
   t: Translator;
   /** Config.mail: its mode, and what mails call the service. */
-  mail: { mode: 'smtp' | 'log' | 'off'; productName: string };
+  mail: { mode: 'smtp' | 'log' | 'off'; productName: string; color?: string };
   issuer: string;
 }
 
@@ -31,7 +31,8 @@ export function composeMail(
   input: { kind: MailKind; to: string; userId: string | null; path: string },
   now: number,
 ): Mail {
-  const message = composeMessage(deps.t, input.kind, deps.mail.productName, `${deps.issuer}${input.path}`);
+  const link = `${deps.issuer}${input.path}`;
+  const message = composeMessage(deps.t, input.kind, deps.mail.productName, link, deps.mail.color);
   return {
     id: newSortableId(),
     kind: input.kind,

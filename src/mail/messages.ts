@@ -2,6 +2,7 @@
 // (src/i18n/messages, keys `mail.*`), plain text and HTML from the same words. A mail carries the
 // product's name and its link, nothing else: no username, no address, no account data.
 import type { MessageKey, Translator } from '../i18n/index.ts';
+import { textOn } from '../ui/colours.ts';
 import { html } from '../ui/html.ts';
 
 export type MailText = 'reset' | 'invite' | 'verify' | 'signup' | 'email-changed';
@@ -59,18 +60,30 @@ const WORDS: Record<MailText, Words> = {
   },
 };
 
-/** The mail of `kind` in `t`'s language, naming the product, with its link. */
-export function composeMessage(t: Translator, kind: MailText, product: string, link: string): Message {
+/**
+ * The mail of `kind` in `t`'s language, naming the product (the brand's name) at its top, with its
+ * link as a button in the brand's colour (its text black or white, whichever reads better). No logo:
+ * most mail clients block remote pictures, and loading one would tell the sender the mail was opened.
+ */
+export function composeMessage(
+  t: Translator,
+  kind: MailText,
+  product: string,
+  link: string,
+  color = '#2f5bea',
+): Message {
   const w = WORDS[kind];
   const values = { product };
   const subject = t.t(w.subject, values);
   const expiry = w.expiry ? t.t(w.expiry) : '';
   const lines = [t.t(w.intro, values), '', `${t.t(w.action)}:`, link, '', ...(expiry ? [expiry] : []), t.t(w.ignore)];
+  const button = `background:${color};color:${textOn(color)};padding:10px 18px;border-radius:6px;text-decoration:none`;
   const body = html`<!doctype html>
 <html lang="${t.locale}"><head><meta charset="utf-8"><title>${subject}</title></head>
 <body style="font-family: sans-serif; line-height: 1.5">
+<p style="font-weight:bold;font-size:1.1em">${product}</p>
 <p>${t.html(w.intro, values)}</p>
-<p><a href="${link}">${t.t(w.action)}</a></p>
+<p><a href="${link}" style="${button};display:inline-block;font-weight:bold">${t.t(w.action)}</a></p>
 ${expiry ? html`<p>${expiry}</p>` : ''}
 <p>${t.html(w.ignore)}</p>
 </body></html>

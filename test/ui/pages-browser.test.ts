@@ -63,6 +63,7 @@ describe('every page in every language (Chromium, axe-core)', { skip: needsChrom
         TESSERA_SIGNIN_FREE_FAILURES: '1',
         TESSERA_SIGNIN_LOCK_AFTER: '2',
         TESSERA_REGISTRATION: 'open',
+        TESSERA_SIGNUP: 'open',
       },
     });
     links = new PendingLinkSealer(server.secret);
@@ -183,8 +184,18 @@ describe('every page in every language (Chromium, axe-core)', { skip: needsChrom
     const page = await context.newPage();
     await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
     const scopes = 'openid profile email apps webhooks';
+    // The pages of mail links: a forgotten password, its answer, a dead link, sign-up.
+    let csp = await goto(page, `${server.issuer}/reset/request`);
+    await check(page, locale, 'forgot-password', csp, dark);
+    await page.fill('#identifier', `nobody-${locale}@example.com`);
+    csp = await submit(page, 'main form[action="/reset/request"] button');
+    await check(page, locale, 'forgot-password-sent', csp, dark);
+    csp = await goto(page, `${server.issuer}/reset?token=no-such-token`);
+    await check(page, locale, 'mail-link-dead', csp, dark);
+    csp = await goto(page, `${server.issuer}/signup`);
+    await check(page, locale, 'sign-up', csp, dark);
     // The sign-in page, then its error, then the throttled answer of an account that failed too often.
-    let csp = await goto(page, authorizeUrl(server.clients.confidential.id, scopes));
+    csp = await goto(page, authorizeUrl(server.clients.confidential.id, scopes));
     await check(page, locale, 'sign-in', csp, dark);
     await guarded(page, 'main .client', `${locale} sign-in: the client's name`);
     const signIn = page.url();
