@@ -1,4 +1,4 @@
-// Settings read from files: for a setting that holds a secret (src/config/index.ts marks them),
+// Settings read from files: for a setting that holds a secret (src/config/schema.ts marks them),
 // NAME_FILE names a file whose contents are the value, as Docker secrets and systemd credentials
 // provide them. One final newline is dropped (editors and `echo` add it); the rest is the value.
 import { readFileSync } from 'node:fs';
