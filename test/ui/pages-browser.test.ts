@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import AxeBuilder from '@axe-core/playwright';
+import * as OTPAuth from 'otpauth';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { securityEvent } from '../../src/events/index.ts';
 import { PAGE_CSP } from '../../src/http/plugins/html.ts';
@@ -237,7 +238,20 @@ describe('every page in every language (Chromium, axe-core)', { skip: needsChrom
     csp = await goto(page, authorizeUrl(dynamicClient, 'openid profile'));
     await check(page, locale, 'consent-unreviewed', csp, dark);
     await guarded(page, 'main .vetting', `${locale} consent: the notice`);
-    // The account page: applications, passkeys, a linked provider; then its password form's error.
+    // An authenticator app added on the account page: a wrong code first, then the recovery codes.
+    await goto(page, `${server.issuer}/account`);
+    const uri = await page.getAttribute('a[href^="otpauth://totp/"]', 'href');
+    const app = OTPAuth.URI.parse(uri!) as OTPAuth.TOTP;
+    const appCode = () => app.generate({ timestamp: (Date.now() / 1000 + server.clock.offset) * 1000 });
+    await page.fill('#enrol-code', String((Number(appCode()) + 500_000) % 1_000_000).padStart(6, '0'));
+    csp = await submit(page, 'form[action="/account/totp"] button');
+    assert.equal(await page.evaluate('document.activeElement.id'), 'enrol-code');
+    await check(page, locale, 'authenticator-add-failed', csp, dark);
+    await page.fill('#enrol-code', appCode());
+    csp = await submit(page, 'form[action="/account/totp"] button');
+    assert.equal(await page.locator('ul.codes code').count(), 10);
+    await check(page, locale, 'recovery-codes', csp, dark);
+    // The account page: applications, the app, passkeys, a linked provider; then its password form's error.
     await addFactors(user.id, `s-${locale}-${dark}`);
     csp = await goto(page, `${server.issuer}/account`);
     await check(page, locale, 'account', csp, dark);
@@ -274,6 +288,16 @@ describe('every page in every language (Chromium, axe-core)', { skip: needsChrom
     csp = await submit(page, 'main form[action="/account/login"] button[type=submit]');
     assert.match(page.url(), /\/login\/passkey\?pending=/);
     await check(page, locale, 'passkey-step', csp, dark);
+    // The other second factors of that sign-in: the app's code (and a wrong one), a recovery code.
+    const step = page.url();
+    csp = await goto(page, step.replace('/login/passkey?', '/login/totp?'));
+    await check(page, locale, 'authenticator-step', csp, dark);
+    await page.fill('#code', '000000');
+    csp = await submit(page, 'main form[action="/login/totp"] button');
+    assert.equal(await page.locator('main [role=alert]').count(), 1, `${locale}: the wrong code said`);
+    await check(page, locale, 'authenticator-step-failed', csp, dark);
+    csp = await goto(page, step.replace('/login/passkey?', '/login/recovery-code?'));
+    await check(page, locale, 'recovery-code-step', csp, dark);
     // Sign-out: the confirmation, then the signed-out page.
     csp = await goto(page, `${server.issuer}/oauth2/logout?client_id=${server.clients.confidential.id}`);
     await check(page, locale, 'sign-out', csp, dark);
