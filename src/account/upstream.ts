@@ -1,15 +1,14 @@
 // The account page's upstream providers: the accounts linked (one per provider), the providers the
 // user may link besides, linking one (the provider's sign-in comes back to src/authn/steps/upstream.ts,
-// which calls linkToAccount) and unlinking one, unless it is the user's last way in.
+// which calls linkToAccount of src/upstream/accounts.ts) and unlinking one, unless it is the user's
+// last way in.
 import { securityEvent, type Requester } from '../events/index.ts';
 import { recentSignIn } from '../authn/recent.ts';
 import type { BrowserSession } from '../authn/session.ts';
 import { enrolledMethods, type EnrolmentStore, steps } from '../authn/steps/index.ts';
 import { shortfall } from '../authn/sufficiency.ts';
-import type { UpstreamProvider, UpstreamStore } from '../store/upstream.ts';
+import type { UpstreamStore } from '../store/upstream.ts';
 import type { User } from '../store/users.ts';
-import { linkUser } from '../upstream/accounts.ts';
-import type { UpstreamIdentity } from '../upstream/identity.ts';
 
 export interface LinkedProvider {
   providerId: string;
@@ -57,23 +56,6 @@ export async function upstreamOverview(store: UpstreamStore & EnrolmentStore, us
   const mine = new Set(links.map((l) => l.providerId));
   const available = providers.filter((p) => !mine.has(p.id)).map((p) => ({ id: p.id, name: p.name }));
   return { linked, available };
-}
-
-/**
- * Links the person the provider signed in to the signed-in user: `already` when it is theirs already,
- * `linked_elsewhere` when it is another user's, `provider_taken` when the user has another account of
- * this provider linked.
- */
-export async function linkToAccount(
-  store: UpstreamStore,
-  input: { provider: UpstreamProvider; identity: UpstreamIdentity; userId: string; requester: Requester; now: number },
-): Promise<'linked' | 'already' | 'linked_elsewhere' | 'provider_taken'> {
-  const existing = await store.getLink(input.provider.id, input.identity.subject);
-  if (existing) return existing.userId === input.userId ? 'already' : 'linked_elsewhere';
-  if (await linkUser(store, { ...input, by: 'account_page' })) return 'linked';
-  const again = await store.getLink(input.provider.id, input.identity.subject);
-  if (again) return again.userId === input.userId ? 'already' : 'linked_elsewhere';
-  return 'provider_taken';
 }
 
 /**

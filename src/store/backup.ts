@@ -4,19 +4,11 @@
 // pg_dump (./postgres/backup.ts). Neither migrates the database: a backup before an upgrade is taken
 // of the schema as it is.
 import { resolve } from 'node:path';
+import type { BackupMark } from './backup-mark.ts';
 import { backupPostgres } from './postgres/backup.ts';
 import { backupSqlite } from './sqlite/backup.ts';
 
-/** The mark a backup carries: a row of restore_fences whose fenced_at is null. */
-export interface BackupMark {
-  id: string;
-  /** When the backup was taken, epoch seconds. */
-  takenAt: number;
-}
-
-export const NOT_MIGRATED =
-  'the database predates `tessera backup` (migration 005_restore_fences is not applied): take this backup by ' +
-  'hand and run `tessera restore-finish` after restoring it (docs/backup.md), or run `tessera migrate` first';
+export { type BackupMark, NOT_MIGRATED } from './backup-mark.ts';
 
 export async function backupDatabase(databaseUrl: string, output: string, mark: BackupMark): Promise<void> {
   if (databaseUrl.startsWith('sqlite:')) {

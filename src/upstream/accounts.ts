@@ -188,3 +188,20 @@ async function createUser(
     }
   }
 }
+
+/**
+ * Links the person the provider signed in to the signed-in user: `already` when it is theirs already,
+ * `linked_elsewhere` when it is another user's, `provider_taken` when the user has another account of
+ * this provider linked.
+ */
+export async function linkToAccount(
+  store: UpstreamStore,
+  input: { provider: UpstreamProvider; identity: UpstreamIdentity; userId: string; requester: Requester; now: number },
+): Promise<'linked' | 'already' | 'linked_elsewhere' | 'provider_taken'> {
+  const existing = await store.getLink(input.provider.id, input.identity.subject);
+  if (existing) return existing.userId === input.userId ? 'already' : 'linked_elsewhere';
+  if (await linkUser(store, { ...input, by: 'account_page' })) return 'linked';
+  const again = await store.getLink(input.provider.id, input.identity.subject);
+  if (again) return again.userId === input.userId ? 'already' : 'linked_elsewhere';
+  return 'provider_taken';
+}

@@ -12,8 +12,7 @@
 import { type Requester, securityEvent } from '../../events/index.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { UpstreamProvider } from '../../store/upstream.ts';
-import { linkToAccount } from '../../account/upstream.ts';
-import { type AccountStore, resolveAccount } from '../../upstream/accounts.ts';
+import { type AccountStore, linkToAccount, resolveAccount } from '../../upstream/accounts.ts';
 import { UpstreamError, type UpstreamFailureReason } from '../../upstream/errors.ts';
 import { type PendingLinkSealer, UPSTREAM_FLOW_TTL, type UpstreamFlowSealer } from '../../upstream/flow.ts';
 import type { UpstreamIdentity } from '../../upstream/identity.ts';

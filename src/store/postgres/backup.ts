@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import pg from 'pg';
-import { type BackupMark, NOT_MIGRATED } from '../backup.ts';
+import { type BackupMark, NOT_MIGRATED } from '../backup-mark.ts';
 
 /** The schema Tessera's tables are in, or undefined when the mark's table is missing. */
 async function markSchema(databaseUrl: string): Promise<string | undefined> {

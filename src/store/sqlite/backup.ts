@@ -3,7 +3,7 @@
 // before SQLite fills it, then marked so that a start on it fences it (../restores.ts).
 import { closeSync, existsSync, openSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { type BackupMark, NOT_MIGRATED } from '../backup.ts';
+import { type BackupMark, NOT_MIGRATED } from '../backup-mark.ts';
 
 export function backupSqlite(file: string, output: string, mark: BackupMark): void {
   if (!existsSync(file)) throw new Error(`no SQLite database at ${file}`);
