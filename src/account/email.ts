@@ -1,9 +1,11 @@
 // Verified email (issue 34): `email_verified` is true only once the user followed a link sent to the
 // address (or the operator said so). A change of address on the account page (which needs a recent
 // sign-in, src/authn/recent.ts) sends the link to the new address and takes effect only when it is
-// followed; the old address is then told. Asking is throttled per account (five an hour).
+// followed; the old address (if verified) and the new one are then told (src/mail/security.ts).
+// Asking is throttled per account (five an hour).
 import { securityEvent, type Requester } from '../events/index.ts';
 import { composeMail, type MailDeps } from '../mail/compose.ts';
+import { noticeMail } from '../mail/security.ts';
 import { LINK_TTL, linkTokenHash, newLinkToken } from '../mail/tokens.ts';
 import { type Refusal, Throttle, type ThrottlePolicy } from '../oauth/throttle.ts';
 import type { MailStore } from '../store/mails.ts';
@@ -93,14 +95,17 @@ export async function confirmEmail(
   const user = token.userId ? await deps.store.getUserById(token.userId) : undefined;
   if (!user || user.disabled) return 'invalid';
   const changed = user.email !== '' && user.email.toLowerCase() !== token.email.toLowerCase();
-  const notice = changed
-    ? composeMail(deps.mail, { kind: 'email-changed', to: user.email, userId: user.id, path: '/account' }, now)
-    : undefined;
   const event = securityEvent('user.email_verified', now, {
     userId: user.id,
     requester: input.requester,
     data: { changed },
   });
+  // The old address is told here, in the same write (the new one by the notifications' consumer,
+  // src/mail/security.ts), if it was verified: an unverified one may be someone else's.
+  const notice =
+    changed && user.emailVerified && deps.mail.mail.securityNotices
+      ? noticeMail(deps.mail, { event, kind: 'email', to: user.email }, now)
+      : undefined;
   const done = await deps.store.redeemMailToken(
     { hash: token.hash, purpose: 'verify', now, nonce: newId() },
     { kind: 'email', userId: user.id, email: token.email },

@@ -91,6 +91,8 @@ export interface Config {
     productName: string;
     /** The brand's primary colour, for the mails' link button. */
     color: string;
+    /** TESSERA_SECURITY_MAIL: whether people are told of changes to their account's security (src/mail/security.ts). */
+    securityNotices: boolean;
   };
   /** Sign-up (src/account/signup.ts): off without mail; the email domains allowed (empty: any). */
   readonly signup: { mode: 'off' | 'open' | 'invite'; domains: readonly string[] };
@@ -171,6 +173,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     from: e.TESSERA_MAIL_FROM ?? `no-reply@${issuerUrl.hostname}`,
     productName: e.TESSERA_MAIL_PRODUCT_NAME ?? e.TESSERA_BRAND_NAME ?? issuerUrl.host,
     color: e.TESSERA_BRAND_COLOR.toLowerCase(),
+    securityNotices: e.TESSERA_SECURITY_MAIL === 'on',
   } as const;
   return Object.freeze({
     env: e.NODE_ENV,

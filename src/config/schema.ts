@@ -252,6 +252,14 @@ export const configSchema = z.object({
   /** TESSERA_MAIL_PRODUCT_NAME: what mails and their subjects call the service; default the issuer's host. */
   TESSERA_MAIL_PRODUCT_NAME: z.string().min(1).max(100).optional(),
   /**
+   * TESSERA_SECURITY_MAIL: `on` (default): a person is told by mail, at their verified address, of each
+   * change to how their account is signed in to (a provider linked, a passkey or authenticator app
+   * added, recovery codes made or used, the password or the address changed, a passkey suspended),
+   * with when, from which browser and address, and what to do if it was not them (docs/mail.md).
+   * `off`: none of these mails. Needs mail.
+   */
+  TESSERA_SECURITY_MAIL: z.enum(['on', 'off']).default('on'),
+  /**
    * TESSERA_SIGNUP: `off` (default), `open` (the sign-in page offers "Create an account"; the address is
    * verified before the account exists) or `invite` (only the operator's invitations). Needs mail.
    */

@@ -64,10 +64,14 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** Who sent the request an event comes from: its source address and user agent. */
+/**
+ * Who sent the request an event comes from: its source address and user agent, and the language of
+ * its page (a browser route's; the mail that tells the person of the event speaks it).
+ */
 export interface Requester {
   ip: string | null;
   userAgent: string | null;
+  locale?: string | null;
 }
 
 /** Facts of an event beyond its user and client: ids, scopes, reasons; never a secret or a token. */
@@ -83,6 +87,8 @@ export interface SecurityEvent {
   ip: string | null;
   userAgent: string | null;
   data: EventData | null;
+  /** The language of the page the event came from; null for the command line and the API. */
+  locale: string | null;
 }
 
 /** A user agent is kept to its first 256 characters: it describes, it is not evidence. */
@@ -102,6 +108,7 @@ export function securityEvent(
     ip: fields.requester?.ip ?? null,
     userAgent: fields.requester?.userAgent?.slice(0, USER_AGENT_LENGTH) ?? null,
     data: fields.data ?? null,
+    locale: fields.requester?.locale ?? null,
   };
 }
 

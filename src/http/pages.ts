@@ -70,6 +70,11 @@ export function localeOf(request: FastifyRequest): Locale {
   });
 }
 
+/** The language of a browser route's page, for the events it records; none on the API's routes. */
+export function pageLocaleOf(request: FastifyRequest): Locale | null {
+  return request.routeOptions.config?.pages ? localeOf(request) : null;
+}
+
 /**
  * The address of this page with `lang` set: the request's own for a GET; for a form's answer, the page
  * the form was on (its Referer, ours only); none otherwise.

@@ -1,9 +1,10 @@
 // Who sent a request, for the audit trail (src/events) and the throttles: the client's address
-// (Fastify's request.ip, which follows X-Forwarded-For only from TESSERA_TRUST_PROXY's peers) and its
-// user agent.
+// (Fastify's request.ip, which follows X-Forwarded-For only from TESSERA_TRUST_PROXY's peers), its
+// user agent, and on a browser route its page's language (what a security notification speaks).
 import type { FastifyRequest } from 'fastify';
 import { isIP } from 'node:net';
 import type { Requester } from '../events/index.ts';
+import { pageLocaleOf } from './pages.ts';
 
 /**
  * The client's address: the forwarded one when it is an IP address, else the peer's. A trusted proxy
@@ -17,5 +18,9 @@ export function clientAddress(request: FastifyRequest): string | null {
 }
 
 export function requesterOf(request: FastifyRequest): Requester {
-  return { ip: clientAddress(request), userAgent: request.headers['user-agent'] ?? null };
+  return {
+    ip: clientAddress(request),
+    userAgent: request.headers['user-agent'] ?? null,
+    locale: pageLocaleOf(request),
+  };
 }

@@ -6,14 +6,14 @@ import type { Mail, MailKind } from '../store/mails.ts';
 import { decryptAtRest, encryptAtRest } from '../tokens/at-rest.ts';
 import { newSortableId } from '../tokens/opaque.ts';
 import type { Secrets } from '../tokens/secrets.ts';
-import { composeMessage, type Message } from './messages.ts';
+import { composeMessage, type MailText, type Message } from './messages.ts';
 
 export interface MailDeps {
   secret: Secrets;
   /** The mail's language: the request's (the page the person was on), or TESSERA_DEFAULT_LOCALE. */
   t: Translator;
-  /** Config.mail: its mode, and what mails call the service. */
-  mail: { mode: 'smtp' | 'log' | 'off'; productName: string; color?: string };
+  /** Config.mail: its mode, what mails call the service, whether security notifications are sent. */
+  mail: { mode: 'smtp' | 'log' | 'off'; productName: string; color?: string; securityNotices: boolean };
   issuer: string;
 }
 
@@ -28,17 +28,26 @@ export function mailAvailable(deps: Pick<MailDeps, 'mail'>): boolean {
 /** The outbox's row of a mail of `kind` to `to`, linking to `path` on the issuer, due at once. */
 export function composeMail(
   deps: MailDeps,
-  input: { kind: MailKind; to: string; userId: string | null; path: string },
+  input: { kind: MailText; to: string; userId: string | null; path: string },
   now: number,
 ): Mail {
   const link = `${deps.issuer}${input.path}`;
   const message = composeMessage(deps.t, input.kind, deps.mail.productName, link, deps.mail.color);
+  return outboxMail(deps, { ...input, message }, now);
+}
+
+/** The outbox's row of `message` to `to`, due at once, under `id` when given (a new one otherwise). */
+export function outboxMail(
+  deps: Pick<MailDeps, 'secret'>,
+  input: { kind: MailKind; to: string; userId: string | null; message: Message; id?: string },
+  now: number,
+): Mail {
   return {
-    id: newSortableId(),
+    id: input.id ?? newSortableId(),
     kind: input.kind,
     userId: input.userId,
     recipient: input.to,
-    messageEnc: encryptAtRest(deps.secret, 'mailMessage', JSON.stringify(message)),
+    messageEnc: encryptAtRest(deps.secret, 'mailMessage', JSON.stringify(input.message)),
     status: 'pending',
     attempts: 0,
     retryBase: 0,

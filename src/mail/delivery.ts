@@ -3,7 +3,7 @@
 // (on PostgreSQL FOR UPDATE SKIP LOCKED), so that each attempt is made by one instance; retried with
 // the same backoff while the SMTP server is away; surviving a crash (the lease runs out and the mail
 // is due again). Once sent or given up, its message (with the link) is erased. The log names a mail
-// by its id and kind, never its link.
+// by its id and kind, never its link. Each look first writes the security notifications due (./security.ts).
 import { type OutboxLog, outboxOutcome, OutboxWorker } from '../events/outbox.ts';
 import type { Mail, MailStore } from '../store/mails.ts';
 import type { Secrets } from '../tokens/secrets.ts';
@@ -23,6 +23,8 @@ export interface MailDeliveryOptions {
   interval: number;
   now?: () => number;
   log: OutboxLog;
+  /** Writes the security notifications due (./security.ts) before each look takes the mails due. */
+  notices?: { runOnce(now: number): Promise<number> };
 }
 
 export class MailDelivery {
@@ -41,7 +43,10 @@ export class MailDelivery {
         name: 'mail',
         lease: LEASE,
         capacity: () => CONCURRENT - this.#sending,
-        claim: (now, lease, limit) => this.#store.claimMails(now, lease, limit),
+        claim: async (now, lease, limit) => {
+          await options.notices?.runOnce(now);
+          return this.#store.claimMails(now, lease, limit);
+        },
         attempt: (mail) => this.#attempt(mail),
       },
       { interval: options.interval, now: this.#now, log: options.log },

@@ -5,7 +5,7 @@ import type { MessageKey, Translator } from '../i18n/index.ts';
 import { textOn } from '../ui/colours.ts';
 import { html } from '../ui/html.ts';
 
-export type MailText = 'reset' | 'invite' | 'verify' | 'signup' | 'email-changed';
+export type MailText = 'reset' | 'invite' | 'verify' | 'signup';
 
 export interface Message {
   subject: string;
@@ -50,13 +50,6 @@ const WORDS: Record<MailText, Words> = {
     action: 'mail.signup.action',
     expiry: 'mail.signup.expiry',
     ignore: 'mail.signup.ignore',
-  },
-  'email-changed': {
-    subject: 'mail.emailChanged.subject',
-    intro: 'mail.emailChanged.intro',
-    action: 'mail.emailChanged.action',
-    expiry: null,
-    ignore: 'mail.emailChanged.ignore',
   },
 };
 

@@ -24,7 +24,7 @@ export interface EventStore {
   listEvents(filter: EventFilter): Promise<SecurityEvent[]>;
 }
 
-function toEvent(row: EventRow): SecurityEvent {
+export function toEvent(row: EventRow): SecurityEvent {
   return {
     id: row.id,
     at: Number(row.at),
@@ -34,6 +34,7 @@ function toEvent(row: EventRow): SecurityEvent {
     ip: row.ip,
     userAgent: row.user_agent,
     data: row.data === null ? null : (JSON.parse(row.data) as EventData),
+    locale: row.locale,
   };
 }
 

@@ -10,6 +10,7 @@ import { type EncryptedValue, EncryptedValues } from './encrypted.ts';
 import { type EventFilter, Events } from './events.ts';
 import { type ChallengeUse, type Passkey, Passkeys, type PasskeyUse } from './passkeys.ts';
 import { type Mail, Mails, type MailToken, type Redemption, type TokenPurpose } from './mails.ts';
+import { type NoticeRule, Notices } from './notices.ts';
 import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFamily } from './grants.ts';
 import { Purge, type PurgeInput } from './housekeeping.ts';
 import { migrate } from './migrations/index.ts';
@@ -43,6 +44,7 @@ export abstract class KyselyStore implements Store {
   protected readonly encryptedValues: EncryptedValues;
   protected readonly upstream: Upstream;
   protected readonly mails: Mails;
+  protected readonly notices: Notices;
   readonly #purge: Purge;
 
   /** `webhooks` and `mails`: PostgreSQL's, which lock the rows they claim. */
@@ -63,6 +65,7 @@ export abstract class KyselyStore implements Store {
     this.encryptedValues = new EncryptedValues(connection);
     this.upstream = new Upstream(connection);
     this.mails = mails;
+    this.notices = new Notices(connection);
     this.#purge = new Purge(connection);
   }
 
@@ -464,5 +467,11 @@ export abstract class KyselyStore implements Store {
   }
   listMails(limit: number) {
     return this.mails.listMails(limit);
+  }
+  untoldEvents(input: { rules: readonly NoticeRule[]; since: number; limit: number }) {
+    return this.notices.untoldEvents(input);
+  }
+  queueNotices(mails: Mail[]) {
+    return this.notices.queueNotices(mails);
   }
 }

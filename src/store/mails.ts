@@ -11,7 +11,7 @@ import type { Database, MailRow, MailTokenRow } from './tables.ts';
 import { type Redemption, redemptionEffects } from './mail-redemptions.ts';
 import { fromUser, type User } from './users.ts';
 
-export type MailKind = 'reset' | 'verify' | 'invite' | 'signup' | 'email-changed';
+export type MailKind = 'reset' | 'verify' | 'invite' | 'signup' | 'email-changed' | 'security';
 export type MailStatus = MailRow['status'];
 
 /** A mail in the outbox. `messageEnc` is null once it was sent or given up. */
@@ -105,7 +105,7 @@ function toMail(row: MailRow): Mail {
   };
 }
 
-function fromMail(mail: Mail): MailRow {
+export function fromMail(mail: Mail): MailRow {
   return {
     id: mail.id,
     kind: mail.kind,

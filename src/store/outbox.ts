@@ -16,6 +16,7 @@ export function fromEvent(event: SecurityEvent): EventRow {
     ip: event.ip,
     user_agent: event.userAgent,
     data: event.data && JSON.stringify(event.data),
+    locale: event.locale,
   };
 }
 
@@ -66,9 +67,10 @@ export function insertEventsWhen(
       eb.val(row.ip).as('ip'),
       eb.val(row.user_agent).as('user_agent'),
       eb.val(row.data).as('data'),
+      eb.val(row.locale).as('locale'),
     ])
     .where((eb) => eb.exists(condition));
-  const columns = ['id', 'at', 'type', 'user_id', 'client_id', 'ip', 'user_agent', 'data'] as const;
+  const columns = ['id', 'at', 'type', 'user_id', 'client_id', 'ip', 'user_agent', 'data', 'locale'] as const;
   return [db.insertInto('events').columns(columns).expression(values), enqueueDeliveries(db, event)];
 }
 

@@ -154,6 +154,8 @@ export interface EventRow {
   ip: string | null;
   user_agent: string | null;
   data: string | null;
+  /** The language of the page the event came from (a security notification's, src/mail/security.ts). */
+  locale: string | null;
 }
 
 /** An API registered by the operator (RFC 8707): access tokens for it carry `aud` = uri. */

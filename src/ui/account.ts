@@ -1,7 +1,7 @@
 // The account page: the applications with access (each withdrawable), the apps the user registered,
 // the recent sign-ins, the password form, the passkeys, the authenticator app and recovery codes, and
 // the linked providers.
-import Bowser from 'bowser';
+import { deviceName } from './device.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout, type PageContext, say, type Text } from './layout.ts';
 import { PASSKEY_SCRIPTS, type PasskeysSection, passkeysSection } from './passkeys.ts';
@@ -33,16 +33,6 @@ export interface RegisteredApp {
   redirectUris: string[];
   /** Epoch seconds. */
   created: number;
-}
-
-/** The browser and system of a User-Agent in words ("Chrome on Linux"), by bowser's parser. */
-export function deviceName(ui: PageContext, userAgent: string): string {
-  const { t } = ui;
-  const parsed = userAgent ? Bowser.parse(userAgent) : undefined;
-  const browser = parsed?.browser.name || undefined;
-  const os = parsed?.os.name || undefined;
-  if (browser && os) return t.t('account.device', { browser, os });
-  return browser ?? os ?? t.t('account.unknownDevice');
 }
 
 /** A sign-in: with which browser on which system, when (its time zone named), and from which address. */

@@ -5,13 +5,16 @@ import assert from 'node:assert/strict';
 export class BrowserSim {
   readonly cookies = new Map<string, string>();
   readonly origin: string;
+  /** Headers sent with every request (a User-Agent, an Accept-Language). */
+  readonly headers: Readonly<Record<string, string>>;
 
-  constructor(origin: string) {
+  constructor(origin: string, headers: Record<string, string> = {}) {
     this.origin = origin;
+    this.headers = headers;
   }
 
   async request(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...this.headers };
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     const response = await fetch(new URL(url, this.origin), {

@@ -7,7 +7,7 @@
 import type { SecurityEvent } from '../index.ts';
 
 /** `webhook.test` is the one type outside the audit trail: `tessera webhooks test`. */
-type Payloadable = Omit<SecurityEvent, 'type'> & { type: SecurityEvent['type'] | 'webhook.test' };
+type Payloadable = Omit<SecurityEvent, 'type' | 'locale'> & { type: SecurityEvent['type'] | 'webhook.test' };
 
 export function webhookPayload(event: Payloadable, withRequester: boolean): string {
   const data: Record<string, unknown> = {
