@@ -3,7 +3,7 @@
 // product's name and its link, nothing else: no username, no address, no account data.
 import type { MessageKey, Translator } from '../i18n/index.ts';
 import { textOn } from '../ui/colours.ts';
-import { html } from '../ui/html.ts';
+import { html, type SafeHtml } from '../ui/html.ts';
 
 export type MailText = 'reset' | 'invite' | 'verify' | 'signup';
 
@@ -70,16 +70,26 @@ export function composeMessage(
   const subject = t.t(w.subject, values);
   const expiry = w.expiry ? t.t(w.expiry) : '';
   const lines = [t.t(w.intro, values), '', `${t.t(w.action)}:`, link, '', ...(expiry ? [expiry] : []), t.t(w.ignore)];
-  const button = `background:${color};color:${textOn(color)};padding:10px 18px;border-radius:6px;text-decoration:none`;
-  const body = html`<!doctype html>
+  const body = html`<p>${t.html(w.intro, values)}</p>
+<p>${linkButton(link, t.t(w.action), color)}</p>
+${expiry ? html`<p>${expiry}</p>` : ''}
+<p>${t.html(w.ignore)}</p>`;
+  return { subject, text: `${lines.join('\n')}\n`, html: mailDocument(t, subject, product, body) };
+}
+
+/** A link as a button in the brand's colour, its text black or white, whichever reads better. */
+export function linkButton(href: string, label: string, color = '#2f5bea'): SafeHtml {
+  const style = `background:${color};color:${textOn(color)};padding:10px 18px;border-radius:6px;text-decoration:none`;
+  return html`<a href="${href}" style="${style};display:inline-block;font-weight:bold">${label}</a>`;
+}
+
+/** A mail's HTML: its language, its subject as the title, the product's name at its top, then `body`. */
+export function mailDocument(t: Translator, subject: string, product: string, body: SafeHtml): string {
+  return html`<!doctype html>
 <html lang="${t.locale}"><head><meta charset="utf-8"><title>${subject}</title></head>
 <body style="font-family: sans-serif; line-height: 1.5">
 <p style="font-weight:bold;font-size:1.1em">${product}</p>
-<p>${t.html(w.intro, values)}</p>
-<p><a href="${link}" style="${button};display:inline-block;font-weight:bold">${t.t(w.action)}</a></p>
-${expiry ? html`<p>${expiry}</p>` : ''}
-<p>${t.html(w.ignore)}</p>
+${body}
 </body></html>
-`;
-  return { subject, text: `${lines.join('\n')}\n`, html: body.value };
+`.value;
 }

@@ -3,9 +3,8 @@
 // when (its time zone named), from which browser and address; that nothing is to be done if it was
 // them, and if not, a button to reset the password and a link to the account page.
 import type { MessageKey, Translator } from '../i18n/index.ts';
-import { textOn } from '../ui/colours.ts';
 import { html } from '../ui/html.ts';
-import type { Message } from './messages.ts';
+import { linkButton, mailDocument, type Message } from './messages.ts';
 
 export interface NoticeWords {
   subject: MessageKey;
@@ -49,19 +48,11 @@ export function composeNotice(
     `${reset.label}: ${reset.href}`,
     `${review.label}: ${review.href}`,
   ];
-  const color = input.color ?? '#2f5bea';
-  const button = `background:${color};color:${textOn(color)};padding:10px 18px;border-radius:6px;text-decoration:none`;
-  const body = html`<!doctype html>
-<html lang="${t.locale}"><head><meta charset="utf-8"><title>${subject}</title></head>
-<body style="font-family: sans-serif; line-height: 1.5">
-<p style="font-weight:bold;font-size:1.1em">${input.product}</p>
-<p>${t.html(words.intro, values)}</p>
+  const body = html`<p>${t.html(words.intro, values)}</p>
 <p>${facts.map((fact, i) => html`${i > 0 ? html`<br>` : ''}${fact}`)}</p>
 <p>${yours}</p>
 <p>${t.html('mail.security.notYours')}</p>
-<p><a href="${reset.href}" style="${button};display:inline-block;font-weight:bold">${reset.label}</a></p>
-<p><a href="${review.href}">${review.label}</a></p>
-</body></html>
-`;
-  return { subject, text: `${lines.join('\n')}\n`, html: body.value };
+<p>${linkButton(reset.href, reset.label, input.color)}</p>
+<p><a href="${review.href}">${review.label}</a></p>`;
+  return { subject, text: `${lines.join('\n')}\n`, html: mailDocument(t, subject, input.product, body) };
 }
