@@ -18,7 +18,10 @@ let total = 0;
 for (const node of profile.nodes) {
   const time = self.get(node.id) ?? 0;
   total += time;
-  const where = node.callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/main\//, '');
+  // Paths from the checkout's root, whatever its directory (a worktree of another build too).
+  const where = node.callFrame.url
+    .replace(/^.*node_modules\//, '')
+    .replace(/^file:\/\/.*?\/(?=(src|bench|test)\/)/, '');
   const key = `${node.callFrame.functionName || '(anonymous)'} ${where}:${node.callFrame.lineNumber + 1}`;
   byFunction.set(key, (byFunction.get(key) ?? 0) + time);
 }

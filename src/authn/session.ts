@@ -3,7 +3,8 @@
 import type { SecurityEvent } from '../events/index.ts';
 import type { SessionAndUser, SessionStore } from '../store/sessions.ts';
 import type { User, UserStore } from '../store/users.ts';
-import type { Factor } from './factors.ts';
+import { acrOf, amrOf, type Factor, lastFactorAt } from './factors.ts';
+import type { AcrValue } from './levels.ts';
 
 /** The logged-in user of the browser, if any. */
 export interface BrowserSession {
@@ -55,4 +56,33 @@ export async function createSession(
 export async function sessionUser(store: UserStore, session: BrowserSession | undefined): Promise<User | undefined> {
   if (!session) return undefined;
   return 'user' in session ? session.user : store.getUserById(session.userId);
+}
+
+/** What an ID token says of a sign-in (OIDC Core §2: auth_time and acr; RFC 8176: amr). */
+export interface SignInClaims {
+  /** The last factor's time, from which max_age counts too. */
+  authTime: number;
+  amr: readonly string[];
+  acr: AcrValue | null;
+}
+
+/**
+ * The claims of the factors when the request asked for no acr value, derived once per factors array:
+ * a session's factors are parsed once and shared by its requests (src/store/sessions.ts), so a
+ * returning user's authorization requests derive them once.
+ */
+const derived = new WeakMap<readonly Factor[], SignInClaims>();
+
+/** The claims a code carries to the ID token, of the session's `factors` and the acr_values asked. */
+export function signInClaims(factors: readonly Factor[], acrValues: readonly string[]): SignInClaims {
+  if (acrValues.length > 0) {
+    return { authTime: lastFactorAt(factors), amr: amrOf(factors), acr: acrOf(factors, acrValues) };
+  }
+  let claims = derived.get(factors);
+  if (claims === undefined) {
+    const amr = Object.freeze(amrOf(factors));
+    claims = Object.freeze({ authTime: lastFactorAt(factors), amr, acr: acrOf(factors, acrValues) });
+    derived.set(factors, claims);
+  }
+  return claims;
 }

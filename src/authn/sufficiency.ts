@@ -3,6 +3,7 @@
 // no_session, max_age, essential_acrs).
 import type { User } from '../store/users.ts';
 import { lastFactorAt, levelOf } from './factors.ts';
+import { Level } from './levels.ts';
 import type { Requirement } from './policy.ts';
 import type { BrowserSession } from './session.ts';
 
@@ -21,7 +22,10 @@ export function shortfall(
 ): Shortfall | undefined {
   if (!session || !user || user.disabled || user.id !== session.userId) return 'no-session';
   if (need.forceLogin) return 'login';
-  if (lastFactorAt(session.factors) < need.freshSince) return 'max-age';
+  // The checks that cost something only when the request asks for them (max_age, a level or steps):
+  // a returning user's plain request is answered by any sign-in, and any factor reaches `sfa`.
+  if (need.freshSince > 0 && lastFactorAt(session.factors) < need.freshSince) return 'max-age';
+  if (need.level <= Level.sfa && need.methods.length === 0 && session.factors.length > 0) return undefined;
   const methods = new Set(session.factors.map((f) => f.method));
   if (levelOf(session.factors) < need.level || need.methods.some((m) => !methods.has(m))) return 'level';
   return undefined;

@@ -20,7 +20,7 @@ export interface AuthorizationCode {
   nonce: string | null;
   authTime: number;
   /** How the user signed in (RFC 8176), for the ID token's amr; empty when not recorded. */
-  amr: string[];
+  amr: readonly string[];
   /** The level the sign-in reached (OIDC Core §2), for the ID token's acr; null when not recorded. */
   acr: string | null;
   /** The API the tokens are for (RFC 8707), or null. */

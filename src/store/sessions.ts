@@ -58,15 +58,32 @@ export interface SessionStore {
 
 const SESSION_COLUMNS = columns<SessionRow>()('id user_id auth_time factors created_at expires_at');
 
+/** Distinct factors columns kept parsed: beyond, the oldest are forgotten (and parsed again when read). */
+const PARSED_KEPT = 10_000;
+const parsed = new Map<string, Factor[]>();
+
 /**
  * The factors column: a JSON array. A session from before migration 002 has none recorded: a
- * password at its auth_time was then the only way in.
+ * password at its auth_time was then the only way in. A column's text is parsed once: a session is
+ * read by every authorization request of its browser, and its factors change only with a new row
+ * (a step-up starts a new session), so the same text always gives the same factors. They are frozen,
+ * being shared by every request that reads the row.
  */
 export function parseFactors(text: string | null, authTime: number): Factor[] {
   if (text === null) return [{ method: 'password', amr: ['pwd'], at: authTime }];
-  const parsed = JSON.parse(text) as unknown;
-  if (!Array.isArray(parsed)) return [];
-  return parsed.filter(
+  let factors = parsed.get(text);
+  if (factors === undefined) {
+    factors = Object.freeze(parseFactorsText(text).map(freezeFactor)) as Factor[];
+    if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
+    parsed.set(text, factors);
+  }
+  return factors;
+}
+
+function parseFactorsText(text: string): Factor[] {
+  const value = JSON.parse(text) as unknown;
+  if (!Array.isArray(value)) return [];
+  return value.filter(
     (f): f is Factor =>
       typeof f === 'object' &&
       f !== null &&
@@ -74,6 +91,10 @@ export function parseFactors(text: string | null, authTime: number): Factor[] {
       Array.isArray(f.amr) &&
       typeof f.at === 'number',
   );
+}
+
+function freezeFactor({ method, amr, at }: Factor): Factor {
+  return Object.freeze({ method, amr: Object.freeze([...amr]) as string[], at });
 }
 
 function formatFactors(factors: readonly Factor[]): string {

@@ -132,7 +132,10 @@ export function acrValues(params: Params): string[] {
 export function signInHints(params: Params): { loginHint?: string; idpHint?: string; uiLocales?: string[] } {
   const loginHint = single(params, 'login_hint');
   const idpHint = single(params, 'idp_hint');
-  const uiLocales = (single(params, 'ui_locales') ?? '')
+  const locales = single(params, 'ui_locales');
+  // A returning user's request usually has none of them: nothing to look at, nothing to add.
+  if (loginHint === undefined && idpHint === undefined && locales === undefined) return {};
+  const uiLocales = (locales ?? '')
     .split(' ')
     .filter((tag) => /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(tag))
     .slice(0, 8);

@@ -3,9 +3,8 @@
 // are trusted, errors are shown to the user; after that they go back to the client as a redirect
 // carrying `state` and `iss` (RFC 9207), unless the client registered itself and its redirect URI is
 // not one Tessera may send a browser to unasked (../registration/trust.ts): then the error page.
-import { acrOf, amrOf, lastFactorAt } from '../../authn/factors.ts';
 import { requirementFor } from '../../authn/policy.ts';
-import { type BrowserSession as Session, sessionUser } from '../../authn/session.ts';
+import { type BrowserSession as Session, sessionUser, signInClaims } from '../../authn/session.ts';
 import { continueSignIn, type PendingSignInSealer, type SignInDeps } from '../../authn/sign-in.ts';
 import { shortfall } from '../../authn/sufficiency.ts';
 import type { Config } from '../../config/index.ts';
@@ -68,7 +67,7 @@ function checkRequest(
   client: Client,
   redirectUri: string,
   params: Params,
-): Request & { acrValues: string[] } {
+): { request: Request; acrValues: string[] } {
   // Before the duplicates: a repeated resource is invalid_target (RFC 8707 §2), one per request here.
   const resource = resourceParam(params) ?? null;
   rejectDuplicates(params);
@@ -81,7 +80,7 @@ function checkRequest(
   const acrValues = check.acrValues(params);
   const [state, nonce] = [single(params, 'state') ?? null, single(params, 'nonce') ?? null];
   const request = { clientId: client.clientId, redirectUri, scopes, state, nonce, ...pkce, prompts, maxAge, resource };
-  return { ...request, ...check.signInHints(params), acrValues };
+  return { request: Object.assign(request, check.signInHints(params)), acrValues };
 }
 
 /**
@@ -123,24 +122,28 @@ export async function authorize(
     const rejected = { error: err.error, description: err.message, detail: err.detail };
     return { kind: 'error-page', rejected: { ...rejected, clientId: params.get('client_id')?.[0] } };
   }
-  let request: Request & { acrValues: string[] };
+  let checked: { request: Request; acrValues: string[] };
   try {
-    request = checkRequest(deps.config, trusted.client, trusted.redirectUri, params);
-    if (request.resource !== null)
-      checkScopesForResource(request.scopes, await knownResource(deps.store, request.resource));
+    checked = checkRequest(deps.config, trusted.client, trusted.redirectUri, params);
+    const { resource, scopes } = checked.request;
+    if (resource !== null) checkScopesForResource(scopes, await knownResource(deps.store, resource));
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
     const state = params.get('state')?.[0] || null;
     return errorRedirect(deps.config.issuer, trusted, state, err, trusted.client.clientId);
   }
-  const { acrValues, ...rest } = request;
+  const { request, acrValues } = checked;
   const { mfa } = deps.config;
-  const policy = {
+  const facts = {
+    prompts: request.prompts,
+    maxAge: request.maxAge,
+    acrValues,
+    scopes: request.scopes,
     clientRequiresMfa: trusted.client.requireMfa === true,
     ...(mfa ? { mfa: mfa.mode, mfaScopes: mfa.scopes } : {}),
   };
-  const need = requirementFor({ ...rest, acrValues, ...policy }, now);
-  const interaction: Interaction = { request: rest, need, exp: now + INTERACTION_TTL };
+  const need = requirementFor(facts, now);
+  const interaction: Interaction = { request, need, exp: now + INTERACTION_TTL };
   return continueAuthorization(deps, trusted.client, interaction, session, now, bind);
 }
 
@@ -248,12 +251,8 @@ function issueCode(
   // The sign-in's methods and level travel in the code to the ID token (RFC 8176, OIDC Core §2).
   // auth_time is the last factor's time, from which max_age counts too: a relying party that checks
   // max_age against auth_time itself (OIDC Core §3.1.2.1) agrees with us after a step-up.
-  const signIn = {
-    authTime: lastFactorAt(session.factors),
-    amr: amrOf(session.factors),
-    acr: acrOf(session.factors, need.acrValues),
-  };
-  const sealed = { ...fields, codeChallengeMethod, nonce, ...signIn, claims, resource };
+  const { authTime, amr, acr } = signInClaims(session.factors, need.acrValues);
+  const sealed = { ...fields, codeChallengeMethod, nonce, authTime, amr, acr, claims, resource };
   const code = deps.codes.issue(sealed, now, deps.config.codeTtl);
   return {
     kind: 'redirect',
