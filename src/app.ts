@@ -3,7 +3,7 @@ import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/index.ts';
 import { RelyingParty } from './authn/passkeys/relying-party.ts';
-import { PendingSignInSealer } from './authn/sign-in.ts';
+import { PendingSignInSealer } from './authn/flow.ts';
 import { TotpEnrolmentSealer } from './authn/totp/enrolment.ts';
 import { BrowserState } from './http/browser.ts';
 import type { RouteContext } from './http/context.ts';

@@ -5,7 +5,7 @@
 import { securityEvent, type Requester } from '../events/index.ts';
 import { recentSignIn } from '../authn/recent.ts';
 import type { BrowserSession } from '../authn/session.ts';
-import { enrolledMethods, type EnrolmentStore, steps } from '../authn/steps/index.ts';
+import { enrolledMethods, type EnrolmentStore, steps } from '../authn/step.ts';
 import { shortfall } from '../authn/sufficiency.ts';
 import type { UpstreamStore } from '../store/upstream.ts';
 import type { User } from '../store/users.ts';

@@ -1,12 +1,12 @@
 // What the routes share, built once in buildApp.
 import type { RelyingParty } from '../authn/passkeys/relying-party.ts';
-import type { PendingSignInSealer } from '../authn/sign-in.ts';
+import type { PendingSignInSealer } from '../authn/flow.ts';
 import type { TotpEnrolmentDeps } from '../authn/totp/enrolment.ts';
 import type { Config } from '../config/index.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { MailSettings } from '../mail/compose.ts';
 import type { ClientAuthThrottle } from '../oauth/client-auth/throttle.ts';
-import type { ThrottleObserver } from '../oauth/throttle.ts';
+import type { ThrottleObserver } from '../authn/throttle.ts';
 import type { CodeSealer } from '../oauth/codes.ts';
 import type { InteractionSealer } from '../oauth/interaction.ts';
 import type { Store } from '../store/store.ts';

@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ANY_SIGN_IN, type Requirement } from '../authn/policy.ts';
 import { type BrowserSession, sessionUser } from '../authn/session.ts';
-import type { SignInProgress } from '../authn/sign-in.ts';
+import type { SignInProgress } from '../authn/flow.ts';
 import { shortfall } from '../authn/sufficiency.ts';
 import { continueAuthorization } from '../oauth/authorize/index.ts';
 import type { Interaction } from '../oauth/interaction.ts';

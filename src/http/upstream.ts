@@ -3,8 +3,8 @@
 // cookie that keeps a flow while the person is at the provider, starting a flow, which provider a
 // request goes straight to, and the page of a flow that failed, with the way back.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FailureReason, UpstreamFailure, UpstreamSignInDeps, UpstreamStart } from '../authn/steps/upstream.ts';
-import { beginUpstream } from '../authn/steps/upstream.ts';
+import type { FailureReason, UpstreamFailure, UpstreamSignInDeps, UpstreamStart } from '../authn/upstream/step.ts';
+import { beginUpstream } from '../authn/upstream/step.ts';
 import type { AuthorizationRequest } from '../oauth/interaction.ts';
 import { failureText, type ProviderButton, upstreamFailurePage, type WayBack } from '../ui/upstream.ts';
 import { UPSTREAM_FLOW_TTL } from '../upstream/flow.ts';

@@ -8,7 +8,7 @@
 // Every request of one step (the redirect's discovery; the callback's token, keys and userinfo)
 // shares one deadline, so that a provider that does not answer gives the person a page in time.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { fetchOutbound, OutboundError, type OutboundResponse } from '../http/outbound.ts';
+import { fetchOutbound, OutboundError, type OutboundResponse } from '../net/outbound.ts';
 import type { UpstreamProvider } from '../store/upstream.ts';
 
 /** The most of any answer of a provider (discovery documents and key sets are a few KB). */

@@ -9,7 +9,7 @@ import { accountSignIn, ANY_SIGN_IN, nextStep, type Requirement, requirementFor 
 import { newRecoveryCodes, recoveryCodeHash, typedRecoveryCode } from '../../src/authn/recovery/codes.ts';
 import { base32Decode, base32Encode, matchingStep, timeStep, totpCode } from '../../src/authn/totp/code.ts';
 import type { BrowserSession } from '../../src/authn/session.ts';
-import { type Step, steps } from '../../src/authn/steps/index.ts';
+import { type Step, steps } from '../../src/authn/step.ts';
 import { shortfall } from '../../src/authn/sufficiency.ts';
 import { parseFactors } from '../../src/store/sessions.ts';
 import type { User } from '../../src/store/users.ts';

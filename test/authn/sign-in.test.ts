@@ -12,7 +12,7 @@ import {
   type PendingSignIn,
   PendingSignInSealer,
   type SignInDeps,
-} from '../../src/authn/sign-in.ts';
+} from '../../src/authn/flow.ts';
 import { Level } from '../../src/authn/levels.ts';
 import type { User } from '../../src/store/users.ts';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { fetchOutbound, isPublicAddress, OutboundError, type OutboundOptions } from '../../src/http/outbound.ts';
+import { fetchOutbound, isPublicAddress, OutboundError, type OutboundOptions } from '../../src/net/outbound.ts';
 import { freePort } from '../helpers/server.ts';
 import { createThrowawayCa } from '../helpers/tls.ts';
 

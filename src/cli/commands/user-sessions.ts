@@ -2,10 +2,10 @@
 // delayed, the factors they can sign in with, their sessions), `users sessions USERNAME` and
 // `users sign-out USERNAME [--grants]`: an operator's answers to "why can't Alice sign in", "where is
 // she signed in" and "sign her out everywhere".
-import { enrolledMethods } from '../../authn/steps/index.ts';
+import { enrolledMethods } from '../../authn/step.ts';
 import type { Config } from '../../config/index.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
-import { refusal } from '../../oauth/throttle.ts';
+import { refusal } from '../../authn/throttle.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { GrantStore } from '../../store/grants.ts';
 import type { MailStore } from '../../store/mails.ts';

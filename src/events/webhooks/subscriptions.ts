@@ -3,7 +3,7 @@
 // https URL, the event types, and a Standard Webhooks secret shown once, kept encrypted under
 // TESSERA_SECRET since signing needs it (../../tokens/at-rest.ts).
 import { type EventType, EVENT_TYPES, type Requester, securityEvent } from '../index.ts';
-import { isPublicAddress } from '../../http/outbound.ts';
+import { isPublicAddress } from '../../net/outbound.ts';
 import { UNSAFE_URI_CHARACTERS } from '../../oauth/registration/redirect-rules.ts';
 import type { Webhook, WebhookStore } from '../../store/webhooks.ts';
 import { newSortableId } from '../../tokens/opaque.ts';

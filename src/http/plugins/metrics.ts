@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { hashToken, safeEqual } from '../../tokens/opaque.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Lifecycle } from '../../lifecycle.ts';
-import type { ThrottleObserver } from '../../oauth/throttle.ts';
+import type { ThrottleObserver } from '../../authn/throttle.ts';
 import type { Store } from '../../store/store.ts';
 import type { KeyStore } from '../../tokens/keystore.ts';
 

@@ -8,7 +8,7 @@ import { upstreamOverview } from '../../account/upstream.ts';
 import { passkeyEnrolment } from '../../authn/passkeys/enrolment.ts';
 import { accountSignIn } from '../../authn/policy.ts';
 import type { BrowserSession } from '../../authn/session.ts';
-import { changePassword, signInWithPassword } from '../../authn/steps/password.ts';
+import { changePassword, signInWithPassword } from '../../authn/password/step.ts';
 import type { User } from '../../store/users.ts';
 import { accountPage } from '../../ui/account.ts';
 import type { Text } from '../../ui/layout.ts';

@@ -2,7 +2,7 @@
 // answers 303 (the page again, the next step, or the client).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sessionUser } from '../../authn/session.ts';
-import { signInWithPassword } from '../../authn/steps/password.ts';
+import { signInWithPassword } from '../../authn/password/step.ts';
 import { shortfall } from '../../authn/sufficiency.ts';
 import { completeConsent, continueAuthorization, scopesNeedingConsent } from '../../oauth/authorize/index.ts';
 import { clientVetting } from '../../oauth/registration/trust.ts';

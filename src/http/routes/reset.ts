@@ -15,7 +15,7 @@ import {
   type ResetOutcome,
 } from '../../account/reset.ts';
 import { ANY_SIGN_IN } from '../../authn/policy.ts';
-import { continueSignIn } from '../../authn/sign-in.ts';
+import { continueSignIn } from '../../authn/flow.ts';
 import type { Factor } from '../../authn/factors.ts';
 import type { Text } from '../../ui/layout.ts';
 import { choosePasswordPage, forgotPage, notePage } from '../../ui/mail-pages.ts';

@@ -5,7 +5,7 @@
 // src/authn/totp/enrolment.ts, src/authn/recovery/renewal.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renewRecoveryCodes } from '../../authn/recovery/renewal.ts';
-import type { Refusal } from '../../oauth/throttle.ts';
+import type { Refusal } from '../../authn/throttle.ts';
 import {
   HELD,
   holdSignIn,
@@ -14,9 +14,9 @@ import {
   resumeHeldSignIn,
   soFar,
   continuePendingSignIn,
-} from '../../authn/sign-in.ts';
-import { confirmWithRecoveryCode, recoveryCodeStep } from '../../authn/steps/recovery-code.ts';
-import { confirmWithTotp, totpFactor, totpStep } from '../../authn/steps/totp.ts';
+} from '../../authn/flow.ts';
+import { confirmWithRecoveryCode, recoveryCodeStep } from '../../authn/recovery/step.ts';
+import { confirmWithTotp, totpFactor, totpStep } from '../../authn/totp/step.ts';
 import { enrolTotp, removeTotp, reofferTotp, totpOffer } from '../../authn/totp/enrolment.ts';
 import type { User } from '../../store/users.ts';
 import type { Text } from '../../ui/layout.ts';

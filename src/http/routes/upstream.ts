@@ -4,8 +4,8 @@
 // Each ends in finishSignIn (../sign-in.ts), the page of what failed, or the account page.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accountSignIn } from '../../authn/policy.ts';
-import { linkWithPassword, openPendingLink } from '../../authn/steps/upstream-link.ts';
-import { completeUpstream } from '../../authn/steps/upstream.ts';
+import { linkWithPassword, openPendingLink } from '../../authn/upstream/link.ts';
+import { completeUpstream } from '../../authn/upstream/step.ts';
 import type { PendingLink } from '../../upstream/flow.ts';
 import { LOGIN_FAILED } from '../../ui/pages.ts';
 import { linkAccountPage } from '../../ui/upstream.ts';

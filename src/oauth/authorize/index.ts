@@ -6,7 +6,7 @@
 import { acrOf, amrOf, lastFactorAt } from '../../authn/factors.ts';
 import { requirementFor } from '../../authn/policy.ts';
 import { type BrowserSession as Session, sessionUser } from '../../authn/session.ts';
-import { continueSignIn, type PendingSignInSealer, type SignInDeps } from '../../authn/sign-in.ts';
+import { continueSignIn, type PendingSignInSealer, type SignInDeps } from '../../authn/flow.ts';
 import { shortfall } from '../../authn/sufficiency.ts';
 import type { Config } from '../../config/index.ts';
 import {

@@ -11,7 +11,7 @@
 // to the operator's log. Its name is the document's claim alone: the consent page leads with the
 // URL's host.
 import { OAuthError } from '../../errors/index.ts';
-import { fetchOutbound, OutboundError } from '../../http/outbound.ts';
+import { fetchOutbound, OutboundError } from '../../net/outbound.ts';
 import { type Client, SERVER_LIFETIMES } from '../../store/clients.ts';
 import { FetchLimits } from './fetch-limits.ts';
 import { checkClientMetadata } from './metadata.ts';

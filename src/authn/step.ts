@@ -2,14 +2,14 @@
 // about the user (a factor, ../factors.ts); the policy (../policy.ts) decides which steps a sign-in
 // needs from what each step says of itself here. A new kind of step is a file exporting a `Step` (and
 // the domain functions its pages call), listed in `steps()`.
-import type { PasskeyStore } from '../../store/passkeys.ts';
-import type { SecondFactorStore } from '../../store/second-factors.ts';
-import type { User, UserStore } from '../../store/users.ts';
-import { passkeyStep } from './passkey.ts';
-import { passwordStep } from './password.ts';
-import { recoveryCodeStep } from './recovery-code.ts';
-import { totpStep } from './totp.ts';
-import { upstreamMfaStep, upstreamStep } from './upstream.ts';
+import type { PasskeyStore } from '../store/passkeys.ts';
+import type { SecondFactorStore } from '../store/second-factors.ts';
+import type { User, UserStore } from '../store/users.ts';
+import { passkeyStep } from './passkeys/step.ts';
+import { passwordStep } from './password/step.ts';
+import { recoveryCodeStep } from './recovery/step.ts';
+import { totpStep } from './totp/step.ts';
+import { upstreamMfaStep, upstreamStep } from './upstream/step.ts';
 
 export interface Step {
   /** The name a session records of it (Factor.method), and its page's path: /login/<method>. */

@@ -19,8 +19,8 @@ import type { UpstreamIdentity } from '../../upstream/identity.ts';
 import { authorizationAt, identityAt, type UpstreamDeps } from '../../upstream/index.ts';
 import type { Factor } from '../factors.ts';
 import type { Requirement } from '../policy.ts';
-import { continueSignIn, type SignInDeps, type SignInProgress } from '../sign-in.ts';
-import type { EnrolmentStore, Step } from './index.ts';
+import { continueSignIn, type SignInDeps, type SignInProgress } from '../flow.ts';
+import type { EnrolmentStore, Step } from '../step.ts';
 
 // A first step only: the policy asks `enrolled` of steps that may follow another, which these never
 // do. Whether a user has links is the account page's question (src/account/upstream.ts).

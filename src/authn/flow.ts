@@ -8,7 +8,7 @@ import type { Secrets } from '../tokens/secrets.ts';
 import type { Factor } from './factors.ts';
 import { nextStep, type Requirement } from './policy.ts';
 import type { SignedIn } from './session.ts';
-import { enrolledMethods, type EnrolmentStore, type Step, steps } from './steps/index.ts';
+import { enrolledMethods, type EnrolmentStore, type Step, steps } from './step.ts';
 
 /** How long the next step's page may take: long enough to find a phone. */
 export const PENDING_SIGN_IN_TTL = 10 * 60;

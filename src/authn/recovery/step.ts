@@ -8,11 +8,11 @@
 import { type Requester, securityEvent } from '../../events/index.ts';
 import type { User } from '../../store/users.ts';
 import type { Factor } from '../factors.ts';
-import { recoveryCodeHash, typedRecoveryCode } from '../recovery/codes.ts';
+import { recoveryCodeHash, typedRecoveryCode } from './codes.ts';
 import { checkCode, type CodeVerdict } from '../second-factor.ts';
-import { continuePendingSignIn, type PendingSignIn } from '../sign-in.ts';
-import type { Step } from './index.ts';
-import type { TotpDeps, TotpOutcome } from './totp.ts';
+import { continuePendingSignIn, type PendingSignIn } from '../flow.ts';
+import type { Step } from '../step.ts';
+import type { TotpDeps, TotpOutcome } from '../totp/step.ts';
 
 export const recoveryCodeStep: Step = {
   method: 'recovery-code',

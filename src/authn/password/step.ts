@@ -2,16 +2,16 @@
 // The check itself, throttled, is ../password/sign-in.ts; hashing and the rules for a new password
 // are ../password/hash.ts and ../password/rules.ts.
 import { type Requester, securityEvent } from '../../events/index.ts';
-import type { ThrottleObserver, ThrottlePolicy, Refusal } from '../../oauth/throttle.ts';
+import type { ThrottleObserver, ThrottlePolicy, Refusal } from '../throttle.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import type { User } from '../../store/users.ts';
-import { hashPassword } from '../password/hash.ts';
-import { brokenPasswordRule, type PasswordRule } from '../password/rules.ts';
-import { signIn } from '../password/sign-in.ts';
+import { hashPassword } from './hash.ts';
+import { brokenPasswordRule, type PasswordRule } from './rules.ts';
+import { signIn } from './check.ts';
 import type { Requirement } from '../policy.ts';
-import { continueSignIn, type SignInDeps, type SignInProgress } from '../sign-in.ts';
-import type { Step } from './index.ts';
+import { continueSignIn, type SignInDeps, type SignInProgress } from '../flow.ts';
+import type { Step } from '../step.ts';
 
 export const passwordStep: Step = {
   method: 'password',

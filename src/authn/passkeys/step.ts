@@ -5,12 +5,12 @@
 // ../passkeys/enrolment.ts.
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { type Requester, securityEvent } from '../../events/index.ts';
-import type { ThrottleObserver } from '../../oauth/throttle.ts';
+import type { ThrottleObserver } from '../throttle.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { Passkey, PasskeyStore } from '../../store/passkeys.ts';
 import type { User, UserStore } from '../../store/users.ts';
-import { challengeUse, type OpenedCeremony } from '../passkeys/ceremony.ts';
-import { type PasskeyFailure, parseAssertion, type RelyingParty, userHandleOf } from '../passkeys/relying-party.ts';
+import { challengeUse, type OpenedCeremony } from './ceremony.ts';
+import { type PasskeyFailure, parseAssertion, type RelyingParty, userHandleOf } from './relying-party.ts';
 import type { Factor } from '../factors.ts';
 import type { Requirement } from '../policy.ts';
 import {
@@ -19,8 +19,8 @@ import {
   type PendingSignIn,
   type SignInDeps,
   type SignInProgress,
-} from '../sign-in.ts';
-import type { Step } from './index.ts';
+} from '../flow.ts';
+import type { Step } from '../step.ts';
 
 export const passkeyStep: Step = {
   method: 'passkey',

@@ -13,9 +13,9 @@ import { decryptAtRest } from '../../tokens/at-rest.ts';
 import type { Secrets } from '../../tokens/secrets.ts';
 import type { Factor } from '../factors.ts';
 import { checkCode, type CodeCheck, type CodeCheckDeps, type CodeVerdict } from '../second-factor.ts';
-import { continuePendingSignIn, type PendingSignIn, type SignInDeps, type SignInProgress } from '../sign-in.ts';
-import { matchingStep, typedCode } from '../totp/code.ts';
-import type { Step } from './index.ts';
+import { continuePendingSignIn, type PendingSignIn, type SignInDeps, type SignInProgress } from '../flow.ts';
+import { matchingStep, typedCode } from './code.ts';
+import type { Step } from '../step.ts';
 
 export const totpStep: Step = {
   method: 'totp',

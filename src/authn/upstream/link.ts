@@ -4,15 +4,15 @@
 // in to it, here, with its password (throttled as any sign-in). Then the link is made and the sign-in
 // goes on from the provider's factor: the password proved the account, the provider signs the person in.
 import type { Requester } from '../../events/index.ts';
-import type { ThrottleObserver, ThrottlePolicy, Refusal } from '../../oauth/throttle.ts';
+import type { ThrottleObserver, ThrottlePolicy, Refusal } from '../throttle.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import type { UserStore } from '../../store/users.ts';
 import { linkUser } from '../../upstream/accounts.ts';
 import type { PendingLink } from '../../upstream/flow.ts';
 import { securityEvent } from '../../events/index.ts';
-import { signIn } from '../password/sign-in.ts';
-import { continueSignIn, type SignInProgress } from '../sign-in.ts';
-import type { UpstreamSignInDeps } from './upstream.ts';
+import { signIn } from '../password/check.ts';
+import { continueSignIn, type SignInProgress } from '../flow.ts';
+import type { UpstreamSignInDeps } from './step.ts';
 
 export interface LinkDeps extends UpstreamSignInDeps {
   store: UpstreamSignInDeps['store'] & UserStore & ThrottleStore;
