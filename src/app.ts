@@ -76,7 +76,7 @@ export interface AppDeps {
   /** Draining after SIGTERM (src/main.ts): /readyz answers 503 and answers close their connection. */
   lifecycle?: Lifecycle;
   /** OpenTelemetry traces (src/telemetry), when OTEL_EXPORTER_OTLP_ENDPOINT turns them on. */
-  tracing?: import('./telemetry/index.ts').Tracing | undefined;
+  tracing?: import('./telemetry/spans.ts').Tracing | undefined;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
