@@ -25,6 +25,7 @@ import { logoutRoutes } from './http/routes/logout.ts';
 import { passkeyRoutes } from './http/routes/passkeys.ts';
 import { secondFactorRoutes } from './http/routes/second-factors.ts';
 import { interactionRoutes } from './http/routes/interaction.ts';
+import { loginRoutes } from './http/routes/login.ts';
 import { metadataRoutes } from './http/routes/metadata.ts';
 import { registrationRoutes } from './http/routes/register.ts';
 import { webhooksApiRoutes } from './http/routes/webhooks-api.ts';
@@ -202,6 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   };
   authorizeRoutes(app, ctx);
+  loginRoutes(app, ctx);
   interactionRoutes(app, ctx);
   tokenRoutes(app, ctx);
   revocationRoutes(app, ctx);

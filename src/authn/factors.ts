@@ -2,7 +2,8 @@
 // factors add up to: the authentication methods (`amr`, RFC 8176) and the level reached (`acr`, OIDC
 // Core §2), the two claims an ID token says them with.
 import { type AcrValue, ACR_VALUES, Level, levelOfAcr } from './levels.ts';
-import { type Step, steps } from './step.ts';
+import { steps } from './registry.ts';
+import type { Step } from './step.ts';
 
 /** One factor done: by which step (./steps/), what it says in `amr` (RFC 8176 §2), and when. */
 export interface Factor {

@@ -4,7 +4,8 @@
 // already meets a requirement is ./sufficiency.ts.
 import { type Factor, levelOf } from './factors.ts';
 import { Level, levelOfAcr } from './levels.ts';
-import { type Step, steps } from './step.ts';
+import { steps } from './registry.ts';
+import type { Step } from './step.ts';
 
 /** What a request needs of the session that answers it. Sealed in the interaction: plain data. */
 export interface Requirement {

@@ -15,7 +15,7 @@ const FLOW_COOKIE = 'tessera_upstream';
 
 export function upstreamDeps(ctx: RouteContext): UpstreamSignInDeps {
   const { deps, flows, links } = ctx.upstream;
-  return { store: ctx.store, pending: ctx.pending, upstream: deps, flows, links };
+  return { store: ctx.store, upstream: deps, flows, links };
 }
 
 const secure = (ctx: RouteContext) => ctx.config.issuer.startsWith('https:');

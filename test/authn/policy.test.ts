@@ -1,6 +1,6 @@
 // The sign-in policy's rules, alone: what factors add up to (amr, acr), what a request needs
 // (requirementFor), which step comes next (nextStep), and whether a session is enough (shortfall).
-// Steps to come are described here as they will describe themselves (src/authn/steps/index.ts).
+// Steps to come are described here as they will describe themselves (src/authn/step.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { acrOf, amrOf, type Factor, lastFactorAt, levelOf } from '../../src/authn/factors.ts';
@@ -9,7 +9,8 @@ import { accountSignIn, ANY_SIGN_IN, nextStep, type Requirement, requirementFor 
 import { newRecoveryCodes, recoveryCodeHash, typedRecoveryCode } from '../../src/authn/recovery/codes.ts';
 import { base32Decode, base32Encode, matchingStep, timeStep, totpCode } from '../../src/authn/totp/code.ts';
 import type { BrowserSession } from '../../src/authn/session.ts';
-import { type Step, steps } from '../../src/authn/step.ts';
+import { steps } from '../../src/authn/registry.ts';
+import type { Step } from '../../src/authn/step.ts';
 import { shortfall } from '../../src/authn/sufficiency.ts';
 import { parseFactors } from '../../src/store/sessions.ts';
 import type { User } from '../../src/store/users.ts';
@@ -22,6 +23,7 @@ const step = (method: string, s: Partial<Step> = {}): Step => ({
   factors: 1,
   phishingResistant: false,
   enrolled: () => true,
+  verify: async () => assert.fail('the policy never verifies a step'),
   ...s,
 });
 const [password, passkey] = steps();
@@ -34,7 +36,7 @@ const key = (at = 120): Factor => ({ method: 'passkey', amr: ['hwk', 'user'], at
 const need = (over: Partial<Requirement> = {}): Requirement => ({ ...ANY_SIGN_IN, ...over });
 
 describe('factors: level, amr and acr', () => {
-  it('the steps: a password and an upstream provider (first, one factor; two for upstream-mfa), a passkey', () => {
+  it('the steps: a password, an upstream provider, a reset link (first, one factor; two for upstream-mfa), a passkey', () => {
     assert.deepEqual(
       steps().map((s) => [s.method, s.first, s.second, s.factors, s.phishingResistant]),
       [
@@ -46,6 +48,8 @@ describe('factors: level, amr and acr', () => {
         // An authenticator app and a recovery code: second factors only, one each.
         ['totp', false, true, 1, false],
         ['recovery-code', false, true, 1, false],
+        // Following a password reset's link: a first factor, never asked for (nobody enrols it).
+        ['mail-link', true, false, 1, false],
       ],
     );
   });

@@ -1,67 +1,52 @@
 // The password step: a first factor (RFC 8176 `pwd`), and the account page's change of password.
-// The check itself, throttled, is ../password/sign-in.ts; hashing and the rules for a new password
-// are ../password/hash.ts and ../password/rules.ts.
+// The check itself, throttled, is ./check.ts; hashing and the rules for a new password are ./hash.ts
+// and ./rules.ts.
 import { type Requester, securityEvent } from '../../events/index.ts';
 import type { ThrottleObserver, ThrottlePolicy, Refusal } from '../throttle.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
-import type { User } from '../../store/users.ts';
+import type { User, UserStore } from '../../store/users.ts';
+import type { Factor } from '../factors.ts';
 import { hashPassword } from './hash.ts';
 import { brokenPasswordRule, type PasswordRule } from './rules.ts';
 import { signIn } from './check.ts';
-import type { Requirement } from '../policy.ts';
-import { continueSignIn, type SignInDeps, type SignInProgress } from '../flow.ts';
-import type { Step } from '../step.ts';
+import type { FormAttempt, Step, Verification } from '../step.ts';
 
-export const passwordStep: Step = {
+export interface PasswordDeps {
+  store: UserStore & EventStore & ThrottleStore;
+  throttle: ThrottlePolicy;
+  observer?: Pick<ThrottleObserver, 'signInFailed' | 'signInRefused'> | undefined;
+}
+
+export const passwordStep = {
   method: 'password',
   first: true,
   second: false,
   factors: 1,
   phishingResistant: false,
   enrolled: (user) => user.passwordHash !== null,
-};
+  verify: verifyPassword,
+} as const satisfies Step<PasswordDeps, FormAttempt, never>;
 
-export interface PasswordDeps extends SignInDeps {
-  store: SignInDeps['store'] & EventStore & ThrottleStore;
-  throttle: ThrottlePolicy;
-  observer?: Pick<ThrottleObserver, 'signInFailed' | 'signInRefused'>;
+/** The factor a password gives (RFC 8176 §2: `pwd`). */
+export function passwordFactor(at: number): Factor {
+  return { method: 'password', amr: ['pwd'], at };
 }
 
-export interface PasswordSignIn {
-  username: string;
-  password: string;
-  /** The browser's device id, when its device cookie says it signed in as this username before. */
-  knownDevice: string | undefined;
-  /** The client the sign-in is for (the authorization request's), if any. */
-  clientId: string | null;
-  requester: Requester;
-  /** What the request needs of the session (./policy.ts). */
-  need: Requirement;
-  /** What to go on with once signed in: the sealed authorization request, or null for the account page. */
-  resume: string | null;
-  /** This browser's binding, asked for only when a next step must be sealed. */
-  bind: () => string;
-  now: number;
-}
-
-export type PasswordSignInOutcome = { kind: 'failed' } | { kind: 'refused'; refusal: Refusal } | SignInProgress;
-
-/** The sign-in form: the password, throttled, then whatever the policy asks next. */
-export async function signInWithPassword(deps: PasswordDeps, attempt: PasswordSignIn): Promise<PasswordSignInOutcome> {
-  const checked = await signIn(deps.store, deps.throttle, attempt, deps.observer);
-  if (checked.kind !== 'signed-in') return checked;
-  const { now } = attempt;
-  return continueSignIn(deps, {
-    user: checked.user,
-    factors: [{ method: passwordStep.method, amr: ['pwd'], at: now }],
-    authTime: now,
-    need: attempt.need,
-    resume: attempt.resume,
-    clientId: attempt.clientId,
-    bind: attempt.bind,
-    now,
-  });
+/** The sign-in form's username and password, throttled (./check.ts). */
+async function verifyPassword(deps: PasswordDeps, attempt: FormAttempt): Promise<Verification> {
+  const username = attempt.field('username') ?? '';
+  const password = attempt.field('password') ?? '';
+  const { clientId, requester, now } = attempt;
+  const knownDevice = attempt.knownDevice(username);
+  const checked = await signIn(
+    deps.store,
+    deps.throttle,
+    { username, password, knownDevice, clientId, requester, now },
+    deps.observer,
+  );
+  if (checked.kind === 'signed-in') return { kind: 'verified', user: checked.user, factor: passwordFactor(now) };
+  return checked.kind === 'failed' ? { kind: 'failed', reason: 'wrong_password' } : checked;
 }
 
 export interface PasswordChange {
@@ -88,7 +73,7 @@ export type PasswordChangeOutcome =
  * tokens) stay: withdrawing an application is the account page's other form.
  */
 export async function changePassword(
-  deps: Omit<PasswordDeps, 'pending'> & { minLength: number },
+  deps: PasswordDeps & { minLength: number },
   change: PasswordChange,
 ): Promise<PasswordChangeOutcome> {
   const { user, now, requester } = change;

@@ -2,7 +2,7 @@
 // delayed, the factors they can sign in with, their sessions), `users sessions USERNAME` and
 // `users sign-out USERNAME [--grants]`: an operator's answers to "why can't Alice sign in", "where is
 // she signed in" and "sign her out everywhere".
-import { enrolledMethods } from '../../authn/step.ts';
+import { enrolledMethods } from '../../authn/registry.ts';
 import type { Config } from '../../config/index.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import { refusal } from '../../authn/throttle.ts';
@@ -61,7 +61,7 @@ export async function userStatus(
   return {
     sign_in: locked ? `${locked.state} until ${locked.until} (tessera users unlock ${user.username})` : 'open',
     sign_in_throttles: locks,
-    // The steps the user can sign in with (src/authn/steps): a password, passkeys, an authenticator
+    // The steps the user can sign in with (src/authn/registry.ts): a password, passkeys, an authenticator
     // app (totp), recovery codes.
     factors: [...(await enrolledMethods(store, user))],
     sessions: (await store.listSessionsOf(user.id, now)).length,

@@ -6,7 +6,7 @@
 import { acrOf, amrOf, lastFactorAt } from '../../authn/factors.ts';
 import { requirementFor } from '../../authn/policy.ts';
 import { type BrowserSession as Session, sessionUser } from '../../authn/session.ts';
-import { continueSignIn, type PendingSignInSealer, type SignInDeps } from '../../authn/flow.ts';
+import { advance, type PendingSignInSealer, type SignInDeps } from '../../authn/flow.ts';
 import { shortfall } from '../../authn/sufficiency.ts';
 import type { Config } from '../../config/index.ts';
 import {
@@ -173,7 +173,7 @@ export async function continueAuthorization(
     if (request.prompts.includes('none')) return fail(new LoginRequired('the user must log in'));
     if (lacking !== 'level' || !session || !user) return { kind: 'login', interaction: seal() };
     // A step-up: the session is fresh but short of the level asked; its sign-in goes on from its factors.
-    const progress = await continueSignIn(deps, {
+    const progress = await advance(deps, {
       user,
       factors: session.factors,
       authTime: session.authTime,

@@ -1,17 +1,17 @@
-// A sign-in between its steps (src/authn/sign-in.ts): sealed for the next step's page, bound to the
+// A sign-in between its steps (src/authn/flow.ts): sealed for the next step's page, bound to the
 // browser it began in, short-lived, opened only for a step it offered, and finished with the factor
-// that page adds. Steps to come are stood in for by a registry of the test's own where it matters.
+// that page adds (`advance`). Steps to come are stood in for by a registry of the test's own where it matters.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ANY_SIGN_IN } from '../../src/authn/policy.ts';
 import {
-  continuePendingSignIn,
-  continueSignIn,
+  advance,
   openPendingSignIn,
   PENDING_SIGN_IN_TTL,
   type PendingSignIn,
   PendingSignInSealer,
   type SignInDeps,
+  soFar,
 } from '../../src/authn/flow.ts';
 import { Level } from '../../src/authn/levels.ts';
 import type { User } from '../../src/store/users.ts';
@@ -57,9 +57,9 @@ const open = (sealed: string, over: Partial<Parameters<typeof openPendingSignIn>
 
 describe('a sign-in between its steps', () => {
   it('after a password, a user with a second factor goes on to it, what is done sealed for its page', async () => {
-    // The real authenticator-app step (src/authn/steps/totp.ts), enrolled by this user.
+    // The real authenticator-app step (src/authn/totp/step.ts), enrolled by this user.
     const withTotp = { ...deps, store: { ...deps.store, hasTotp: async (id: string) => id === user.id } };
-    const progress = await continueSignIn(withTotp, {
+    const progress = await advance(withTotp, {
       user,
       factors: [pwd],
       authTime: NOW,
@@ -75,7 +75,7 @@ describe('a sign-in between its steps', () => {
     const opened = await open(progress.pending);
     assert.deepEqual(opened?.pending, { ...pending, need: ANY_SIGN_IN });
     // Without the step, the same sign-in is complete.
-    const plain = await continueSignIn(deps, {
+    const plain = await advance(deps, {
       user,
       factors: [pwd],
       authTime: NOW,
@@ -89,7 +89,7 @@ describe('a sign-in between its steps', () => {
   });
 
   it('after a password, a user with nothing else is signed in: the factors and auth_time become the session', async () => {
-    const progress = await continueSignIn(deps, {
+    const progress = await advance(deps, {
       user,
       factors: [pwd],
       authTime: NOW,
@@ -131,7 +131,7 @@ describe('a sign-in between its steps', () => {
   it('the next step adds its factor to those sealed, keeping auth_time, the request and the client', async () => {
     const otp = { method: 'totp', amr: ['otp'], at: NOW + 20 };
     // Two factors meet the level asked: signed in, to resume the request.
-    const progress = await continuePendingSignIn(deps, { pending, user }, otp, NOW + 20);
+    const progress = await advance(deps, soFar({ pending, user }, NOW + 20, otp));
     assert.deepEqual(progress, {
       kind: 'signed-in',
       signedIn: { userId: user.id, authTime: NOW, factors: [pwd, otp] },
