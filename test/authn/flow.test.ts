@@ -2,10 +2,14 @@
 // browser it began in, short-lived, opened only for a step it offered, and finished with the factor
 // that page adds (`advance`). Steps to come are stood in for by a registry of the test's own where it matters.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ANY_SIGN_IN } from '../../src/authn/policy.ts';
 import {
   advance,
+  begin,
+  beginCarried,
+  HELD,
   openPendingSignIn,
   PENDING_SIGN_IN_TTL,
   type PendingSignIn,
@@ -139,5 +143,73 @@ describe('a sign-in between its steps', () => {
       resume: 'sealed-request',
       clientId: 'app',
     });
+  });
+});
+
+describe('advance: where a sign-in goes after a step verified', () => {
+  const bound = () => 'this-browser';
+  const account = { need: ANY_SIGN_IN, resume: null, clientId: null, bind: bound };
+
+  it('begin: a first step signs in for what its page was for, or for what the step carried (an upstream flow)', async () => {
+    const verified = { user, factor: pwd };
+    assert.deepEqual(begin(verified, account, NOW), {
+      user,
+      factors: [pwd],
+      authTime: NOW,
+      need: ANY_SIGN_IN,
+      resume: null,
+      clientId: null,
+      bind: bound,
+      now: NOW,
+    });
+    const fed = { method: 'upstream', amr: ['fed'], at: NOW };
+    const carried = {
+      need: { ...ANY_SIGN_IN, level: Level.mfa },
+      resume: 'sealed',
+      clientId: 'app',
+      browser: 'flow-browser',
+    };
+    const so = beginCarried({ user, factor: fed, carried }, NOW);
+    assert.deepEqual([so.need, so.resume, so.clientId, so.bind()], [carried.need, 'sealed', 'app', 'flow-browser']);
+    // A reset link carries where it goes back to, and the page the rest.
+    const link = begin(
+      { user, factor: pwd, carried: { resume: '/reset/password?reset=x', clientId: null } },
+      account,
+      NOW,
+    );
+    assert.deepEqual([link.resume, link.bind()], ['/reset/password?reset=x', 'this-browser']);
+  });
+
+  it('a requirement the operator sets and the user cannot meet yet: an authenticator app is enrolled on the way', async () => {
+    const need = { ...ANY_SIGN_IN, level: Level.mfa, mfa: 'required' as const, enrol: true };
+    const progress = await advance(deps, { ...begin({ user, factor: pwd }, account, NOW), need });
+    assert.equal(progress.kind, 'next-step');
+    if (progress.kind !== 'next-step') return;
+    assert.equal(progress.method, 'totp');
+    const opened = await open(progress.pending);
+    assert.deepEqual([opened?.pending.enrol, opened?.pending.offered], [true, ['totp']]);
+  });
+
+  it('a level nobody can reach ends the sign-in at the level reached: signed in, the request told', async () => {
+    const need = { ...ANY_SIGN_IN, level: Level.phr };
+    const progress = await advance(deps, { ...begin({ user, factor: pwd }, account, NOW), need });
+    assert.equal(progress.kind, 'signed-in');
+  });
+
+  it('a sign-in held while a page spoke (HELD) goes on with the factors sealed, adding none', async () => {
+    const held = { ...pending, offered: [HELD] };
+    const progress = await advance(deps, soFar({ pending: held, user }, NOW + 30));
+    assert.equal(progress.kind, 'signed-in');
+    if (progress.kind === 'signed-in') assert.deepEqual(progress.signedIn.factors, [pwd]);
+  });
+
+  it('the steps never call the flow: none of their modules imports it', () => {
+    const room = new URL('../../src/authn/', import.meta.url);
+    for (const folder of ['password', 'passkeys', 'totp', 'recovery', 'upstream', 'mail-link']) {
+      for (const file of readdirSync(new URL(`${folder}/`, room))) {
+        const text = readFileSync(new URL(`${folder}/${file}`, room), 'utf8');
+        assert.doesNotMatch(text, /from '\.\.\/(flow|registry)\.ts'/, `${folder}/${file}`);
+      }
+    }
   });
 });

@@ -6,8 +6,6 @@ import { describe, it } from 'node:test';
 import { acrOf, amrOf, type Factor, lastFactorAt, levelOf } from '../../src/authn/factors.ts';
 import { ACR_VALUES, Level } from '../../src/authn/levels.ts';
 import { accountSignIn, ANY_SIGN_IN, nextStep, type Requirement, requirementFor } from '../../src/authn/policy.ts';
-import { newRecoveryCodes, recoveryCodeHash, typedRecoveryCode } from '../../src/authn/recovery/codes.ts';
-import { base32Decode, base32Encode, matchingStep, timeStep, totpCode } from '../../src/authn/totp/code.ts';
 import type { BrowserSession } from '../../src/authn/session.ts';
 import { steps } from '../../src/authn/registry.ts';
 import type { Step } from '../../src/authn/step.ts';
@@ -235,43 +233,5 @@ describe('the second-factor policy: TESSERA_MFA, a client, scopes', () => {
     assert.deepEqual(accountSignIn('optional'), ANY_SIGN_IN);
     assert.deepEqual(accountSignIn('required'), need({ level: Level.mfa, mfa: 'required', enrol: true }));
     assert.deepEqual(accountSignIn('off'), need({ mfa: 'off' }));
-  });
-});
-
-describe('TOTP codes (RFC 6238) and recovery codes', () => {
-  it("RFC 6238 appendix B's SHA-1 vectors, to six digits; base32 both ways", () => {
-    const key = Buffer.from('12345678901234567890');
-    const vectors: Array<[number, string]> = [
-      [59, '287082'],
-      [1111111109, '081804'],
-      [1111111111, '050471'],
-      [1234567890, '005924'],
-      [2000000000, '279037'],
-      [20000000000, '353130'],
-    ];
-    for (const [time, code] of vectors) assert.equal(totpCode(key, timeStep(time)), code, `T=${time}`);
-    assert.equal(base32Encode(key), 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ');
-    assert.deepEqual(base32Decode('gezd gnbv-gy3tqojq gezdgnbvgy3tqojq'), key);
-    assert.equal(base32Decode('not base32!'), undefined);
-  });
-  it('a code is accepted one step either side, no further', () => {
-    const secret = base32Encode(Buffer.from('12345678901234567890'));
-    const now = 1_800_000_000;
-    const at = (t: number) => totpCode(base32Decode(secret)!, timeStep(t));
-    assert.equal(matchingStep(secret, at(now), now), timeStep(now));
-    assert.equal(matchingStep(secret, at(now - 30), now), timeStep(now) - 1);
-    assert.equal(matchingStep(secret, at(now + 30), now), timeStep(now) + 1);
-    assert.equal(matchingStep(secret, at(now - 60), now), undefined);
-    assert.equal(matchingStep(secret, at(now + 60), now), undefined);
-  });
-  it('ten recovery codes of 80 bits, hashed per user, typed in any case with or without dashes', () => {
-    const codes = newRecoveryCodes();
-    assert.equal(new Set(codes).size, 10);
-    for (const code of codes) assert.match(code, /^[a-z2-7]{4}(-[a-z2-7]{4}){3}$/);
-    const [code] = codes;
-    assert.equal(typedRecoveryCode(code!.toUpperCase().replace(/-/g, ' ')), code!.replace(/-/g, ''));
-    assert.equal(recoveryCodeHash('u1', code!), recoveryCodeHash('u1', code!.replace(/-/g, '').toUpperCase()));
-    assert.notEqual(recoveryCodeHash('u1', code!), recoveryCodeHash('u2', code!));
-    assert.equal(typedRecoveryCode('too-short'), undefined);
   });
 });
