@@ -5,9 +5,9 @@ import { type AcrValue, ACR_VALUES, Level, levelOfAcr } from './levels.ts';
 import { steps } from './registry.ts';
 import type { Step } from './step.ts';
 
-/** One factor done: by which step (./steps/), what it says in `amr` (RFC 8176 §2), and when. */
+/** One factor done: by which step (./registry.ts), what it says in `amr` (RFC 8176 §2), and when. */
 export interface Factor {
-  /** The step's name (./steps/index.ts): `password` today; `passkey`, `totp`, `recovery-code` to come. */
+  /** The step's name (./registry.ts): `password` today; `passkey`, `totp`, `recovery-code` to come. */
   method: string;
   /** RFC 8176 values this use of the step contributes, e.g. ["pwd"]; a passkey's are ["hwk", "user"]. */
   amr: string[];

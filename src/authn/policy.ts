@@ -100,7 +100,7 @@ export type NextStep =
   /** The user has no step left that would meet the requirement. */
   | { kind: 'unmet' };
 
-/** The step a user enrols during a sign-in when the operator's policy needs a second factor (./steps/totp.ts). */
+/** The step a user enrols during a sign-in when the operator's policy needs a second factor (./totp/step.ts). */
 export const ENROL_DURING_SIGN_IN = 'totp';
 
 /**

@@ -42,7 +42,7 @@ export interface Config {
   readonly passwordMinLength: number;
   /** Second factors (src/authn/policy.ts): TESSERA_MFA, and the scopes that need two factors. */
   readonly mfa: { mode: MfaMode; scopes: ReadonlySet<string> };
-  /** Throttling of sign-ins and client authentications per account or client (src/oauth/throttle.ts). */
+  /** Throttling of sign-ins and client authentications per account or client (src/authn/throttle.ts). */
   readonly throttle: ThrottlePolicy;
   readonly dbConnectTimeout: number;
   readonly keyRotationInterval: number;

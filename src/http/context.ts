@@ -21,7 +21,7 @@ export interface RouteContext {
   store: Store;
   keys: KeyStore;
   sealer: InteractionSealer;
-  /** A sign-in between its steps (src/authn/sign-in.ts). */
+  /** A sign-in between its steps (src/authn/flow.ts). */
   pending: PendingSignInSealer;
   codes: CodeSealer;
   /** Tessera as a WebAuthn relying party: passkeys' options and checks (src/authn/passkeys). */

@@ -1,4 +1,4 @@
-// Requests to an upstream provider, through the outbound guard (../http/outbound.ts): no redirects, a
+// Requests to an upstream provider, through the outbound guard (../net/outbound.ts): no redirects, a
 // cap on the body, https only (plain http only with TESSERA_OUTBOUND_ALLOW_PRIVATE, for development
 // and tests), and no connection to a loopback, private or link-local address, except to the hosts the
 // operator named for this provider when they allowed it (--allow-private-network: a company's

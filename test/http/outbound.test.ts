@@ -1,4 +1,4 @@
-// Requests to URLs that clients and users supply (src/http/outbound.ts): no address inside our network
+// Requests to URLs that clients and users supply (src/net/outbound.ts): no address inside our network
 // is reached, whether written as an IP literal in any of its spellings or behind a DNS name; and real
 // HTTPS exchanges with a local server whose certificate a throwaway CA signed, trusted the way Tessera
 // will be tested, through NODE_EXTRA_CA_CERTS in a process of its own.

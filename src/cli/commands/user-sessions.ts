@@ -28,7 +28,7 @@ export type UserStores = UserStore &
   SecondFactorStore;
 
 /**
- * The throttling of the user's sign-ins (src/oauth/throttle.ts): one entry per key counted for the
+ * The throttling of the user's sign-ins (src/authn/throttle.ts): one entry per key counted for the
  * username, from anywhere (`account`) or from one browser the user signed in with before (`device`).
  */
 async function signInLocks(store: ThrottleStore, config: Config, user: User, now: number) {

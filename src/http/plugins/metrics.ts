@@ -133,7 +133,7 @@ export async function startMetricsListener(
   return server;
 }
 
-/** Failed and refused sign-ins and client authentications (src/oauth/throttle.ts). */
+/** Failed and refused sign-ins and client authentications (src/authn/throttle.ts). */
 function securityCounters(registry: Registry): ThrottleObserver {
   const counter = (name: string, help: string) =>
     new Counter({ name, help, labelNames: ['outcome'] as const, registers: [registry] });

@@ -36,7 +36,7 @@ export interface AuthorizeDeps {
   config: Pick<Config, 'issuer' | 'codeTtl' | 'scopes'> & Partial<Pick<Config, 'mfa'>>;
   store: ClientStore & SignInDeps['store'] & SessionStore & ResourceStore;
   sealer: InteractionSealer;
-  /** Seals a step-up's sign-in in progress (src/authn/sign-in.ts). */
+  /** Seals a step-up's sign-in in progress (src/authn/flow.ts). */
   pending: PendingSignInSealer;
   codes: CodeSealer;
 }
@@ -54,7 +54,7 @@ export type AuthorizeOutcome =
   | { kind: 'error-page'; rejected: Rejected }
   | { kind: 'redirect'; location: string; rejected?: Rejected }
   | { kind: 'login'; interaction: string }
-  /** A step-up: the session's sign-in goes on at /login/<method> (src/authn/sign-in.ts). */
+  /** A step-up: the session's sign-in goes on at /login/<method> (src/authn/flow.ts). */
   | { kind: 'step'; method: string; pending: string }
   | { kind: 'consent'; interaction: string };
 type Outcome = Promise<AuthorizeOutcome>;
