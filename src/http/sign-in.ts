@@ -108,6 +108,11 @@ export async function accountForm(ctx: RouteContext, request: FastifyRequest, re
   return { ...current, requester: requesterOf(request), now: ctx.now() };
 }
 
+/** A change to how the user signs in, on a sign-in not recent enough (src/authn/recent.ts): sign in again first. */
+export function signInAgain(reply: FastifyReply): FastifyReply {
+  return reply.redirect('/account/login?reauth=1', 303);
+}
+
 /** The browser's session and its user, when the session satisfies `need` (src/authn/sufficiency.ts). */
 export async function signedInSession(
   ctx: RouteContext,

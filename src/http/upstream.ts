@@ -1,5 +1,5 @@
 // What the routes of upstream providers share (./routes/upstream.ts, ./routes/account-upstream.ts,
-// and the sign-in pages of ./routes/interaction.ts and ./routes/account.ts): the domain's deps, the
+// and the sign-in pages, ./routes/login.ts and ./sign-in.ts): the domain's deps, the
 // cookie that keeps a flow while the person is at the provider, starting a flow, which provider a
 // request goes straight to, and the page of a flow that failed, with the way back.
 import type { FastifyReply, FastifyRequest } from 'fastify';

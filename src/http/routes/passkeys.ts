@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addPasskey, removePasskey, renamePasskey } from '../../authn/passkeys/enrolment.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue } from '../forms.ts';
-import { accountForm } from '../sign-in.ts';
+import { accountForm, signInAgain } from '../sign-in.ts';
 
 /** Ours (src/ui/assets/passkeys.js), and @simplewebauthn/browser's bundle as its package ships it. */
 const SCRIPT = readFileSync(new URL('../../ui/assets/passkeys.js', import.meta.url), 'utf8');
@@ -35,7 +35,6 @@ export function passkeyRoutes(app: FastifyInstance, ctx: RouteContext): void {
   }
 
   const back = (reply: FastifyReply, note: string) => reply.redirect(`/account?passkey=${note}#passkeys`, 303);
-  const signInAgain = (reply: FastifyReply) => reply.redirect('/account/login?reauth=1', 303);
 
   app.post('/account/passkeys', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
     const form = await accountForm(ctx, request, reply);

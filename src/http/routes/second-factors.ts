@@ -11,7 +11,7 @@ import type { RouteContext } from '../context.ts';
 import { formValue } from '../forms.ts';
 import { csrfFailedPage } from '../outcome.ts';
 import { sendPage } from '../pages.ts';
-import { accountForm } from '../sign-in.ts';
+import { accountForm, signInAgain } from '../sign-in.ts';
 
 export function secondFactorRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const enrolment = ctx.secondFactors;
@@ -27,7 +27,6 @@ export function secondFactorRoutes(app: FastifyInstance, ctx: RouteContext): voi
     return accountForm(ctx, request, reply);
   }
   const back = (reply: FastifyReply, note: string) => reply.redirect(`/account?mfa=${note}#second-factors`, 303);
-  const signInAgain = (reply: FastifyReply) => reply.redirect('/account/login?reauth=1', 303);
 
   app.post('/account/totp', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
     const current = await form(request, reply);
