@@ -3,7 +3,7 @@ import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/index.ts';
 import { RelyingParty } from './authn/passkeys/relying-party.ts';
-import { PendingSignInSealer } from './authn/sign-in.ts';
+import { PendingSignInSealer } from './authn/flow.ts';
 import { TotpEnrolmentSealer } from './authn/totp/enrolment.ts';
 import { BrowserState } from './http/browser.ts';
 import type { RouteContext } from './http/context.ts';
@@ -25,6 +25,7 @@ import { logoutRoutes } from './http/routes/logout.ts';
 import { passkeyRoutes } from './http/routes/passkeys.ts';
 import { secondFactorRoutes } from './http/routes/second-factors.ts';
 import { interactionRoutes } from './http/routes/interaction.ts';
+import { loginRoutes } from './http/routes/login.ts';
 import { metadataRoutes } from './http/routes/metadata.ts';
 import { registrationRoutes } from './http/routes/register.ts';
 import { webhooksApiRoutes } from './http/routes/webhooks-api.ts';
@@ -76,7 +77,7 @@ export interface AppDeps {
   /** Draining after SIGTERM (src/main.ts): /readyz answers 503 and answers close their connection. */
   lifecycle?: Lifecycle;
   /** OpenTelemetry traces (src/telemetry), when OTEL_EXPORTER_OTLP_ENDPOINT turns them on. */
-  tracing?: import('./telemetry/index.ts').Tracing | undefined;
+  tracing?: import('./telemetry/spans.ts').Tracing | undefined;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -202,6 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   };
   authorizeRoutes(app, ctx);
+  loginRoutes(app, ctx);
   interactionRoutes(app, ctx);
   tokenRoutes(app, ctx);
   revocationRoutes(app, ctx);

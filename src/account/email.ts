@@ -7,7 +7,7 @@ import { securityEvent, type Requester } from '../events/index.ts';
 import { composeMail, type MailDeps } from '../mail/compose.ts';
 import { noticeMail } from '../mail/security.ts';
 import { LINK_TTL, linkTokenHash, newLinkToken } from '../mail/tokens.ts';
-import { type Refusal, Throttle, type ThrottlePolicy } from '../oauth/throttle.ts';
+import { type Refusal, Throttle, type ThrottlePolicy } from '../authn/throttle.ts';
 import type { MailStore } from '../store/mails.ts';
 import type { ThrottleStore } from '../store/throttles.ts';
 import type { User, UserStore } from '../store/users.ts';

@@ -1,5 +1,5 @@
 // The account page's domain: what it shows (the applications with access, the recent sign-ins, the
-// apps the user registered) and what it does besides the password (src/authn/steps/password.ts):
+// apps the user registered) and what it does besides the password (src/authn/password/step.ts):
 // withdrawing an application's access, deleting an app the user owns.
 import { type Requester, securityEvent } from '../events/index.ts';
 import type { ClientStore } from '../store/clients.ts';

@@ -5,27 +5,26 @@
 // per address (more: an office shares one), each counted in one conditional write
 // (src/oauth/throttle.ts), so parallel requests get no more than patient ones. The link's token is
 // single use, stored hashed, lives 30 minutes, and is bound to the password it was issued under: any
-// change of password, by any route, kills it. Following it is a factor (`mail-link`); a user with a
-// second factor is asked for it (the sign-in policy, src/authn/policy.ts) before the new password is
-// set. Setting it ends every session.
+// change of password, by any route, kills it. Following it is a factor (`mail-link`, its step
+// src/authn/mail-link/step.ts); a user with a second factor is asked for it (the sign-in policy,
+// src/authn/policy.ts) before the new password is set. Setting it ends every session.
 import { securityEvent, type Requester } from '../events/index.ts';
 import { type Factor } from '../authn/factors.ts';
 import { hashPassword } from '../authn/password/hash.ts';
 import { brokenPasswordRule, type PasswordRule } from '../authn/password/rules.ts';
 import { ANY_SIGN_IN, nextStep } from '../authn/policy.ts';
-import { enrolledMethods, type EnrolmentStore } from '../authn/steps/index.ts';
+import { openReset } from '../authn/mail-link/step.ts';
+import { enrolledMethods } from '../authn/registry.ts';
+import type { EnrolmentStore } from '../authn/step.ts';
 import { composeMail, type MailDeps } from '../mail/compose.ts';
-import { LINK_TTL, linkTokenHash, newLinkToken, passwordStamp } from '../mail/tokens.ts';
-import { addressKey, type Refusal, Throttle, type ThrottleKey, type ThrottlePolicy } from '../oauth/throttle.ts';
+import { LINK_TTL, newLinkToken, passwordStamp } from '../mail/tokens.ts';
+import { addressKey, type Refusal, Throttle, type ThrottleKey, type ThrottlePolicy } from '../authn/throttle.ts';
 import type { EventStore } from '../store/events.ts';
 import type { MailStore, MailToken } from '../store/mails.ts';
 import type { ThrottleStore } from '../store/throttles.ts';
 import type { UpstreamStore } from '../store/upstream.ts';
 import type { User } from '../store/users.ts';
 import { newId } from '../tokens/opaque.ts';
-
-/** The factor following a mail's link proves: control of the account's address. */
-export const MAIL_LINK = 'mail-link';
 
 /** Resets asked per account: three an hour. */
 export const RESET_ACCOUNT_POLICY: ThrottlePolicy = { freeFailures: 3, lockAfter: 3, lockSeconds: 3600, window: 3600 };
@@ -105,37 +104,19 @@ export function resetPath(token: string): string {
   return `/reset?token=${encodeURIComponent(token)}`;
 }
 
-/** A reset link that still works: unused, unexpired, of a user who can sign in, under the same password. */
-export async function openReset(
-  store: ResetDeps['store'],
-  input: { token?: string; hash?: string; now: number },
-): Promise<{ token: MailToken; user: User } | undefined> {
-  const hash = input.hash ?? linkTokenHash(input.token);
-  const token = hash ? await store.getMailToken(hash) : undefined;
-  if (!token || token.purpose !== 'reset' || token.usedAt !== null || token.expiresAt <= input.now) return undefined;
-  const user = token.userId ? await store.getUserById(token.userId) : undefined;
-  if (!user || user.disabled || passwordStamp(user.passwordHash) !== token.stamp) return undefined;
-  return { token, user };
-}
-
 /**
  * What the link's follower must still do before choosing a password: nothing (`ready`), or the
  * steps the policy asks of a user with a second factor, after the link's factor.
  */
 export async function resetNeeds(
   store: EnrolmentStore,
-  opened: { token: MailToken; user: User },
+  opened: { user: User },
   factors: readonly Factor[],
 ): Promise<{ kind: 'ready' } | { kind: 'steps'; methods: string[] }> {
   const enrolled = await enrolledMethods(store, opened.user);
   const next = nextStep(factors, ANY_SIGN_IN, enrolled);
   if (next.kind === 'step') return { kind: 'steps', methods: next.methods };
   return { kind: 'ready' };
-}
-
-/** The link's factor, followed at `now`. */
-export function mailLinkFactor(now: number): Factor {
-  return { method: MAIL_LINK, amr: [], at: now };
 }
 
 export type ResetOutcome =

@@ -9,7 +9,7 @@ import { hashPassword } from '../authn/password/hash.ts';
 import { brokenPasswordRule, type PasswordRule } from '../authn/password/rules.ts';
 import { composeMail, type MailDeps } from '../mail/compose.ts';
 import { LINK_TTL, linkTokenHash, newLinkToken } from '../mail/tokens.ts';
-import { addressKey, type Refusal, Throttle, type ThrottlePolicy } from '../oauth/throttle.ts';
+import { addressKey, type Refusal, Throttle, type ThrottlePolicy } from '../authn/throttle.ts';
 import type { MailStore } from '../store/mails.ts';
 import type { ThrottleStore } from '../store/throttles.ts';
 import type { UpstreamStore } from '../store/upstream.ts';

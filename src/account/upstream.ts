@@ -1,11 +1,12 @@
 // The account page's upstream providers: the accounts linked (one per provider), the providers the
-// user may link besides, linking one (the provider's sign-in comes back to src/authn/steps/upstream.ts,
+// user may link besides, linking one (the provider's sign-in comes back to src/authn/upstream/step.ts,
 // which calls linkToAccount of src/upstream/accounts.ts) and unlinking one, unless it is the user's
 // last way in.
 import { securityEvent, type Requester } from '../events/index.ts';
 import { recentSignIn } from '../authn/recent.ts';
 import type { BrowserSession } from '../authn/session.ts';
-import { enrolledMethods, type EnrolmentStore, steps } from '../authn/steps/index.ts';
+import { enrolledMethods, steps } from '../authn/registry.ts';
+import type { EnrolmentStore } from '../authn/step.ts';
 import { shortfall } from '../authn/sufficiency.ts';
 import type { UpstreamStore } from '../store/upstream.ts';
 import type { User } from '../store/users.ts';

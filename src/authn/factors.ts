@@ -2,11 +2,12 @@
 // factors add up to: the authentication methods (`amr`, RFC 8176) and the level reached (`acr`, OIDC
 // Core §2), the two claims an ID token says them with.
 import { type AcrValue, ACR_VALUES, Level, levelOfAcr } from './levels.ts';
-import { type Step, steps } from './steps/index.ts';
+import { steps } from './registry.ts';
+import type { Step } from './step.ts';
 
-/** One factor done: by which step (./steps/), what it says in `amr` (RFC 8176 §2), and when. */
+/** One factor done: by which step (./registry.ts), what it says in `amr` (RFC 8176 §2), and when. */
 export interface Factor {
-  /** The step's name (./steps/index.ts): `password` today; `passkey`, `totp`, `recovery-code` to come. */
+  /** The step's name (./registry.ts): `password` today; `passkey`, `totp`, `recovery-code` to come. */
   method: string;
   /** RFC 8176 values this use of the step contributes, e.g. ["pwd"]; a passkey's are ["hwk", "user"]. */
   amr: string[];

@@ -1,5 +1,5 @@
 // The levels of assurance a sign-in reaches, as `acr` values (OIDC Core §2). A module of its own with
-// no imports: the policy's constants use it while the steps (which use the policy) are still loading.
+// no imports, so that what only names a level (the discovery metadata, the config) loads nothing else.
 
 /**
  * The levels a session reaches, lowest first, as `acr` values (advertised as acr_values_supported):

@@ -4,7 +4,8 @@
 // already meets a requirement is ./sufficiency.ts.
 import { type Factor, levelOf } from './factors.ts';
 import { Level, levelOfAcr } from './levels.ts';
-import { type Step, steps } from './steps/index.ts';
+import { steps } from './registry.ts';
+import type { Step } from './step.ts';
 
 /** What a request needs of the session that answers it. Sealed in the interaction: plain data. */
 export interface Requirement {
@@ -99,7 +100,7 @@ export type NextStep =
   /** The user has no step left that would meet the requirement. */
   | { kind: 'unmet' };
 
-/** The step a user enrols during a sign-in when the operator's policy needs a second factor (./steps/totp.ts). */
+/** The step a user enrols during a sign-in when the operator's policy needs a second factor (./totp/step.ts). */
 export const ENROL_DURING_SIGN_IN = 'totp';
 
 /**

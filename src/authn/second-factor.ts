@@ -13,7 +13,7 @@ import {
   Throttle,
   type ThrottleObserver,
   type ThrottlePolicy,
-} from '../oauth/throttle.ts';
+} from './throttle.ts';
 import type { EventStore } from '../store/events.ts';
 import type { ThrottleStore } from '../store/throttles.ts';
 import type { User } from '../store/users.ts';

@@ -3,7 +3,7 @@
 // The settings are read by ./schema.ts, and what it cannot check alone is checked in ./parse.ts.
 import type { Locale } from '../i18n/locales.ts';
 import type { MfaMode } from '../authn/policy.ts';
-import type { ThrottlePolicy } from '../oauth/throttle.ts';
+import type { ThrottlePolicy } from '../authn/throttle.ts';
 import { readSettingFiles } from './files.ts';
 import { configSchema, FILE_SETTINGS } from './schema.ts';
 import { ConfigError, FIXES, GENERATE_SECRET, parseApiScopes, parseTrustProxy, PRODUCTION_PROXIES } from './parse.ts';
@@ -42,7 +42,7 @@ export interface Config {
   readonly passwordMinLength: number;
   /** Second factors (src/authn/policy.ts): TESSERA_MFA, and the scopes that need two factors. */
   readonly mfa: { mode: MfaMode; scopes: ReadonlySet<string> };
-  /** Throttling of sign-ins and client authentications per account or client (src/oauth/throttle.ts). */
+  /** Throttling of sign-ins and client authentications per account or client (src/authn/throttle.ts). */
   readonly throttle: ThrottlePolicy;
   readonly dbConnectTimeout: number;
   readonly keyRotationInterval: number;

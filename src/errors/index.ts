@@ -77,7 +77,7 @@ export const InvalidRedirectUri = oauthError('invalid_redirect_uri');
 /** RFC 7591 §3.2.2: any other metadata the registration refuses. */
 export const InvalidClientMetadata = oauthError('invalid_client_metadata');
 /**
- * Too many failed authentications (src/oauth/throttle.ts): 429 with Retry-After. RFC 6749 has no
+ * Too many failed authentications (src/authn/throttle.ts): 429 with Retry-After. RFC 6749 has no
  * code for it; `temporarily_unavailable` tells the client to try again later rather than that its
  * credentials are wrong (which it cannot know while throttled).
  */

@@ -20,7 +20,7 @@ import { requesterOf } from './requester.ts';
 export const SESSION_COOKIE = 'tessera_session';
 /** The pre-session value the forms' tokens derive from before sign-in. */
 export const CSRF_COOKIE = 'tessera_csrf';
-/** Which user this browser signed in as before (src/authn/password/sign-in.ts counts its failures apart). */
+/** Which user this browser signed in as before (src/authn/password/check.ts counts its failures apart). */
 export const DEVICE_COOKIE = 'tessera_device';
 /** A random id of this browser, which sealed interactions and sign-out requests are bound to. */
 export const BROWSER_COOKIE = 'tessera_browser';

@@ -1,12 +1,12 @@
 // What the routes share, built once in buildApp.
 import type { RelyingParty } from '../authn/passkeys/relying-party.ts';
-import type { PendingSignInSealer } from '../authn/sign-in.ts';
+import type { PendingSignInSealer } from '../authn/flow.ts';
 import type { TotpEnrolmentDeps } from '../authn/totp/enrolment.ts';
 import type { Config } from '../config/index.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { MailSettings } from '../mail/compose.ts';
 import type { ClientAuthThrottle } from '../oauth/client-auth/throttle.ts';
-import type { ThrottleObserver } from '../oauth/throttle.ts';
+import type { ThrottleObserver } from '../authn/throttle.ts';
 import type { CodeSealer } from '../oauth/codes.ts';
 import type { InteractionSealer } from '../oauth/interaction.ts';
 import type { Store } from '../store/store.ts';
@@ -21,7 +21,7 @@ export interface RouteContext {
   store: Store;
   keys: KeyStore;
   sealer: InteractionSealer;
-  /** A sign-in between its steps (src/authn/sign-in.ts). */
+  /** A sign-in between its steps (src/authn/flow.ts). */
   pending: PendingSignInSealer;
   codes: CodeSealer;
   /** Tessera as a WebAuthn relying party: passkeys' options and checks (src/authn/passkeys). */

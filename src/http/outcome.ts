@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthorizeOutcome } from '../oauth/authorize/index.ts';
 import type { MessageKey } from '../i18n/index.ts';
-import type { Refusal } from '../oauth/throttle.ts';
+import type { Refusal } from '../authn/throttle.ts';
 import type { Text } from '../ui/layout.ts';
 import { errorPage, loginPage } from '../ui/pages.ts';
 import { formValue } from './forms.ts';

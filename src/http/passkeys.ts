@@ -24,8 +24,9 @@ export async function passkeySignInOptions(
 }
 
 /** The `error` a sign-in page is sent back with after a failed passkey: nothing said of why, but an expiry. */
-export function passkeyErrorCode(reason: PasskeyFailure): 'passkey_expired' | 'passkey_failed' {
-  return reason === 'challenge' || reason === 'replayed' ? 'passkey_expired' : 'passkey_failed';
+export function passkeyErrorCode(reason: PasskeyFailure | string): 'passkey_expired' | 'passkey_failed' {
+  const expired: readonly string[] = ['challenge', 'replayed'] satisfies PasskeyFailure[];
+  return expired.includes(reason) ? 'passkey_expired' : 'passkey_failed';
 }
 
 const SIGN_IN_ERRORS: Record<string, Text> = {

@@ -1,22 +1,30 @@
-// What every sign-in page shares (src/authn): the authorization request a sign-in is for, and the
-// end of each step: the next step's page, or a session and then the request it was for (or the
-// account page). A step's routes read their form, call their step's domain function, and hand its
-// progress to `finishSignIn`.
+// What every sign-in page shares (src/authn): what a sign-in is for (an authorization request, or the
+// account page), its page with every way in, the end of each step (the next step's page, or a session
+// and then the request it was for), and the account page's forms' session. A step's route verifies
+// the step and hands its factor to the flow (src/authn/flow.ts), and the progress to `finishSignIn`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ANY_SIGN_IN, type Requirement } from '../authn/policy.ts';
+import { accountSignIn, ANY_SIGN_IN, type Requirement } from '../authn/policy.ts';
 import { type BrowserSession, sessionUser } from '../authn/session.ts';
-import type { SignInProgress } from '../authn/sign-in.ts';
+import type { SignInProgress } from '../authn/flow.ts';
 import { shortfall } from '../authn/sufficiency.ts';
+import type { Refusal } from '../authn/throttle.ts';
 import { continueAuthorization } from '../oauth/authorize/index.ts';
 import type { Interaction } from '../oauth/interaction.ts';
+import { clientVetting } from '../oauth/registration/trust.ts';
 import type { Client } from '../store/clients.ts';
 import type { User } from '../store/users.ts';
+import type { Text } from '../ui/layout.ts';
+import { loginPage } from '../ui/pages.ts';
 import type { RouteContext } from './context.ts';
+import { formValue } from './forms.ts';
 import { mailAvailable, type MailDeps } from '../mail/compose.ts';
 import { translator } from '../i18n/index.ts';
-import { localeOf } from './pages.ts';
-import { sendError, sendOutcome } from './outcome.ts';
+import { localeOf, sendPage } from './pages.ts';
+import { csrfFailedPage, sendError, sendOutcome, throttledText } from './outcome.ts';
+import { passkeySignInOptions } from './passkeys.ts';
+import { requesterOf } from './requester.ts';
 import { useInteractionLocales } from './pages.ts';
+import { providerButtonsOf } from './upstream.ts';
 
 /** What a mail asked for by this request needs: the settings, and the language of the request's page. */
 export function mailDeps(ctx: RouteContext, request: FastifyRequest): MailDeps {
@@ -42,6 +50,67 @@ export async function openInteraction(
   useInteractionLocales(request, interaction.request.uiLocales);
   const client = await ctx.store.getClient(interaction.request.clientId);
   return client ? { interaction, clientName: client.name, client } : undefined;
+}
+
+/** What a sign-in is for: an authorization request (its sealed interaction, opened), or the account page (null). */
+export type SignInFor = (OpenedInteraction & { sealed: string }) | null;
+
+/** What a first step's sign-in goes on with: the request's requirement, its resume and client, or the account's. */
+export function purposeOf(ctx: RouteContext, request: FastifyRequest, reply: FastifyReply, signInFor: SignInFor) {
+  return {
+    need: signInFor?.interaction.need ?? accountSignIn(ctx.config.mfa.mode),
+    resume: signInFor ? signInFor.sealed : null,
+    clientId: signInFor?.interaction.request.clientId ?? null,
+    bind: () => ctx.browser.binding(request, reply),
+  };
+}
+
+/** The sign-in page of `signInFor`, with `query` (e.g. `error=login_failed`). */
+export function signInPath(signInFor: SignInFor, query: string): string {
+  return signInFor ? `/login?interaction=${encodeURIComponent(signInFor.sealed)}&${query}` : `/account/login?${query}`;
+}
+
+/**
+ * The sign-in page, of a request or of the account, with every other way in: a passkey, the upstream
+ * providers, a reset by mail. A refused password (429, Retry-After) keeps them: they are not what is
+ * throttled.
+ */
+export async function sendSignInPage(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  input: { for: SignInFor; error?: Text; note?: Text; username?: string; refusal?: Refusal },
+): Promise<FastifyReply> {
+  const { for: signInFor, refusal, ...said } = input;
+  const forPage = signInFor
+    ? {
+        interaction: signInFor.sealed,
+        clientName: signInFor.clientName,
+        vetting: clientVetting(signInFor.client, signInFor.interaction.request.redirectUri),
+      }
+    : { interaction: '', clientName: null, action: '/account/login' };
+  const csrfToken = ctx.browser.csrfToken(request, reply);
+  const passkeyOptions = await passkeySignInOptions(ctx, request, reply);
+  const ways = { passkeyOptions, providers: await providerButtonsOf(ctx), mail: mailLinksOf(ctx) };
+  if (refusal) reply.code(429).header('retry-after', String(refusal.retryAfter));
+  const error = refusal ? { error: throttledText(refusal) } : {};
+  return sendPage(reply, (ui) => loginPage(ui, { ...forPage, csrfToken, ...ways, ...said, ...error }));
+}
+
+/**
+ * An account page's form (POST): its form token, then the browser's session (else the sign-in page),
+ * with who asks and when.
+ */
+export async function accountForm(ctx: RouteContext, request: FastifyRequest, reply: FastifyReply) {
+  if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return { sent: csrfFailedPage(reply) };
+  const current = await signedInSession(ctx, request);
+  if (!current) return { sent: reply.redirect('/account/login', 303) };
+  return { ...current, requester: requesterOf(request), now: ctx.now() };
+}
+
+/** A change to how the user signs in, on a sign-in not recent enough (src/authn/recent.ts): sign in again first. */
+export function signInAgain(reply: FastifyReply): FastifyReply {
+  return reply.redirect('/account/login?reauth=1', 303);
 }
 
 /** The browser's session and its user, when the session satisfies `need` (src/authn/sufficiency.ts). */

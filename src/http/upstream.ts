@@ -1,10 +1,10 @@
 // What the routes of upstream providers share (./routes/upstream.ts, ./routes/account-upstream.ts,
-// and the sign-in pages of ./routes/interaction.ts and ./routes/account.ts): the domain's deps, the
+// and the sign-in pages, ./routes/login.ts and ./sign-in.ts): the domain's deps, the
 // cookie that keeps a flow while the person is at the provider, starting a flow, which provider a
 // request goes straight to, and the page of a flow that failed, with the way back.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FailureReason, UpstreamFailure, UpstreamSignInDeps, UpstreamStart } from '../authn/steps/upstream.ts';
-import { beginUpstream } from '../authn/steps/upstream.ts';
+import type { FailureReason, UpstreamFailure, UpstreamSignInDeps, UpstreamStart } from '../authn/upstream/step.ts';
+import { beginUpstream } from '../authn/upstream/step.ts';
 import type { AuthorizationRequest } from '../oauth/interaction.ts';
 import { failureText, type ProviderButton, upstreamFailurePage, type WayBack } from '../ui/upstream.ts';
 import { UPSTREAM_FLOW_TTL } from '../upstream/flow.ts';
@@ -15,7 +15,7 @@ const FLOW_COOKIE = 'tessera_upstream';
 
 export function upstreamDeps(ctx: RouteContext): UpstreamSignInDeps {
   const { deps, flows, links } = ctx.upstream;
-  return { store: ctx.store, pending: ctx.pending, upstream: deps, flows, links };
+  return { store: ctx.store, upstream: deps, flows, links };
 }
 
 const secure = (ctx: RouteContext) => ctx.config.issuer.startsWith('https:');

@@ -5,7 +5,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Config } from '../config/index.ts';
 import { Aggregate } from './aggregate.ts';
-import type { Store } from './store.ts';
 import type { Database } from './tables.ts';
 
 export interface PurgeInput {
@@ -82,8 +81,13 @@ export class Purge extends Aggregate {
 /** How long after a code expires its grant is kept, so that its replay is still recognised as one. */
 export const CODE_GRACE = 10 * 60;
 
+/** What housekeeping asks of the store (./store.ts Store), named here so neither file imports the other. */
+export interface PurgeStore {
+  purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
+}
+
 export async function purgeOnce(
-  store: Store,
+  store: PurgeStore,
   config: Pick<Config, 'accessTokenTtl' | 'codeTtl' | 'eventRetention' | 'throttle'>,
   now: number,
 ): Promise<Record<string, number>> {
@@ -98,7 +102,7 @@ export async function purgeOnce(
 }
 
 export function startHousekeeping(
-  store: Store,
+  store: PurgeStore,
   config: Pick<Config, 'accessTokenTtl' | 'codeTtl' | 'eventRetention' | 'throttle' | 'housekeepingInterval'>,
   log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void },
   now: () => number = () => Math.floor(Date.now() / 1000),

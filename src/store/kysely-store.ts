@@ -22,7 +22,7 @@ import { type StoredSigningKey, SigningKeys } from './signing-keys.ts';
 import type { DatabaseStats, Store } from './store.ts';
 import type { Database } from './tables.ts';
 import { Throttles } from './throttles.ts';
-import type { ThrottlePolicy } from '../oauth/throttle.ts';
+import type { ThrottlePolicy } from '../authn/throttle.ts';
 import { type UpstreamLink, type UpstreamProvider, Upstream } from './upstream.ts';
 import { type User, Users } from './users.ts';
 import { type Delivery, type DeliveryAttempt, type Webhook, Webhooks } from './webhooks.ts';

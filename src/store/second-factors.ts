@@ -1,4 +1,4 @@
-// Second factors besides passkeys (src/authn/steps/totp.ts, ./recovery-code.ts): each user's
+// Second factors besides passkeys (src/authn/totp/step.ts, src/authn/recovery/step.ts): each user's
 // authenticator app (its secret encrypted under TESSERA_SECRET, and the last time step a code was
 // accepted for) and recovery codes (hashed), and their Kysely code. Every use is one conditional
 // update, so that of two requests bringing the same code at once exactly one wins.

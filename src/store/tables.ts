@@ -136,7 +136,7 @@ export interface SigningKeyRow {
   successor_of: string;
 }
 
-/** Failures counted for a key (src/oauth/throttle.ts). */
+/** Failures counted for a key (src/authn/throttle.ts). */
 export interface ThrottleRow {
   key: string;
   subject: string;

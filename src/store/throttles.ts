@@ -6,7 +6,7 @@
 // attempts are counted one after another and none slips past the count.
 import { sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
-import { delaySteps, type ThrottleCounter, type ThrottlePolicy, type ThrottleState } from '../oauth/throttle.ts';
+import { delaySteps, type ThrottleCounter, type ThrottlePolicy, type ThrottleState } from '../authn/throttle.ts';
 import { Aggregate } from './aggregate.ts';
 import type { ThrottleRow } from './tables.ts';
 

@@ -4,15 +4,7 @@
 // request hooks (../http/plugins/tracing.ts) and the store's spans (./store.ts) are put in place only
 // then; the signing code checks one property (./spans.ts).
 import type { Config } from '../config/index.ts';
-import type { Spans } from './spans.ts';
-
-export interface Tracing {
-  spans: Spans;
-  /** The request spans' tracer and the propagation of an incoming `traceparent` (W3C Trace Context). */
-  tracer: import('@opentelemetry/api').Tracer;
-  /** Sends what is buffered and stops. */
-  shutdown(): Promise<void>;
-}
+import type { Tracing } from './spans.ts';
 
 export async function startTracing(config: Pick<Config, 'tracing'>, version: string): Promise<Tracing | undefined> {
   const { endpoint, serviceName } = config.tracing;

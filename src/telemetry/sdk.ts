@@ -9,8 +9,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import type { Tracing } from './index.ts';
-import { type Spans, spans } from './spans.ts';
+import { type Spans, spans, type Tracing } from './spans.ts';
 
 export function startSdk(options: { endpoint: string; serviceName: string; version: string }): Tracing {
   const exporter = new OTLPTraceExporter({ url: new URL('v1/traces', `${options.endpoint.replace(/\/$/, '')}/`).href });

@@ -10,3 +10,12 @@ export interface Spans {
 }
 
 export const spans: { active: Spans | undefined } = { active: undefined };
+
+/** Tracing while it is on (./index.ts starts it, ./sdk.ts makes it). */
+export interface Tracing {
+  spans: Spans;
+  /** The request spans' tracer and the propagation of an incoming `traceparent` (W3C Trace Context). */
+  tracer: import('@opentelemetry/api').Tracer;
+  /** Sends what is buffered and stops. */
+  shutdown(): Promise<void>;
+}

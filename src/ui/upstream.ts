@@ -150,7 +150,7 @@ ${input.available.map(
 )}`;
 }
 
-/** What a failed sign-in through a provider says (src/authn/steps/upstream.ts FailureReason). */
+/** What a failed sign-in through a provider says (src/authn/upstream/step.ts FailureReason). */
 export function failureText(
   reason: string,
   provider: string | null,

@@ -2,7 +2,7 @@
 // and the audit trail count by; the operator's detail (the library's error, the address refused) is
 // logged, never shown.
 import * as client from 'openid-client';
-import { OutboundError } from '../http/outbound.ts';
+import { OutboundError } from '../net/outbound.ts';
 
 export type UpstreamFailureReason =
   /** No answer in time, a refused connection, a broken TLS handshake. */

@@ -1,4 +1,4 @@
-// Requests to an upstream provider, through the outbound guard (../http/outbound.ts): no redirects, a
+// Requests to an upstream provider, through the outbound guard (../net/outbound.ts): no redirects, a
 // cap on the body, https only (plain http only with TESSERA_OUTBOUND_ALLOW_PRIVATE, for development
 // and tests), and no connection to a loopback, private or link-local address, except to the hosts the
 // operator named for this provider when they allowed it (--allow-private-network: a company's
@@ -8,7 +8,7 @@
 // Every request of one step (the redirect's discovery; the callback's token, keys and userinfo)
 // shares one deadline, so that a provider that does not answer gives the person a page in time.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { fetchOutbound, OutboundError, type OutboundResponse } from '../http/outbound.ts';
+import { fetchOutbound, OutboundError, type OutboundResponse } from '../net/outbound.ts';
 import type { UpstreamProvider } from '../store/upstream.ts';
 
 /** The most of any answer of a provider (discovery documents and key sets are a few KB). */

@@ -37,7 +37,7 @@ export interface PendingLink {
   emailVerified: boolean;
   /** Why: an account here has their verified email, or the provider only links. */
   reason: 'email_exists' | 'link_only';
-  /** The factor the provider's sign-in made (../authn/steps/upstream.ts). */
+  /** The factor the provider's sign-in made (../authn/upstream/step.ts). */
   factor: Factor;
   resume: string | null;
   clientId: string | null;

@@ -1,15 +1,14 @@
 // The sign-in policy's rules, alone: what factors add up to (amr, acr), what a request needs
 // (requirementFor), which step comes next (nextStep), and whether a session is enough (shortfall).
-// Steps to come are described here as they will describe themselves (src/authn/steps/index.ts).
+// Steps to come are described here as they will describe themselves (src/authn/step.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { acrOf, amrOf, type Factor, lastFactorAt, levelOf } from '../../src/authn/factors.ts';
 import { ACR_VALUES, Level } from '../../src/authn/levels.ts';
 import { accountSignIn, ANY_SIGN_IN, nextStep, type Requirement, requirementFor } from '../../src/authn/policy.ts';
-import { newRecoveryCodes, recoveryCodeHash, typedRecoveryCode } from '../../src/authn/recovery/codes.ts';
-import { base32Decode, base32Encode, matchingStep, timeStep, totpCode } from '../../src/authn/totp/code.ts';
 import type { BrowserSession } from '../../src/authn/session.ts';
-import { type Step, steps } from '../../src/authn/steps/index.ts';
+import { steps } from '../../src/authn/registry.ts';
+import type { Step } from '../../src/authn/step.ts';
 import { shortfall } from '../../src/authn/sufficiency.ts';
 import { parseFactors } from '../../src/store/sessions.ts';
 import type { User } from '../../src/store/users.ts';
@@ -22,6 +21,7 @@ const step = (method: string, s: Partial<Step> = {}): Step => ({
   factors: 1,
   phishingResistant: false,
   enrolled: () => true,
+  verify: async () => assert.fail('the policy never verifies a step'),
   ...s,
 });
 const [password, passkey] = steps();
@@ -34,7 +34,7 @@ const key = (at = 120): Factor => ({ method: 'passkey', amr: ['hwk', 'user'], at
 const need = (over: Partial<Requirement> = {}): Requirement => ({ ...ANY_SIGN_IN, ...over });
 
 describe('factors: level, amr and acr', () => {
-  it('the steps: a password and an upstream provider (first, one factor; two for upstream-mfa), a passkey', () => {
+  it('the steps: a password, an upstream provider, a reset link (first, one factor; two for upstream-mfa), a passkey', () => {
     assert.deepEqual(
       steps().map((s) => [s.method, s.first, s.second, s.factors, s.phishingResistant]),
       [
@@ -46,6 +46,8 @@ describe('factors: level, amr and acr', () => {
         // An authenticator app and a recovery code: second factors only, one each.
         ['totp', false, true, 1, false],
         ['recovery-code', false, true, 1, false],
+        // Following a password reset's link: a first factor, never asked for (nobody enrols it).
+        ['mail-link', true, false, 1, false],
       ],
     );
   });
@@ -231,43 +233,5 @@ describe('the second-factor policy: TESSERA_MFA, a client, scopes', () => {
     assert.deepEqual(accountSignIn('optional'), ANY_SIGN_IN);
     assert.deepEqual(accountSignIn('required'), need({ level: Level.mfa, mfa: 'required', enrol: true }));
     assert.deepEqual(accountSignIn('off'), need({ mfa: 'off' }));
-  });
-});
-
-describe('TOTP codes (RFC 6238) and recovery codes', () => {
-  it("RFC 6238 appendix B's SHA-1 vectors, to six digits; base32 both ways", () => {
-    const key = Buffer.from('12345678901234567890');
-    const vectors: Array<[number, string]> = [
-      [59, '287082'],
-      [1111111109, '081804'],
-      [1111111111, '050471'],
-      [1234567890, '005924'],
-      [2000000000, '279037'],
-      [20000000000, '353130'],
-    ];
-    for (const [time, code] of vectors) assert.equal(totpCode(key, timeStep(time)), code, `T=${time}`);
-    assert.equal(base32Encode(key), 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ');
-    assert.deepEqual(base32Decode('gezd gnbv-gy3tqojq gezdgnbvgy3tqojq'), key);
-    assert.equal(base32Decode('not base32!'), undefined);
-  });
-  it('a code is accepted one step either side, no further', () => {
-    const secret = base32Encode(Buffer.from('12345678901234567890'));
-    const now = 1_800_000_000;
-    const at = (t: number) => totpCode(base32Decode(secret)!, timeStep(t));
-    assert.equal(matchingStep(secret, at(now), now), timeStep(now));
-    assert.equal(matchingStep(secret, at(now - 30), now), timeStep(now) - 1);
-    assert.equal(matchingStep(secret, at(now + 30), now), timeStep(now) + 1);
-    assert.equal(matchingStep(secret, at(now - 60), now), undefined);
-    assert.equal(matchingStep(secret, at(now + 60), now), undefined);
-  });
-  it('ten recovery codes of 80 bits, hashed per user, typed in any case with or without dashes', () => {
-    const codes = newRecoveryCodes();
-    assert.equal(new Set(codes).size, 10);
-    for (const code of codes) assert.match(code, /^[a-z2-7]{4}(-[a-z2-7]{4}){3}$/);
-    const [code] = codes;
-    assert.equal(typedRecoveryCode(code!.toUpperCase().replace(/-/g, ' ')), code!.replace(/-/g, ''));
-    assert.equal(recoveryCodeHash('u1', code!), recoveryCodeHash('u1', code!.replace(/-/g, '').toUpperCase()));
-    assert.notEqual(recoveryCodeHash('u1', code!), recoveryCodeHash('u2', code!));
-    assert.equal(typedRecoveryCode('too-short'), undefined);
   });
 });

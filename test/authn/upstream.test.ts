@@ -6,8 +6,8 @@ import { describe, it } from 'node:test';
 import { acrOf, amrOf, levelOf } from '../../src/authn/factors.ts';
 import { Level } from '../../src/authn/levels.ts';
 import { ANY_SIGN_IN, nextStep } from '../../src/authn/policy.ts';
-import { steps } from '../../src/authn/steps/index.ts';
-import { upstreamFactor } from '../../src/authn/steps/upstream.ts';
+import { steps } from '../../src/authn/registry.ts';
+import { upstreamFactor } from '../../src/authn/upstream/step.ts';
 import type { UpstreamProvider } from '../../src/store/upstream.ts';
 import { usernameBase } from '../../src/upstream/accounts.ts';
 import { identityFromClaims, type UpstreamIdentity } from '../../src/upstream/identity.ts';
@@ -37,7 +37,7 @@ describe('the factor of an upstream sign-in', () => {
   });
 
   it('is a first step after which a user’s second factor is still asked for', () => {
-    // The authenticator-app step (src/authn/steps/totp.ts), enrolled.
+    // The authenticator-app step (src/authn/totp/step.ts), enrolled.
     const registry = steps();
     const one = [upstreamFactor(provider(false), identity([]), NOW)];
     assert.deepEqual(nextStep(one, ANY_SIGN_IN, new Set(['totp']), registry), { kind: 'step', methods: ['totp'] });

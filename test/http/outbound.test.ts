@@ -1,4 +1,4 @@
-// Requests to URLs that clients and users supply (src/http/outbound.ts): no address inside our network
+// Requests to URLs that clients and users supply (src/net/outbound.ts): no address inside our network
 // is reached, whether written as an IP literal in any of its spellings or behind a DNS name; and real
 // HTTPS exchanges with a local server whose certificate a throwaway CA signed, trusted the way Tessera
 // will be tested, through NODE_EXTRA_CA_CERTS in a process of its own.
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { fetchOutbound, isPublicAddress, OutboundError, type OutboundOptions } from '../../src/http/outbound.ts';
+import { fetchOutbound, isPublicAddress, OutboundError, type OutboundOptions } from '../../src/net/outbound.ts';
 import { freePort } from '../helpers/server.ts';
 import { createThrowawayCa } from '../helpers/tls.ts';
 

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import type { Factor } from '../../src/authn/factors.ts';
 import { ACR_VALUES } from '../../src/authn/levels.ts';
 import type { BrowserSession } from '../../src/authn/session.ts';
-import { PendingSignInSealer } from '../../src/authn/sign-in.ts';
+import { PendingSignInSealer } from '../../src/authn/flow.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { type AuthorizeDeps, type AuthorizeOutcome, authorize } from '../../src/oauth/authorize/index.ts';
 import { CodeSealer } from '../../src/oauth/codes.ts';

@@ -15,7 +15,7 @@ import {
   Throttle,
   type ThrottleCounter,
   type ThrottleState,
-} from '../../src/oauth/throttle.ts';
+} from '../../src/authn/throttle.ts';
 import type { Client } from '../../src/store/clients.ts';
 
 const POLICY = { freeFailures: 5, lockAfter: 20, lockSeconds: 900, window: 43_200 };

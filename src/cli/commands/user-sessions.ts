@@ -2,10 +2,10 @@
 // delayed, the factors they can sign in with, their sessions), `users sessions USERNAME` and
 // `users sign-out USERNAME [--grants]`: an operator's answers to "why can't Alice sign in", "where is
 // she signed in" and "sign her out everywhere".
-import { enrolledMethods } from '../../authn/steps/index.ts';
+import { enrolledMethods } from '../../authn/registry.ts';
 import type { Config } from '../../config/index.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
-import { refusal } from '../../oauth/throttle.ts';
+import { refusal } from '../../authn/throttle.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { GrantStore } from '../../store/grants.ts';
 import type { MailStore } from '../../store/mails.ts';
@@ -28,7 +28,7 @@ export type UserStores = UserStore &
   SecondFactorStore;
 
 /**
- * The throttling of the user's sign-ins (src/oauth/throttle.ts): one entry per key counted for the
+ * The throttling of the user's sign-ins (src/authn/throttle.ts): one entry per key counted for the
  * username, from anywhere (`account`) or from one browser the user signed in with before (`device`).
  */
 async function signInLocks(store: ThrottleStore, config: Config, user: User, now: number) {
@@ -61,7 +61,7 @@ export async function userStatus(
   return {
     sign_in: locked ? `${locked.state} until ${locked.until} (tessera users unlock ${user.username})` : 'open',
     sign_in_throttles: locks,
-    // The steps the user can sign in with (src/authn/steps): a password, passkeys, an authenticator
+    // The steps the user can sign in with (src/authn/registry.ts): a password, passkeys, an authenticator
     // app (totp), recovery codes.
     factors: [...(await enrolledMethods(store, user))],
     sessions: (await store.listSessionsOf(user.id, now)).length,

@@ -206,7 +206,7 @@ export async function usersCommand(store: UserStores, config: Config, args: stri
       return 0;
     }
     case 'unlock': {
-      // Ends a lock (or delays) of sign-ins to this account, from every device (src/oauth/throttle.ts).
+      // Ends a lock (or delays) of sign-ins to this account, from every device (src/authn/throttle.ts).
       const { positionals } = parse(rest, {}, 1);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
       const unlocked = securityEvent('user.unlocked', now, { userId: user.id, requester: CLI });

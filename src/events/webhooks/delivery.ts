@@ -13,7 +13,7 @@
 // deliveries, so that a backlog for it never stands in front of anyone else's. So a receiver that
 // answers in ten seconds, or forty webhooks pointed at one, delays its own deliveries and nobody else's.
 import type { Delivery, Webhook, WebhookStore } from '../../store/webhooks.ts';
-import { fetchOutbound, OutboundError } from '../../http/outbound.ts';
+import { fetchOutbound, OutboundError } from '../../net/outbound.ts';
 import { type OutboxLog, outboxOutcome, OutboxWorker } from '../outbox.ts';
 import { type ReceiverLimits, ReceiverSlots } from './receivers.ts';
 import { signWebhook } from './signature.ts';

@@ -3,7 +3,7 @@
 // https URL, the event types, and a Standard Webhooks secret shown once, kept encrypted under
 // TESSERA_SECRET since signing needs it (../../tokens/at-rest.ts).
 import { type EventType, EVENT_TYPES, type Requester, securityEvent } from '../index.ts';
-import { isPublicAddress } from '../../http/outbound.ts';
+import { isPublicAddress } from '../../net/outbound.ts';
 import { UNSAFE_URI_CHARACTERS } from '../../oauth/registration/redirect-rules.ts';
 import type { Webhook, WebhookStore } from '../../store/webhooks.ts';
 import { newSortableId } from '../../tokens/opaque.ts';
@@ -46,7 +46,7 @@ export function openWebhookSecret(sealed: string, secrets: Secrets): string {
 /**
  * A receiver's URL: absolute https (http only where private addresses are allowed, for development),
  * no credentials or fragment, and not an address of our own network written as a literal. Names are
- * checked again on every delivery, on the addresses connected to (../../http/outbound.ts).
+ * checked again on every delivery, on the addresses connected to (../../net/outbound.ts).
  */
 export function webhookUrlProblem(url: string, allowPrivate: boolean): string | undefined {
   if (UNSAFE_URI_CHARACTERS.test(url)) return 'must be printable ASCII, without spaces or backslashes';

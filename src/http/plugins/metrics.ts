@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { hashToken, safeEqual } from '../../tokens/opaque.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Lifecycle } from '../../lifecycle.ts';
-import type { ThrottleObserver } from '../../oauth/throttle.ts';
+import type { ThrottleObserver } from '../../authn/throttle.ts';
 import type { Store } from '../../store/store.ts';
 import type { KeyStore } from '../../tokens/keystore.ts';
 
@@ -133,7 +133,7 @@ export async function startMetricsListener(
   return server;
 }
 
-/** Failed and refused sign-ins and client authentications (src/oauth/throttle.ts). */
+/** Failed and refused sign-ins and client authentications (src/authn/throttle.ts). */
 function securityCounters(registry: Registry): ThrottleObserver {
   const counter = (name: string, help: string) =>
     new Counter({ name, help, labelNames: ['outcome'] as const, registers: [registry] });

@@ -5,7 +5,7 @@
 // status, and the request id of the log lines. A 5xx marks it as an error.
 import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Tracing } from '../../telemetry/index.ts';
+import type { Tracing } from '../../telemetry/spans.ts';
 
 export function traceRequests(app: FastifyInstance, tracing: Tracing): void {
   const open = new WeakMap<FastifyRequest, Span>();

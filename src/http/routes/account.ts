@@ -1,29 +1,26 @@
 // The user's account page: the applications they have granted access to, each with a button to
 // withdraw it, the apps they registered, their recent sign-ins, and a form to change their password.
-// Each form calls one domain function (src/account, src/authn/steps/password.ts).
+// Each form calls one domain function (src/account, src/authn/password/step.ts). Its sign-in page,
+// /account/login, is the sign-in's (./login.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountOverview, deleteOwnedClient, withdrawClient } from '../../account/index.ts';
 import { secondFactorOverview } from '../../account/second-factors.ts';
 import { upstreamOverview } from '../../account/upstream.ts';
 import { passkeyEnrolment } from '../../authn/passkeys/enrolment.ts';
-import { accountSignIn } from '../../authn/policy.ts';
 import type { BrowserSession } from '../../authn/session.ts';
-import { changePassword, signInWithPassword } from '../../authn/steps/password.ts';
+import { changePassword } from '../../authn/password/step.ts';
 import type { User } from '../../store/users.ts';
 import { accountPage } from '../../ui/account.ts';
 import type { Text } from '../../ui/layout.ts';
-import { loginPage } from '../../ui/pages.ts';
 import type { PasswordRule } from '../../authn/password/rules.ts';
 import { mailAvailable } from '../../mail/compose.ts';
 import { SECOND_FACTOR_NOTES } from '../../ui/second-factors.ts';
 import type { RouteContext } from '../context.ts';
 import { sendPage } from '../pages.ts';
 import { formValue, queryValue } from '../forms.ts';
-import { credentials, csrfFailedPage, sendThrottled, throttledText } from '../outcome.ts';
-import { requesterOf } from '../requester.ts';
-import { passkeyNote, passkeySignInOptions, signInError } from '../passkeys.ts';
-import { finishSignIn, mailLinksOf, signedInSession } from '../sign-in.ts';
-import { directProvider, providerButtonsOf, startUpstream } from '../upstream.ts';
+import { throttledText } from '../outcome.ts';
+import { passkeyNote } from '../passkeys.ts';
+import { accountForm, signedInSession } from '../sign-in.ts';
 
 type PasswordNote = { error?: Text; changed?: boolean };
 
@@ -57,8 +54,6 @@ export function ruleText(problem: PasswordRule): Text {
 
 export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const passwordDeps = { store: ctx.store, throttle: ctx.config.throttle, observer: ctx.security };
-
-  const signedIn = (request: FastifyRequest) => signedInSession(ctx, request);
 
   /**
    * The page: the applications with access, the recent sign-ins, the password form and what it said,
@@ -105,17 +100,16 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   }
 
   app.get('/account', { config: { html: true } }, async (request, reply) => {
-    const current = await signedIn(request);
+    const current = await signedInSession(ctx, request);
     if (!current) return reply.redirect('/account/login', 302);
     const note = queryValue(request, 'password') === 'changed' ? { changed: true } : undefined;
     return sendAccount(request, reply, current, note);
   });
 
   app.post('/account/password', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
-    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const current = await signedIn(request);
-    if (!current) return reply.redirect('/account/login', 303);
-    const { user } = current;
+    const current = await accountForm(ctx, request, reply);
+    if ('sent' in current) return current.sent;
+    const { user, requester, now } = current;
     const outcome = await changePassword(
       { ...passwordDeps, minLength: ctx.config.passwordMinLength },
       {
@@ -124,8 +118,8 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
         current: formValue(request, 'current') ?? '',
         next: formValue(request, 'new') ?? '',
         knownDevice: ctx.browser.knownDevice(request, user.username),
-        requester: requesterOf(request),
-        now: ctx.now(),
+        requester,
+        now,
       },
     );
     switch (outcome.kind) {
@@ -144,12 +138,11 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   app.post('/account/withdraw', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
-    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const current = await signedIn(request);
-    if (!current) return reply.redirect('/account/login', 303);
+    const current = await accountForm(ctx, request, reply);
+    if ('sent' in current) return current.sent;
     const clientId = formValue(request, 'client_id');
     if (clientId) {
-      const input = { userId: current.user.id, clientId, requester: requesterOf(request), now: ctx.now() };
+      const input = { userId: current.user.id, clientId, requester: current.requester, now: current.now };
       const count = await withdrawClient(ctx.store, input);
       if (count !== null) request.log.info({ event: 'grant_withdrawn', clientId, grants: count }, 'access withdrawn');
     }
@@ -157,67 +150,17 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   app.post('/account/apps/delete', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
-    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const current = await signedIn(request);
-    if (!current) return reply.redirect('/account/login', 303);
+    const current = await accountForm(ctx, request, reply);
+    if ('sent' in current) return current.sent;
     const clientId = formValue(request, 'client_id');
     if (clientId) {
       await deleteOwnedClient(ctx.store, {
         userId: current.user.id,
         clientId,
-        requester: requesterOf(request),
-        now: ctx.now(),
+        requester: current.requester,
+        now: current.now,
       });
     }
     return reply.redirect('/account', 303);
-  });
-
-  const loginForm = { interaction: '', clientName: null, action: '/account/login' };
-
-  app.get('/account/login', { config: { html: true } }, async (request, reply) => {
-    const error = queryValue(request, 'error');
-    // TESSERA_DEFAULT_PROVIDER signs in there, unless the person came back for local sign-in.
-    const direct = error || queryValue(request, 'local') ? undefined : await directProvider(ctx, {});
-    if (direct) {
-      const start = { providerId: direct, purpose: 'sign-in', resume: null, clientId: null, userId: null } as const;
-      return startUpstream(ctx, request, reply, {
-        ...start,
-        need: accountSignIn(ctx.config.mfa.mode),
-        loginHint: null,
-      });
-    }
-    const failed = signInError(error);
-    // Sent here by a change to how the user signs in, which needs a recent sign-in (src/authn/recent.ts).
-    const note = queryValue(request, 'reauth') ? { note: { key: 'login.reauth' } as const } : {};
-    const csrfToken = ctx.browser.csrfToken(request, reply);
-    const passkeyOptions = await passkeySignInOptions(ctx, request, reply);
-    const providers = await providerButtonsOf(ctx);
-    const page = { ...loginForm, ...failed, ...note, csrfToken, passkeyOptions, providers, mail: mailLinksOf(ctx) };
-    return sendPage(reply, (ui) => loginPage(ui, page));
-  });
-
-  app.post('/account/login', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
-    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const [username, password] = credentials(request);
-    const outcome = await signInWithPassword(
-      { ...passwordDeps, pending: ctx.pending },
-      {
-        username,
-        password,
-        knownDevice: ctx.browser.knownDevice(request, username),
-        clientId: null,
-        requester: requesterOf(request),
-        need: accountSignIn(ctx.config.mfa.mode),
-        resume: null,
-        bind: () => ctx.browser.binding(request, reply),
-        now: ctx.now(),
-      },
-    );
-    if (outcome.kind === 'refused') {
-      const page = { ...loginForm, username, csrfToken: ctx.browser.csrfToken(request, reply) };
-      return sendThrottled(reply, page, outcome.refusal);
-    }
-    if (outcome.kind === 'failed') return reply.redirect('/account/login?error=login_failed', 303);
-    return finishSignIn(ctx, request, reply, outcome);
   });
 }

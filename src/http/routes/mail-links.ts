@@ -12,7 +12,7 @@ import { formValue, queryValue } from '../forms.ts';
 import { csrfFailedPage } from '../outcome.ts';
 import { sendPage } from '../pages.ts';
 import { requesterOf } from '../requester.ts';
-import { mailDeps, signedInSession } from '../sign-in.ts';
+import { accountForm, mailDeps, signInAgain } from '../sign-in.ts';
 import { ruleText } from './account.ts';
 import { sendLinkDead, throttledFor } from './reset.ts';
 
@@ -79,14 +79,13 @@ export function mailLinkRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   app.post('/account/email', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
-    if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const current = await signedInSession(ctx, request);
-    if (!current) return reply.redirect('/account/login', 303);
+    const current = await accountForm(ctx, request, reply);
+    if ('sent' in current) return current.sent;
     const outcome = await changeEmail(
       { store: ctx.store, mail: mailDeps(ctx, request) },
-      { ...current, email: formValue(request, 'email'), requester: requesterOf(request), now: ctx.now() },
+      { ...current, email: formValue(request, 'email') },
     );
-    if (outcome.kind === 'reauth') return reply.redirect('/account/login?reauth=1', 303);
+    if (outcome.kind === 'reauth') return signInAgain(reply);
     const note = outcome.kind === 'sent' ? 'sent' : outcome.kind === 'refused' ? 'refused' : 'invalid';
     return reply.redirect(`/account?email=${note}#email`, 303);
   });

@@ -5,23 +5,16 @@
 // Only registered when mail is available (src/app.ts). The token travels as `token`, which the logs
 // redact (../log-safety.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  completePasswordReset,
-  mailLinkFactor,
-  MAIL_LINK,
-  openReset,
-  requestPasswordReset,
-  resetNeeds,
-  type ResetOutcome,
-} from '../../account/reset.ts';
+import { completePasswordReset, requestPasswordReset, resetNeeds, type ResetOutcome } from '../../account/reset.ts';
 import { ANY_SIGN_IN } from '../../authn/policy.ts';
-import { continueSignIn } from '../../authn/sign-in.ts';
+import { advance, begin } from '../../authn/flow.ts';
 import type { Factor } from '../../authn/factors.ts';
+import { MAIL_LINK, mailLinkFactor, mailLinkStep, openReset } from '../../authn/mail-link/step.ts';
 import type { Text } from '../../ui/layout.ts';
 import { choosePasswordPage, forgotPage, notePage } from '../../ui/mail-pages.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue, queryValue } from '../forms.ts';
-import { csrfFailedPage, sendError } from '../outcome.ts';
+import { csrfFailedPage, sendError, throttledText } from '../outcome.ts';
 import { sendPage } from '../pages.ts';
 import { requesterOf } from '../requester.ts';
 import { finishSignIn, mailDeps } from '../sign-in.ts';
@@ -29,9 +22,7 @@ import { ruleText } from './account.ts';
 
 /** "Try again in 15 minutes": the wait, as the catalogues' throttled messages take it. */
 export function throttledFor(retryAfter: number): Text {
-  const wait =
-    retryAfter < 120 ? { seconds: retryAfter, minutes: 0 } : { seconds: 0, minutes: Math.ceil(retryAfter / 60) };
-  return { key: 'mail.page.throttled', values: wait };
+  return { ...throttledText({ retryAfter }), key: 'mail.page.throttled' };
 }
 
 export function sendLinkDead(reply: FastifyReply): FastifyReply {
@@ -71,24 +62,18 @@ export function resetRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.get('/reset', { config: { html: true } }, async (request, reply) => {
     const now = ctx.now();
     const token = queryValue(request, 'token');
-    const opened = await openReset(ctx.store, { token, now });
-    if (!opened || !token) return sendLinkDead(reply);
-    const factors = [mailLinkFactor(now)];
-    const needs = await resetNeeds(ctx.store, opened, factors);
-    if (needs.kind === 'ready') return sendChoose(request, reply, { token }, opened.user.username);
-    const progress = await continueSignIn(
-      { store: ctx.store, pending: ctx.pending },
-      {
-        user: opened.user,
-        factors,
-        authTime: now,
-        need: ANY_SIGN_IN,
-        resume: `/reset/password?reset=${opened.token.hash}`,
-        clientId: null,
-        bind: () => ctx.browser.binding(request, reply),
-        now,
-      },
-    );
+    const verified = await mailLinkStep.verify(ctx.store, { token, now });
+    if (verified.kind !== 'verified' || !token) return sendLinkDead(reply);
+    const needs = await resetNeeds(ctx.store, verified, [verified.factor]);
+    if (needs.kind === 'ready') return sendChoose(request, reply, { token }, verified.user.username);
+    // The link's factor begins a sign-in that comes back to /reset/password (the step carries it).
+    const purpose = {
+      need: ANY_SIGN_IN,
+      resume: null,
+      clientId: null,
+      bind: () => ctx.browser.binding(request, reply),
+    };
+    const progress = await advance({ store: ctx.store, pending: ctx.pending }, begin(verified, purpose, now));
     return finishSignIn(ctx, request, reply, progress);
   });
 

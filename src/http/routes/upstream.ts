@@ -1,11 +1,13 @@
 // Signing in through an upstream provider: the sign-in page's button (POST /login/upstream/:provider),
 // the provider's answer (GET /login/upstream/:provider/callback, the redirect URI registered at the
 // provider), and the link page of a person whose account there is not linked yet (/login/link).
-// Each ends in finishSignIn (../sign-in.ts), the page of what failed, or the account page.
+// A sign-in each ends in the flow (src/authn/flow.ts) and finishSignIn (../sign-in.ts), the page of
+// what failed, or the account page.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accountSignIn } from '../../authn/policy.ts';
-import { linkWithPassword, openPendingLink } from '../../authn/steps/upstream-link.ts';
-import { completeUpstream } from '../../authn/steps/upstream.ts';
+import { linkWithPassword, openPendingLink } from '../../authn/upstream/link.ts';
+import { upstreamStep } from '../../authn/upstream/step.ts';
+import { advance, beginCarried } from '../../authn/flow.ts';
 import type { PendingLink } from '../../upstream/flow.ts';
 import { LOGIN_FAILED } from '../../ui/pages.ts';
 import { linkAccountPage } from '../../ui/upstream.ts';
@@ -28,6 +30,7 @@ import {
 const PROVIDER_ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
 export function upstreamRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const signIn = { store: ctx.store, pending: ctx.pending };
   const providerOf = (request: FastifyRequest) => {
     const id = (request.params as { provider?: string }).provider ?? '';
     return PROVIDER_ID.test(id) ? id : undefined;
@@ -63,7 +66,7 @@ export function upstreamRoutes(app: FastifyInstance, ctx: RouteContext): void {
     clearFlowCookie(ctx, reply);
     const now = ctx.now();
     const session = await ctx.browser.session(request, now);
-    const outcome = await completeUpstream(upstreamDeps(ctx), {
+    const outcome = await upstreamStep.verify(upstreamDeps(ctx), {
       providerId: providerId ?? '',
       flow,
       query,
@@ -83,7 +86,7 @@ export function upstreamRoutes(app: FastifyInstance, ctx: RouteContext): void {
       case 'link-needed':
         return reply.redirect(`/login/link?link=${encodeURIComponent(outcome.link)}`, 303);
       default:
-        return finishSignIn(ctx, request, reply, outcome);
+        return finishSignIn(ctx, request, reply, await advance(signIn, beginCarried(outcome, now)));
     }
   });
 
@@ -161,7 +164,7 @@ export function upstreamRoutes(app: FastifyInstance, ctx: RouteContext): void {
         return sendUpstreamFailure(reply, failure);
       }
       default:
-        return finishSignIn(ctx, request, reply, outcome);
+        return finishSignIn(ctx, request, reply, await advance(signIn, beginCarried(outcome, now)));
     }
   });
 }

@@ -5,7 +5,7 @@
 // not one Tessera may send a browser to unasked (../registration/trust.ts): then the error page.
 import { requirementFor } from '../../authn/policy.ts';
 import { type BrowserSession as Session, sessionUser, signInClaims } from '../../authn/session.ts';
-import { continueSignIn, type PendingSignInSealer, type SignInDeps } from '../../authn/sign-in.ts';
+import { advance, type PendingSignInSealer, type SignInDeps } from '../../authn/flow.ts';
 import { shortfall } from '../../authn/sufficiency.ts';
 import type { Config } from '../../config/index.ts';
 import {
@@ -35,7 +35,7 @@ export interface AuthorizeDeps {
   config: Pick<Config, 'issuer' | 'codeTtl' | 'scopes'> & Partial<Pick<Config, 'mfa'>>;
   store: ClientStore & SignInDeps['store'] & SessionStore & ResourceStore;
   sealer: InteractionSealer;
-  /** Seals a step-up's sign-in in progress (src/authn/sign-in.ts). */
+  /** Seals a step-up's sign-in in progress (src/authn/flow.ts). */
   pending: PendingSignInSealer;
   codes: CodeSealer;
 }
@@ -53,7 +53,7 @@ export type AuthorizeOutcome =
   | { kind: 'error-page'; rejected: Rejected }
   | { kind: 'redirect'; location: string; rejected?: Rejected }
   | { kind: 'login'; interaction: string }
-  /** A step-up: the session's sign-in goes on at /login/<method> (src/authn/sign-in.ts). */
+  /** A step-up: the session's sign-in goes on at /login/<method> (src/authn/flow.ts). */
   | { kind: 'step'; method: string; pending: string }
   | { kind: 'consent'; interaction: string };
 type Outcome = Promise<AuthorizeOutcome>;
@@ -176,7 +176,7 @@ export async function continueAuthorization(
     if (request.prompts.includes('none')) return fail(new LoginRequired('the user must log in'));
     if (lacking !== 'level' || !session || !user) return { kind: 'login', interaction: seal() };
     // A step-up: the session is fresh but short of the level asked; its sign-in goes on from its factors.
-    const progress = await continueSignIn(deps, {
+    const progress = await advance(deps, {
       user,
       factors: session.factors,
       authTime: session.authTime,

@@ -4,7 +4,7 @@ import { InvalidClient, InvalidRequest, TooManyAttempts } from '../../errors/ind
 import type { Client, ClientStore } from '../../store/clients.ts';
 import { hashToken, safeEqual } from '../../tokens/opaque.ts';
 import { type Params, single } from '../params.ts';
-import type { Refusal } from '../throttle.ts';
+import type { Refusal } from '../../authn/throttle.ts';
 import type { ClientAuthGuard } from './throttle.ts';
 
 /** RFC 6749 §2.3.1: the id and secret are form-urlencoded before they are joined and Base64-encoded. */

@@ -23,7 +23,7 @@ import {
   type ThrottleObserver,
   type ThrottlePolicy,
   type ThrottleState,
-} from '../throttle.ts';
+} from '../../authn/throttle.ts';
 
 /** Keys remembered at most: beyond, the oldest are forgotten (their counts stay in the database). */
 const REMEMBERED = 10_000;

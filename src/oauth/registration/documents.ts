@@ -1,7 +1,7 @@
 // Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): a client_id that is an
 // https URL with a path names a JSON document of the client's metadata, which the client serves
 // itself. Tessera fetches it (guarded: https only, no private addresses, a timeout, a size limit, no
-// redirects: ../../http/outbound.ts), checks it as it checks a registration (./metadata.ts) plus the
+// redirects: ../../net/outbound.ts), checks it as it checks a registration (./metadata.ts) plus the
 // draft's rules (its client_id is the URL, a public client with no secret), and uses it as a public
 // client that is never stored. Documents are cached as their Cache-Control allows, within bounds,
 // and refusals briefly, so that neither a busy client nor a failing one makes Tessera fetch again
@@ -11,7 +11,7 @@
 // to the operator's log. Its name is the document's claim alone: the consent page leads with the
 // URL's host.
 import { OAuthError } from '../../errors/index.ts';
-import { fetchOutbound, OutboundError } from '../../http/outbound.ts';
+import { fetchOutbound, OutboundError } from '../../net/outbound.ts';
 import { type Client, SERVER_LIFETIMES } from '../../store/clients.ts';
 import { FetchLimits } from './fetch-limits.ts';
 import { checkClientMetadata } from './metadata.ts';

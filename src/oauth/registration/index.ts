@@ -14,7 +14,7 @@ import { type Requester, securityEvent } from '../../events/index.ts';
 import { type Client, type ClientStore, SERVER_LIFETIMES } from '../../store/clients.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import { hashToken, newId, randomToken, safeEqual } from '../../tokens/opaque.ts';
-import { addressKey, Throttle } from '../throttle.ts';
+import { addressKey, Throttle } from '../../authn/throttle.ts';
 import { bearerToken, type TokenStatusDeps, userWithScope } from '../token-status.ts';
 import { checkClientMetadata, type ClientMetadata } from './metadata.ts';
 

@@ -1,28 +1,26 @@
 // The passkey step (WebAuthn): a first step that signs in without a password (the passkey names the
 // user, and its PIN or biometric is required), or a later step after a password (user verification
 // preferred). Either way it is phishing-resistant: the browser signs only for Tessera's own origin.
-// The ceremonies and their checks are ../passkeys/; adding, renaming and removing passkeys is
-// ../passkeys/enrolment.ts.
+// The ceremonies and their checks are ./ceremony.ts and ./relying-party.ts; adding, renaming and
+// removing passkeys is ./enrolment.ts.
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { type Requester, securityEvent } from '../../events/index.ts';
-import type { ThrottleObserver } from '../../oauth/throttle.ts';
+import type { ThrottleObserver } from '../throttle.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { Passkey, PasskeyStore } from '../../store/passkeys.ts';
 import type { User, UserStore } from '../../store/users.ts';
-import { challengeUse, type OpenedCeremony } from '../passkeys/ceremony.ts';
-import { type PasskeyFailure, parseAssertion, type RelyingParty, userHandleOf } from '../passkeys/relying-party.ts';
+import { challengeUse, type OpenedCeremony } from './ceremony.ts';
+import { type PasskeyFailure, parseAssertion, type RelyingParty, userHandleOf } from './relying-party.ts';
 import type { Factor } from '../factors.ts';
-import type { Requirement } from '../policy.ts';
-import {
-  continuePendingSignIn,
-  continueSignIn,
-  type PendingSignIn,
-  type SignInDeps,
-  type SignInProgress,
-} from '../sign-in.ts';
-import type { Step } from './index.ts';
+import type { FormAttempt, Step, Verification } from '../step.ts';
 
-export const passkeyStep: Step = {
+export interface PasskeyDeps {
+  store: UserStore & PasskeyStore & EventStore;
+  relyingParty: RelyingParty;
+  observer?: Pick<ThrottleObserver, 'signInFailed'> | undefined;
+}
+
+export const passkeyStep = {
   method: 'passkey',
   first: true,
   second: true,
@@ -31,7 +29,8 @@ export const passkeyStep: Step = {
   factors: 2,
   phishingResistant: true,
   enrolled: (user, store) => store.hasPasskeys(user.id),
-};
+  verify: verifyPasskey,
+} as const satisfies Step<PasskeyDeps, FormAttempt, never>;
 
 /**
  * The factor a passkey gives (RFC 8176 §2): `swk` for a synced passkey, whose key the platform can
@@ -39,13 +38,7 @@ export const passkeyStep: Step = {
  * key; `user` for the test of user presence every assertion passes (the UP flag).
  */
 export function passkeyFactor(backupEligible: boolean, at: number): Factor {
-  return { method: passkeyStep.method, amr: [backupEligible ? 'swk' : 'hwk', 'user'], at };
-}
-
-export interface PasskeyDeps extends SignInDeps {
-  store: SignInDeps['store'] & UserStore & PasskeyStore & EventStore;
-  relyingParty: RelyingParty;
-  observer?: Pick<ThrottleObserver, 'signInFailed'>;
+  return { method: 'passkey', amr: [backupEligible ? 'swk' : 'hwk', 'user'], at };
 }
 
 export interface PasskeyAttempt {
@@ -59,38 +52,18 @@ export interface PasskeyAttempt {
   now: number;
 }
 
-export type PasskeyOutcome = { kind: 'failed'; reason: PasskeyFailure; detail?: string } | SignInProgress;
-
-/** A sign-in with a passkey alone (the sign-in page's button or its autofill), then what the policy asks next. */
-export async function signInWithPasskey(
-  deps: PasskeyDeps,
-  attempt: PasskeyAttempt & { need: Requirement; resume: string | null; bind: () => string },
-): Promise<PasskeyOutcome> {
-  const checked = await checkAssertion(deps, attempt, { userId: null, requireUserVerification: true });
+/**
+ * A passkey's assertion (the form's `response`): alone, it begins a sign-in and needs user
+ * verification (the passkey names the user); after a first step it must be of the user that step named.
+ */
+async function verifyPasskey(deps: PasskeyDeps, attempt: FormAttempt): Promise<Verification> {
+  const { user, now } = attempt;
+  const expected = { userId: user?.id ?? null, requireUserVerification: user === null };
+  const { clientId, requester, isBound } = attempt;
+  const response = attempt.field('response');
+  const checked = await checkAssertion(deps, { response, clientId, requester, isBound, now }, expected);
   if (checked.kind === 'failed') return checked;
-  const { now } = attempt;
-  return continueSignIn(deps, {
-    user: checked.user,
-    factors: [passkeyFactor(checked.backupEligible, now)],
-    authTime: now,
-    need: attempt.need,
-    resume: attempt.resume,
-    clientId: attempt.clientId,
-    bind: attempt.bind,
-    now,
-  });
-}
-
-/** A passkey as a later step of a sign-in (its page opened the pending sign-in). */
-export async function confirmWithPasskey(
-  deps: PasskeyDeps,
-  opened: { pending: PendingSignIn; user: User },
-  attempt: PasskeyAttempt,
-): Promise<PasskeyOutcome> {
-  const userId = opened.user.id;
-  const checked = await checkAssertion(deps, attempt, { userId, requireUserVerification: false });
-  if (checked.kind === 'failed') return checked;
-  return continuePendingSignIn(deps, opened, passkeyFactor(checked.backupEligible, attempt.now), attempt.now);
+  return { kind: 'verified', user: checked.user, factor: passkeyFactor(checked.backupEligible, now) };
 }
 
 type Checked = { kind: 'checked'; user: User; backupEligible: boolean } | { kind: 'failed'; reason: PasskeyFailure };

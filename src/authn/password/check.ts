@@ -14,7 +14,7 @@ import {
   Throttle,
   type ThrottleObserver,
   type ThrottlePolicy,
-} from '../../oauth/throttle.ts';
+} from '../throttle.ts';
 
 export async function authenticateUser(
   store: UserStore,

@@ -1,18 +1,22 @@
-// A sign-in between its steps (src/authn/sign-in.ts): sealed for the next step's page, bound to the
+// A sign-in between its steps (src/authn/flow.ts): sealed for the next step's page, bound to the
 // browser it began in, short-lived, opened only for a step it offered, and finished with the factor
-// that page adds. Steps to come are stood in for by a registry of the test's own where it matters.
+// that page adds (`advance`). Steps to come are stood in for by a registry of the test's own where it matters.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ANY_SIGN_IN } from '../../src/authn/policy.ts';
 import {
-  continuePendingSignIn,
-  continueSignIn,
+  advance,
+  begin,
+  beginCarried,
+  HELD,
   openPendingSignIn,
   PENDING_SIGN_IN_TTL,
   type PendingSignIn,
   PendingSignInSealer,
   type SignInDeps,
-} from '../../src/authn/sign-in.ts';
+  soFar,
+} from '../../src/authn/flow.ts';
 import { Level } from '../../src/authn/levels.ts';
 import type { User } from '../../src/store/users.ts';
 
@@ -57,9 +61,9 @@ const open = (sealed: string, over: Partial<Parameters<typeof openPendingSignIn>
 
 describe('a sign-in between its steps', () => {
   it('after a password, a user with a second factor goes on to it, what is done sealed for its page', async () => {
-    // The real authenticator-app step (src/authn/steps/totp.ts), enrolled by this user.
+    // The real authenticator-app step (src/authn/totp/step.ts), enrolled by this user.
     const withTotp = { ...deps, store: { ...deps.store, hasTotp: async (id: string) => id === user.id } };
-    const progress = await continueSignIn(withTotp, {
+    const progress = await advance(withTotp, {
       user,
       factors: [pwd],
       authTime: NOW,
@@ -75,7 +79,7 @@ describe('a sign-in between its steps', () => {
     const opened = await open(progress.pending);
     assert.deepEqual(opened?.pending, { ...pending, need: ANY_SIGN_IN });
     // Without the step, the same sign-in is complete.
-    const plain = await continueSignIn(deps, {
+    const plain = await advance(deps, {
       user,
       factors: [pwd],
       authTime: NOW,
@@ -89,7 +93,7 @@ describe('a sign-in between its steps', () => {
   });
 
   it('after a password, a user with nothing else is signed in: the factors and auth_time become the session', async () => {
-    const progress = await continueSignIn(deps, {
+    const progress = await advance(deps, {
       user,
       factors: [pwd],
       authTime: NOW,
@@ -131,7 +135,7 @@ describe('a sign-in between its steps', () => {
   it('the next step adds its factor to those sealed, keeping auth_time, the request and the client', async () => {
     const otp = { method: 'totp', amr: ['otp'], at: NOW + 20 };
     // Two factors meet the level asked: signed in, to resume the request.
-    const progress = await continuePendingSignIn(deps, { pending, user }, otp, NOW + 20);
+    const progress = await advance(deps, soFar({ pending, user }, NOW + 20, otp));
     assert.deepEqual(progress, {
       kind: 'signed-in',
       signedIn: { userId: user.id, authTime: NOW, factors: [pwd, otp] },
@@ -139,5 +143,73 @@ describe('a sign-in between its steps', () => {
       resume: 'sealed-request',
       clientId: 'app',
     });
+  });
+});
+
+describe('advance: where a sign-in goes after a step verified', () => {
+  const bound = () => 'this-browser';
+  const account = { need: ANY_SIGN_IN, resume: null, clientId: null, bind: bound };
+
+  it('begin: a first step signs in for what its page was for, or for what the step carried (an upstream flow)', async () => {
+    const verified = { user, factor: pwd };
+    assert.deepEqual(begin(verified, account, NOW), {
+      user,
+      factors: [pwd],
+      authTime: NOW,
+      need: ANY_SIGN_IN,
+      resume: null,
+      clientId: null,
+      bind: bound,
+      now: NOW,
+    });
+    const fed = { method: 'upstream', amr: ['fed'], at: NOW };
+    const carried = {
+      need: { ...ANY_SIGN_IN, level: Level.mfa },
+      resume: 'sealed',
+      clientId: 'app',
+      browser: 'flow-browser',
+    };
+    const so = beginCarried({ user, factor: fed, carried }, NOW);
+    assert.deepEqual([so.need, so.resume, so.clientId, so.bind()], [carried.need, 'sealed', 'app', 'flow-browser']);
+    // A reset link carries where it goes back to, and the page the rest.
+    const link = begin(
+      { user, factor: pwd, carried: { resume: '/reset/password?reset=x', clientId: null } },
+      account,
+      NOW,
+    );
+    assert.deepEqual([link.resume, link.bind()], ['/reset/password?reset=x', 'this-browser']);
+  });
+
+  it('a requirement the operator sets and the user cannot meet yet: an authenticator app is enrolled on the way', async () => {
+    const need = { ...ANY_SIGN_IN, level: Level.mfa, mfa: 'required' as const, enrol: true };
+    const progress = await advance(deps, { ...begin({ user, factor: pwd }, account, NOW), need });
+    assert.equal(progress.kind, 'next-step');
+    if (progress.kind !== 'next-step') return;
+    assert.equal(progress.method, 'totp');
+    const opened = await open(progress.pending);
+    assert.deepEqual([opened?.pending.enrol, opened?.pending.offered], [true, ['totp']]);
+  });
+
+  it('a level nobody can reach ends the sign-in at the level reached: signed in, the request told', async () => {
+    const need = { ...ANY_SIGN_IN, level: Level.phr };
+    const progress = await advance(deps, { ...begin({ user, factor: pwd }, account, NOW), need });
+    assert.equal(progress.kind, 'signed-in');
+  });
+
+  it('a sign-in held while a page spoke (HELD) goes on with the factors sealed, adding none', async () => {
+    const held = { ...pending, offered: [HELD] };
+    const progress = await advance(deps, soFar({ pending: held, user }, NOW + 30));
+    assert.equal(progress.kind, 'signed-in');
+    if (progress.kind === 'signed-in') assert.deepEqual(progress.signedIn.factors, [pwd]);
+  });
+
+  it('the steps never call the flow: none of their modules imports it', () => {
+    const room = new URL('../../src/authn/', import.meta.url);
+    for (const folder of ['password', 'passkeys', 'totp', 'recovery', 'upstream', 'mail-link']) {
+      for (const file of readdirSync(new URL(`${folder}/`, room))) {
+        const text = readFileSync(new URL(`${folder}/${file}`, room), 'utf8');
+        assert.doesNotMatch(text, /from '\.\.\/(flow|registry)\.ts'/, `${folder}/${file}`);
+      }
+    }
   });
 });

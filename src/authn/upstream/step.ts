@@ -8,7 +8,8 @@
 //
 // Its pages (src/http/routes/upstream.ts): the sign-in page's button starts a flow (beginUpstream),
 // the provider's answer comes back to the callback (completeUpstream), and a person whose account
-// there is not linked yet proves which account here is theirs (./upstream-link.ts).
+// there is not linked yet proves which account here is theirs (./link.ts). Either way the route hands
+// the verified factor to the sign-in flow (../flow.ts), with the purpose the flow's cookie carried.
 import { type Requester, securityEvent } from '../../events/index.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { UpstreamProvider } from '../../store/upstream.ts';
@@ -19,22 +20,23 @@ import type { UpstreamIdentity } from '../../upstream/identity.ts';
 import { authorizationAt, identityAt, type UpstreamDeps } from '../../upstream/index.ts';
 import type { Factor } from '../factors.ts';
 import type { Requirement } from '../policy.ts';
-import { continueSignIn, type SignInDeps, type SignInProgress } from '../sign-in.ts';
-import type { EnrolmentStore, Step } from './index.ts';
+import type { Carried, EnrolmentStore, Step, Verification } from '../step.ts';
 
 // A first step only: the policy asks `enrolled` of steps that may follow another, which these never
-// do. Whether a user has links is the account page's question (src/account/upstream.ts).
-export const upstreamStep: Step = {
+// do. Whether a user has links is the account page's question (src/account/upstream.ts). Verified
+// when the provider's answer comes back (completeUpstream).
+export const upstreamStep = {
   method: 'upstream',
   first: true,
   second: false,
   factors: 1,
   phishingResistant: false,
   enrolled: () => false,
-};
+  verify: completeUpstream,
+} as const satisfies Step<UpstreamSignInDeps, UpstreamReturn, UpstreamOutcome>;
 
 /** A provider's sign-in that stated `mfa`, from a provider trusted for it: two factors. */
-export const upstreamMfaStep: Step = { ...upstreamStep, method: 'upstream-mfa', factors: 2 };
+export const upstreamMfaStep = { ...upstreamStep, method: 'upstream-mfa', factors: 2 } as const;
 
 /** The values of the IANA "Authentication Method Reference Values" registry (RFC 8176 §5.1). */
 const REGISTERED_AMR = new Set(
@@ -45,12 +47,12 @@ const REGISTERED_AMR = new Set(
 export function upstreamFactor(provider: UpstreamProvider, identity: UpstreamIdentity, now: number): Factor {
   if (provider.trustUpstreamMfa && identity.amr.includes('mfa')) {
     const stated = identity.amr.filter((v) => REGISTERED_AMR.has(v) && v !== 'mfa');
-    return { method: upstreamMfaStep.method, amr: ['fed', ...new Set(stated)], at: now };
+    return { method: 'upstream-mfa', amr: ['fed', ...new Set(stated)], at: now };
   }
-  return { method: upstreamStep.method, amr: ['fed'], at: now };
+  return { method: 'upstream', amr: ['fed'], at: now };
 }
 
-export interface UpstreamSignInDeps extends SignInDeps {
+export interface UpstreamSignInDeps {
   store: EnrolmentStore & AccountStore & EventStore;
   upstream: UpstreamDeps;
   flows: UpstreamFlowSealer;
@@ -150,7 +152,8 @@ export interface UpstreamReturn {
 }
 
 export type UpstreamOutcome =
-  | SignInProgress
+  /** Signed in by the provider: the flow goes on with `factor`, for what the flow's cookie carried. */
+  | (Extract<Verification, { kind: 'verified' }> & { carried: Carried })
   /** No link yet: the link page, with this sealed PendingLink. */
   | { kind: 'link-needed'; link: string }
   /** Linked to the signed-in user (the account page's purpose). */
@@ -240,14 +243,6 @@ export async function completeUpstream(deps: UpstreamSignInDeps, back: UpstreamR
     );
     return { kind: 'link-needed', link };
   }
-  return continueSignIn(deps, {
-    user: resolved.user,
-    factors: [factor],
-    authTime: now,
-    need: flow.need,
-    resume,
-    clientId: flow.clientId,
-    bind: () => flow.browser,
-    now,
-  });
+  const carried = { need: flow.need, resume, clientId: flow.clientId, browser: flow.browser };
+  return { kind: 'verified', user: resolved.user, factor, carried };
 }

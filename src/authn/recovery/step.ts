@@ -5,16 +5,18 @@
 // method for a look-up secret, so the factor adds no amr value of its own; with the first factor the
 // sign-in is still two factors (`mfa`). Codes are made with the first authenticator app and renewed
 // on the account page (../recovery/).
-import { type Requester, securityEvent } from '../../events/index.ts';
-import type { User } from '../../store/users.ts';
+import { securityEvent } from '../../events/index.ts';
 import type { Factor } from '../factors.ts';
-import { recoveryCodeHash, typedRecoveryCode } from '../recovery/codes.ts';
-import { checkCode, type CodeVerdict } from '../second-factor.ts';
-import { continuePendingSignIn, type PendingSignIn } from '../sign-in.ts';
-import type { Step } from './index.ts';
-import type { TotpDeps, TotpOutcome } from './totp.ts';
+import { recoveryCodeHash, typedRecoveryCode } from './codes.ts';
+import { checkCode, type CodeCheckDeps, type CodeVerdict } from '../second-factor.ts';
+import type { FormAttempt, Step, Verification } from '../step.ts';
+import type { SecondFactorStore } from '../../store/second-factors.ts';
 
-export const recoveryCodeStep: Step = {
+export interface RecoveryCodeDeps extends CodeCheckDeps {
+  store: CodeCheckDeps['store'] & Pick<SecondFactorStore, 'recoveryCodeSummary' | 'useRecoveryCode'>;
+}
+
+export const recoveryCodeStep = {
   method: 'recovery-code',
   first: false,
   second: true,
@@ -24,35 +26,31 @@ export const recoveryCodeStep: Step = {
   // Only beside a second factor that they stand in for: a user who removed theirs is not asked.
   enrolled: async (user, store) =>
     (await store.hasRecoveryCodes(user.id)) && ((await store.hasTotp(user.id)) || (await store.hasPasskeys(user.id))),
-};
+  verify: confirmWithRecoveryCode,
+} as const satisfies Step<RecoveryCodeDeps, FormAttempt, never>;
 
 export function recoveryCodeFactor(at: number): Factor {
-  return { method: recoveryCodeStep.method, amr: [], at };
+  return { method: 'recovery-code', amr: [], at };
 }
 
-/** A recovery code as a later step of a sign-in. */
-export async function confirmWithRecoveryCode(
-  deps: Omit<TotpDeps, 'secrets'>,
-  opened: { pending: PendingSignIn; user: User },
-  attempt: { code: string | undefined; requester: Requester; now: number },
-): Promise<TotpOutcome> {
-  const { user, pending } = opened;
-  const { now, requester } = attempt;
+/** A recovery code (the form's `code`) as a later step of a sign-in, of the user it named. */
+async function confirmWithRecoveryCode(deps: RecoveryCodeDeps, attempt: FormAttempt): Promise<Verification> {
+  const { user, now, requester, clientId } = attempt;
+  if (!user) return { kind: 'failed', reason: 'no_user' };
   const spend = async (): Promise<CodeVerdict> => {
-    const typed = typedRecoveryCode(attempt.code);
+    const typed = typedRecoveryCode(attempt.field('code'));
     if (!typed) return 'wrong_code';
     const left = (await deps.store.recoveryCodeSummary(user.id)).unused - 1;
     const used = securityEvent('recovery_code.used', now, {
       userId: user.id,
-      clientId: pending.clientId,
+      clientId,
       requester,
       data: { left: Math.max(left, 0) },
     });
     const hash = recoveryCodeHash(user.id, typed);
     return (await deps.store.useRecoveryCode({ userId: user.id, hash, at: now }, used)) ? 'ok' : 'wrong_code';
   };
-  const check = { user, method: recoveryCodeStep.method, clientId: pending.clientId, requester, now };
+  const check = { user, method: 'recovery-code', clientId, requester, now };
   const checked = await checkCode(deps, check, spend);
-  if (checked.kind !== 'ok') return checked;
-  return continuePendingSignIn(deps, opened, recoveryCodeFactor(now), now);
+  return checked.kind === 'ok' ? { kind: 'verified', user, factor: recoveryCodeFactor(now) } : checked;
 }

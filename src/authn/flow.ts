@@ -1,14 +1,17 @@
-// A sign-in between its steps. After each factor the policy (./policy.ts) says whether the sign-in is
-// complete, and then it becomes a session (../http/browser.ts starts it), or which step comes next:
-// then what is done so far travels to that step's page sealed, bound to the browser and short-lived
-// (a PendingSignIn), never as a session, so nothing can be done with half a sign-in.
+// A sign-in between its steps. A route verifies a step (./step.ts) and hands its factor to `advance`:
+// the policy (./policy.ts) says whether the sign-in is complete, and then it becomes a session
+// (../http/browser.ts starts it), or which step comes next: then what is done so far travels to that
+// step's page sealed, bound to the browser and short-lived (a PendingSignIn), never as a session, so
+// nothing can be done with half a sign-in. The steps never call this module: it calls none of them
+// either, only asks the registry (./registry.ts) what the user has enrolled.
 import type { User } from '../store/users.ts';
 import { Sealer } from '../tokens/sealed.ts';
 import type { Secrets } from '../tokens/secrets.ts';
 import type { Factor } from './factors.ts';
 import { nextStep, type Requirement } from './policy.ts';
 import type { SignedIn } from './session.ts';
-import { enrolledMethods, type EnrolmentStore, type Step, steps } from './steps/index.ts';
+import { enrolledMethods, steps } from './registry.ts';
+import type { Carried, EnrolmentStore, Step } from './step.ts';
 
 /** How long the next step's page may take: long enough to find a phone. */
 export const PENDING_SIGN_IN_TTL = 10 * 60;
@@ -53,7 +56,7 @@ export type SignInProgress =
 export interface SignInDeps {
   store: EnrolmentStore;
   pending: PendingSignInSealer;
-  /** The steps a sign-in may use: every one (./steps/index.ts) unless said otherwise. */
+  /** The steps a sign-in may use: every one (./registry.ts) unless said otherwise. */
   steps?: readonly Step[];
 }
 
@@ -71,11 +74,11 @@ export interface SignInSoFar {
 }
 
 /**
- * After a factor: complete, or sealed for the next step. A requirement the user's enrolled steps
- * cannot meet ends the sign-in at the level reached: the user did sign in, and what asked for more
- * (the authorization request) answers that it could not be met.
+ * After a step verified its factor (last in `so.factors`): complete, or sealed for the next step. A
+ * requirement the user's enrolled steps cannot meet ends the sign-in at the level reached: the user
+ * did sign in, and what asked for more (the authorization request) answers that it could not be met.
  */
-export async function continueSignIn(deps: SignInDeps, so: SignInSoFar): Promise<SignInProgress> {
+export async function advance(deps: SignInDeps, so: SignInSoFar): Promise<SignInProgress> {
   const registry = deps.steps ?? steps();
   const next = nextStep(so.factors, so.need, await enrolledMethods(deps.store, so.user, registry), registry);
   if (next.kind === 'step' || next.kind === 'enrol') {
@@ -101,6 +104,26 @@ export function holdSignIn(deps: SignInDeps, so: SignInSoFar, offered: string[],
     browser: so.bind(),
     exp: so.now + PENDING_SIGN_IN_TTL,
   });
+}
+
+/**
+ * The sign-in a first step begins (its factor the first), for what the page that posted it was for,
+ * unless the step carried that itself (an upstream provider's flow, a reset link).
+ */
+export function begin(
+  verified: { user: User; factor: Factor; carried?: Partial<Carried> | undefined },
+  purpose: Omit<Carried, 'browser'> & { bind: () => string },
+  now: number,
+): SignInSoFar {
+  const { need, resume, clientId, browser } = { ...purpose, ...verified.carried };
+  const bind = browser !== undefined ? () => browser : purpose.bind;
+  return { user: verified.user, factors: [verified.factor], authTime: now, need, resume, clientId, bind, now };
+}
+
+/** The sign-in a first step begins that carried all it is for itself (an upstream provider's flow). */
+export function beginCarried(verified: { user: User; factor: Factor; carried: Carried }, now: number): SignInSoFar {
+  const { need, resume, clientId, browser } = verified.carried;
+  return begin(verified, { need, resume, clientId, bind: () => browser }, now);
 }
 
 /** What a pending sign-in was, as the sign-in so far (to go on with, or to hold again). */
@@ -132,27 +155,8 @@ export async function openPendingSignIn(
   return user && !user.disabled ? { pending, user } : undefined;
 }
 
-/** After a later step's factor (its page opened the pending sign-in): the sign-in goes on with it. */
-export function continuePendingSignIn(
-  deps: SignInDeps,
-  opened: { pending: PendingSignIn; user: User },
-  factor: Factor,
-  now: number,
-): Promise<SignInProgress> {
-  return continueSignIn(deps, soFar(opened, now, factor));
-}
-
 /**
- * A sign-in held after its last factor while a page said something first (the recovery codes of an
- * authenticator app enrolled during the sign-in, offered as `continue`): it goes on as it was.
+ * What a held sign-in is offered as: the authenticator app's enrolment during a sign-in holds one
+ * while the recovery codes are shown, then it goes on as it was (`advance` with no new factor).
  */
-export function resumeHeldSignIn(
-  deps: SignInDeps,
-  opened: { pending: PendingSignIn; user: User },
-  now: number,
-): Promise<SignInProgress> {
-  return continueSignIn(deps, soFar(opened, now));
-}
-
-/** What a held sign-in is offered as (./steps/totp.ts holds one while the recovery codes are shown). */
 export const HELD = 'continue';

@@ -3,8 +3,7 @@
 // way, once: its time step is stored in one conditional update (../../store/second-factors.ts), so
 // the same code, or an older one, is refused afterwards, also when two requests bring it at once.
 // Guesses are throttled per user and address (../second-factor.ts). Enrolment, on the account page
-// or during a sign-in that needs a second factor, is ../totp/enrolment.ts.
-import type { Requester } from '../../events/index.ts';
+// or during a sign-in that needs a second factor, is ./enrolment.ts.
 import type { EventStore } from '../../store/events.ts';
 import type { SecondFactorStore } from '../../store/second-factors.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
@@ -12,12 +11,16 @@ import type { User } from '../../store/users.ts';
 import { decryptAtRest } from '../../tokens/at-rest.ts';
 import type { Secrets } from '../../tokens/secrets.ts';
 import type { Factor } from '../factors.ts';
-import { checkCode, type CodeCheck, type CodeCheckDeps, type CodeVerdict } from '../second-factor.ts';
-import { continuePendingSignIn, type PendingSignIn, type SignInDeps, type SignInProgress } from '../sign-in.ts';
-import { matchingStep, typedCode } from '../totp/code.ts';
-import type { Step } from './index.ts';
+import { checkCode, type CodeCheckDeps, type CodeVerdict } from '../second-factor.ts';
+import { matchingStep, typedCode } from './code.ts';
+import type { FormAttempt, Step, Verification } from '../step.ts';
 
-export const totpStep: Step = {
+export interface TotpDeps extends CodeCheckDeps {
+  store: EventStore & ThrottleStore & SecondFactorStore;
+  secrets: Secrets;
+}
+
+export const totpStep = {
   method: 'totp',
   first: false,
   second: true,
@@ -25,16 +28,12 @@ export const totpStep: Step = {
   phishingResistant: false,
   switchable: true,
   enrolled: (user, store) => store.hasTotp(user.id),
-};
+  verify: confirmWithTotp,
+} as const satisfies Step<TotpDeps, FormAttempt, never>;
 
 /** The factor an authenticator code gives (RFC 8176 §2: `otp`). */
 export function totpFactor(at: number): Factor {
-  return { method: totpStep.method, amr: ['otp'], at };
-}
-
-export interface TotpDeps extends SignInDeps, CodeCheckDeps {
-  store: SignInDeps['store'] & EventStore & ThrottleStore & SecondFactorStore;
-  secrets: Secrets;
+  return { method: 'totp', amr: ['otp'], at };
 }
 
 /** The user's secret, decrypted; an error when no secret of the keyring opens it (TESSERA_SECRET changed). */
@@ -60,18 +59,11 @@ export async function verifyTotp(
   return (await deps.store.useTotpStep({ userId: user.id, step, at: now })) ? 'ok' : 'replayed';
 }
 
-export type TotpOutcome = Exclude<CodeCheck, { kind: 'ok' }> | SignInProgress;
-
-/** An authenticator code as a later step of a sign-in (its page opened the pending sign-in). */
-export async function confirmWithTotp(
-  deps: TotpDeps,
-  opened: { pending: PendingSignIn; user: User },
-  attempt: { code: string | undefined; requester: Requester; now: number },
-): Promise<TotpOutcome> {
-  const { user, pending } = opened;
-  const { now } = attempt;
-  const check = { user, method: totpStep.method, clientId: pending.clientId, requester: attempt.requester, now };
-  const checked = await checkCode(deps, check, () => verifyTotp(deps, user, attempt.code, now));
-  if (checked.kind !== 'ok') return checked;
-  return continuePendingSignIn(deps, opened, totpFactor(now), now);
+/** An authenticator code (the form's `code`) as a later step of a sign-in, of the user it named. */
+async function confirmWithTotp(deps: TotpDeps, attempt: FormAttempt): Promise<Verification> {
+  const { user, now } = attempt;
+  if (!user) return { kind: 'failed', reason: 'no_user' };
+  const check = { user, method: 'totp', clientId: attempt.clientId, requester: attempt.requester, now };
+  const checked = await checkCode(deps, check, () => verifyTotp(deps, user, attempt.field('code'), now));
+  return checked.kind === 'ok' ? { kind: 'verified', user, factor: totpFactor(now) } : checked;
 }

@@ -2,17 +2,18 @@
 // is not linked to one here yet, and who must not be given a new account (an account here has the
 // email the provider verified, or the provider only links), proves which account is theirs by signing
 // in to it, here, with its password (throttled as any sign-in). Then the link is made and the sign-in
-// goes on from the provider's factor: the password proved the account, the provider signs the person in.
+// goes on from the provider's factor (the route hands it to ../flow.ts): the password proved the
+// account, the provider signs the person in.
 import type { Requester } from '../../events/index.ts';
-import type { ThrottleObserver, ThrottlePolicy, Refusal } from '../../oauth/throttle.ts';
+import type { ThrottleObserver, ThrottlePolicy, Refusal } from '../throttle.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import type { UserStore } from '../../store/users.ts';
 import { linkUser } from '../../upstream/accounts.ts';
 import type { PendingLink } from '../../upstream/flow.ts';
 import { securityEvent } from '../../events/index.ts';
-import { signIn } from '../password/sign-in.ts';
-import { continueSignIn, type SignInProgress } from '../sign-in.ts';
-import type { UpstreamSignInDeps } from './upstream.ts';
+import { signIn } from '../password/check.ts';
+import type { Carried, Verification } from '../step.ts';
+import type { UpstreamSignInDeps } from './step.ts';
 
 export interface LinkDeps extends UpstreamSignInDeps {
   store: UpstreamSignInDeps['store'] & UserStore & ThrottleStore;
@@ -37,7 +38,8 @@ export type LinkOutcome =
   /** The account has another account of the provider linked, or the person got linked meanwhile. */
   | { kind: 'taken' }
   | { kind: 'gone' }
-  | SignInProgress;
+  /** Linked: the provider's factor, for what the link page's sign-in was for. */
+  | (Extract<Verification, { kind: 'verified' }> & { carried: Carried });
 
 /** The link page's form: the account's password, then the link, then the sign-in goes on. */
 export async function linkWithPassword(
@@ -73,14 +75,6 @@ export async function linkWithPassword(
   const data = { provider: provider.id, subject: pending.subject };
   const signedIn = securityEvent('user.upstream_signed_in', now, { userId: user.id, requester, data });
   await deps.store.touchLink(provider.id, pending.subject, now, signedIn);
-  return continueSignIn(deps, {
-    user,
-    factors: [{ ...pending.factor, at: now }],
-    authTime: now,
-    need: pending.need,
-    resume: pending.resume,
-    clientId: pending.clientId,
-    bind: () => pending.browser,
-    now,
-  });
+  const carried = { need: pending.need, resume: pending.resume, clientId: pending.clientId, browser: pending.browser };
+  return { kind: 'verified', user, factor: { ...pending.factor, at: now }, carried };
 }
