@@ -10,6 +10,18 @@ import { nextStep, type Requirement } from './policy.ts';
 import type { SignedIn } from './session.ts';
 import { enrolledMethods, type EnrolmentStore, type Step, steps } from './steps/index.ts';
 
+/**
+ * An account at an upstream provider to link to the user when, and only when, the sign-in completes:
+ * the link is written with the session (src/upstream/accounts.ts), never before, so a sign-in left
+ * at its second factor links nothing. `by` says what showed the account to be the user's.
+ */
+export interface LinkOnSignIn {
+  provider: string;
+  subject: string;
+  email: string | null;
+  by: 'sign_in' | 'verified_email';
+}
+
 /** How long the next step's page may take: long enough to find a phone. */
 export const PENDING_SIGN_IN_TTL = 10 * 60;
 
@@ -34,6 +46,8 @@ export interface PendingSignIn {
   clientId: string | null;
   /** The browser it was started in (src/http/browser.ts binding): refused in any other. */
   browser: string;
+  /** The upstream account this sign-in links once complete (a link page's, ./steps/upstream-link.ts). */
+  link?: LinkOnSignIn;
   exp: number;
 }
 
@@ -45,8 +59,15 @@ export class PendingSignInSealer extends Sealer<PendingSignIn> {
 
 /** Where a sign-in stands after a step. */
 export type SignInProgress =
-  /** Complete: start a session, then resume. */
-  | { kind: 'signed-in'; signedIn: SignedIn; user: User; resume: string | null; clientId: string | null }
+  /** Complete: start a session (with the link, when there is one), then resume. */
+  | {
+      kind: 'signed-in';
+      signedIn: SignedIn;
+      user: User;
+      resume: string | null;
+      clientId: string | null;
+      link?: LinkOnSignIn;
+    }
   /** Another step: its page is /login/<method>?pending=<pending>. */
   | { kind: 'next-step'; method: string; pending: string };
 
@@ -67,8 +88,12 @@ export interface SignInSoFar {
   clientId: string | null;
   /** This browser's binding, asked for only when a next step must be sealed. */
   bind: () => string;
+  link?: LinkOnSignIn;
   now: number;
 }
+
+/** The link a sign-in carries, as a field to spread. */
+const linkOf = (so: { link?: LinkOnSignIn | undefined }) => (so.link ? { link: so.link } : {});
 
 /**
  * After a factor: complete, or sealed for the next step. A requirement the user's enrolled steps
@@ -84,7 +109,7 @@ export async function continueSignIn(deps: SignInDeps, so: SignInSoFar): Promise
     return { kind: 'next-step', method: offered[0]!, pending };
   }
   const signedIn = { userId: so.user.id, authTime: so.authTime, factors: so.factors };
-  return { kind: 'signed-in', signedIn, user: so.user, resume: so.resume, clientId: so.clientId };
+  return { kind: 'signed-in', signedIn, user: so.user, resume: so.resume, clientId: so.clientId, ...linkOf(so) };
 }
 
 /** The sign-in so far, sealed for the page of `offered`'s first step. */
@@ -99,6 +124,7 @@ export function holdSignIn(deps: SignInDeps, so: SignInSoFar, offered: string[],
     resume: so.resume,
     clientId: so.clientId,
     browser: so.bind(),
+    ...linkOf(so),
     exp: so.now + PENDING_SIGN_IN_TTL,
   });
 }
@@ -114,6 +140,7 @@ export function soFar(opened: { pending: PendingSignIn; user: User }, now: numbe
     resume: pending.resume,
     clientId: pending.clientId,
     bind: () => pending.browser,
+    ...linkOf(pending),
     now,
   };
 }

@@ -4,7 +4,9 @@
 // is the one Microsoft Entra ID states for exactly that; the upstream's own values (its `pwd`,
 // `otp`) are not repeated as if Tessera had checked them, unless the operator trusts the provider's
 // multi-factor sign-ins (--trust-upstream-mfa): then a sign-in whose amr has `mfa` counts as two
-// factors (`upstream-mfa`) and its registered values are stated with `fed`.
+// factors (`upstream-mfa`) and its registered values are stated with `fed`. Only through a link that
+// exists (or with the user it makes): a sign-in that links an account here now never lets the
+// provider's factors stand in for the account's own second factor.
 //
 // Its pages (src/http/routes/upstream.ts): the sign-in page's button starts a flow (beginUpstream),
 // the provider's answer comes back to the callback (completeUpstream), and a person whose account
@@ -41,9 +43,14 @@ const REGISTERED_AMR = new Set(
   'face fpt geo hwk iris kba mca mfa otp pin pop pwd rba retina sc sms swk tel user vbm wia'.split(' '),
 );
 
-/** The factor a provider's sign-in makes (see above). */
-export function upstreamFactor(provider: UpstreamProvider, identity: UpstreamIdentity, now: number): Factor {
-  if (provider.trustUpstreamMfa && identity.amr.includes('mfa')) {
+/** The factor a provider's sign-in makes (see above); `linking` an existing account: one factor only. */
+export function upstreamFactor(
+  provider: UpstreamProvider,
+  identity: UpstreamIdentity,
+  now: number,
+  linking = false,
+): Factor {
+  if (provider.trustUpstreamMfa && !linking && identity.amr.includes('mfa')) {
     const stated = identity.amr.filter((v) => REGISTERED_AMR.has(v) && v !== 'mfa');
     return { method: upstreamMfaStep.method, amr: ['fed', ...new Set(stated)], at: now };
   }
@@ -218,7 +225,6 @@ export async function completeUpstream(deps: UpstreamSignInDeps, back: UpstreamR
     if (!(err instanceof UpstreamError)) throw err;
     return fail(err.reason, null, err.providerError, err.message);
   }
-  const factor = upstreamFactor(provider, identity, now);
   if (resolved.kind === 'refused') return fail(resolved.reason, resolved.userId);
   if (resolved.kind === 'link-needed') {
     const { identity: person } = resolved;
@@ -229,7 +235,6 @@ export async function completeUpstream(deps: UpstreamSignInDeps, back: UpstreamR
         email: person.email,
         emailVerified: person.emailVerified,
         reason: resolved.reason,
-        factor,
         resume,
         clientId: flow.clientId,
         need: flow.need,
@@ -240,14 +245,17 @@ export async function completeUpstream(deps: UpstreamSignInDeps, back: UpstreamR
     );
     return { kind: 'link-needed', link };
   }
+  // A link by a trusted email is written with the session, once the user's own steps are done.
+  const link = resolved.via === 'email' ? { link: resolved.link } : {};
   return continueSignIn(deps, {
     user: resolved.user,
-    factors: [factor],
+    factors: [upstreamFactor(provider, identity, now, resolved.via === 'email')],
     authTime: now,
     need: flow.need,
     resume,
     clientId: flow.clientId,
     bind: () => flow.browser,
+    ...link,
     now,
   });
 }
