@@ -24,7 +24,7 @@ export type UserStores = UserStore &
   EventStore &
   Pick<PasskeyStore, 'listPasskeys' | 'hasPasskeys'> &
   MailStore &
-  Pick<UpstreamStore, 'findUsersByEmail' | 'listLinks'> &
+  Pick<UpstreamStore, 'findUsersByEmail' | 'listLinks' | 'deleteLink'> &
   SecondFactorStore;
 
 /**
@@ -92,7 +92,7 @@ export async function describeSessions(store: UserStores, user: User, now: numbe
 }
 
 /**
- * Ends every session of the user (`user.signed_out`) and, with `grants`, revokes every grant
+ * Ends every session of the user (`user.signed_out`, with the user's `links`, which still sign in) and, with `grants`, revokes every grant
  * (`token.revoked` for each, so each app's webhooks hear of its own), in one transaction.
  */
 export async function signOutEverywhere(
@@ -100,13 +100,13 @@ export async function signOutEverywhere(
   user: User,
   grants: boolean,
   now: number,
+  linkedProviders: string[],
 ): Promise<{ sessions: number; grants: number }> {
   const live = (await store.listSessionsOf(user.id, now)).length;
   const revoked = grants ? await store.listActiveGrants(user.id, now) : [];
+  const data = { everywhere: true, linked_providers: linkedProviders };
   const events = [
-    ...(live > 0
-      ? [securityEvent('user.signed_out', now, { userId: user.id, requester: CLI, data: { everywhere: true } })]
-      : []),
+    ...(live > 0 ? [securityEvent('user.signed_out', now, { userId: user.id, requester: CLI, data })] : []),
     ...revoked.map((grant) =>
       securityEvent('token.revoked', now, {
         userId: user.id,
@@ -118,4 +118,21 @@ export async function signOutEverywhere(
   ];
   await store.signOutEverywhere({ userId: user.id, now, revokeGrants: grants }, events);
   return { sessions: live, grants: revoked.length };
+}
+
+/**
+ * The user's links to upstream providers, for what an operator's reset or sign-out says and records:
+ * each still signs the user in without the password or second factor just reset, so the operator
+ * helping after a compromise sees them (`users unlink` removes one).
+ */
+export async function upstreamLinksOf(store: UserStores, user: User) {
+  const links = await store.listLinks(user.id);
+  const line =
+    links.length === 0
+      ? 'no upstream provider is linked'
+      : `${links.length} linked provider(s) still sign ${user.username} in, without the password: ` +
+        `${links.map((l) => `${l.providerId} (${l.subject})`).join(', ')}; "users unlink ${user.username} PROVIDER" removes one`;
+  /** For the event's data: the providers, one link each. */
+  const linkedProviders = links.map((l) => l.providerId);
+  return { linkedProviders, line };
 }
