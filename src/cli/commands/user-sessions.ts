@@ -92,8 +92,9 @@ export async function describeSessions(store: UserStores, user: User, now: numbe
 }
 
 /**
- * Ends every session of the user (`user.signed_out`, with the user's `links`, which still sign in) and, with `grants`, revokes every grant
- * (`token.revoked` for each, so each app's webhooks hear of its own), in one transaction.
+ * Ends every session of the user (`user.signed_out`, naming the providers linked, which still sign the
+ * user in) and, with `grants`, revokes every grant (`token.revoked` for each, so each app's webhooks hear
+ * of its own), in one transaction.
  */
 export async function signOutEverywhere(
   store: UserStores,
@@ -127,12 +128,13 @@ export async function signOutEverywhere(
  */
 export async function upstreamLinksOf(store: UserStores, user: User) {
   const links = await store.listLinks(user.id);
+  const listed = links.map((l) => `${l.providerId} (${l.subject})`).join(', ');
   const line =
     links.length === 0
       ? 'no upstream provider is linked'
-      : `${links.length} linked provider(s) still sign ${user.username} in, without the password: ` +
-        `${links.map((l) => `${l.providerId} (${l.subject})`).join(', ')}; "users unlink ${user.username} PROVIDER" removes one`;
-  /** For the event's data: the providers, one link each. */
+      : `${links.length} linked provider(s) still sign ${user.username} in, without the password: ${listed}; ` +
+        `"users unlink ${user.username} PROVIDER" removes one`;
+  // For the event's data: the providers, one link each.
   const linkedProviders = links.map((l) => l.providerId);
   return { linkedProviders, line };
 }
