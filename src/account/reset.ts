@@ -176,8 +176,12 @@ export async function completePasswordReset(
   const passwordHash = await hashPassword(input.password);
   // A link made by whoever had the account stays: the person is told of each, and so is the audit trail.
   const links = await deps.store.listLinks(user.id);
-  const data = { linked_providers: links.map((l) => l.providerId) };
-  const event = securityEvent('user.password_reset', now, { userId: user.id, requester: input.requester, data });
+  const data = links.length === 0 ? undefined : { linked_providers: links.map((l) => l.providerId) };
+  const event = securityEvent('user.password_reset', now, {
+    userId: user.id,
+    requester: input.requester,
+    ...(data ? { data } : {}),
+  });
   const effect = {
     kind: 'password',
     userId: user.id,

@@ -84,8 +84,10 @@ for (const [name, database] of [
       await store?.close();
       await db?.drop();
     });
-    const eventsOf = async (userId: string, type: 'user.upstream_linked' | 'user.upstream_signed_in') =>
-      store.listEvents({ userId, type, limit: 10 });
+    const eventsOf = async (
+      userId: string,
+      type: 'user.upstream_linked' | 'user.upstream_signed_in' | 'user.signed_in',
+    ) => store.listEvents({ userId, type, limit: 10 });
 
     it('keeps a provider as given, once per id, and changes all but its id, type and creation', { skip }, async () => {
       const github = provider({

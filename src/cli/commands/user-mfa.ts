@@ -48,11 +48,11 @@ export async function mfaCommand(
     case 'reset': {
       const { positionals } = parse(rest, {}, 1);
       const user = await findUser(requirePositional(positionals, 'the username'));
-      const { linkedProviders, line } = await upstreamLinksOf(store, user);
+      const { data, line } = await upstreamLinksOf(store, user);
       const reset = securityEvent('mfa.reset', now, {
         userId: user.id,
         requester: CLI,
-        data: { username: user.username, linked_providers: linkedProviders },
+        data: { username: user.username, ...data },
       });
       const done = await store.resetSecondFactors(user.id, reset);
       const passkeys = (await store.listPasskeys(user.id)).length;

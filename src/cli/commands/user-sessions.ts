@@ -101,11 +101,11 @@ export async function signOutEverywhere(
   user: User,
   grants: boolean,
   now: number,
-  linkedProviders: string[],
+  linked: Record<string, string[]>,
 ): Promise<{ sessions: number; grants: number }> {
   const live = (await store.listSessionsOf(user.id, now)).length;
   const revoked = grants ? await store.listActiveGrants(user.id, now) : [];
-  const data = { everywhere: true, linked_providers: linkedProviders };
+  const data = { everywhere: true, ...linked };
   const events = [
     ...(live > 0 ? [securityEvent('user.signed_out', now, { userId: user.id, requester: CLI, data })] : []),
     ...revoked.map((grant) =>
@@ -134,7 +134,7 @@ export async function upstreamLinksOf(store: UserStores, user: User) {
       ? 'no upstream provider is linked'
       : `${links.length} linked provider(s) still sign ${user.username} in, without the password: ${listed}; ` +
         `"users unlink ${user.username} PROVIDER" removes one`;
-  // For the event's data: the providers, one link each.
-  const linkedProviders = links.map((l) => l.providerId);
-  return { linkedProviders, line };
+  // For the event's data: the providers, one link each (nothing when there is none).
+  const data: Record<string, string[]> = links.length === 0 ? {} : { linked_providers: links.map((l) => l.providerId) };
+  return { data, line };
 }

@@ -108,8 +108,7 @@ export async function usersCommand(store: UserStores, config: Config, args: stri
       const user = await findUser(store, requirePositional(positionals, 'the username'));
       if (!values['password-stdin'])
         throw new UsageError('set-password reads the password from standard input: add --password-stdin');
-      const { linkedProviders, line } = await upstreamLinksOf(store, user);
-      const data = { linked_providers: linkedProviders };
+      const { data, line } = await upstreamLinksOf(store, user);
       const changed = securityEvent('user.password_changed', now, { userId: user.id, requester: CLI, data });
       const hash = await hashPassword(await newPassword(io, config, user.username));
       await store.setUserPassword(user.id, hash, now, changed);
@@ -178,8 +177,8 @@ export async function usersCommand(store: UserStores, config: Config, args: stri
       // stop, access tokens turn inactive), as after a stolen laptop or a suspected compromise.
       const { values, positionals } = parse(rest, { grants: { type: 'boolean' } }, 1);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
-      const { linkedProviders, line } = await upstreamLinksOf(store, user);
-      const ended = await signOutEverywhere(store, user, values.grants ?? false, now, linkedProviders);
+      const { data, line } = await upstreamLinksOf(store, user);
+      const ended = await signOutEverywhere(store, user, values.grants ?? false, now, data);
       const sessions = `${ended.sessions} session${ended.sessions === 1 ? '' : 's'}`;
       const grants = values.grants
         ? `${ended.grants} grant(s) revoked`
