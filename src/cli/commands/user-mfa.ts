@@ -63,7 +63,7 @@ export async function mfaCommand(
       const what = removed.length > 0 ? removed.join(' and ') : 'nothing (no app, no codes)';
       io.out(`reset ${user.username}: removed ${what}, ended ${done.sessions} session(s)`);
       if (passkeys > 0) io.out(`${passkeys} passkey(s) kept: the account page or users delete removes them`);
-      io.out(line);
+      if (line) io.out(line);
       return 0;
     }
     default:

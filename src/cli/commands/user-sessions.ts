@@ -129,9 +129,10 @@ export async function signOutEverywhere(
 export async function upstreamLinksOf(store: UserStores, user: User) {
   const links = await store.listLinks(user.id);
   const listed = links.map((l) => `${l.providerId} (${l.subject})`).join(', ');
+  // Said only when there are some: what the commands said before stays as it was.
   const line =
     links.length === 0
-      ? 'no upstream provider is linked'
+      ? undefined
       : `${links.length} linked provider(s) still sign ${user.username} in, without the password: ${listed}; ` +
         `"users unlink ${user.username} PROVIDER" removes one`;
   // For the event's data: the providers, one link each (nothing when there is none).

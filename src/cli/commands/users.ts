@@ -113,7 +113,7 @@ export async function usersCommand(store: UserStores, config: Config, args: stri
       const hash = await hashPassword(await newPassword(io, config, user.username));
       await store.setUserPassword(user.id, hash, now, changed);
       io.out(`password set for ${user.username}`);
-      io.out(line);
+      if (line) io.out(line);
       return 0;
     }
     case 'disable': {
@@ -184,7 +184,7 @@ export async function usersCommand(store: UserStores, config: Config, args: stri
         ? `${ended.grants} grant(s) revoked`
         : 'applications keep their access (add --grants to revoke it)';
       io.out(`signed ${user.username} out: ${sessions} ended, ${grants}`);
-      io.out(line);
+      if (line) io.out(line);
       return 0;
     }
     case 'unlink': {
