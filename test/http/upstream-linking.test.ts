@@ -26,7 +26,7 @@ describe('linking an upstream account proves the account here fully', () => {
   before(async () => {
     server = await startServer({ env: { TESSERA_OUTBOUND_ALLOW_PRIVATE: 'true' } });
     upstream = await startOidcUpstream({
-      redirectUris: ['corp', 'partners'].map((id) => `${server.issuer}/login/upstream/${id}/callback`),
+      redirectUris: ['corp', 'partners', 'trusting'].map((id) => `${server.issuer}/login/upstream/${id}/callback`),
     });
     const create = (id: string, ...more: string[]) =>
       tessera(
@@ -41,6 +41,7 @@ describe('linking an upstream account proves the account here fully', () => {
       );
     assert.equal((await create('corp')).code, 0);
     assert.equal((await create('partners', '--link-only')).code, 0);
+    assert.equal((await create('trusting', '--trust-email')).code, 0);
     const c = server.clients.confidential;
     rp = await client.discovery(new URL(server.issuer), c.id, c.secret!, client.ClientSecretBasic(c.secret!), {
       execute: [client.allowInsecureRequests],
@@ -186,6 +187,21 @@ describe('linking an upstream account proves the account here fully', () => {
     assert.equal(through.claims?.sub, plain!.id);
     assert.equal(through.claims?.acr, 'urn:tessera:acr:mfa');
     assert.deepEqual(new Set(through.claims?.amr as string[]), new Set(['fed', 'pwd', 'otp', 'mfa']));
+  });
+
+  it('links by a trusted email only once the account’s own second factor is given too', async () => {
+    const ivy = await account('ivy', { totp: true });
+    person('ivy-at-trusting', { email: ivy.email, email_verified: true });
+    const { page, browser, finish } = await authorize('trusting', MFA);
+    // No password (the operator trusts the provider's emails), but the account's app is asked for.
+    assert.equal(page?.url.pathname, '/login/totp');
+    assert.equal(await server.store.getLink('trusting', 'ivy-at-trusting'), undefined);
+    const done = await submit(browser, page, { code: code(ivy.secret) });
+    assert.equal((await server.store.getLink('trusting', 'ivy-at-trusting'))?.userId, ivy.user.id);
+    const [linked] = await server.store.listEvents({ userId: ivy.user.id, type: 'user.upstream_linked', limit: 1 });
+    assert.equal(linked?.data?.by, 'verified_email');
+    const { claims } = await finish(done.location);
+    assert.deepEqual(new Set(claims?.amr as string[]), new Set(['fed', 'otp', 'mfa']));
   });
 
   it('refuses the password of another account than the one with the address the page named', async () => {
