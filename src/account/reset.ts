@@ -23,7 +23,7 @@ import type { EventStore } from '../store/events.ts';
 import type { MailStore, MailToken } from '../store/mails.ts';
 import type { ThrottleStore } from '../store/throttles.ts';
 import type { UpstreamStore } from '../store/upstream.ts';
-import type { User } from '../store/users.ts';
+import { addressOwners, type User } from '../store/users.ts';
 import { newId } from '../tokens/opaque.ts';
 
 /** Resets asked per account: three an hour. */
@@ -37,20 +37,24 @@ export const RESET_ADDRESS_POLICY: ThrottlePolicy = {
 };
 
 export interface ResetDeps {
-  store: EnrolmentStore & MailStore & ThrottleStore & EventStore & Pick<UpstreamStore, 'findUsersByEmail'>;
+  store: EnrolmentStore &
+    MailStore &
+    ThrottleStore &
+    EventStore &
+    Pick<UpstreamStore, 'findUsersByEmail' | 'listLinks' | 'getProvider'>;
   mail: MailDeps;
   minLength: number;
 }
 
-/** The account a username or an address names, if exactly one does. */
+/** The account a username or an address names (addressOwners), if exactly one does. */
 export async function findAccount(store: ResetDeps['store'], identifier: string): Promise<User | undefined> {
   const named = identifier.trim();
   if (named === '') return undefined;
   const user = await store.getUserByUsername(named);
   if (user) return user;
   if (!named.includes('@')) return undefined;
-  const found = await store.findUsersByEmail(named);
-  return found.length === 1 ? found[0] : undefined;
+  const owners = addressOwners(await store.findUsersByEmail(named));
+  return owners.length === 1 ? owners[0] : undefined;
 }
 
 /**
@@ -120,7 +124,8 @@ export async function resetNeeds(
 }
 
 export type ResetOutcome =
-  | { kind: 'reset' }
+  /** Done; `linked`: the names of the upstream providers that still sign the user in without a password. */
+  | { kind: 'reset'; linked: string[] }
   | { kind: 'invalid' }
   /** The user has a second factor not yet given. */
   | { kind: 'second-factor' }
@@ -150,7 +155,14 @@ export async function completePasswordReset(
   const rule = brokenPasswordRule(input.password, { minLength: deps.minLength, username: user.username });
   if (rule) return { kind: 'rejected', rule };
   const passwordHash = await hashPassword(input.password);
-  const event = securityEvent('user.password_reset', now, { userId: user.id, requester: input.requester });
+  // A link made by whoever had the account stays: the person is told of each, and so is the audit trail.
+  const links = await deps.store.listLinks(user.id);
+  const data = links.length === 0 ? undefined : { linked_providers: links.map((l) => l.providerId) };
+  const event = securityEvent('user.password_reset', now, {
+    userId: user.id,
+    requester: input.requester,
+    ...(data ? { data } : {}),
+  });
   const effect = {
     kind: 'password',
     userId: user.id,
@@ -161,5 +173,7 @@ export async function completePasswordReset(
   } as const;
   const redemption = { hash: token.hash, purpose: 'reset' as const, now, nonce: newId() };
   const done = await deps.store.redeemMailToken(redemption, effect, { event });
-  return done ? { kind: 'reset' } : { kind: 'invalid' };
+  if (!done) return { kind: 'invalid' };
+  const names = await Promise.all(links.map(async (l) => (await deps.store.getProvider(l.providerId))?.name));
+  return { kind: 'reset', linked: names.filter((name) => name !== undefined) };
 }

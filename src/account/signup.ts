@@ -3,7 +3,7 @@
 // address is followed (24 hours), so nobody signs in with an address that is not theirs. Until then
 // the account waits in the link's token (its password as an argon2id hash). Asking is throttled per
 // source address (ten an hour) and per address asked for (three an hour, silently); an address that
-// an account already has gets the same answer and no mail.
+// names an account already (../store/users.ts addressOwners) gets the same answer and no mail.
 import { securityEvent, type Requester } from '../events/index.ts';
 import { hashPassword } from '../authn/password/hash.ts';
 import { brokenPasswordRule, type PasswordRule } from '../authn/password/rules.ts';
@@ -13,7 +13,7 @@ import { addressKey, type Refusal, Throttle, type ThrottlePolicy } from '../auth
 import type { MailStore } from '../store/mails.ts';
 import type { ThrottleStore } from '../store/throttles.ts';
 import type { UpstreamStore } from '../store/upstream.ts';
-import type { User, UserStore } from '../store/users.ts';
+import { addressOwners, type User, type UserStore } from '../store/users.ts';
 import { newId } from '../tokens/opaque.ts';
 import { emailAddress } from './email.ts';
 
@@ -69,8 +69,9 @@ export async function requestSignup(
   const { token, hash } = newLinkToken();
   const mail = composeMail(deps.mail, { kind: 'signup', to: email, userId: null, path: signupPath(token) }, now);
   const event = securityEvent('user.registration_requested', now, { requester: input.requester, data: { domain } });
-  // An address that has an account already: the same answer, and no mail.
-  if ((await deps.store.findUsersByEmail(email)).length > 0) return { kind: 'sent' };
+  // An address that names an account already: the same answer, and no mail. One that an account
+  // holds unconfirmed (an upstream provider's unverified word) names nobody and takes nothing away.
+  if (addressOwners(await deps.store.findUsersByEmail(email)).length > 0) return { kind: 'sent' };
   const stored = {
     hash,
     purpose: 'signup' as const,

@@ -16,8 +16,10 @@ export interface LinkedProvider {
   name: string;
   /** The email the provider stated when it was linked. */
   email: string | null;
-  /** Epoch seconds. */
+  /** When it was linked, epoch seconds. */
   since: number;
+  /** When it last signed the user in, epoch seconds; null before the first time. */
+  lastUsed: number | null;
   /** False when it is the user's last way in. */
   canUnlink: boolean;
 }
@@ -50,9 +52,8 @@ export async function upstreamOverview(store: UpstreamStore & EnrolmentStore, us
   const canUnlink = links.length > 1 || (await otherFirstStep(store, user));
   const linked = links.flatMap((link) => {
     const provider = byId.get(link.providerId);
-    return provider
-      ? [{ providerId: provider.id, name: provider.name, email: link.email, since: link.createdAt, canUnlink }]
-      : [];
+    const { email, createdAt: since, lastUsedAt: lastUsed } = link;
+    return provider ? [{ providerId: provider.id, name: provider.name, email, since, lastUsed, canUnlink }] : [];
   });
   const mine = new Set(links.map((l) => l.providerId));
   const available = providers.filter((p) => !mine.has(p.id)).map((p) => ({ id: p.id, name: p.name }));

@@ -11,7 +11,9 @@ import type { Factor } from './factors.ts';
 import { nextStep, type Requirement } from './policy.ts';
 import type { SignedIn } from './session.ts';
 import { enrolledMethods, steps } from './registry.ts';
-import type { Carried, EnrolmentStore, Step } from './step.ts';
+import type { Carried, EnrolmentStore, LinkOnSignIn, Step } from './step.ts';
+
+export type { LinkOnSignIn } from './step.ts';
 
 /** How long the next step's page may take: long enough to find a phone. */
 export const PENDING_SIGN_IN_TTL = 10 * 60;
@@ -37,6 +39,8 @@ export interface PendingSignIn {
   clientId: string | null;
   /** The browser it was started in (src/http/browser.ts binding): refused in any other. */
   browser: string;
+  /** The upstream account this sign-in links once complete (a link page's, ./upstream/link.ts). */
+  link?: LinkOnSignIn;
   exp: number;
 }
 
@@ -48,8 +52,15 @@ export class PendingSignInSealer extends Sealer<PendingSignIn> {
 
 /** Where a sign-in stands after a step. */
 export type SignInProgress =
-  /** Complete: start a session, then resume. */
-  | { kind: 'signed-in'; signedIn: SignedIn; user: User; resume: string | null; clientId: string | null }
+  /** Complete: start a session (with the link, when there is one), then resume. */
+  | {
+      kind: 'signed-in';
+      signedIn: SignedIn;
+      user: User;
+      resume: string | null;
+      clientId: string | null;
+      link?: LinkOnSignIn;
+    }
   /** Another step: its page is /login/<method>?pending=<pending>. */
   | { kind: 'next-step'; method: string; pending: string };
 
@@ -70,8 +81,12 @@ export interface SignInSoFar {
   clientId: string | null;
   /** This browser's binding, asked for only when a next step must be sealed. */
   bind: () => string;
+  link?: LinkOnSignIn;
   now: number;
 }
+
+/** The link a sign-in carries, as a field to spread. */
+const linkOf = (so: { link?: LinkOnSignIn | undefined }) => (so.link ? { link: so.link } : {});
 
 /**
  * After a step verified its factor (last in `so.factors`): complete, or sealed for the next step. A
@@ -87,7 +102,7 @@ export async function advance(deps: SignInDeps, so: SignInSoFar): Promise<SignIn
     return { kind: 'next-step', method: offered[0]!, pending };
   }
   const signedIn = { userId: so.user.id, authTime: so.authTime, factors: so.factors };
-  return { kind: 'signed-in', signedIn, user: so.user, resume: so.resume, clientId: so.clientId };
+  return { kind: 'signed-in', signedIn, user: so.user, resume: so.resume, clientId: so.clientId, ...linkOf(so) };
 }
 
 /** The sign-in so far, sealed for the page of `offered`'s first step. */
@@ -102,6 +117,7 @@ export function holdSignIn(deps: SignInDeps, so: SignInSoFar, offered: string[],
     resume: so.resume,
     clientId: so.clientId,
     browser: so.bind(),
+    ...linkOf(so),
     exp: so.now + PENDING_SIGN_IN_TTL,
   });
 }
@@ -115,9 +131,10 @@ export function begin(
   purpose: Omit<Carried, 'browser'> & { bind: () => string },
   now: number,
 ): SignInSoFar {
-  const { need, resume, clientId, browser } = { ...purpose, ...verified.carried };
+  const { need, resume, clientId, browser, link } = { ...purpose, ...verified.carried };
   const bind = browser !== undefined ? () => browser : purpose.bind;
-  return { user: verified.user, factors: [verified.factor], authTime: now, need, resume, clientId, bind, now };
+  const factors = [verified.factor];
+  return { user: verified.user, factors, authTime: now, need, resume, clientId, bind, ...linkOf({ link }), now };
 }
 
 /** The sign-in a first step begins that carried all it is for itself (an upstream provider's flow). */
@@ -137,6 +154,7 @@ export function soFar(opened: { pending: PendingSignIn; user: User }, now: numbe
     resume: pending.resume,
     clientId: pending.clientId,
     bind: () => pending.browser,
+    ...linkOf(pending),
     now,
   };
 }

@@ -1,7 +1,7 @@
 // The browser's sign-in session as the domain code sees it (src/http/browser.ts keeps its cookie):
 // who, since when, and each factor the sign-in was made of.
 import type { SecurityEvent } from '../events/index.ts';
-import type { SessionAndUser, SessionStore } from '../store/sessions.ts';
+import type { Session, SessionAndUser, SessionStore } from '../store/sessions.ts';
 import type { User, UserStore } from '../store/users.ts';
 import { acrOf, amrOf, type Factor, lastFactorAt } from './factors.ts';
 import type { AcrValue } from './levels.ts';
@@ -40,15 +40,27 @@ export function toBrowserSession(found: SessionAndUser, clientId?: string): Brow
   };
 }
 
-/** Stores the session whose id is `id` (a hash of its cookie), recorded with `event`. */
+/**
+ * How a session is stored when more is written with it, in the same write (a sign-in that links an
+ * upstream account, src/upstream/accounts.ts): false when it was not stored.
+ */
+export type SessionWrite = (session: Session, event: SecurityEvent) => Promise<boolean>;
+
+/**
+ * Stores the session whose id is `id` (a hash of its cookie), recorded with `event`, by `write` when
+ * given; undefined when that did not store it.
+ */
 export async function createSession(
   store: SessionStore,
   input: { id: string; signedIn: SignedIn; now: number; ttl: number },
   event: SecurityEvent,
-): Promise<BrowserSession> {
+  write?: SessionWrite,
+): Promise<BrowserSession | undefined> {
   const { id, signedIn, now } = input;
   const { userId, authTime, factors } = signedIn;
-  await store.createSession({ id, userId, authTime, factors, createdAt: now, expiresAt: now + input.ttl }, event);
+  const session = { id, userId, authTime, factors, createdAt: now, expiresAt: now + input.ttl };
+  if (!write) await store.createSession(session, event);
+  else if (!(await write(session, event))) return undefined;
   return { id, userId: signedIn.userId, authTime: signedIn.authTime, factors: signedIn.factors };
 }
 

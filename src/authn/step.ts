@@ -77,6 +77,20 @@ export interface Carried {
   clientId: string | null;
   /** The browser the sign-in was started in. */
   browser: string;
+  /** An upstream account to link once the sign-in completes (./upstream/link.ts), never before. */
+  link?: LinkOnSignIn;
+}
+
+/**
+ * An account at an upstream provider to link to the user when, and only when, the sign-in completes:
+ * the link is written with the session (src/upstream/accounts.ts), never before, so a sign-in left
+ * at its second factor links nothing. `by` says what showed the account to be the user's.
+ */
+export interface LinkOnSignIn {
+  provider: string;
+  subject: string;
+  email: string | null;
+  by: 'sign_in' | 'verified_email';
 }
 
 /**

@@ -40,7 +40,7 @@ export const USAGE = `Usage: tessera <command> [options]
   users invite --email ADDRESS [--username NAME] --resend        (a new link; the earlier ones stop working)
   users list [--json] | show USERNAME [--json] | sessions USERNAME [--json] | sign-out USERNAME [--grants]
         | set-password USERNAME --password-stdin | disable USERNAME | enable USERNAME | delete USERNAME
-        | unlock USERNAME | mfa show USERNAME [--json] | mfa reset USERNAME
+        | unlock USERNAME | unlink USERNAME PROVIDER | mfa show USERNAME [--json] | mfa reset USERNAME
   mail list [--limit N] [--json]   recent mails and their states (never their links)
   resources create --uri URI --scope "SCOPES" [--name NAME] [--json]
   resources list [--json] | show URI [--json] | update URI [--scope "SCOPES"] [--name NAME] [--json]

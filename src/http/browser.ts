@@ -10,7 +10,13 @@
 import { createHmac, type KeyObject } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { securityEvent } from '../events/index.ts';
-import { type BrowserSession, createSession, type SignedIn, toBrowserSession } from '../authn/session.ts';
+import {
+  type BrowserSession,
+  createSession,
+  type SessionWrite,
+  type SignedIn,
+  toBrowserSession,
+} from '../authn/session.ts';
 import type { SessionStore } from '../store/sessions.ts';
 import { hashToken, randomToken, safeEqual } from '../tokens/opaque.ts';
 import { macMatches, purposeKeys } from '../tokens/sealed.ts';
@@ -69,6 +75,8 @@ export class BrowserState {
   /**
    * A fresh session on every sign-in, a step-up's too (no fixation); the previous one of this browser
    * ends. The sign-in is recorded with it (`user.signed_in`), for the client it was for when there is one.
+   * `write` stores it with more (../authn/session.ts SessionWrite): undefined, and nothing changed, when
+   * that did not store it.
    */
   async startSession(
     request: FastifyRequest,
@@ -76,14 +84,16 @@ export class BrowserState {
     signedIn: SignedIn,
     now: number,
     clientId: string | null = null,
-  ): Promise<BrowserSession> {
-    const previous = request.cookies[this.names.session];
-    if (previous) await this.#store.deleteSession(hashToken(previous));
+    write?: SessionWrite,
+  ): Promise<BrowserSession | undefined> {
     const value = randomToken();
     const { userId } = signedIn;
     const event = securityEvent('user.signed_in', now, { userId, clientId, requester: requesterOf(request) });
     const input = { id: hashToken(value), signedIn, now, ttl: this.#sessionTtl };
-    const session = await createSession(this.#store, input, event);
+    const session = await createSession(this.#store, input, event, write);
+    if (!session) return undefined;
+    const previous = request.cookies[this.names.session];
+    if (previous) await this.#store.deleteSession(hashToken(previous));
     reply.setCookie(this.names.session, value, this.#cookieOptions(this.#sessionTtl));
     // The forms' tokens now derive from the new session; the pre-session value is replaced too.
     reply.setCookie(this.names.csrf, randomToken(), this.#cookieOptions());

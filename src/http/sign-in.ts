@@ -24,7 +24,7 @@ import { csrfFailedPage, sendError, sendOutcome, throttledText } from './outcome
 import { passkeySignInOptions } from './passkeys.ts';
 import { requesterOf } from './requester.ts';
 import { useInteractionLocales } from './pages.ts';
-import { providerButtonsOf } from './upstream.ts';
+import { providerButtonsOf, sendLinkRefused, sessionWithLink } from './upstream.ts';
 
 /** What a mail asked for by this request needs: the settings, and the language of the request's page. */
 export function mailDeps(ctx: RouteContext, request: FastifyRequest): MailDeps {
@@ -155,8 +155,11 @@ export async function finishSignIn(
     return reply.code(303).header('cache-control', 'no-store').redirect(location, 303);
   }
   const now = ctx.now();
+  // A sign-in that links an upstream account writes the link with its session, or neither.
+  const write = progress.link && sessionWithLink(ctx, request, progress.link);
+  const started = await ctx.browser.startSession(request, reply, progress.signedIn, now, progress.clientId, write);
+  if (!started) return sendLinkRefused(ctx, reply, progress);
   ctx.browser.rememberDevice(request, reply, progress.user.username);
-  const started = await ctx.browser.startSession(request, reply, progress.signedIn, now, progress.clientId);
   const session = { ...started, user: progress.user };
   if (progress.resume === null) return reply.redirect('/account', 303);
   // A page of ours that asked for the sign-in's steps (a password reset's second factor): back to it.

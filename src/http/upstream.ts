@@ -3,13 +3,17 @@
 // cookie that keeps a flow while the person is at the provider, starting a flow, which provider a
 // request goes straight to, and the page of a flow that failed, with the way back.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SessionWrite } from '../authn/session.ts';
+import type { LinkOnSignIn } from '../authn/step.ts';
 import type { FailureReason, UpstreamFailure, UpstreamSignInDeps, UpstreamStart } from '../authn/upstream/step.ts';
 import { beginUpstream } from '../authn/upstream/step.ts';
 import type { AuthorizationRequest } from '../oauth/interaction.ts';
 import { failureText, type ProviderButton, upstreamFailurePage, type WayBack } from '../ui/upstream.ts';
+import { startSessionWithLink } from '../upstream/accounts.ts';
 import { UPSTREAM_FLOW_TTL } from '../upstream/flow.ts';
 import type { RouteContext } from './context.ts';
 import { sendPage } from './pages.ts';
+import { requesterOf } from './requester.ts';
 
 const FLOW_COOKIE = 'tessera_upstream';
 
@@ -60,6 +64,28 @@ export function sendUpstreamFailure(reply: FastifyReply, failure: UpstreamFailur
   if (failure.reason === 'unavailable') reply.header('retry-after', '30');
   const back = wayBack(failure.resume, failure.purpose);
   return sendPage(reply.code(STATUS[failure.reason]), (ui) => upstreamFailurePage(ui, { ...text, back }));
+}
+
+/** How a sign-in that links an upstream account stores its session: with the link, or not at all. */
+export function sessionWithLink(ctx: RouteContext, request: FastifyRequest, link: LinkOnSignIn): SessionWrite {
+  const requester = requesterOf(request);
+  return (session, signedIn) => startSessionWithLink(ctx.store, { session, link, requester, signedIn });
+}
+
+/**
+ * A sign-in whose link was refused at the end (the provider's account, or one of the user's at that
+ * provider, got linked meanwhile): no session, and the page that says which.
+ */
+export async function sendLinkRefused(
+  ctx: RouteContext,
+  reply: FastifyReply,
+  progress: { link?: LinkOnSignIn | undefined; resume: string | null },
+): Promise<FastifyReply> {
+  const { provider: providerId, subject } = progress.link!;
+  const provider = await ctx.store.getProvider(providerId);
+  const reason = (await ctx.store.getLink(providerId, subject)) ? 'linked_elsewhere' : 'provider_taken';
+  const failure = { kind: 'failed', reason, provider: provider?.name ?? null, resume: progress.resume } as const;
+  return sendUpstreamFailure(reply, { ...failure, purpose: 'sign-in' });
 }
 
 /**

@@ -418,6 +418,9 @@ export abstract class KyselyStore implements Store {
   createLink(link: UpstreamLink, event?: SecurityEvent) {
     return this.upstream.createLink(link, event);
   }
+  createSessionWithLink(session: Session, link: UpstreamLink, events: SecurityEvent[]) {
+    return this.upstream.createSessionWithLink(session, link, events);
+  }
   createUserWithLink(user: User, link: UpstreamLink, events: SecurityEvent[]) {
     return this.upstream.createUserWithLink(user, link, events);
   }

@@ -117,7 +117,7 @@ function toSessionAndUser(row: SessionUserAndConsent | undefined): SessionAndUse
   return 'c_scope' in row ? { session, user, consentedScopes: splitScope(row.c_scope) } : { session, user };
 }
 
-function fromSession(session: Session): SessionRow {
+export function fromSession(session: Session): SessionRow {
   return {
     id: session.id,
     user_id: session.userId,

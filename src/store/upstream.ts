@@ -5,7 +5,8 @@ import { type Kysely, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
 import { splitScope } from './columns.ts';
-import { enqueueDeliveries, fromEvent, insertEvents } from './outbox.ts';
+import { insertEvents, insertEventsWhen } from './outbox.ts';
+import { fromSession, type Session } from './sessions.ts';
 import type { Database, UpstreamLinkRow, UpstreamProviderRow } from './tables.ts';
 import { fromUser, toUser, type User } from './users.ts';
 
@@ -70,6 +71,11 @@ export interface UpstreamStore {
    * already, or the user has a link to that provider already.
    */
   createLink(link: UpstreamLink, event?: SecurityEvent): Promise<boolean>;
+  /**
+   * A sign-in that links (src/upstream/accounts.ts): the link, and the session and `events` only if
+   * the link was made, in one write; false, and nothing written, when createLink would refuse it.
+   */
+  createSessionWithLink(session: Session, link: UpstreamLink, events: SecurityEvent[]): Promise<boolean>;
   /** A new user and their first link, in one transaction (a first sign-in). Throws when either exists. */
   createUserWithLink(user: User, link: UpstreamLink, events: SecurityEvent[]): Promise<void>;
   /** False when the user has no link to that provider. */
@@ -145,31 +151,17 @@ function fromLink(link: UpstreamLink): UpstreamLinkRow {
 }
 
 /**
- * The insert of `event` only if `link` is in the table when it runs (this write's own insert, not
- * one that was there already): the event of an insert that may do nothing is written with it or not
- * at all.
+ * The link's row as this write inserts it (its user and time): what is written with the link is
+ * conditioned on it, so that it is written with the link or not at all (an insert that may do nothing).
  */
-function insertEventIfLinked(db: Kysely<Database>, event: SecurityEvent | undefined, link: UpstreamLink) {
-  if (!event) return [];
-  const row = fromEvent(event);
-  const values = db
+function insertedLink(db: Kysely<Database>, link: UpstreamLink) {
+  return db
     .selectFrom('upstream_links')
-    .select((eb) => [
-      eb.val(row.id).as('id'),
-      eb.val(row.at).as('at'),
-      eb.val(row.type).as('type'),
-      eb.val(row.user_id).as('user_id'),
-      eb.val(row.client_id).as('client_id'),
-      eb.val(row.ip).as('ip'),
-      eb.val(row.user_agent).as('user_agent'),
-      eb.val(row.data).as('data'),
-    ])
+    .select('provider_id')
     .where('provider_id', '=', link.providerId)
     .where('subject', '=', link.subject)
     .where('user_id', '=', link.userId)
     .where('created_at', '=', link.createdAt);
-  const columns = ['id', 'at', 'type', 'user_id', 'client_id', 'ip', 'user_agent', 'data'] as const;
-  return [db.insertInto('events').columns(columns).expression(values), enqueueDeliveries(db, event)];
 }
 
 export class Upstream extends Aggregate implements UpstreamStore {
@@ -241,6 +233,25 @@ export class Upstream extends Aggregate implements UpstreamStore {
   }
 
   async createLink(link: UpstreamLink, event?: SecurityEvent): Promise<boolean> {
+    const linked = insertedLink(this.db, link);
+    const events = event ? insertEventsWhen(this.db, event, linked) : [];
+    return (await this.write(this.#insertLink(link), ...events)) === 1;
+  }
+
+  async createSessionWithLink(session: Session, link: UpstreamLink, events: SecurityEvent[]): Promise<boolean> {
+    const linked = insertedLink(this.db, link);
+    const row = fromSession(session);
+    const columns = Object.keys(row) as Array<keyof typeof row>;
+    const values = this.db
+      .selectNoFrom((eb) => columns.map((column) => eb.val(row[column]).as(column)))
+      .where((eb) => eb.exists(linked));
+    const started = this.db.insertInto('sessions').columns(columns).expression(values);
+    const recorded = events.flatMap((event) => insertEventsWhen(this.db, event, linked));
+    return (await this.write(this.#insertLink(link), started, ...recorded)) === 1;
+  }
+
+  /** The link's insert, only when neither the person nor the user's provider is linked already. */
+  #insertLink(link: UpstreamLink) {
     const row = fromLink(link);
     const values = this.db
       .selectNoFrom((eb) => [
@@ -268,12 +279,11 @@ export class Upstream extends Aggregate implements UpstreamStore {
         ),
       );
     const columns = ['provider_id', 'subject', 'user_id', 'email', 'created_at', 'last_used_at'] as const;
-    const inserted = this.db
+    return this.db
       .insertInto('upstream_links')
       .columns(columns)
       .expression(values)
       .onConflict((c) => c.doNothing());
-    return (await this.write(inserted, ...insertEventIfLinked(this.db, event, link))) === 1;
   }
 
   async createUserWithLink(user: User, link: UpstreamLink, events: SecurityEvent[]): Promise<void> {

@@ -100,6 +100,18 @@ export function fromUser(user: User): UserRow {
   };
 }
 
+/**
+ * Of the users that have an address (UpstreamStore.findUsersByEmail), those it names: whoever has it
+ * verified; when nobody has, whoever has a password (an address the operator gave). An address nobody
+ * confirmed on an account without a password is an upstream provider's unverified word, or an
+ * invitation not yet accepted: it names nobody, so it never stands in the way of the address's owner
+ * (docs/upstream-providers.md, "Whose address it is").
+ */
+export function addressOwners(holders: readonly User[]): User[] {
+  const verified = holders.filter((u) => u.emailVerified);
+  return verified.length > 0 ? verified : holders.filter((u) => u.passwordHash !== null);
+}
+
 type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
 
 export class Users extends Aggregate implements UserStore {

@@ -101,6 +101,8 @@ export interface LinkedProviderRow {
   email: string | null;
   /** Epoch seconds. */
   since: number;
+  /** Epoch seconds; null before its first sign-in. */
+  lastUsed: number | null;
   canUnlink: boolean;
 }
 
@@ -128,6 +130,9 @@ ${input.linked.map(
   (link) => html`<section class="grant linked-provider">
 <h3>${link.name}</h3>
 <p class="muted">${t.t('linked.since', linkedSince(ui, link))}</p>
+<p class="muted">${
+    link.lastUsed === null ? t.t('linked.notUsed') : t.t('linked.lastUsed', { date: ui.t.date(link.lastUsed) })
+  }</p>
 ${
   link.canUnlink
     ? html`<form method="post" action="/account/upstream/unlink">

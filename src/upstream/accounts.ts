@@ -1,25 +1,33 @@
 // Which user an upstream person is. A person is linked to a user by (provider, subject), and only
 // by that: an email never signs anyone in by itself. A person with no link yet is
-//   - linked to the one user here with the same email when the provider says it verified that email,
-//     the user's is verified too, and the operator trusts the provider's emails (--trust-email);
-//   - asked to prove the account when a user here has the email the provider verified (Keycloak's
+//   - signed in as the one user here who has the email verified, when the provider says it verified
+//     that email too and the operator trusts the provider's emails (--trust-email); the link is
+//     written with the session, once the user's own second factor, if any, is given too;
+//   - asked to prove the account when the email the provider verified names a user here (Keycloak's
 //     "account already exists" without its pitfall: nothing is linked until they sign in to it);
 //   - asked the same when the provider only links (--link-only);
 //   - otherwise a new user: the username from preferred_username or the email's local part (else the
 //     provider's id and the subject), made unique, the email and email_verified as the provider
 //     states them (no email: none, as Keycloak allows), no password.
 // An unverified email matches nobody, and says nothing of who has an account here: a person whose
-// provider did not verify it becomes a user of their own.
-import { type Requester, securityEvent } from '../events/index.ts';
+// provider did not verify it becomes a user of their own, whose address names nobody (addressOwners).
+import type { LinkOnSignIn } from '../authn/step.ts';
+import { type Requester, type SecurityEvent, securityEvent } from '../events/index.ts';
+import type { Session } from '../store/sessions.ts';
 import type { UpstreamLink, UpstreamProvider, UpstreamStore } from '../store/upstream.ts';
-import type { User, UserStore } from '../store/users.ts';
+import { addressOwners, type User, type UserStore } from '../store/users.ts';
 import { newId, randomToken } from '../tokens/opaque.ts';
 import type { UpstreamIdentity } from './identity.ts';
 
 export type AccountStore = UpstreamStore & Pick<UserStore, 'getUserById' | 'getUserByUsername'>;
 
 export type Resolution =
-  | { kind: 'user'; user: User; created: boolean }
+  /**
+   * The user: through their link (`link`), made now with their link (`created`), or the owner of the
+   * verified email, to be linked when the sign-in completes (`email`, with `link` to write then).
+   */
+  | { kind: 'user'; user: User; via: 'link' | 'created' }
+  | { kind: 'user'; user: User; via: 'email'; link: LinkOnSignIn }
   | { kind: 'link-needed'; reason: 'email_exists' | 'link_only'; identity: UpstreamIdentity }
   /** The user is disabled. */
   | { kind: 'refused'; reason: 'disabled'; userId: string | null };
@@ -49,57 +57,22 @@ export async function resolveAccount(store: AccountStore, input: ResolveInput): 
   if (linked) {
     if (linked.disabled) return { kind: 'refused', reason: 'disabled', userId: linked.id };
     await store.touchLink(provider.id, subject, now, signedIn(provider, subject, linked.id, input));
-    return { kind: 'user', user: linked, created: false };
+    return { kind: 'user', user: linked, via: 'link' };
   }
   const identity = await input.profile();
   if (identity.email !== null && identity.emailVerified) {
-    const owners = await store.findUsersByEmail(identity.email);
+    const owners = addressOwners(await store.findUsersByEmail(identity.email));
     const verified = owners.filter((u) => u.emailVerified);
-    if (provider.trustEmail && verified.length === 1 && owners.length === 1) {
+    if (provider.trustEmail && verified.length === 1) {
       const [owner] = verified as [User];
       if (owner.disabled) return { kind: 'refused', reason: 'disabled', userId: owner.id };
-      const by = 'verified_email';
-      const made = await linkUser(store, { provider, identity, userId: owner.id, by, requester: input.requester, now });
-      if (made) {
-        await store.touchLink(provider.id, subject, now, signedIn(provider, subject, owner.id, input));
-        return { kind: 'user', user: owner, created: false };
-      }
+      const link = { provider: provider.id, subject, email: identity.email, by: 'verified_email' } as const;
+      return { kind: 'user', user: owner, via: 'email', link };
     }
     if (owners.length > 0) return { kind: 'link-needed', reason: 'email_exists', identity };
   }
   if (provider.linkOnly) return { kind: 'link-needed', reason: 'link_only', identity };
   return createUser(store, provider, identity, input);
-}
-
-/**
- * Links the person to `userId`, recorded as `user.upstream_linked` with how (`by`); false when the
- * person is linked already, or the user has an account of this provider linked already.
- */
-export function linkUser(
-  store: UpstreamStore,
-  input: {
-    provider: UpstreamProvider;
-    identity: UpstreamIdentity;
-    userId: string;
-    by: 'verified_email' | 'sign_in' | 'account_page';
-    requester: Requester;
-    now: number;
-  },
-): Promise<boolean> {
-  const { provider, identity, userId, now } = input;
-  const link: UpstreamLink = {
-    providerId: provider.id,
-    subject: identity.subject,
-    userId,
-    email: identity.email,
-    createdAt: now,
-    lastUsedAt: null,
-  };
-  const data = { provider: provider.id, subject: identity.subject, by: input.by };
-  return store.createLink(
-    link,
-    securityEvent('user.upstream_linked', now, { userId, requester: input.requester, data }),
-  );
 }
 
 /** Characters a username may have (src/cli/operations.ts createUser's rule). */
@@ -177,13 +150,13 @@ async function createUser(
     ];
     try {
       await store.createUserWithLink(user, link, events);
-      return { kind: 'user', user, created: true };
+      return { kind: 'user', user, via: 'created' };
     } catch (err) {
       // Another sign-in of the same person won the race (the link exists now), or of someone with the
       // same username: the first is that user, the second tries the next free name.
       const won = await store.getLink(provider.id, identity.subject);
       const winner = won && (await store.getUserById(won.userId));
-      if (winner) return { kind: 'user', user: winner, created: false };
+      if (winner) return { kind: 'user', user: winner, via: 'link' };
       if (attempt >= 2) throw err;
     }
   }
@@ -198,10 +171,43 @@ export async function linkToAccount(
   store: UpstreamStore,
   input: { provider: UpstreamProvider; identity: UpstreamIdentity; userId: string; requester: Requester; now: number },
 ): Promise<'linked' | 'already' | 'linked_elsewhere' | 'provider_taken'> {
-  const existing = await store.getLink(input.provider.id, input.identity.subject);
-  if (existing) return existing.userId === input.userId ? 'already' : 'linked_elsewhere';
-  if (await linkUser(store, { ...input, by: 'account_page' })) return 'linked';
+  const { provider, identity, userId, now } = input;
+  const existing = await store.getLink(provider.id, identity.subject);
+  if (existing) return existing.userId === userId ? 'already' : 'linked_elsewhere';
+  const link = { providerId: provider.id, subject: identity.subject, userId, email: identity.email };
+  const data = { provider: provider.id, subject: identity.subject, by: 'account_page' };
+  const event = securityEvent('user.upstream_linked', now, { userId, requester: input.requester, data });
+  if (await store.createLink({ ...link, createdAt: now, lastUsedAt: null }, event)) return 'linked';
   const again = await store.getLink(input.provider.id, input.identity.subject);
   if (again) return again.userId === input.userId ? 'already' : 'linked_elsewhere';
   return 'provider_taken';
+}
+
+/**
+ * A sign-in that links (LinkOnSignIn): the session, with `signedIn` (its event), written only with
+ * the link, in one write; false, and no session, when the person or the user's provider got linked
+ * meanwhile.
+ */
+export function startSessionWithLink(
+  store: UpstreamStore,
+  input: { session: Session; link: LinkOnSignIn; requester: Requester; signedIn: SecurityEvent },
+): Promise<boolean> {
+  const { session, link } = input;
+  const now = session.createdAt;
+  const row: UpstreamLink = {
+    providerId: link.provider,
+    subject: link.subject,
+    userId: session.userId,
+    email: link.email,
+    createdAt: now,
+    // The provider did sign the person in on the way: the link's first use.
+    lastUsedAt: now,
+  };
+  const data = { provider: link.provider, subject: link.subject, by: link.by };
+  const linked = securityEvent('user.upstream_linked', now, {
+    userId: session.userId,
+    requester: input.requester,
+    data,
+  });
+  return store.createSessionWithLink(session, row, [linked, input.signedIn]);
 }

@@ -3,7 +3,6 @@
 // prove which account is theirs (a PendingLink, on the link page). Both are encrypted (SealedBox):
 // the flow holds the PKCE verifier and the nonce, which must not be readable where the browser's
 // cookies or URLs are, and the link the person's email. Both are bound to the browser and short-lived.
-import type { Factor } from '../authn/factors.ts';
 import type { Requirement } from '../authn/policy.ts';
 import { SealedBox } from '../tokens/sealed.ts';
 import type { Secrets } from '../tokens/secrets.ts';
@@ -37,8 +36,6 @@ export interface PendingLink {
   emailVerified: boolean;
   /** Why: an account here has their verified email, or the provider only links. */
   reason: 'email_exists' | 'link_only';
-  /** The factor the provider's sign-in made (../authn/upstream/step.ts). */
-  factor: Factor;
   resume: string | null;
   clientId: string | null;
   need: Requirement;

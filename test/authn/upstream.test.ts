@@ -34,6 +34,10 @@ describe('the factor of an upstream sign-in', () => {
     assert.equal(acrOf([trusted], []), 'urn:tessera:acr:mfa');
     // Trusted, but the provider did not say mfa: one factor.
     assert.equal(upstreamFactor(provider(true), identity(['pwd']), NOW).method, 'upstream');
+    // Trusted and said, but linking an account here now: one factor, the account's own must follow.
+    const linking = upstreamFactor(provider(true), said, NOW, true);
+    assert.deepEqual(linking, { method: 'upstream', amr: ['fed'], at: NOW });
+    assert.deepEqual(nextStep([linking], ANY_SIGN_IN, new Set(['totp'])), { kind: 'step', methods: ['totp'] });
   });
 
   it('is a first step after which a user’s second factor is still asked for', () => {

@@ -84,8 +84,10 @@ for (const [name, database] of [
       await store?.close();
       await db?.drop();
     });
-    const eventsOf = async (userId: string, type: 'user.upstream_linked' | 'user.upstream_signed_in') =>
-      store.listEvents({ userId, type, limit: 10 });
+    const eventsOf = async (
+      userId: string,
+      type: 'user.upstream_linked' | 'user.upstream_signed_in' | 'user.signed_in',
+    ) => store.listEvents({ userId, type, limit: 10 });
 
     it('keeps a provider as given, once per id, and changes all but its id, type and creation', { skip }, async () => {
       const github = provider({
@@ -156,6 +158,49 @@ for (const [name, database] of [
       await assert.rejects(store.createUserWithLink(twin, link(corp.id, 'sub-10', twin.id), []));
       assert.equal(await store.getLink(corp.id, 'sub-10'), undefined);
     });
+
+    it(
+      'starts a sign-in’s session with its link in one write, or neither when the link is refused',
+      { skip },
+      async () => {
+        const corp = provider();
+        await store.createProvider(corp);
+        const [ada, bo] = [user(), user()];
+        await store.createUser(ada);
+        await store.createUser(bo);
+        const session = (userId: string) => ({
+          id: newId(),
+          userId,
+          authTime: NOW,
+          factors: [{ method: 'password', amr: ['pwd'], at: NOW }],
+          createdAt: NOW,
+          expiresAt: NOW + 3600,
+        });
+        const signedIn = (userId: string) => securityEvent('user.signed_in', NOW, { userId });
+        const first = session(ada.id);
+        const made = await store.createSessionWithLink(first, link(corp.id, 'sub-20', ada.id), [
+          linked(ada.id),
+          signedIn(ada.id),
+        ]);
+        assert.equal(made, true);
+        assert.equal((await store.getLink(corp.id, 'sub-20'))?.userId, ada.id);
+        assert.deepEqual((await store.getSessionAndUser(first.id, NOW))?.session, first);
+        assert.equal((await eventsOf(ada.id, 'user.upstream_linked')).length, 1);
+        // The same person for another user, and another person of the provider for ada: nothing at all.
+        const refused = [
+          [session(bo.id), link(corp.id, 'sub-20', bo.id)],
+          [session(ada.id), link(corp.id, 'sub-21', ada.id)],
+        ] as const;
+        for (const [other, row] of refused) {
+          const events = [linked(other.userId), signedIn(other.userId)];
+          assert.equal(await store.createSessionWithLink(other, row, events), false);
+          assert.equal(await store.getSessionAndUser(other.id, NOW), undefined);
+        }
+        assert.equal(await store.getLink(corp.id, 'sub-21'), undefined);
+        assert.equal((await eventsOf(bo.id, 'user.signed_in')).length, 0);
+        assert.equal((await eventsOf(ada.id, 'user.signed_in')).length, 1);
+      },
+    );
 
     it('deletes a provider with its links, and a user with theirs', { skip }, async () => {
       const [corp, other] = [provider(), provider()];

@@ -1,17 +1,17 @@
 // The link page of a sign-in through an upstream provider (./upstream.ts): a person whose account there
 // is not linked to one here yet, and who must not be given a new account (an account here has the
 // email the provider verified, or the provider only links), proves which account is theirs by signing
-// in to it, here, with its password (throttled as any sign-in). Then the link is made and the sign-in
-// goes on from the provider's factor (the route hands it to ../flow.ts): the password proved the
-// account, the provider signs the person in.
+// in to it, here, as it alone would sign in: its password (throttled as any sign-in), then whatever
+// else the policy asks of it (its second factor), on the ordinary steps' pages. The provider's sign-in
+// counts for nothing in it. The link travels with the sign-in (LinkOnSignIn) and is written with its
+// session (src/upstream/accounts.ts), never before: a second factor not given links nothing.
 import type { Requester } from '../../events/index.ts';
 import type { ThrottleObserver, ThrottlePolicy, Refusal } from '../throttle.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
-import type { UserStore } from '../../store/users.ts';
-import { linkUser } from '../../upstream/accounts.ts';
+import { addressOwners, type User, type UserStore } from '../../store/users.ts';
 import type { PendingLink } from '../../upstream/flow.ts';
-import { securityEvent } from '../../events/index.ts';
 import { signIn } from '../password/check.ts';
+import { passwordStep } from '../password/step.ts';
 import type { Carried, Verification } from '../step.ts';
 import type { UpstreamSignInDeps } from './step.ts';
 
@@ -35,13 +35,22 @@ export async function openPendingLink(
 export type LinkOutcome =
   | { kind: 'failed' }
   | { kind: 'refused'; refusal: Refusal }
-  /** The account has another account of the provider linked, or the person got linked meanwhile. */
-  | { kind: 'taken' }
+  /** The password is right, but of another account than the one with the address the page named. */
+  | { kind: 'not-named' }
+  /** The person got linked meanwhile, or the account has another account of the provider linked. */
+  | { kind: 'taken'; reason: 'linked_elsewhere' | 'provider_taken' }
   | { kind: 'gone' }
   /** Linked: the provider's factor, for what the link page's sign-in was for. */
   | (Extract<Verification, { kind: 'verified' }> & { carried: Carried });
 
-/** The link page's form: the account's password, then the link, then the sign-in goes on. */
+/** Whether `user` is an account the page named: one that the provider's verified address names. */
+async function named(store: LinkDeps['store'], pending: PendingLink, user: User): Promise<boolean> {
+  if (pending.reason === 'link_only') return true;
+  const owners = pending.email === null ? [] : addressOwners(await store.findUsersByEmail(pending.email));
+  return owners.some((owner) => owner.id === user.id);
+}
+
+/** The link page's form: the account's password, then its own sign-in goes on, and links when complete. */
 export async function linkWithPassword(
   deps: LinkDeps,
   input: {
@@ -53,28 +62,20 @@ export async function linkWithPassword(
     now: number;
   },
 ): Promise<LinkOutcome> {
-  const { pending, requester, now } = input;
+  const { pending, now } = input;
   const attempt = { ...input, clientId: pending.clientId };
   const checked = await signIn(deps.store, deps.throttle, attempt, deps.observer);
   if (checked.kind !== 'signed-in') return checked;
-  const provider = await deps.store.getProvider(pending.provider);
-  if (!provider) return { kind: 'gone' };
   const { user } = checked;
-  const identity = {
-    subject: pending.subject,
-    email: pending.email,
-    emailVerified: pending.emailVerified,
-    preferredUsername: null,
-    name: null,
-    givenName: null,
-    familyName: null,
-    amr: [],
-  };
-  const linked = await linkUser(deps.store, { provider, identity, userId: user.id, by: 'sign_in', requester, now });
-  if (!linked) return { kind: 'taken' };
-  const data = { provider: provider.id, subject: pending.subject };
-  const signedIn = securityEvent('user.upstream_signed_in', now, { userId: user.id, requester, data });
-  await deps.store.touchLink(provider.id, pending.subject, now, signedIn);
-  const carried = { need: pending.need, resume: pending.resume, clientId: pending.clientId, browser: pending.browser };
-  return { kind: 'verified', user, factor: { ...pending.factor, at: now }, carried };
+  if (!(await named(deps.store, pending, user))) return { kind: 'not-named' };
+  if (!(await deps.store.getProvider(pending.provider))) return { kind: 'gone' };
+  if (await deps.store.getLink(pending.provider, pending.subject)) return { kind: 'taken', reason: 'linked_elsewhere' };
+  if ((await deps.store.listLinks(user.id)).some((l) => l.providerId === pending.provider)) {
+    return { kind: 'taken', reason: 'provider_taken' };
+  }
+  // The account's own password is this sign-in's first factor; the provider's counts for nothing.
+  const link = { provider: pending.provider, subject: pending.subject, email: pending.email, by: 'sign_in' } as const;
+  const { need, resume, clientId, browser } = pending;
+  const factor = { method: passwordStep.method, amr: ['pwd'], at: now };
+  return { kind: 'verified', user, factor, carried: { need, resume, clientId, browser, link } };
 }

@@ -4,7 +4,9 @@
 // is the one Microsoft Entra ID states for exactly that; the upstream's own values (its `pwd`,
 // `otp`) are not repeated as if Tessera had checked them, unless the operator trusts the provider's
 // multi-factor sign-ins (--trust-upstream-mfa): then a sign-in whose amr has `mfa` counts as two
-// factors (`upstream-mfa`) and its registered values are stated with `fed`.
+// factors (`upstream-mfa`) and its registered values are stated with `fed`. Only through a link that
+// exists (or with the user it makes): a sign-in that links an account here now never lets the
+// provider's factors stand in for the account's own second factor.
 //
 // Its pages (src/http/routes/upstream.ts): the sign-in page's button starts a flow (beginUpstream),
 // the provider's answer comes back to the callback (completeUpstream), and a person whose account
@@ -43,9 +45,14 @@ const REGISTERED_AMR = new Set(
   'face fpt geo hwk iris kba mca mfa otp pin pop pwd rba retina sc sms swk tel user vbm wia'.split(' '),
 );
 
-/** The factor a provider's sign-in makes (see above). */
-export function upstreamFactor(provider: UpstreamProvider, identity: UpstreamIdentity, now: number): Factor {
-  if (provider.trustUpstreamMfa && identity.amr.includes('mfa')) {
+/** The factor a provider's sign-in makes (see above); `linking` an existing account: one factor only. */
+export function upstreamFactor(
+  provider: UpstreamProvider,
+  identity: UpstreamIdentity,
+  now: number,
+  linking = false,
+): Factor {
+  if (provider.trustUpstreamMfa && !linking && identity.amr.includes('mfa')) {
     const stated = identity.amr.filter((v) => REGISTERED_AMR.has(v) && v !== 'mfa');
     return { method: 'upstream-mfa', amr: ['fed', ...new Set(stated)], at: now };
   }
@@ -221,7 +228,6 @@ export async function completeUpstream(deps: UpstreamSignInDeps, back: UpstreamR
     if (!(err instanceof UpstreamError)) throw err;
     return fail(err.reason, null, err.providerError, err.message);
   }
-  const factor = upstreamFactor(provider, identity, now);
   if (resolved.kind === 'refused') return fail(resolved.reason, resolved.userId);
   if (resolved.kind === 'link-needed') {
     const { identity: person } = resolved;
@@ -232,7 +238,6 @@ export async function completeUpstream(deps: UpstreamSignInDeps, back: UpstreamR
         email: person.email,
         emailVerified: person.emailVerified,
         reason: resolved.reason,
-        factor,
         resume,
         clientId: flow.clientId,
         need: flow.need,
@@ -243,6 +248,9 @@ export async function completeUpstream(deps: UpstreamSignInDeps, back: UpstreamR
     );
     return { kind: 'link-needed', link };
   }
-  const carried = { need: flow.need, resume, clientId: flow.clientId, browser: flow.browser };
+  // A link by a trusted email is written with the session, once the user's own steps are done.
+  const link = resolved.via === 'email' ? { link: resolved.link } : {};
+  const carried = { need: flow.need, resume, clientId: flow.clientId, browser: flow.browser, ...link };
+  const factor = upstreamFactor(provider, identity, now, resolved.via === 'email');
   return { kind: 'verified', user: resolved.user, factor, carried };
 }

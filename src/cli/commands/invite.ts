@@ -14,6 +14,19 @@ import { UsageError } from '../operations.ts';
 import { type Io, NotFound, parse, requireOption } from './common.ts';
 import type { UserStores } from './user-sessions.ts';
 
+/**
+ * The account invited at `email` and not yet accepted: without a password, its invitation's link
+ * still pending or else no upstream provider linked. Not any account holding the address without a
+ * password: one a provider made holds it on the provider's word, maybe unverified, and an invitation
+ * sent for it would give the address's owner an account that the provider's person signs in to.
+ */
+async function invitedAt(store: UserStores, email: string, now: number): Promise<User | undefined> {
+  const waiting = (await store.findUsersByEmail(email)).filter((u) => u.passwordHash === null);
+  for (const user of waiting) if (await store.liveMailToken(user.id, 'invite', now)) return user;
+  for (const user of waiting) if ((await store.listLinks(user.id)).length === 0) return user;
+  return undefined;
+}
+
 export async function inviteCommand(store: UserStores, config: Config, args: string[], io: Io, now: number) {
   const { values } = parse(args, {
     email: { type: 'string' },
@@ -30,9 +43,7 @@ export async function inviteCommand(store: UserStores, config: Config, args: str
   const t = translator(config.defaultLocale);
   const deps = { store, mail: { secret: await resolveSecret(config), mail: config.mail, issuer: config.issuer, t } };
   if (values.resend) {
-    const user = values.username
-      ? await store.getUserByUsername(values.username)
-      : (await store.findUsersByEmail(email)).find((u) => u.passwordHash === null);
+    const user = values.username ? await store.getUserByUsername(values.username) : await invitedAt(store, email, now);
     if (!user) throw new NotFound(`no invitation for ${values.username ?? email}`);
     const sent = await resendInvitation(deps, { user, requester: CLI, now });
     if (sent === 'accepted') throw new UsageError(`${user.username} has accepted the invitation already`);

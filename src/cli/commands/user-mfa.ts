@@ -8,7 +8,7 @@
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { User } from '../../store/users.ts';
 import { formatTime, type Io, parse, requirePositional } from './common.ts';
-import type { UserStores } from './user-sessions.ts';
+import { upstreamLinksOf, type UserStores } from './user-sessions.ts';
 import { UsageError } from '../operations.ts';
 
 const at = (epoch: number | null) => (epoch === null ? null : formatTime(epoch));
@@ -48,10 +48,11 @@ export async function mfaCommand(
     case 'reset': {
       const { positionals } = parse(rest, {}, 1);
       const user = await findUser(requirePositional(positionals, 'the username'));
+      const { data, line } = await upstreamLinksOf(store, user);
       const reset = securityEvent('mfa.reset', now, {
         userId: user.id,
         requester: CLI,
-        data: { username: user.username },
+        data: { username: user.username, ...data },
       });
       const done = await store.resetSecondFactors(user.id, reset);
       const passkeys = (await store.listPasskeys(user.id)).length;
@@ -62,6 +63,7 @@ export async function mfaCommand(
       const what = removed.length > 0 ? removed.join(' and ') : 'nothing (no app, no codes)';
       io.out(`reset ${user.username}: removed ${what}, ended ${done.sessions} session(s)`);
       if (passkeys > 0) io.out(`${passkeys} passkey(s) kept: the account page or users delete removes them`);
+      if (line) io.out(line);
       return 0;
     }
     default:

@@ -24,7 +24,7 @@ export type UserStores = UserStore &
   EventStore &
   Pick<PasskeyStore, 'listPasskeys' | 'hasPasskeys'> &
   MailStore &
-  Pick<UpstreamStore, 'findUsersByEmail' | 'listLinks'> &
+  Pick<UpstreamStore, 'findUsersByEmail' | 'listLinks' | 'deleteLink'> &
   SecondFactorStore;
 
 /**
@@ -92,21 +92,22 @@ export async function describeSessions(store: UserStores, user: User, now: numbe
 }
 
 /**
- * Ends every session of the user (`user.signed_out`) and, with `grants`, revokes every grant
- * (`token.revoked` for each, so each app's webhooks hear of its own), in one transaction.
+ * Ends every session of the user (`user.signed_out`, naming the providers linked, which still sign the
+ * user in) and, with `grants`, revokes every grant (`token.revoked` for each, so each app's webhooks hear
+ * of its own), in one transaction.
  */
 export async function signOutEverywhere(
   store: UserStores,
   user: User,
   grants: boolean,
   now: number,
+  linked: Record<string, string[]>,
 ): Promise<{ sessions: number; grants: number }> {
   const live = (await store.listSessionsOf(user.id, now)).length;
   const revoked = grants ? await store.listActiveGrants(user.id, now) : [];
+  const data = { everywhere: true, ...linked };
   const events = [
-    ...(live > 0
-      ? [securityEvent('user.signed_out', now, { userId: user.id, requester: CLI, data: { everywhere: true } })]
-      : []),
+    ...(live > 0 ? [securityEvent('user.signed_out', now, { userId: user.id, requester: CLI, data })] : []),
     ...revoked.map((grant) =>
       securityEvent('token.revoked', now, {
         userId: user.id,
@@ -118,4 +119,23 @@ export async function signOutEverywhere(
   ];
   await store.signOutEverywhere({ userId: user.id, now, revokeGrants: grants }, events);
   return { sessions: live, grants: revoked.length };
+}
+
+/**
+ * The user's links to upstream providers, for what an operator's reset or sign-out says and records:
+ * each still signs the user in without the password or second factor just reset, so the operator
+ * helping after a compromise sees them (`users unlink` removes one).
+ */
+export async function upstreamLinksOf(store: UserStores, user: User) {
+  const links = await store.listLinks(user.id);
+  const listed = links.map((l) => `${l.providerId} (${l.subject})`).join(', ');
+  // Said only when there are some: what the commands said before stays as it was.
+  const line =
+    links.length === 0
+      ? undefined
+      : `${links.length} linked provider(s) still sign ${user.username} in, without the password: ${listed}; ` +
+        `"users unlink ${user.username} PROVIDER" removes one`;
+  // For the event's data: the providers, one link each (nothing when there is none).
+  const data: Record<string, string[]> = links.length === 0 ? {} : { linked_providers: links.map((l) => l.providerId) };
+  return { data, line };
 }

@@ -10,7 +10,7 @@ import { createUser, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, readPassword, requireOption, requirePositional } from './common.ts';
 import { inviteCommand } from './invite.ts';
 import { mfaCommand } from './user-mfa.ts';
-import { describeSessions, signOutEverywhere, type UserStores, userStatus } from './user-sessions.ts';
+import { describeSessions, signOutEverywhere, upstreamLinksOf, type UserStores, userStatus } from './user-sessions.ts';
 
 function describe(user: User): Record<string, unknown> {
   const { id, username, email, emailVerified, name, disabled, passwordHash, createdAt } = user;
@@ -108,10 +108,12 @@ export async function usersCommand(store: UserStores, config: Config, args: stri
       const user = await findUser(store, requirePositional(positionals, 'the username'));
       if (!values['password-stdin'])
         throw new UsageError('set-password reads the password from standard input: add --password-stdin');
-      const changed = securityEvent('user.password_changed', now, { userId: user.id, requester: CLI });
+      const { data, line } = await upstreamLinksOf(store, user);
+      const changed = securityEvent('user.password_changed', now, { userId: user.id, requester: CLI, data });
       const hash = await hashPassword(await newPassword(io, config, user.username));
       await store.setUserPassword(user.id, hash, now, changed);
       io.out(`password set for ${user.username}`);
+      if (line) io.out(line);
       return 0;
     }
     case 'disable': {
@@ -175,12 +177,28 @@ export async function usersCommand(store: UserStores, config: Config, args: stri
       // stop, access tokens turn inactive), as after a stolen laptop or a suspected compromise.
       const { values, positionals } = parse(rest, { grants: { type: 'boolean' } }, 1);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
-      const ended = await signOutEverywhere(store, user, values.grants ?? false, now);
+      const { data, line } = await upstreamLinksOf(store, user);
+      const ended = await signOutEverywhere(store, user, values.grants ?? false, now, data);
       const sessions = `${ended.sessions} session${ended.sessions === 1 ? '' : 's'}`;
       const grants = values.grants
         ? `${ended.grants} grant(s) revoked`
         : 'applications keep their access (add --grants to revoke it)';
       io.out(`signed ${user.username} out: ${sessions} ended, ${grants}`);
+      if (line) io.out(line);
+      return 0;
+    }
+    case 'unlink': {
+      // An account at an upstream provider no longer signs the user in; also the user's last way in
+      // (the account page refuses that one: the operator can set a password after).
+      const { positionals } = parse(rest, {}, 2);
+      const user = await findUser(store, requirePositional(positionals, 'the username'));
+      const providerId = requirePositional(positionals.slice(1), 'the provider');
+      const link = (await store.listLinks(user.id)).find((l) => l.providerId === providerId);
+      if (!link) throw new NotFound(`${user.username} has no account of ${providerId} linked`);
+      const data = { provider: link.providerId, subject: link.subject, by: 'operator' };
+      const unlinked = securityEvent('user.upstream_unlinked', now, { userId: user.id, requester: CLI, data });
+      await store.deleteLink(link.providerId, user.id, unlinked);
+      io.out(`unlinked ${providerId} (${link.subject}) from ${user.username}`);
       return 0;
     }
     case 'delete': {
@@ -221,7 +239,7 @@ export async function usersCommand(store: UserStores, config: Config, args: stri
         sub
           ? `unknown users command "${sub}"`
           : 'users needs a command: create, list, show, sessions, sign-out, set-password, disable, enable, ' +
-              'delete, unlock, mfa',
+              'delete, unlock, unlink, mfa',
       );
   }
 }

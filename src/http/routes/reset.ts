@@ -30,6 +30,12 @@ export function sendLinkDead(reply: FastifyReply): FastifyReply {
   return sendError(reply, 'mail.page.linkDead.title', { description, says: 'mail.page.linkDead.says' });
 }
 
+/** What a done reset says: and which upstream providers still sign the person in, if any. */
+function resetDone(outcome: { linked: string[] }): Text {
+  if (outcome.linked.length === 0) return { key: 'mail.page.resetDone.body' };
+  return { key: 'mail.page.resetDone.linked', values: { providers: outcome.linked.join(', ') } };
+}
+
 export function resetRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const deps = (request: FastifyRequest) => ({
     store: ctx.store,
@@ -149,7 +155,7 @@ export function resetRoutes(app: FastifyInstance, ctx: RouteContext): void {
         // Every session ended, this browser's too: its cookie goes.
         await ctx.browser.endSession(request, reply, now);
         return sendPage(reply, (ui) =>
-          notePage(ui, { title: { key: 'mail.page.resetDone.title' }, body: { key: 'mail.page.resetDone.body' } }),
+          notePage(ui, { title: { key: 'mail.page.resetDone.title' }, body: resetDone(outcome) }),
         );
       case 'rejected':
         return sendChoose(request, reply.code(400), fields, opened.user.username, ruleText(outcome.rule));

@@ -1,6 +1,7 @@
 // Signing in through an upstream provider: the sign-in page's button (POST /login/upstream/:provider),
 // the provider's answer (GET /login/upstream/:provider/callback, the redirect URI registered at the
-// provider), and the link page of a person whose account there is not linked yet (/login/link).
+// provider), and the link page of a person whose account there is not linked yet (/login/link),
+// whose password hands over to that account's own sign-in (its second factor on the ordinary pages).
 // A sign-in each ends in the flow (src/authn/flow.ts) and finishSignIn (../sign-in.ts), the page of
 // what failed, or the account page.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -143,17 +144,23 @@ export function upstreamRoutes(app: FastifyInstance, ctx: RouteContext): void {
     switch (outcome.kind) {
       case 'failed':
         return reply.redirect(`/login/link?link=${encodeURIComponent(sealed)}&error=login_failed`, 303);
-      case 'refused': {
+      case 'refused':
+      case 'not-named': {
+        const error: Text =
+          outcome.kind === 'refused'
+            ? throttledText(outcome.refusal)
+            : { key: 'link.notNamed', values: { email: pending.email ?? '' } };
         const page = linkPage(pending, providerName, sealed, ctx.browser.csrfToken(request, reply), {
-          error: throttledText(outcome.refusal),
+          error,
           username,
         });
         keepInteractionLocale(ctx, request, pending.resume);
+        if (outcome.kind === 'not-named') return sendPage(reply.code(403), page);
         return sendPage(reply.code(429).header('retry-after', String(outcome.refusal.retryAfter)), page);
       }
       case 'taken':
       case 'gone': {
-        const reason = outcome.kind === 'taken' ? 'provider_taken' : 'unknown_provider';
+        const reason = outcome.kind === 'taken' ? outcome.reason : 'unknown_provider';
         const failure = {
           kind: 'failed',
           reason,
