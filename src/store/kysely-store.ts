@@ -99,8 +99,8 @@ export abstract class KyselyStore implements Store {
   createClient(client: Client, event?: SecurityEvent) {
     return this.clients.createClient(client, event);
   }
-  getClient(clientId: string) {
-    return this.clients.getClient(clientId);
+  getClient(clientId: string, options?: { suspended?: boolean }) {
+    return this.clients.getClient(clientId, options);
   }
   resolveClientUrlsWith(resolver: ((clientId: string) => Promise<Client>) | undefined) {
     return this.clients.resolveClientUrlsWith(resolver);
