@@ -172,7 +172,7 @@ export async function updateClient(
   requester: Requester = CLI,
   config?: Pick<Config, 'scopes'> & Partial<Pick<Config, 'allowHttpRedirectUris'>>,
 ): Promise<{ client: Client; warnings: string[] }> {
-  const client = await store.getClient(clientId);
+  const client = await store.getClient(clientId, { suspended: true });
   if (!client) throw new UsageError(`no client ${clientId}`);
   const isPublic = client.tokenEndpointAuthMethod === 'none';
   const grantTypes = input.grantTypes ? checkGrantTypes(input.grantTypes, isPublic) : client.grantTypes;
@@ -235,7 +235,7 @@ export async function rotateClientSecret(
   requester: Requester = CLI,
   grace = 0,
 ): Promise<string> {
-  const client = await store.getClient(clientId);
+  const client = await store.getClient(clientId, { suspended: true });
   if (!client) throw new UsageError(`no client ${clientId}`);
   if (client.tokenEndpointAuthMethod === 'none') throw new UsageError(`client ${clientId} is public and has no secret`);
   const secret = randomToken();

@@ -6,6 +6,9 @@
 // schedule, or given up once the schedule is spent. A process killed during an attempt loses
 // nothing: its lease runs out and the row is due again. Requests never wait for any of this.
 
+/** Seconds a claimed row is held by the instance attempting it: no other takes it until then. */
+export const LEASE = 60;
+
 /** Seconds to wait after the n-th failed attempt of a round (Standard Webhooks' schedule). */
 export const RETRY_DELAYS = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000];
 
@@ -34,10 +37,8 @@ export interface OutboxLog {
 }
 
 export interface OutboxChannel<Row extends { id: string }> {
-  /** Its name in the log: `webhooks`, `mail`. */
+  /** Its name in the log: `webhooks (users')`, `mail`. */
   name: string;
-  /** Seconds a claimed row is held by this instance. */
-  lease: number;
   /** The most rows to claim now (free slots, at most a batch). */
   capacity(): number;
   /** Claims up to `limit` rows due at `now` for `lease` seconds. */
@@ -92,19 +93,19 @@ export class OutboxWorker<Row extends { id: string }> {
   }
 
   async #takeDue(): Promise<Array<Promise<unknown>>> {
-    const { name, lease } = this.#channel;
+    const { name } = this.#channel;
     const limit = this.#channel.capacity();
     if (limit <= 0) return [];
     let claimed: Row[];
     try {
-      claimed = await this.#channel.claim(this.#now(), lease, limit);
+      claimed = await this.#channel.claim(this.#now(), LEASE, limit);
     } catch (err) {
       // The database is away: the outbox waits, and nothing is lost.
       this.#log.warn({ err: (err as Error).message }, `${name}: the outbox cannot be read`);
       return [];
     }
     // An attempt must start early enough to end (10 s) before its lease does.
-    const latestStart = Date.now() + (lease * 1000 - 15_000);
+    const latestStart = Date.now() + (LEASE * 1000 - 15_000);
     return claimed.map((row) => {
       const pending = this.#channel.attempt(row, latestStart).catch((err: unknown) => {
         // Not attempted or not recorded (the database went away): its lease runs out and it is due again.

@@ -10,8 +10,6 @@ import type { Secrets } from '../tokens/secrets.ts';
 import { openMessage } from './compose.ts';
 import type { MailTransport } from './transport.ts';
 
-/** Seconds a mail is held by the instance sending it. */
-const LEASE = 60;
 /** Mails sent at once by one instance. */
 const CONCURRENT = 4;
 
@@ -41,7 +39,6 @@ export class MailDelivery {
     this.#worker = new OutboxWorker<Mail>(
       {
         name: 'mail',
-        lease: LEASE,
         capacity: () => CONCURRENT - this.#sending,
         claim: async (now, lease, limit) => {
           await options.notices?.runOnce(now);

@@ -25,6 +25,11 @@ export interface Connection {
   writes: Writes;
   /** SQLite runs them prepared once on the event loop's connection; PostgreSQL through Kysely. */
   reads: Reads;
+  /**
+   * PostgreSQL: an outbox's claim locks the entries it takes and passes over those another instance's
+   * claim is locking (FOR UPDATE SKIP LOCKED, ./outbox.ts); SQLite has one writer.
+   */
+  skipLocked?: boolean;
 }
 
 /** Reads written out by hand, run through Kysely (PostgreSQL names them, ./postgres/connection.ts). */
@@ -34,11 +39,13 @@ export function kyselyReads(db: Kysely<Database>): Reads {
 
 export abstract class Aggregate {
   protected readonly db: Kysely<Database>;
+  protected readonly skipLocked: boolean;
   readonly #writes: Writes;
   readonly #reads: Reads;
 
   constructor(connection: Connection) {
     this.db = connection.db;
+    this.skipLocked = connection.skipLocked ?? false;
     this.#writes = connection.writes;
     this.#reads = connection.reads;
   }

@@ -71,7 +71,12 @@ export interface ClientDescription {
 
 export interface ClientStore {
   createClient(client: Client, event?: SecurityEvent): Promise<void>;
-  getClient(clientId: string): Promise<Client | undefined>;
+  /**
+   * The client, or undefined. An app registered by a user who is disabled is none while they are (it
+   * acts for them, as their webhooks do: ./users.ts setUserDisabled), unless `suspended` is asked for
+   * too (the operator's CLI, which shows, changes and deletes it all the same).
+   */
+  getClient(clientId: string, options?: { suspended?: boolean }): Promise<Client | undefined>;
   listClients(): Promise<Client[]>;
   /** Deletes the client, revokes its grants and forgets consent to it; false when no such client exists. */
   deleteClient(clientId: string, event?: SecurityEvent): Promise<boolean>;
@@ -171,13 +176,28 @@ export class Clients extends Aggregate implements ClientStore {
     this.#documents = resolver;
   }
 
-  getClient(clientId: string): Promise<Client | undefined> {
+  getClient(clientId: string, options: { suspended?: boolean } = {}): Promise<Client | undefined> {
     // Tessera's own ids never start with https:// (../tokens/opaque.ts newId).
     if (this.#documents && clientId.startsWith('https://')) return this.#documents(clientId);
-    return this.#cache.get(clientId, async (id) => {
-      const row = await this.db.selectFrom('clients').selectAll().where('client_id', '=', id).executeTakeFirst();
-      return row && toClient(row);
-    });
+    if (options.suspended) return this.#read(clientId, true);
+    return this.#cache.get(clientId, (id) => this.#read(id, false));
+  }
+
+  async #read(clientId: string, suspended: boolean): Promise<Client | undefined> {
+    let query = this.db.selectFrom('clients').selectAll().where('client_id', '=', clientId);
+    if (!suspended) {
+      const disabledOwner = (eb: ExpressionBuilder<Database, 'clients'>) =>
+        eb.exists(
+          eb
+            .selectFrom('users as o')
+            .select('o.id')
+            .whereRef('o.id', '=', 'clients.owner_id')
+            .where('o.disabled', '=', 1),
+        );
+      query = query.where((eb) => eb.not(disabledOwner(eb)));
+    }
+    const row = await query.executeTakeFirst();
+    return row && toClient(row);
   }
 
   /** Forgets the cached clients, after changes made behind this store's back. */

@@ -9,7 +9,7 @@ import { type Client, Clients } from './clients.ts';
 import { type EncryptedValue, EncryptedValues } from './encrypted.ts';
 import { type EventFilter, Events } from './events.ts';
 import { type ChallengeUse, type Passkey, Passkeys, type PasskeyUse } from './passkeys.ts';
-import { type Mail, Mails, type MailToken, type Redemption, type TokenPurpose } from './mails.ts';
+import { type Mail, Mails, type QueuedMail, type Redemption, type TokenPurpose } from './mails.ts';
 import { type NoticeRule, Notices } from './notices.ts';
 import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFamily } from './grants.ts';
 import { Purge, type PurgeInput } from './housekeeping.ts';
@@ -25,7 +25,8 @@ import { Throttles } from './throttles.ts';
 import type { ThrottlePolicy } from '../authn/throttle.ts';
 import { type UpstreamLink, type UpstreamProvider, Upstream } from './upstream.ts';
 import { type User, Users } from './users.ts';
-import { type Delivery, type DeliveryAttempt, type Webhook, Webhooks } from './webhooks.ts';
+import { type Delivery, type DeliveryAttempt, type LaneClaim, type Webhook, Webhooks } from './webhooks.ts';
+import type { OutboxOutcome } from '../events/outbox.ts';
 
 export abstract class KyselyStore implements Store {
   readonly db: Kysely<Database>;
@@ -47,8 +48,7 @@ export abstract class KyselyStore implements Store {
   protected readonly notices: Notices;
   readonly #purge: Purge;
 
-  /** `webhooks` and `mails`: PostgreSQL's, which lock the rows they claim. */
-  constructor(connection: Connection, webhooks = new Webhooks(connection), mails = new Mails(connection)) {
+  constructor(connection: Connection) {
     this.db = connection.db;
     this.clients = new Clients(connection);
     this.resources = new Resources(connection);
@@ -58,13 +58,13 @@ export abstract class KyselyStore implements Store {
     this.signingKeys = new SigningKeys(connection);
     this.events = new Events(connection);
     this.throttles = new Throttles(connection);
-    this.webhooks = webhooks;
+    this.webhooks = new Webhooks(connection);
     this.passkeys = new Passkeys(connection);
     this.secondFactors = new SecondFactors(connection);
     this.restores = new Restores(connection);
     this.encryptedValues = new EncryptedValues(connection);
     this.upstream = new Upstream(connection);
-    this.mails = mails;
+    this.mails = new Mails(connection);
     this.notices = new Notices(connection);
     this.#purge = new Purge(connection);
   }
@@ -102,8 +102,8 @@ export abstract class KyselyStore implements Store {
   createClient(client: Client, event?: SecurityEvent) {
     return this.clients.createClient(client, event);
   }
-  getClient(clientId: string) {
-    return this.clients.getClient(clientId);
+  getClient(clientId: string, options?: { suspended?: boolean }) {
+    return this.clients.getClient(clientId, options);
   }
   resolveClientUrlsWith(resolver: ((clientId: string) => Promise<Client>) | undefined) {
     return this.clients.resolveClientUrlsWith(resolver);
@@ -294,13 +294,10 @@ export abstract class KyselyStore implements Store {
   enqueueDelivery(delivery: Delivery) {
     return this.webhooks.enqueueDelivery(delivery);
   }
-  claimDeliveries(now: number, lease: number, limit: number, skip?: readonly string[]) {
-    return this.webhooks.claimDeliveries(now, lease, limit, skip);
+  claimDeliveries(now: number, lease: number, limit: number, lane: LaneClaim) {
+    return this.webhooks.claimDeliveries(now, lease, limit, lane);
   }
-  recordAttempt(
-    attempt: DeliveryAttempt,
-    outcome: { status: 'delivered' | 'failed' } | { status: 'pending'; nextAttemptAt: number },
-  ) {
+  recordAttempt(attempt: DeliveryAttempt, outcome: OutboxOutcome<'delivered'>) {
     return this.webhooks.recordAttempt(attempt, outcome);
   }
   getDelivery(id: string) {
@@ -435,14 +432,7 @@ export abstract class KyselyStore implements Store {
   }
 
   // mails (./mails.ts)
-  queueMail(input: {
-    mail: Mail;
-    token?: MailToken;
-    newUser?: User;
-    replaces?: { userId: string; purpose: TokenPurpose; now: number };
-    event?: SecurityEvent;
-    decoy?: boolean;
-  }) {
+  queueMail(input: QueuedMail) {
     return this.mails.queueMail(input);
   }
   getMailToken(hash: string) {
@@ -464,7 +454,7 @@ export abstract class KyselyStore implements Store {
   recordMailAttempt(
     id: string,
     attempt: { attempt: number; at: number; error: string | null },
-    outcome: { status: 'sent' | 'failed' } | { status: 'pending'; nextAttemptAt: number },
+    outcome: OutboxOutcome<'sent'>,
   ) {
     return this.mails.recordMailAttempt(id, attempt, outcome);
   }

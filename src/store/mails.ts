@@ -6,7 +6,16 @@
 import type { Compilable, ExpressionBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
-import { insertEvents, insertEventsWhen } from './outbox.ts';
+import type { OutboxOutcome } from '../events/outbox.ts';
+import {
+  attemptRecorded,
+  claimEntries,
+  dueEntries,
+  fromOutboxEntry,
+  insertEvents,
+  insertEventsWhen,
+} from './outbox.ts';
+import { type OutboxEntry, toOutboxEntry } from './outbox.ts';
 import type { Database, MailRow, MailTokenRow } from './tables.ts';
 import { type Redemption, redemptionEffects } from './mail-redemptions.ts';
 import { fromUser, type User } from './users.ts';
@@ -15,20 +24,12 @@ export type MailKind = 'reset' | 'verify' | 'invite' | 'signup' | 'email-changed
 export type MailStatus = MailRow['status'];
 
 /** A mail in the outbox. `messageEnc` is null once it was sent or given up. */
-export interface Mail {
+export interface Mail extends OutboxEntry<'sent'> {
   id: string;
   kind: MailKind;
   userId: string | null;
   recipient: string;
   messageEnc: string | null;
-  status: MailStatus;
-  attempts: number;
-  retryBase: number;
-  nextAttemptAt: number;
-  lockedUntil: number | null;
-  createdAt: number;
-  lastError: string | null;
-  finishedAt: number | null;
 }
 
 export type TokenPurpose = MailTokenRow['purpose'];
@@ -48,6 +49,16 @@ export interface MailToken {
 
 export type { Redemption } from './mail-redemptions.ts';
 
+/** A mail to queue, with what is written with it (MailStore.queueMail). */
+export interface QueuedMail {
+  mail: Mail;
+  token?: MailToken;
+  newUser?: User;
+  replaces?: { userId: string; purpose: TokenPurpose; now: number };
+  event?: SecurityEvent;
+  decoy?: boolean;
+}
+
 export interface MailStore {
   /**
    * Writes the mail to the outbox, in one write with its token, the user it is for when new, the
@@ -55,14 +66,7 @@ export interface MailStore {
    * `decoy`: only the event is written; the mail's and token's statements run as deletes of their
    * (new, absent) keys, so that the write costs what a real one does and changes nothing else.
    */
-  queueMail(input: {
-    mail: Mail;
-    token?: MailToken;
-    newUser?: User;
-    replaces?: { userId: string; purpose: TokenPurpose; now: number };
-    event?: SecurityEvent;
-    decoy?: boolean;
-  }): Promise<void>;
+  queueMail(input: QueuedMail): Promise<void>;
   getMailToken(hash: string): Promise<MailToken | undefined>;
   /** The user's token of `purpose` not used and not expired at `now`, if any (an invitation pending). */
   liveMailToken(userId: string, purpose: TokenPurpose, now: number): Promise<MailToken | undefined>;
@@ -81,46 +85,20 @@ export interface MailStore {
   recordMailAttempt(
     id: string,
     attempt: { attempt: number; at: number; error: string | null },
-    outcome: { status: 'sent' | 'failed' } | { status: 'pending'; nextAttemptAt: number },
+    outcome: OutboxOutcome<'sent'>,
   ): Promise<void>;
   /** The newest mails first. */
   listMails(limit: number): Promise<Mail[]>;
 }
 
 function toMail(row: MailRow): Mail {
-  return {
-    id: row.id,
-    kind: row.kind as MailKind,
-    userId: row.user_id,
-    recipient: row.recipient,
-    messageEnc: row.message_enc,
-    status: row.status,
-    attempts: row.attempts,
-    retryBase: row.retry_base,
-    nextAttemptAt: row.next_attempt_at,
-    lockedUntil: row.locked_until,
-    createdAt: row.created_at,
-    lastError: row.last_error,
-    finishedAt: row.finished_at,
-  };
+  const { id, kind, user_id: userId, recipient, message_enc: messageEnc } = row;
+  return { id, kind: kind as MailKind, userId, recipient, messageEnc, ...toOutboxEntry(row) };
 }
 
 export function fromMail(mail: Mail): MailRow {
-  return {
-    id: mail.id,
-    kind: mail.kind,
-    user_id: mail.userId,
-    recipient: mail.recipient,
-    message_enc: mail.messageEnc,
-    status: mail.status,
-    attempts: mail.attempts,
-    retry_base: mail.retryBase,
-    next_attempt_at: mail.nextAttemptAt,
-    locked_until: mail.lockedUntil,
-    created_at: mail.createdAt,
-    last_error: mail.lastError,
-    finished_at: mail.finishedAt,
-  };
+  const { id, kind, userId: user_id, recipient, messageEnc: message_enc } = mail;
+  return { id, kind, user_id, recipient, message_enc, ...fromOutboxEntry(mail) };
 }
 
 function toToken(row: MailTokenRow): MailToken {
@@ -140,14 +118,7 @@ function toToken(row: MailTokenRow): MailToken {
 type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
 
 export class Mails extends Aggregate implements MailStore {
-  async queueMail(input: {
-    mail: Mail;
-    token?: MailToken;
-    newUser?: User;
-    replaces?: { userId: string; purpose: TokenPurpose; now: number };
-    event?: SecurityEvent;
-    decoy?: boolean;
-  }): Promise<void> {
+  async queueMail(input: QueuedMail): Promise<void> {
     const { token, replaces } = input;
     if (input.decoy) {
       const nothing = [
@@ -236,43 +207,20 @@ export class Mails extends Aggregate implements MailStore {
     return this.db.insertInto('mails').columns(columns).expression(values);
   }
 
-  /** The mails due, as a subquery; PostgreSQL locks them (../postgres/store.ts, FOR UPDATE SKIP LOCKED). */
-  protected dueMails(now: number, limit: number) {
-    return this.db
-      .selectFrom('mails')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-      .orderBy('next_attempt_at')
-      .limit(limit);
-  }
-
   async claimMails(now: number, lease: number, limit: number): Promise<Mail[]> {
-    const claimed = this.db
-      .updateTable('mails')
-      .set({ locked_until: now + lease })
-      .where('id', 'in', this.dueMails(now, limit))
-      .returningAll();
+    const due = dueEntries(this.db, 'mails', now).orderBy('next_attempt_at').limit(limit);
+    const claimed = claimEntries(this.db, 'mails', due, { now, lease, skipLocked: this.skipLocked });
     return (await this.writeRows<MailRow>(claimed)).map(toMail);
   }
 
   async recordMailAttempt(
     id: string,
     attempt: { attempt: number; at: number; error: string | null },
-    outcome: { status: 'sent' | 'failed' } | { status: 'pending'; nextAttemptAt: number },
+    outcome: OutboxOutcome<'sent'>,
   ): Promise<void> {
-    const pending = outcome.status === 'pending';
-    const set = {
-      status: outcome.status,
-      attempts: attempt.attempt,
-      next_attempt_at: pending ? outcome.nextAttemptAt : attempt.at,
-      locked_until: null,
-      last_error: attempt.error,
-      finished_at: pending ? null : attempt.at,
-      // Sent or given up, its link is no longer kept anywhere.
-      ...(pending ? {} : { message_enc: null }),
-    };
+    const recorded = attemptRecorded(attempt, outcome);
+    // Sent or given up, its link is no longer kept anywhere.
+    const set = recorded.status === 'pending' ? recorded : { ...recorded, message_enc: null };
     await this.write(this.db.updateTable('mails').set(set).where('id', '=', id));
   }
 

@@ -1,10 +1,109 @@
-// The transactional outbox: a change's event (the audit trail, ./events.ts) and that event's webhook
+// The transactional outboxes. A change's event (the audit trail, ./events.ts) and that event's webhook
 // deliveries (./webhooks.ts) are built here as inserts that run in the same write as the change, so
-// that the change, its event and its deliveries are committed together or not at all.
+// that the change, its event and its deliveries are committed together or not at all. And what the
+// two outboxes (webhook_deliveries, ./webhooks.ts; mails, ./mails.ts) share, written once: the
+// columns of an entry's retry schedule and lease, a claim, and what an attempt makes of its row
+// (src/events/outbox.ts runs them).
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
+import type { OutboxOutcome } from '../events/outbox.ts';
 import { webhookAudience } from '../events/webhooks/audience.ts';
-import type { Database, EventRow } from './tables.ts';
+import type { Database, EventRow, MailRow, WebhookDeliveryRow } from './tables.ts';
+
+/** An outbox's table: each row one thing to send, with its retry schedule and lease. */
+export type OutboxTable = 'webhook_deliveries' | 'mails';
+
+/** What every outbox entry has besides what it carries: where it stands in its retry schedule. */
+export interface OutboxEntry<Done extends string> {
+  status: 'pending' | Done | 'failed';
+  /** Attempts made, ever: the number of the last one. */
+  attempts: number;
+  /** The attempts made before the last redelivery: the retry schedule counts from here. */
+  retryBase: number;
+  nextAttemptAt: number;
+  /** While an instance is attempting it: no other takes it until then. */
+  lockedUntil: number | null;
+  createdAt: number;
+  lastError: string | null;
+  finishedAt: number | null;
+}
+
+type EntryColumns = 'attempts' | 'retry_base' | 'next_attempt_at' | 'locked_until' | 'created_at' | 'last_error';
+/** The columns of OutboxEntry, the same in both tables. */
+type OutboxColumns<Done extends string> = Pick<WebhookDeliveryRow & MailRow, EntryColumns | 'finished_at'> & {
+  status: 'pending' | Done | 'failed';
+};
+
+export function toOutboxEntry<Done extends string>(row: OutboxColumns<Done>): OutboxEntry<Done> {
+  return {
+    status: row.status,
+    attempts: row.attempts,
+    retryBase: row.retry_base,
+    nextAttemptAt: row.next_attempt_at,
+    lockedUntil: row.locked_until,
+    createdAt: row.created_at,
+    lastError: row.last_error,
+    finishedAt: row.finished_at,
+  };
+}
+
+export function fromOutboxEntry<Done extends string>(entry: OutboxEntry<Done>): OutboxColumns<Done> {
+  return {
+    status: entry.status,
+    attempts: entry.attempts,
+    retry_base: entry.retryBase,
+    next_attempt_at: entry.nextAttemptAt,
+    locked_until: entry.lockedUntil,
+    created_at: entry.createdAt,
+    last_error: entry.lastError,
+    finished_at: entry.finishedAt,
+  };
+}
+
+/**
+ * The ids of `table`'s entries due at `now` and not leased, as a subquery to narrow (order, limit,
+ * more conditions). With `skipLocked` (PostgreSQL) it locks what it selects and passes over what
+ * another instance's claim is locking, so that each entry is claimed by one; SQLite has one writer.
+ */
+export function dueEntries(db: Kysely<Database>, table: OutboxTable, now: number) {
+  return db
+    .selectFrom(table)
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]));
+}
+
+/** The claim of the entries `due` selects: leased for `lease` seconds from `now`, and returned. */
+export function claimEntries(
+  db: Kysely<Database>,
+  table: OutboxTable,
+  due: ReturnType<typeof dueEntries>,
+  claim: { now: number; lease: number; skipLocked: boolean },
+) {
+  const locked = claim.skipLocked ? due.forUpdate().skipLocked() : due;
+  return db
+    .updateTable(table)
+    .set({ locked_until: claim.now + claim.lease })
+    .where('id', 'in', locked)
+    .returningAll();
+}
+
+/** What an attempt makes of its entry: done or given up at `at`, or due again; its lease ended. */
+export function attemptRecorded<Done extends string>(
+  attempt: { attempt: number; at: number; error: string | null },
+  outcome: OutboxOutcome<Done>,
+) {
+  const pending = outcome.status === 'pending';
+  return {
+    status: outcome.status,
+    attempts: attempt.attempt,
+    next_attempt_at: 'nextAttemptAt' in outcome ? outcome.nextAttemptAt : attempt.at,
+    locked_until: null,
+    last_error: attempt.error,
+    finished_at: pending ? null : attempt.at,
+  };
+}
 
 export function fromEvent(event: SecurityEvent): EventRow {
   return {
@@ -77,8 +176,8 @@ export function insertEventsWhen(
 /**
  * One delivery per webhook that wants the event: subscribed to its type, and in its audience
  * (../events/webhooks/audience.ts: the operator's, the user's whom the event is about, or the owner's
- * of the app it is about when the type is one an app's owner hears of). Only if the event itself was
- * written (an event may be written conditionally, insertEventsIf).
+ * of the app it is about when the type is one an app's owner hears of), and not a disabled user's.
+ * Only if the event itself was written (an event may be written conditionally, insertEventsIf).
  */
 export function enqueueDeliveries(db: Kysely<Database>, event: SecurityEvent) {
   const audience = webhookAudience(event);
@@ -114,6 +213,15 @@ export function enqueueDeliveries(db: Kysely<Database>, event: SecurityEvent) {
                   .whereRef('c.owner_id', '=', 'w.owner_id'),
               ),
             ]),
+      ]),
+    )
+    // A disabled user's webhooks hear nothing of what happens while they are disabled.
+    .where((eb) =>
+      eb.or([
+        eb('w.owner_id', 'is', null),
+        eb.exists(
+          eb.selectFrom('users as o').select('o.id').whereRef('o.id', '=', 'w.owner_id').where('o.disabled', '=', 0),
+        ),
       ]),
     )
     .where((eb) => eb.exists(eb.selectFrom('events as e').select('e.id').where('e.id', '=', event.id)));

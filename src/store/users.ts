@@ -29,7 +29,10 @@ export interface UserStore {
   listUsers(): Promise<User[]>;
   /** Ends every session of the user too; returns false when no such user exists. */
   setUserPassword(id: string, passwordHash: string, now: number, event?: SecurityEvent): Promise<boolean>;
-  /** Disabling ends every session of the user too; returns false when no such user exists. */
+  /**
+   * Disabling ends every session of the user too, stops their apps and webhooks while disabled and
+   * revokes the grants issued to their apps; returns false when no such user exists.
+   */
   setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent): Promise<boolean>;
   /**
    * Deletes the user, ends their sessions, revokes their grants and forgets their consents, and deletes
@@ -149,12 +152,27 @@ export class Users extends Aggregate implements UserStore {
     return (await this.write(updated, sessions, ...this.events(event))) === 1;
   }
 
+  /**
+   * Disabling signs the user out everywhere. Their own grants are refused while they are disabled (the
+   * refresh, userinfo and introspection read the user anyway), not revoked. What acts for them stops
+   * too, for as long: their apps are no clients (./clients.ts getClient) and their webhooks deliver
+   * nothing (./outbox.ts, ./webhook-turns.ts); but the grants issued to their apps, whose tokens are
+   * checked without reading the app's owner, are revoked in the same write, as deleting does.
+   */
   async setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent): Promise<boolean> {
     const set = { disabled: disabled ? 1 : 0, updated_at: now };
     const updated = this.db.updateTable('users').set(set).where('id', '=', id);
-    // Disabling signs the user out everywhere; their grants are refused while disabled, not revoked.
-    const sessions = disabled ? [this.db.deleteFrom('sessions').where('user_id', '=', id)] : [];
-    return (await this.write(updated, ...sessions, ...this.events(event))) === 1;
+    const stopped = disabled
+      ? [this.db.deleteFrom('sessions').where('user_id', '=', id), this.#revokeAppGrants(id, now)]
+      : [];
+    return (await this.write(updated, ...stopped, ...this.events(event))) === 1;
+  }
+
+  /** The grants issued to the apps `id` registered (RFC 7591), revoked at `now`. */
+  #revokeAppGrants(id: string, now: number) {
+    const apps = this.db.selectFrom('clients').select('client_id').where('owner_id', '=', id);
+    const appGrants = (eb: Where<'grants'>) => eb.and([eb('client_id', 'in', apps), eb('revoked_at', 'is', null)]);
+    return this.db.updateTable('grants').set({ revoked_at: now }).where(appGrants);
   }
 
   /**
@@ -166,7 +184,6 @@ export class Users extends Aggregate implements UserStore {
   async deleteUser(id: string, now: number, event?: SecurityEvent): Promise<boolean> {
     const live = (eb: Where<'grants'>) => eb.and({ user_id: id, revoked_at: null });
     const apps = this.db.selectFrom('clients').select('client_id').where('owner_id', '=', id);
-    const appGrants = (eb: Where<'grants'>) => eb.and([eb('client_id', 'in', apps), eb('revoked_at', 'is', null)]);
     const webhooks = this.db.selectFrom('webhooks').select('id').where('owner_id', '=', id);
     const undelivered = (eb: Where<'webhook_deliveries'>) =>
       eb.and([eb('webhook_id', 'in', webhooks), eb('status', '=', 'pending')]);
@@ -181,7 +198,7 @@ export class Users extends Aggregate implements UserStore {
         // The person's accounts at upstream providers no longer lead here (src/upstream).
         this.db.deleteFrom('upstream_links').where('user_id', '=', id),
         this.db.updateTable('grants').set({ revoked_at: now }).where(live),
-        this.db.updateTable('grants').set({ revoked_at: now }).where(appGrants),
+        this.#revokeAppGrants(id, now),
         this.db.deleteFrom('consents').where('client_id', 'in', apps),
         this.db.deleteFrom('clients').where('owner_id', '=', id),
         this.db.deleteFrom('webhook_deliveries').where(undelivered),

@@ -3,8 +3,13 @@
 // and their rows (./tables.ts) both ways, and their Kysely code.
 import type { ExpressionBuilder, OnConflictBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
+import type { OutboxOutcome } from '../events/outbox.ts';
 import { Aggregate } from './aggregate.ts';
-import { insertEventsIf } from './outbox.ts';
+import { attemptRecorded, claimEntries, dueEntries, fromOutboxEntry, insertEventsIf } from './outbox.ts';
+import { type OutboxEntry, toOutboxEntry } from './outbox.ts';
+import { deliveriesInTurn, type LaneClaim } from './webhook-turns.ts';
+
+export type { LaneClaim } from './webhook-turns.ts';
 import type { Database, WebhookAttemptRow, WebhookDeliveryRow, WebhookRow } from './tables.ts';
 
 /** A webhook subscription: where, which event types, and its signing secret (encrypted). */
@@ -23,7 +28,7 @@ export interface Webhook {
 }
 
 /** One event for one webhook: the outbox's entry, written in the same transaction as the event. */
-export interface Delivery {
+export interface Delivery extends OutboxEntry<'delivered'> {
   /** `{event id}.{webhook id}`: the webhook-id header, the same on every attempt. */
   id: string;
   webhookId: string;
@@ -31,18 +36,7 @@ export interface Delivery {
   eventType: string;
   /** The JSON body sent. */
   payload: string;
-  status: 'pending' | 'delivered' | 'failed';
-  /** Attempts made, ever: the number of the last one logged. */
-  attempts: number;
-  /** The attempts made before the last redelivery: the retry schedule counts from here. */
-  retryBase: number;
-  nextAttemptAt: number;
-  /** While an instance is attempting it: no other takes it until then. */
-  lockedUntil: number | null;
-  createdAt: number;
   lastStatus: number | null;
-  lastError: string | null;
-  finishedAt: number | null;
 }
 
 /** One attempt of a delivery: its answer's status (null when none came), how long it took, what failed. */
@@ -78,16 +72,12 @@ export interface WebhookStore {
   /** A delivery of its own (`tessera webhooks test`), outside the events. */
   enqueueDelivery(delivery: Delivery): Promise<void>;
   /**
-   * Takes up to `limit` deliveries due at `now` for `lease` seconds: no other instance takes them
-   * meanwhile (on PostgreSQL, FOR UPDATE SKIP LOCKED), and if this one dies they are due again after.
-   * None of the webhooks `skip` (those whose receivers are busy on this instance).
+   * Takes up to `limit` deliveries of `lane` due at `now` for `lease` seconds: no other instance takes
+   * them meanwhile (on PostgreSQL, FOR UPDATE SKIP LOCKED), and if this one dies they are due again after.
    */
-  claimDeliveries(now: number, lease: number, limit: number, skip?: readonly string[]): Promise<Delivery[]>;
+  claimDeliveries(now: number, lease: number, limit: number, lane: LaneClaim): Promise<Delivery[]>;
   /** Logs an attempt and moves the delivery on: delivered, due again at `nextAttemptAt`, or failed. */
-  recordAttempt(
-    attempt: DeliveryAttempt,
-    outcome: { status: 'delivered' | 'failed' } | { status: 'pending'; nextAttemptAt: number },
-  ): Promise<void>;
+  recordAttempt(attempt: DeliveryAttempt, outcome: OutboxOutcome<'delivered'>): Promise<void>;
   getDelivery(id: string): Promise<Delivery | undefined>;
   /** A webhook's deliveries, newest first. */
   listDeliveries(webhookId: string, limit: number): Promise<Delivery[]>;
@@ -129,15 +119,8 @@ function toDelivery(row: WebhookDeliveryRow): Delivery {
     eventId: row.event_id,
     eventType: row.event_type,
     payload: row.payload,
-    status: row.status,
-    attempts: row.attempts,
-    retryBase: row.retry_base,
-    nextAttemptAt: row.next_attempt_at,
-    lockedUntil: row.locked_until,
-    createdAt: row.created_at,
+    ...toOutboxEntry(row),
     lastStatus: row.last_status,
-    lastError: row.last_error,
-    finishedAt: row.finished_at,
   };
 }
 
@@ -148,15 +131,8 @@ function fromDelivery(delivery: Delivery): WebhookDeliveryRow {
     event_id: delivery.eventId,
     event_type: delivery.eventType,
     payload: delivery.payload,
-    status: delivery.status,
-    attempts: delivery.attempts,
-    retry_base: delivery.retryBase,
-    next_attempt_at: delivery.nextAttemptAt,
-    locked_until: delivery.lockedUntil,
-    created_at: delivery.createdAt,
+    ...fromOutboxEntry(delivery),
     last_status: delivery.lastStatus,
-    last_error: delivery.lastError,
-    finished_at: delivery.finishedAt,
   };
 }
 
@@ -246,41 +222,18 @@ export class Webhooks extends Aggregate implements WebhookStore {
     await this.write(this.db.insertInto('webhook_deliveries').values(fromDelivery(delivery)));
   }
 
-  /** The deliveries due, as a subquery; PostgreSQL locks them (../postgres/store.ts, FOR UPDATE SKIP LOCKED). */
-  protected dueDeliveries(now: number, limit: number, skip: readonly string[] = []) {
-    let due = this.db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]));
-    if (skip.length > 0) due = due.where('webhook_id', 'not in', skip);
-    return due.orderBy('next_attempt_at').limit(limit);
-  }
-
-  async claimDeliveries(now: number, lease: number, limit: number, skip?: readonly string[]): Promise<Delivery[]> {
-    const claimed = this.db
-      .updateTable('webhook_deliveries')
-      .set({ locked_until: now + lease })
-      .where('id', 'in', this.dueDeliveries(now, limit, skip))
-      .returningAll();
+  async claimDeliveries(now: number, lease: number, limit: number, lane: LaneClaim): Promise<Delivery[]> {
+    const due = dueEntries(this.db, 'webhook_deliveries', now).where(
+      'id',
+      'in',
+      deliveriesInTurn(this.db, now, limit, lane),
+    );
+    const claimed = claimEntries(this.db, 'webhook_deliveries', due, { now, lease, skipLocked: this.skipLocked });
     return (await this.writeRows<WebhookDeliveryRow>(claimed)).map(toDelivery);
   }
 
-  async recordAttempt(
-    attempt: DeliveryAttempt,
-    outcome: { status: 'delivered' | 'failed' } | { status: 'pending'; nextAttemptAt: number },
-  ): Promise<void> {
-    const finished = outcome.status === 'pending' ? null : attempt.at;
-    const set = {
-      status: outcome.status,
-      attempts: attempt.attempt,
-      next_attempt_at: outcome.status === 'pending' ? outcome.nextAttemptAt : attempt.at,
-      locked_until: null,
-      last_status: attempt.status,
-      last_error: attempt.error,
-      finished_at: finished,
-    };
+  async recordAttempt(attempt: DeliveryAttempt, outcome: OutboxOutcome<'delivered'>): Promise<void> {
+    const set = { ...attemptRecorded(attempt, outcome), last_status: attempt.status };
     const row: WebhookAttemptRow = {
       delivery_id: attempt.deliveryId,
       attempt: attempt.attempt,

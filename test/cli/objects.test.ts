@@ -143,4 +143,23 @@ describe('the CLI changes and deletes what it creates', () => {
     assert.equal((await cli(['clients', 'update', id, '--scope', 'nope'])).code, 2);
     assert.equal((await cli(['clients', 'update', id, '--name', ' '])).code, 2);
   });
+
+  it('clients create and update refuse an IP address for a host but loopback over http, and `*`', async () => {
+    const create = (uri: string) =>
+      cli(['clients', 'create', '--name', 'Numeric', '--redirect-uri', uri, '--scope', 'openid', '--public']);
+    const id = server.clients.post.id;
+    for (const uri of [
+      'https://10.0.0.1/cb',
+      'https://2130706433/cb',
+      'https://[::1]/cb',
+      'https://*.app.example/cb',
+    ]) {
+      for (const refused of [await create(uri), await cli(['clients', 'update', id, '--redirect-uri', uri])]) {
+        assert.equal(refused.code, 2, uri);
+        assert.match(refused.out, /--redirect-uri: ".*" must not (have an IP address for its host|contain \*)/, uri);
+      }
+    }
+    const loopback = await create('http://127.0.0.1/callback');
+    assert.equal(loopback.code, 0, loopback.out);
+  });
 });

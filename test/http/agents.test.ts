@@ -221,6 +221,8 @@ describe('AI agents with the MCP SDK: dynamic registration and client ID metadat
     document('/bad/other-id', { client_id: `${documentsUrl}/somebody-else` });
     document('/bad/secret', { token_endpoint_auth_method: 'client_secret_basic' });
     document('/bad/fragment-uri', { redirect_uris: ['https://app.example/cb#x'] });
+    document('/bad/numeric-host', { redirect_uris: ['http://127.0.0.1:1/cb', 'https://2130706433/cb'] });
+    document('/bad/wildcard', { redirect_uris: ['https://*.app.example/cb'] });
     document('/bad/big', { padding: 'x'.repeat(6000) });
     served.set('/bad/moved', { status: 302, headers: { location: `${documentsUrl}/agent/client.json` }, body: '' });
     served.set('/bad/not-json', { body: '<html>' });
@@ -228,6 +230,8 @@ describe('AI agents with the MCP SDK: dynamic registration and client ID metadat
       ['/bad/other-id', /names another client_id/],
       ['/bad/secret', /token_endpoint_auth_method must be none/],
       ['/bad/fragment-uri', /redirect_uris\[0\] must not contain a fragment/],
+      ['/bad/numeric-host', /redirect_uris\[1\] must not have an IP address for its host/],
+      ['/bad/wildcard', /redirect_uris\[0\] must not contain \*/],
       // Whatever the fetch met, one text: an error page is no port or name scanner.
       ['/bad/big', FETCH_FAILED],
       ['/bad/moved', FETCH_FAILED],

@@ -3,7 +3,8 @@
 // an open redirector (RFC 9700 §4.11.2) through RP-initiated logout or an authorization error; an
 // official-sounding name on the sign-in and sign-out pages; and document fetches as a port scanner or
 // a flood. Tessera runs as a process trusting a throwaway CA (NODE_EXTRA_CA_CERTS), the documents are
-// served over https on 127.0.0.1 (TESSERA_OUTBOUND_ALLOW_PRIVATE, as in development).
+// served over https on 127.0.0.1, named localhost (TESSERA_OUTBOUND_ALLOW_PRIVATE, as in development; a
+// redirect URI has a name for its host, never an IP address but loopback over http).
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -51,7 +52,7 @@ describe('clients that register themselves cannot send browsers off their own ho
       );
     });
     await new Promise<void>((resolve) => documents.listen(0, '127.0.0.1', resolve));
-    documentsUrl = `https://127.0.0.1:${(documents.address() as { port: number }).port}`;
+    documentsUrl = `https://localhost:${(documents.address() as { port: number }).port}`;
     clientId = `${documentsUrl}/client.json`;
 
     const port = await freePort();

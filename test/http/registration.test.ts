@@ -227,6 +227,58 @@ describe('dynamic client registration (RFC 7591, RFC 7592), for users with the a
     }
   });
 
+  it('refuses an IP address for a host but loopback over http, and `*` anywhere, with RFC 7591 §3.2.2 bodies', async () => {
+    const numeric =
+      'redirect_uris[0] must not have an IP address for its host but loopback over http (http://127.0.0.1, http://[::1])';
+    const wildcard = 'redirect_uris[0] must not contain *: a redirect URI is matched exactly, never as a pattern';
+    for (const [uri, description] of [
+      ['https://10.0.0.1/cb', numeric],
+      ['https://203.0.113.7:8443/cb', numeric],
+      // What a URL parser reads as an IPv4 address: decimal, hexadecimal, octal, short forms, a final dot.
+      ['https://2130706433/cb', numeric],
+      ['https://0x7f000001/cb', numeric],
+      ['https://0x7f.1/cb', numeric],
+      ['https://017700000001/cb', numeric],
+      ['https://10.1/cb', numeric],
+      ['https://10.0.0.1./cb', numeric],
+      ['https://[2001:db8::1]/cb', numeric],
+      ['https://[::ffff:10.0.0.1]/cb', numeric],
+      // Loopback only as RFC 8252 §7.3 has it: http, written 127.0.0.1 or [::1].
+      ['https://127.0.0.1/cb', numeric],
+      ['https://[::1]/cb', numeric],
+      ['http://127.0.0.2/cb', numeric],
+      ['http://2130706433/cb', numeric],
+      ['http://[0:0:0:0:0:0:0:1]/cb', numeric],
+      ['https://*.app.example/cb', wildcard],
+      ['https://app.example/*', wildcard],
+      ['https://app.example/cb?next=*', wildcard],
+      ['com.example.app:/*', wildcard],
+    ]) {
+      const { status, body, headers } = await call(endpoint(), { token: appsToken, body: { redirect_uris: [uri] } });
+      assert.equal(status, 400, uri);
+      assert.deepEqual(body, { error: 'invalid_redirect_uri', error_description: description }, uri);
+      assert.equal(headers.get('cache-control'), 'no-store');
+    }
+    const logout = await call(endpoint(), {
+      token: appsToken,
+      body: { redirect_uris: ['https://app.example/cb'], post_logout_redirect_uris: ['https://192.168.1.1/bye'] },
+    });
+    assert.deepEqual(logout.body, {
+      error: 'invalid_redirect_uri',
+      error_description: numeric.replace('redirect_uris[0]', 'post_logout_redirect_uris[0]'),
+    });
+    // A native app's loopback, a name, and an escaped star are what they were.
+    for (const uri of [
+      'http://127.0.0.1/cb',
+      'http://[::1]:8080/cb',
+      'http://localhost/cb',
+      'https://app.example/%2A',
+    ]) {
+      const { status, body } = await call(endpoint(), { token: appsToken, body: { redirect_uris: [uri] } });
+      assert.equal(status, 201, `${uri}: ${JSON.stringify(body)}`);
+    }
+  });
+
   it('reads, replaces and deletes a registration with its registration access token (RFC 7592)', async () => {
     const created = (await call(endpoint(), { token: appsToken, body: { ...WEB_APP, scope: 'openid profile' } })).body;
     const uri = created.registration_client_uri as string;

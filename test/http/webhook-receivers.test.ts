@@ -3,7 +3,6 @@
 // queued after them, still arrives while those requests hang; the receiver never sees more than a
 // few requests at once. The worker runs as in production (start(), its own interval).
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { run } from '../../src/cli/main.ts';
@@ -11,47 +10,9 @@ import { createUser } from '../../src/cli/operations.ts';
 import { WebhookDelivery } from '../../src/events/webhooks/delivery.ts';
 import { hashPassword } from '../../src/authn/password/hash.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
-import { cliIo, freePort, PASSWORD, startServer, type TestServer } from '../helpers/server.ts';
+import { cliIo, PASSWORD, startServer, type TestServer } from '../helpers/server.ts';
+import { Receiver } from '../helpers/webhook-receiver.ts';
 import { accessTokenOf } from '../helpers/tokens.ts';
-
-/** A receiver on 127.0.0.1: what it got, and, when `hang`, requests held open until released. */
-class Receiver {
-  readonly received: string[] = [];
-  readonly held: ServerResponse[] = [];
-  open = 0;
-  mostOpen = 0;
-  server: Server | undefined;
-  url = '';
-  readonly hang: boolean;
-  constructor(hang: boolean) {
-    this.hang = hang;
-  }
-  async start() {
-    const port = await freePort();
-    this.url = `http://127.0.0.1:${port}/hook`;
-    this.server = createServer((request: IncomingMessage, response: ServerResponse) => {
-      this.open++;
-      this.mostOpen = Math.max(this.mostOpen, this.open);
-      response.on('close', () => this.open--);
-      let body = '';
-      request.on('data', (chunk) => (body += chunk));
-      request.on('end', () => {
-        this.received.push(body);
-        if (this.hang) this.held.push(response);
-        else response.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
-  }
-  release() {
-    for (const response of this.held.splice(0)) response.writeHead(204).end();
-  }
-  async stop() {
-    this.release();
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
-  }
-}
 
 async function signInAtAccountPage(server: TestServer, username: string) {
   const browser = new BrowserSim(server.issuer);
@@ -105,7 +66,7 @@ describe('webhook delivery with a receiver that hangs', () => {
     assert.equal(await run(args, io), 0, lines.join('\n'));
     // Forty deliveries to the slow receiver, then the operator's, in that order in the outbox.
     for (const username of users) await signInAtAccountPage(server, username);
-    assert.equal(await run(['users', 'disable', 'mallory1'], io), 0);
+    assert.equal(await run(['users', 'disable', server.user.username], io), 0);
 
     delivery = new WebhookDelivery(server.store, {
       secret: server.secret,

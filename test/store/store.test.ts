@@ -726,33 +726,6 @@ function contract(
       },
     );
 
-    it('claiming deliveries passes over the webhooks asked to be skipped', { skip }, async () => {
-      const delivery = (id: string, webhookId: string) => ({
-        id,
-        webhookId,
-        eventId: id,
-        eventType: 'user.signed_in',
-        payload: '{}',
-        status: 'pending' as const,
-        attempts: 0,
-        retryBase: 0,
-        nextAttemptAt: NOW,
-        lockedUntil: null,
-        createdAt: NOW,
-        lastStatus: null,
-        lastError: null,
-        finishedAt: null,
-      });
-      for (let i = 0; i < 5; i++) await store.enqueueDelivery(delivery(`slow-${i}`, 'wh_slow'));
-      await store.enqueueDelivery(delivery('fast-0', 'wh_fast'));
-      const claimed = await store.claimDeliveries(NOW, 60, 3, ['wh_slow']);
-      assert.deepEqual(
-        claimed.map((d) => d.id),
-        ['fast-0'],
-      );
-      assert.equal((await store.claimDeliveries(NOW, 60, 10)).length, 5);
-    });
-
     it('signing keys: one successor per key, activation moved, expired keys deleted', { skip }, async () => {
       const key = (kid: string, successorOf: string) => ({
         kid,

@@ -114,7 +114,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
     case 'show': {
       const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
       const id = requirePositional(positionals, 'the client id');
-      const client = await store.getClient(id);
+      const client = await store.getClient(id, { suspended: true });
       if (!client) throw new NotFound(`no client ${id}`);
       if (values.json) io.out(JSON.stringify(describe(client, config), null, 2));
       else printClient(io, describe(client, config, true));
@@ -123,7 +123,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
     case 'delete': {
       const { positionals } = parse(rest, {}, 1);
       const id = requirePositional(positionals, 'the client id');
-      if (!(await store.getClient(id))) throw new NotFound(`no client ${id}`);
+      if (!(await store.getClient(id, { suspended: true }))) throw new NotFound(`no client ${id}`);
       const deleted = securityEvent('client.deleted', Math.floor(Date.now() / 1000), { clientId: id, requester: CLI });
       if (!(await store.deleteClient(id, deleted))) throw new NotFound(`no client ${id}`);
       io.out(`deleted client ${id}`);
@@ -149,7 +149,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         1,
       );
       const id = requirePositional(positionals, 'the client id');
-      const current = await store.getClient(id);
+      const current = await store.getClient(id, { suspended: true });
       if (!current) throw new NotFound(`no client ${id}`);
       const origins = values['no-allowed-origins'] ? [] : values['allowed-origin'];
       const postLogout = values['no-post-logout-redirect-uris'] ? [] : values['post-logout-redirect-uri'];
@@ -173,7 +173,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
     case 'rotate-secret': {
       const { values, positionals } = parse(rest, { grace: { type: 'string' }, json: { type: 'boolean' } }, 1);
       const id = requirePositional(positionals, 'the client id');
-      if (!(await store.getClient(id))) throw new NotFound(`no client ${id}`);
+      if (!(await store.getClient(id, { suspended: true }))) throw new NotFound(`no client ${id}`);
       const grace = values.grace === undefined ? 0 : Number(values.grace);
       if (!Number.isInteger(grace) || grace < 0) throw new UsageError('--grace must be a whole number of seconds');
       const now = Math.floor(Date.now() / 1000);

@@ -59,7 +59,7 @@ export async function grantsCommand(store: Stores, _config: Config, args: string
       const clientId = requireOption(values.client, '--client');
       const user = await store.getUserByUsername(username);
       if (!user) throw new NotFound(`no user ${username}`);
-      if (!(await store.getClient(clientId))) throw new NotFound(`no client ${clientId}`);
+      if (!(await store.getClient(clientId, { suspended: true }))) throw new NotFound(`no client ${clientId}`);
       const withdrawn = securityEvent('consent.withdrawn', now, { userId: user.id, clientId, requester: CLI });
       const count = await store.withdrawClient(user.id, clientId, now, withdrawn);
       io.out(`revoked ${count} grant(s) of ${username} for client ${clientId}, and forgot the consent`);

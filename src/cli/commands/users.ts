@@ -11,6 +11,8 @@ import { formatTime, type Io, NotFound, parse, readPassword, requireOption, requ
 import { inviteCommand } from './invite.ts';
 import { mfaCommand } from './user-mfa.ts';
 import { describeSessions, signOutEverywhere, upstreamLinksOf, type UserStores, userStatus } from './user-sessions.ts';
+import type { ClientStore } from '../../store/clients.ts';
+import type { WebhookStore } from '../../store/webhooks.ts';
 
 function describe(user: User): Record<string, unknown> {
   const { id, username, email, emailVerified, name, disabled, passwordHash, createdAt } = user;
@@ -67,7 +69,10 @@ async function newPassword(io: Io, config: Config, username: string): Promise<st
   return password;
 }
 
-export async function usersCommand(store: UserStores, config: Config, args: string[], io: Io): Promise<number> {
+/** What `users` reads and writes; a user's apps and webhooks, to say what disabling them stops. */
+type UsersCommandStore = UserStores & Pick<ClientStore, 'listClientsOwnedBy'> & Pick<WebhookStore, 'listWebhooks'>;
+
+export async function usersCommand(store: UsersCommandStore, config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
   switch (sub) {
@@ -121,7 +126,13 @@ export async function usersCommand(store: UserStores, config: Config, args: stri
       const user = await findUser(store, requirePositional(positionals, 'the username'));
       const disabled = securityEvent('user.disabled', now, { userId: user.id, requester: CLI });
       await store.setUserDisabled(user.id, true, now, disabled);
-      io.out(`disabled ${user.username}`);
+      // What acts for them stops too until `users enable` (docs/cli.md): said, so nobody is surprised.
+      const apps = (await store.listClientsOwnedBy(user.id)).length;
+      const webhooks = (await store.listWebhooks(user.id)).length;
+      io.out(
+        `disabled ${user.username}: signed out; their ${apps} app(s) refused, with the tokens issued to them ` +
+          `revoked, and their ${webhooks} webhook(s) paused, until enabled again`,
+      );
       return 0;
     }
     case 'invite':

@@ -7,29 +7,21 @@
 // all), then given up as failed.
 //
 // Each attempt runs on its own deadline (TIMEOUT_MS over the whole exchange) and a look at the outbox
-// never waits for the attempts it starts: what is due is taken as long as this instance has slots
-// free, at most `perHost` attempts run at once to one receiver host and the rest of its deliveries
-// wait their turn (./receivers.ts); while a host is busy, the outbox is read past its webhooks'
-// deliveries, so that a backlog for it never stands in front of anyone else's. So a receiver that
-// answers in ten seconds, or forty webhooks pointed at one, delays its own deliveries and nobody else's.
-import type { Delivery, Webhook, WebhookStore } from '../../store/webhooks.ts';
+// never waits for the attempts it starts. Deliveries go on two lanes (./lanes.ts), the operator's
+// subscriptions' and users', each claimed and attempted by a worker of its own, so that users'
+// receivers, however slow, never delay the operator's; and within a lane each subscription gets its
+// turn, so that one slow receiver delays its own deliveries and nobody else's.
+import type { Delivery, WebhookStore } from '../../store/webhooks.ts';
 import { fetchOutbound, OutboundError } from '../../net/outbound.ts';
-import { type OutboxLog, outboxOutcome, OutboxWorker } from '../outbox.ts';
-import { type ReceiverLimits, ReceiverSlots } from './receivers.ts';
+import { type OutboxLog, outboxOutcome } from '../outbox.ts';
+import { DeliveryLane, OPERATOR_LANE, USERS_LANE } from './lanes.ts';
 import { signWebhook } from './signature.ts';
 import { openWebhookSecret } from './subscriptions.ts';
 import type { Secrets } from '../../tokens/secrets.ts';
 
 export { RETRY_DELAYS } from '../outbox.ts';
-/** Seconds a delivery is held by the instance attempting it. */
-const LEASE = 60;
-/** The most deliveries taken in one look. */
-const BATCH = 50;
 const TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
-export const RECEIVER_LIMITS: ReceiverLimits = { concurrent: 64, perHost: 4, queuedPerHost: 1_000 };
-/** Webhooks of busy hosts passed over in one look at most (the rest are taken and wait their turn). */
-const SKIPPED = 500;
 
 export type DeliveryLog = OutboxLog;
 
@@ -44,82 +36,41 @@ export interface WebhookDeliveryOptions {
   log: DeliveryLog;
   /** Counts the attempts (the metrics). */
   onAttempt?: (result: 'delivered' | 'retry' | 'failed') => void;
-  limits?: ReceiverLimits;
 }
 
 export class WebhookDelivery {
   readonly #store: WebhookStore;
   readonly #options: WebhookDeliveryOptions;
   readonly #now: () => number;
-  readonly #slots: ReceiverSlots;
-  readonly #worker: OutboxWorker<Delivery>;
-  /** The webhooks seen for each receiver host, to pass over while the host is busy. */
-  readonly #webhooksByHost = new Map<string, Set<string>>();
-  /** The webhooks read for the deliveries of the current look. */
-  #webhooks = new Map<string, Promise<Webhook | undefined>>();
+  /** The operator's lane and users'. */
+  readonly #lanes: DeliveryLane[];
 
   constructor(store: WebhookStore, options: WebhookDeliveryOptions) {
     this.#store = store;
     this.#options = options;
     this.#now = options.now ?? (() => Math.floor(Date.now() / 1000));
-    this.#slots = new ReceiverSlots(options.limits ?? RECEIVER_LIMITS);
-    this.#worker = new OutboxWorker<Delivery>(
-      {
-        name: 'webhooks',
-        lease: LEASE,
-        capacity: () => Math.min(BATCH, this.#slots.free),
-        claim: (now, lease, limit) => {
-          this.#webhooks = new Map();
-          return this.#store.claimDeliveries(now, lease, limit, this.#busyWebhooks());
-        },
-        attempt: (delivery, latestStart) => this.#schedule(delivery, latestStart),
-        // What waits for a host is left to its lease.
-        stopping: () => this.#slots.clear(),
-      },
-      { interval: options.interval, now: this.#now, log: options.log },
-    );
+    const attempt = (delivery: Delivery) => this.#attempt(delivery);
+    const lane = { interval: options.interval, now: this.#now, log: options.log };
+    this.#lanes = [OPERATOR_LANE, USERS_LANE].map((settings) => new DeliveryLane(store, settings, attempt, lane));
   }
 
   start(): void {
-    this.#worker.start();
+    for (const lane of this.#lanes) lane.start();
   }
 
   /** Stops looking, and waits for the attempts under way; what waits for a host is left to its lease. */
-  stop(): Promise<void> {
-    return this.#worker.stop();
+  async stop(): Promise<void> {
+    await Promise.all(this.#lanes.map((lane) => lane.stop()));
   }
 
   /**
-   * One look at the outbox, and the attempts of what it took (or their being left to their lease):
-   * how many deliveries it took. For tests and tools; the running worker never waits for attempts.
+   * One look at the outbox on each lane, and the attempts of what they took (or their being left to
+   * their lease): how many deliveries were taken. For tests and tools; the running workers never wait
+   * for attempts.
    */
-  runOnce(): Promise<number> {
-    return this.#worker.runOnce();
-  }
-
-  /** The webhooks whose receiver host has no slot free: their deliveries would only wait. */
-  #busyWebhooks(): string[] {
-    const skip: string[] = [];
-    for (const [host, webhooks] of this.#webhooksByHost) {
-      if (!this.#slots.busy(host)) {
-        this.#webhooksByHost.delete(host);
-        continue;
-      }
-      for (const id of webhooks) if (skip.length < SKIPPED) skip.push(id);
-    }
-    return skip;
-  }
-
-  /** The delivery's attempt, in its receiver host's turn. */
-  async #schedule(delivery: Delivery, latestStart: number): Promise<void> {
-    const webhooks = this.#webhooks;
-    let reading = webhooks.get(delivery.webhookId);
-    if (!reading) webhooks.set(delivery.webhookId, (reading = this.#store.getWebhook(delivery.webhookId)));
-    const url = (await reading)?.url;
-    const host = url === undefined ? '' : (URL.parse(url)?.host ?? url);
-    const seen = this.#webhooksByHost.get(host) ?? new Set<string>();
-    this.#webhooksByHost.set(host, seen.add(delivery.webhookId));
-    await this.#slots.submit(host, () => this.#attempt(delivery), latestStart);
+  async runOnce(): Promise<number> {
+    const taken = await Promise.all(this.#lanes.map((lane) => lane.runOnce()));
+    return taken.reduce((a, b) => a + b, 0);
   }
 
   /** An attempt, with the webhook as it is now (deleted or given a new secret while it waited). */

@@ -6,6 +6,9 @@
 // (RFC 3986 §2): a URL parser drops tabs and newlines and reads `\` as `/`, so a string with them
 // would be compared as one URI and followed as another, and a header cannot carry them. Scheme and
 // host are case-insensitive (§6.2.2.1) and kept in lowercase, the form every match compares.
+// No IP address for a host, but a native app's loopback written `127.0.0.1` or `[::1]` over http
+// (RFC 8252 §7.3, §8.3); and no `*` anywhere, since nothing matches a redirect URI but itself
+// (RFC 9700 §2.1, §4.1.3).
 const FORBIDDEN_SCHEMES = new Set(['javascript', 'data', 'vbscript', 'file', 'blob', 'about', 'filesystem']);
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 /** RFC 8252 §7.1: e.g. com.example.app (a domain name the app's publisher controls, reversed). */
@@ -30,14 +33,37 @@ export function redirectUriProblem(uri: string): string | undefined {
   if (url.username !== '' || url.password !== '') return 'must not contain credentials';
   const scheme = url.protocol.slice(0, -1);
   if (FORBIDDEN_SCHEMES.has(scheme)) return 'uses a scheme that is never allowed';
-  if (scheme === 'https') return undefined;
-  if (scheme === 'http') {
-    return LOOPBACK_HOSTS.has(url.hostname)
-      ? undefined
-      : 'must be https; http only on a loopback address (127.0.0.1, [::1], localhost)';
-  }
+  // RFC 9700 §4.1.3: redirect URIs are compared exactly; a `*` would be taken for a pattern by whoever
+  // reads the registration, and matched by nothing.
+  if (uri.includes('*')) return 'must not contain *: a redirect URI is matched exactly, never as a pattern';
+  if (scheme === 'https' || scheme === 'http') return webRedirectUriProblem(uri, url);
   if (PRIVATE_USE_SCHEME.test(scheme)) return undefined;
   return 'must be https, http on a loopback address, or a private-use scheme in reverse-domain form (com.example.app:)';
+}
+
+/**
+ * An https URI, or http on loopback (RFC 8252 §7.3: a native app's local server). An IP address names
+ * no one the client answers for, and may be one of our own network's, so none is a host but
+ * loopback over http, written as RFC 8252 §8.3 writes it: every IPv4 address however written (a URL
+ * parser reads 2130706433, 0x7f.1 and 017700000001 as 127.0.0.1), every IPv6 literal but `[::1]`.
+ */
+function webRedirectUriProblem(uri: string, url: URL): string | undefined {
+  const loopback = LOOPBACK_HOSTS.has(url.hostname) && writtenHost(uri) === url.hostname;
+  if (IP_ADDRESS.test(url.hostname) && !(url.protocol === 'http:' && loopback)) {
+    return 'must not have an IP address for its host but loopback over http (http://127.0.0.1, http://[::1])';
+  }
+  if (url.protocol === 'https:' || loopback) return undefined;
+  return 'must be https; http only on a loopback address (127.0.0.1, [::1], localhost)';
+}
+
+/** An IPv4 address as a URL parser writes it, or an IPv6 literal. */
+const IP_ADDRESS = /^(\d{1,3}(\.\d{1,3}){3}|\[[\d.:a-f]*\])$/;
+
+/** The host as the URI writes it (no port), in lowercase. */
+function writtenHost(uri: string): string {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(uri)?.[1] ?? '';
+  const host = authority.startsWith('[') ? authority.slice(0, authority.indexOf(']') + 1) : authority.split(':')[0]!;
+  return host.toLowerCase();
 }
 
 /** A web page about the client (client_uri, logo_uri, tos_uri, policy_uri): https, or http on loopback. */

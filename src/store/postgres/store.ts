@@ -9,25 +9,9 @@ import type { Rotation, RotationOutcome, TokenFamily } from '../grants.ts';
 import { KyselyStore } from '../kysely-store.ts';
 import type { DatabaseStats } from '../store.ts';
 import type { Database } from '../tables.ts';
-import { Webhooks } from '../webhooks.ts';
-import { Mails } from '../mails.ts';
 import { StatementBatches } from './batches.ts';
 import { postgresDialect, postgresPool } from './connection.ts';
 import { REDEEM_AUTHORIZATION_CODES, ROTATE_TOKEN_FAMILIES } from './statements.ts';
-
-/** Each instance takes other deliveries: rows another is taking are skipped, not waited for. */
-class PostgresWebhooks extends Webhooks {
-  protected override dueDeliveries(now: number, limit: number, skip?: readonly string[]) {
-    return super.dueDeliveries(now, limit, skip).forUpdate().skipLocked();
-  }
-}
-
-/** Likewise for mails: each is sent by one instance. */
-class PostgresMails extends Mails {
-  protected override dueMails(now: number, limit: number) {
-    return super.dueMails(now, limit).forUpdate().skipLocked();
-  }
-}
 
 export class PostgresStore extends KyselyStore {
   readonly #redemptions: StatementBatches<Grant, true>;
@@ -52,8 +36,9 @@ export class PostgresStore extends KyselyStore {
               return results;
             }),
       reads: kyselyReads(db),
+      skipLocked: true,
     };
-    super(connection, new PostgresWebhooks(connection), new PostgresMails(connection));
+    super(connection);
     const { reads } = connection;
     this.#pool = pool;
     this.#faults = faults;
