@@ -48,7 +48,7 @@ export type ClientAuthCheck =
   | { kind: 'count' }
   | { kind: 'refused'; refusal: Refusal };
 
-/** An authentication counted before its check. */
+/** An authentication admitted before its check. */
 export interface CountedClientAuth {
   refused?: undefined;
   succeeded(): Promise<void>;
