@@ -121,10 +121,12 @@ export class Throttle {
     // The attempt's time is `now` throughout (the caller's clock, injected in tests): its wait is short.
     const started = Date.now();
     const admit = keys.map((k) => ({ key: k.key, subject: k.subject, policy: k.policy, pending: pends(k) }));
+    /** Why the keys refuse: their failures (a refusal), or attempts in flight (no room). */
     const why = async () => {
       const states = await this.#store.getThrottles(keys.map((k) => k.key));
       const checks = keys.map((k) => ({ state: states.find((s) => s.key === k.key), policy: k.policy }));
-      return { failures: refusal(checks, now), room: checks.every((c) => admits(c.state, c.policy, now)) };
+      const full = checks.find((c) => !admits(c.state, c.policy, now))?.state?.key;
+      return { failures: refusal(checks, now), full };
     };
     let pause = 10;
     for (;;) {
@@ -133,21 +135,19 @@ export class Throttle {
       // Those admitted are given back: the attempt is not made (yet).
       const taken = keys.filter((k) => counted.some((s) => s.key === k.key));
       if (taken.length > 0) await this.#settle(taken, now, () => 'giveBack');
-      // Refused by failures: at once, nothing checked. Only by attempts in flight: it waits for room.
-      // (Each try after a pause, jittered and growing, so that the waiting do not crowd the database.)
-      let state = await why();
-      while (!state.failures) {
+      // Refused by failures: at once, nothing checked. Only by attempts in flight: it waits for room,
+      // looking after a pause (jittered, growing) each time, so that the waiting do not crowd the
+      // database, and tries the write again once there is room.
+      for (let state = await why(); ; state = await why()) {
+        if (state.failures) return { refused: state.failures };
         if (Date.now() - started + pause > this.#wait) {
           // Still no room after all this time: refused for the shortest wait, as a delay.
-          return { refused: { locked: false, retryAfter: 1, key: keys[0]!.key } };
+          return { refused: { locked: false, retryAfter: 1, key: state.full ?? keys[0]!.key } };
         }
         await sleep(pause * (0.5 + Math.random()));
         pause = Math.min(pause * 2, 100);
-        if (state.room) break;
-        state = await why();
-        if (state.room) break;
+        if (state.full === undefined) break;
       }
-      if (state.failures) return { refused: state.failures };
     }
   }
 

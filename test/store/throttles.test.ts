@@ -166,7 +166,7 @@ for (const [name, database] of [
       assert.equal(wrong.seen.checks, 3, 'three wrong answers checked, no more');
       const states = await one.getThrottles(['account:alice', 'account:bob', 'address:192.0.2.1']);
       assert.deepEqual(
-        states.map((s) => [s.key, s.failures, s.pending]),
+        states.map((s) => [s.key, s.failures, s.pending]).sort(),
         [
           ['account:bob', 3, 0],
           ['address:192.0.2.1', 3, 0],
@@ -196,26 +196,38 @@ for (const [name, database] of [
     });
 
     it(
-      "unlocking while an attempt is in flight loses none of its failure; the clock's lock says so",
+      'an attempt that finds no room within its wait is refused as a delay, having counted nothing',
       { skip },
       async () => {
-        const throttle = new Throttle(one);
-        const keys = keysOf('dave');
-        for (let i = 0; i < 9; i++) {
-          const begun = await throttle.begin(keys, NOW + 100 * i);
-          assert.ok(!begun.refused);
-          await begun.failed();
-        }
-        const last = await throttle.begin(keys, NOW + 1000);
-        assert.ok(!last.refused);
-        await one.clearThrottlesOf('dave');
-        assert.deepEqual(await last.failed(), [], 'counted from one again: no lock');
-        assert.deepEqual(
-          (await one.getThrottlesOf('dave')).map((s) => [s.key, s.failures, s.pending]),
-          [['account:dave', 1, 0]],
-        );
+        const held = await Promise.all(Array.from({ length: 3 }, () => new Throttle(one).begin(keysOf('gina'), NOW)));
+        assert.ok(held.every((begun) => !begun.refused));
+        const refused = await new Throttle(two, { wait: 200 }).begin(keysOf('gina'), NOW);
+        assert.deepEqual(refused.refused, { key: 'account:gina', locked: false, retryAfter: 1 });
+        const states = await one.getThrottles(['account:gina', 'address:192.0.2.1']);
+        assert.deepEqual(states.map((s) => [s.key, s.pending]).sort(), [
+          ['account:gina', 3],
+          ['address:192.0.2.1', 3],
+        ]);
       },
     );
+
+    it('unlocking while an attempt is in flight loses none of its failure', { skip }, async () => {
+      const throttle = new Throttle(one);
+      const keys = keysOf('dave');
+      for (let i = 0; i < 9; i++) {
+        const begun = await throttle.begin(keys, NOW + 100 * i);
+        assert.ok(!begun.refused);
+        await begun.failed();
+      }
+      const last = await throttle.begin(keys, NOW + 1000);
+      assert.ok(!last.refused);
+      await one.clearThrottlesOf('dave');
+      assert.deepEqual(await last.failed(), [], 'counted from one again: no lock');
+      assert.deepEqual(
+        (await one.getThrottlesOf('dave')).map((s) => [s.key, s.failures, s.pending]),
+        [['account:dave', 1, 0]],
+      );
+    });
 
     it('housekeeping keeps a key while attempts are in flight on it', { skip }, async () => {
       const keys = [{ key: 'account:fred', subject: 'fred', policy: POLICY, pending: true }];
