@@ -12,8 +12,8 @@
 // guesses sent at once are admitted one after another by the database, on SQLite and PostgreSQL
 // alike and across instances, and only the allowance is ever checked. Its outcome settles it: a
 // success takes its pending attempt back, a failure turns it into a failure. An attempt turned away
-// only because others are in flight is not refused: it waits for them (a few seconds at most) and
-// tries again, so twenty right passwords sent at once all get in; one turned away by failures is
+// only because others are in flight is not refused: it waits for them (while they make progress,
+// up to the lease) and tries again, so twenty right passwords sent at once all get in; one turned away by failures is
 // refused at once, unchecked (429 with Retry-After). Pending attempts count for a lease (LEASE): an
 // instance that stops mid-check does not hold the key longer.
 //
@@ -52,7 +52,10 @@ export {
 
 /** Seconds a pending attempt counts for: far longer than any check, short enough to outlive a crash. */
 export const LEASE = 30;
-/** Milliseconds an attempt waits at most for those in flight before it is refused after all. */
+/**
+ * Milliseconds an attempt waits for those in flight while the key shows no progress (none of them
+ * settled, none admitted) before it is refused after all; however they progress, never beyond the lease.
+ */
 const WAIT = 10_000;
 
 /** What a success or a failure does to a key's count. */
@@ -126,7 +129,8 @@ export class Throttle {
       const states = await this.#store.getThrottles(keys.map((k) => k.key));
       const checks = keys.map((k) => ({ state: states.find((s) => s.key === k.key), policy: k.policy }));
       const full = checks.find((c) => !admits(c.state, c.policy, now))?.state?.key;
-      return { failures: refusal(checks, now), full };
+      const seen = states.map((s) => `${s.key} ${s.failures} ${s.pending} ${s.pendingUntil}`).join();
+      return { failures: refusal(checks, now), full, seen };
     };
     let pause = 10;
     for (;;) {
@@ -138,10 +142,12 @@ export class Throttle {
       // Refused by failures: at once, nothing checked. Only by attempts in flight: it waits for room,
       // looking after a pause (jittered, growing) each time, so that the waiting do not crowd the
       // database, and tries the write again once there is room.
+      let progress = { seen: '', at: Date.now() };
       for (let state = await why(); ; state = await why()) {
         if (state.failures) return { refused: state.failures };
-        if (Date.now() - started + pause > this.#wait) {
-          // Still no room after all this time: refused for the shortest wait, as a delay.
+        if (state.seen !== progress.seen) progress = { seen: state.seen, at: Date.now() };
+        if (Date.now() - progress.at + pause > this.#wait || Date.now() - started > LEASE * 1000) {
+          // Those in flight are stuck (their instance gone?): refused for the shortest wait, as a delay.
           return { refused: { locked: false, retryAfter: 1, key: state.full ?? keys[0]!.key } };
         }
         await sleep(pause * (0.5 + Math.random()));
