@@ -104,6 +104,38 @@ export interface Attempt {
   settled: ThrottleState[];
 }
 
+/** Attempts of this process waiting for room on a key, oldest first: woken when one on the key settles. */
+const waiting = new Map<string, Set<() => void>>();
+
+/** Resolves after `ms`, or sooner when an attempt on one of `keys` settles in this process. */
+function pauseOn(keys: string[], ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      for (const key of keys) {
+        const set = waiting.get(key);
+        set?.delete(done);
+        if (set?.size === 0) waiting.delete(key);
+      }
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    for (const key of keys) waiting.set(key, (waiting.get(key) ?? new Set()).add(done));
+  });
+}
+
+/**
+ * Wakes those waiting on the keys: the oldest on each when an attempt gave its room back, all of
+ * them after a failure (which may refuse them now). Other instances' waiters find out by looking.
+ */
+function wake(keys: string[], everyone: boolean): void {
+  for (const key of keys) {
+    const set = waiting.get(key);
+    if (!set) continue;
+    for (const done of everyone ? [...set] : [...set].slice(0, 1)) done();
+  }
+}
+
 /** Whether a key holds its attempts as pending until their outcome (rather than counting each at once). */
 const pends = (key: ThrottleKey) => (key.onSuccess ?? 'giveBack') !== 'keep';
 
@@ -124,36 +156,40 @@ export class Throttle {
     // The attempt's time is `now` throughout (the caller's clock, injected in tests): its wait is short.
     const started = Date.now();
     const admit = keys.map((k) => ({ key: k.key, subject: k.subject, policy: k.policy, pending: pends(k) }));
+    const names = keys.map((k) => k.key);
     /** Why the keys refuse: their failures (a refusal), or attempts in flight (no room). */
     const why = async () => {
-      const states = await this.#store.getThrottles(keys.map((k) => k.key));
+      const states = await this.#store.getThrottles(names);
       const checks = keys.map((k) => ({ state: states.find((s) => s.key === k.key), policy: k.policy }));
       const full = checks.find((c) => !admits(c.state, c.policy, now))?.state?.key;
       const seen = states.map((s) => `${s.key} ${s.failures} ${s.pending} ${s.pendingUntil}`).join();
       return { failures: refusal(checks, now), full, seen };
     };
-    let pause = 10;
+    let pause = 20;
     for (;;) {
       const counted = await this.#store.countAttempts({ keys: admit, now, lease: LEASE });
       if (counted.length === keys.length) return this.#attempt(keys, counted, now);
       // Those admitted are given back: the attempt is not made (yet).
       const taken = keys.filter((k) => counted.some((s) => s.key === k.key));
       if (taken.length > 0) await this.#settle(taken, now, () => 'giveBack');
-      // Refused by failures: at once, nothing checked. Only by attempts in flight: it waits for room,
-      // looking after a pause (jittered, growing) each time, so that the waiting do not crowd the
-      // database, and tries the write again once there is room.
-      let progress = { seen: '', at: Date.now() };
-      for (let state = await why(); ; state = await why()) {
-        if (state.failures) return { refused: state.failures };
-        if (state.seen !== progress.seen) progress = { seen: state.seen, at: Date.now() };
+      // Refused by failures: at once, nothing checked. Only by attempts in flight: it waits for room
+      // (woken when one settles here, looking after a jittered, growing pause otherwise, so that the
+      // waiting do not crowd the database), then tries the write again.
+      let state = await why();
+      // Room already: the write lost a race with another attempt's; again after a pause.
+      if (!state.failures && state.full === undefined) await pauseOn(names, pause);
+      let progress = { seen: state.seen, at: Date.now() };
+      while (!state.failures && state.full !== undefined) {
         if (Date.now() - progress.at + pause > this.#wait || Date.now() - started > LEASE * 1000) {
           // Those in flight are stuck (their instance gone?): refused for the shortest wait, as a delay.
-          return { refused: { locked: false, retryAfter: 1, key: state.full ?? keys[0]!.key } };
+          return { refused: { locked: false, retryAfter: 1, key: state.full } };
         }
-        await sleep(pause * (0.5 + Math.random()));
-        pause = Math.min(pause * 2, 100);
-        if (state.full === undefined) break;
+        await pauseOn(names, pause * (0.5 + Math.random()));
+        pause = Math.min(pause * 2, 250);
+        state = await why();
+        if (state.seen !== progress.seen) progress = { seen: state.seen, at: Date.now() };
       }
+      if (state.failures) return { refused: state.failures };
     }
   }
 
@@ -200,7 +236,13 @@ export class Throttle {
     };
     if (input.keys.length === 0) return [];
     try {
-      return await this.#store.settleAttempts(input);
+      const settled = await this.#store.settleAttempts(input);
+      const keys = input.keys.filter((k) => k.pending);
+      wake(
+        keys.map((k) => k.key),
+        keys.some((k) => k.outcome === 'keep'),
+      );
+      return settled;
     } catch (err) {
       void this.#settleLater(input, Date.now() + LEASE * 1000);
       throw err;
