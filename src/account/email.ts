@@ -39,7 +39,13 @@ export async function requestEmailVerification(
   input: { user: User; email: string; requester: Requester; now: number },
 ): Promise<{ kind: 'sent' } | { kind: 'refused'; refusal: Refusal }> {
   const { user, email, now } = input;
-  const key = { key: `verify-account:${user.id}`, subject: user.username, policy: VERIFY_POLICY };
+  // A quota of mails (onSuccess `keep`): each request counts as it is made (src/authn/throttle.ts).
+  const key = {
+    key: `verify-account:${user.id}`,
+    subject: user.username,
+    policy: VERIFY_POLICY,
+    onSuccess: 'keep' as const,
+  };
   const attempt = await new Throttle(deps.store).begin([key], now);
   if (attempt.refused) return { kind: 'refused', refusal: attempt.refused };
   const { token, hash } = newLinkToken();

@@ -1,9 +1,12 @@
 // Password reset by mail (issue 34). Asking answers the same whether or not an account exists, and
 // does the same work either way (a token made, a message composed and encrypted, one write of the
 // same statements); the mail and its token are written only for an account that exists. Asking is
-// throttled before anything is looked at: per account (a few an hour: nobody's inbox is bombed) and
-// per address (more: an office shares one), each counted in one conditional write
-// (src/oauth/throttle.ts), so parallel requests get no more than patient ones. The link's token is
+// throttled before anything is sent: per account (a few an hour: nobody's inbox is bombed) and per
+// address (more: an office shares one), each counted in one conditional write (src/authn/throttle.ts),
+// so parallel requests get no more than patient ones. A request has no right answer to hold back for:
+// it is a mail asked for, whether the account exists or not (to count only those for accounts would
+// tell which exist), so every request counts as it is made, a quota rather than a count of failures;
+// none waits for another, and a request is refused only by requests already made. The link's token is
 // single use, stored hashed, lives 30 minutes, and is bound to the password it was issued under: any
 // change of password, by any route, kills it. Following it is a factor (`mail-link`, its step
 // src/authn/mail-link/step.ts); a user with a second factor is asked for it (the sign-in policy,
@@ -68,10 +71,11 @@ export async function requestPasswordReset(
   const { now, requester } = input;
   const user = await findAccount(deps.store, input.identifier.slice(0, 320));
   const account = user ? `user:${user.id}` : `name:${input.identifier.trim().toLowerCase().slice(0, 320)}`;
+  // A quota (onSuccess `keep`, see above).
   const keys: ThrottleKey[] = [
     { key: `reset-address:${addressKey(requester.ip)}`, subject: 'password-reset', policy: RESET_ADDRESS_POLICY },
     { key: `reset-account:${account}`, subject: user?.username ?? 'password-reset', policy: RESET_ACCOUNT_POLICY },
-  ];
+  ].map((key) => ({ ...key, onSuccess: 'keep' }));
   const attempt = await new Throttle(deps.store).begin(keys, now);
   if (attempt.refused) {
     // Too many for the account: answered as usual, and nothing sent.

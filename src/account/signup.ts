@@ -55,10 +55,11 @@ export async function requestSignup(
   if (deps.domains.length > 0 && !deps.domains.includes(domain)) return { kind: 'invalid', problem: 'domain' };
   const rule = brokenPasswordRule(input.password, { minLength: deps.minLength, username });
   if (rule) return { kind: 'rejected', rule };
+  // A quota of mails (onSuccess `keep`): each request counts as it is made (src/authn/throttle.ts).
   const keys = [
     { key: `signup-address:${addressKey(input.requester.ip)}`, subject: 'sign-up', policy: ADDRESS_POLICY },
     { key: `signup-email:${email.toLowerCase()}`, subject: 'sign-up', policy: EMAIL_POLICY },
-  ];
+  ].map((key) => ({ ...key, onSuccess: 'keep' as const }));
   const attempt = await new Throttle(deps.store).begin(keys, now);
   if (attempt.refused) {
     if (attempt.refused.key === keys[1]!.key) return { kind: 'sent' };

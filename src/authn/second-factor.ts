@@ -1,7 +1,8 @@
 // The check of a code a user types after their first factor (an authenticator app's, a recovery
-// code), throttled as passwords are (src/oauth/throttle.ts): the attempt is counted per user and
+// code), throttled as passwords are (src/authn/throttle.ts): the attempt is admitted per user and
 // per source address BEFORE the code is compared, in one conditional write per key, so guesses sent
-// at once are counted one after another and only the allowance is checked. The user's count is a key
+// at once are admitted one after another and only the allowance is checked, while right codes sent
+// at once wait for those in flight rather than being refused. The user's count is a key
 // of its own, `second-factor:<username>`, under the sign-in policy (TESSERA_SIGNIN_*): a right
 // password clears the password's count, never this one, so knowing the password buys no more guesses
 // at the code. `tessera users unlock` clears it with the others (its subject is the username).

@@ -48,7 +48,11 @@ export class Purge extends Aggregate {
       ]);
     const grants = await this.write(this.db.deleteFrom('grants').where(gone));
     const events = await this.write(this.db.deleteFrom('events').where('at', '<', now - input.eventRetention));
-    const stale = this.db.deleteFrom('throttles').where('last_failure_at', '<', now - input.throttleHorizon);
+    // Not while attempts are in flight on the key (their lease running): they are counted there.
+    const stale = this.db
+      .deleteFrom('throttles')
+      .where('last_failure_at', '<', now - input.throttleHorizon)
+      .where('pending_until', '<=', now);
     const throttles = await this.write(stale);
     // A challenge answered is kept only until it would have expired: then it is refused as expired.
     const spent = this.db.deleteFrom('webauthn_challenges').where('expires_at', '<=', now);

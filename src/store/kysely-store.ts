@@ -22,7 +22,6 @@ import { type StoredSigningKey, SigningKeys } from './signing-keys.ts';
 import type { DatabaseStats, Store } from './store.ts';
 import type { Database } from './tables.ts';
 import { Throttles } from './throttles.ts';
-import type { ThrottlePolicy } from '../authn/throttle.ts';
 import { type UpstreamLink, type UpstreamProvider, Upstream } from './upstream.ts';
 import { type User, Users } from './users.ts';
 import { type Delivery, type DeliveryAttempt, type LaneClaim, type Webhook, Webhooks } from './webhooks.ts';
@@ -253,10 +252,10 @@ export abstract class KyselyStore implements Store {
   getThrottles(keys: string[]) {
     return this.throttles.getThrottles(keys);
   }
-  countAttempts(input: { keys: Array<{ key: string; subject: string; policy: ThrottlePolicy }>; now: number }) {
+  countAttempts(input: Parameters<Throttles['countAttempts']>[0]) {
     return this.throttles.countAttempts(input);
   }
-  settleAttempts(input: { clear: string[]; giveBack: string[] }) {
+  settleAttempts(input: Parameters<Throttles['settleAttempts']>[0]) {
     return this.throttles.settleAttempts(input);
   }
   recordFailures(input: { keys: Array<{ key: string; subject: string }>; now: number; window: number }) {

@@ -1,5 +1,6 @@
 // Rows as they are stored. Timestamps are integer epoch seconds; booleans are 0/1 integers, so one
 // Kysely implementation serves SQLite and PostgreSQL alike. Secrets are stored as hashes only.
+import type { Generated } from 'kysely';
 import type {
   PasskeyRow,
   UpstreamProviderRow,
@@ -136,12 +137,16 @@ export interface SigningKeyRow {
   successor_of: string;
 }
 
-/** Failures counted for a key (src/authn/throttle.ts). */
+/** Failures counted for a key, and its attempts in flight (src/authn/throttle.ts). */
 export interface ThrottleRow {
   key: string;
   subject: string;
   failures: number;
   last_failure_at: number;
+  /** Attempts admitted and not yet settled (migration 010). */
+  pending: Generated<number>;
+  /** When the pending attempts stop counting (their lease). */
+  pending_until: Generated<number>;
 }
 
 /** A security event of the audit trail (src/events); `data` is JSON. */

@@ -1,12 +1,20 @@
-// Counters of attempts at passwords, secrets and registrations (src/oauth/throttle.ts), shared by
-// every instance: a key's failures and the time of its last one, counted by one upsert per key that
-// starts again from one once the last failure is older than the window. An attempt is counted before
-// it is checked, only if the key's policy allows one now: the upsert's own condition, evaluated by
-// the database on the row as it stands (PostgreSQL locks it, SQLite has one writer), so concurrent
-// attempts are counted one after another and none slips past the count.
-import { sql } from 'kysely';
+// Counters of attempts at passwords, secrets and registrations (src/authn/throttle.ts), shared by
+// every instance: a key's settled failures and the time of its last one (the count starts again
+// once that is older than the window), and its attempts in flight (`pending`, counted while their
+// lease `pending_until` lasts). An attempt is admitted before it is checked only if the key's policy
+// allows one now, failures and pending together: the upsert's own condition, evaluated by the
+// database on the row as it stands (PostgreSQL locks it, SQLite has one writer), so concurrent
+// attempts are admitted one after another and none slips past the count. Settling is one update per
+// key, on the row as it then stands: nothing is read first and written after.
+import { type Compilable, type Selectable, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
-import { delaySteps, type ThrottleCounter, type ThrottlePolicy, type ThrottleState } from '../authn/throttle.ts';
+import {
+  delaySteps,
+  type ThrottleCounter,
+  type ThrottleOutcome,
+  type ThrottlePolicy,
+  type ThrottleState,
+} from '../authn/throttle.ts';
 import { Aggregate } from './aggregate.ts';
 import type { ThrottleRow } from './tables.ts';
 
@@ -29,10 +37,14 @@ export interface ThrottleStore extends ThrottleCounter {
   getThrottlesOf(subject: string): Promise<ThrottleState[]>;
 }
 
-const toThrottleState = (row: ThrottleRow): ThrottleState => ({
+const COLUMNS = ['key', 'subject', 'failures', 'last_failure_at', 'pending', 'pending_until'] as const;
+
+const toThrottleState = (row: Selectable<ThrottleRow>): ThrottleState => ({
   key: row.key,
   failures: Number(row.failures),
   lastFailureAt: Number(row.last_failure_at),
+  pending: Number(row.pending),
+  pendingUntil: Number(row.pending_until),
 });
 
 /** The seconds a key must wait after its last failure, for the failures it has: the policy's steps. */
@@ -43,63 +55,115 @@ function delayAfterFailures(policy: ThrottlePolicy) {
   return sql<number>`(case ${sql.join(steps, sql` `)} else 0 end)`;
 }
 
+/** Whether the key's count is older than the window (it starts again). */
+const stale = (now: number, window: number) => sql<boolean>`(throttles.last_failure_at <= ${now - window})`;
+/** The key's failures that still count at `now`. */
+const liveFailures = (now: number, window: number) =>
+  sql<number>`(case when ${stale(now, window)} then 0 else throttles.failures end)`;
+/** The key's pending attempts whose lease still runs at `now`. */
+const livePending = (now: number) =>
+  sql<number>`(case when throttles.pending_until > ${now} then throttles.pending else 0 end)`;
+/** One pending attempt fewer (never below none). */
+const onePendingLess = sql<number>`(case when throttles.pending > 0 then throttles.pending - 1 else 0 end)`;
+/** One failure more, or the first of a new count. */
+const oneFailureMore = (now: number, window: number) =>
+  sql<number>`(case when ${stale(now, window)} then 1 else throttles.failures + 1 end)`;
+
+type Settled = { key: string; subject: string; window: number; pending: boolean; outcome: ThrottleOutcome };
+
 export class Throttles extends Aggregate implements ThrottleStore {
   async countAttempts(input: {
-    keys: Array<{ key: string; subject: string; policy: ThrottlePolicy }>;
+    keys: Array<{ key: string; subject: string; policy: ThrottlePolicy; pending: boolean }>;
     now: number;
+    lease: number;
   }): Promise<ThrottleState[]> {
+    const { now, lease } = input;
+    const upserts = byKey(input.keys).map(({ key, subject, policy, pending }) => {
+      const failures = liveFailures(now, policy.window);
+      const inFlight = livePending(now);
+      // A pending attempt is held for its lease; a counted one (a quota's) is a failure at once.
+      const values = pending
+        ? { key, subject, failures: 0, last_failure_at: 0, pending: 1, pending_until: now + lease }
+        : { key, subject, failures: 1, last_failure_at: now };
+      const update = pending
+        ? { failures, pending: sql<number>`${inFlight} + 1`, pending_until: now + lease }
+        : { failures: sql<number>`${failures} + 1`, last_failure_at: now };
+      return this.db
+        .insertInto('throttles')
+        .values(values)
+        .onConflict((c) =>
+          c
+            .column('key')
+            .doUpdateSet(update)
+            // Only while the key allows one more attempt, each in flight counted as the failure it may
+            // become: within the free failures, or past them with none in flight once the wait after
+            // the last failure is over or the count stale (an instance's clock a little ahead changes
+            // nothing within the free ones). src/authn/throttle-rules.ts `admits` is the same rule.
+            .where((eb) =>
+              eb.or([
+                eb(sql`${failures} + ${inFlight}`, '<', Math.min(policy.freeFailures, policy.lockAfter)),
+                eb.and([
+                  eb(inFlight, '=', 0),
+                  eb.or([
+                    eb(stale(now, policy.window), '=', sql.lit(true)),
+                    eb(sql`throttles.last_failure_at + ${delayAfterFailures(policy)}`, '<=', now),
+                  ]),
+                ]),
+              ]),
+            ),
+        )
+        .returning(COLUMNS);
+    });
+    return (await this.writeRows<Selectable<ThrottleRow>>(...upserts)).map(toThrottleState);
+  }
+
+  async settleAttempts(input: { keys: Settled[]; now: number }): Promise<ThrottleState[]> {
     const { now } = input;
-    // In one order whoever asks, so that two writes locking the same keys never wait for each other.
-    const keys = [...input.keys].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const upserts = keys.map(({ key, subject, policy }) =>
+    const keys = byKey(input.keys);
+    const writes = keys.flatMap((k) => this.#settle(k, now));
+    if (writes.length === 0) return [];
+    // A key left with nothing counted is forgotten, as `clear` did before anything was held pending.
+    const empty = this.db
+      .deleteFrom('throttles')
+      .where(
+        'key',
+        'in',
+        keys.map((k) => k.key),
+      )
+      .where('failures', '=', 0)
+      .where((eb) => eb.or([eb('pending', '=', 0), eb('pending_until', '<=', now)]));
+    const rows = await this.writeRows<Selectable<ThrottleRow>>(...writes, empty);
+    return rows.filter((row) => row.key !== undefined).map(toThrottleState);
+  }
+
+  /** What an outcome does to a key's row: one statement, or none. */
+  #settle({ key, subject, window, pending, outcome }: Settled, now: number): Compilable[] {
+    const row = this.db.updateTable('throttles').where('key', '=', key);
+    if (!pending) {
+      // A counted attempt (a quota's): cleared, given back, or kept as it is.
+      if (outcome === 'keep') return [];
+      const failures = outcome === 'clear' ? 0 : sql<number>`(case when failures > 0 then failures - 1 else 0 end)`;
+      return [row.set({ failures }).returning(COLUMNS)];
+    }
+    if (outcome === 'clear') return [row.set({ failures: 0, pending: onePendingLess }).returning(COLUMNS)];
+    if (outcome === 'giveBack') return [row.set({ pending: onePendingLess }).returning(COLUMNS)];
+    // A failure: written even if the row went meanwhile (`tessera users unlock`), so that none is lost.
+    return [
       this.db
         .insertInto('throttles')
         .values({ key, subject, failures: 1, last_failure_at: now })
         .onConflict((c) =>
           c
             .column('key')
-            .doUpdateSet((eb) => ({
-              failures: eb
-                .case()
-                .when('throttles.last_failure_at', '<=', now - policy.window)
-                .then(1)
-                .else(eb('throttles.failures', '+', 1))
-                .end(),
-              last_failure_at: now,
-            }))
-            // Only while the key allows an attempt: its failures are still free, its count is stale,
-            // or its wait is over. (Free failures allow one whatever the time of the last: another
-            // instance's clock may be a little ahead.)
-            .where((eb) =>
-              eb.or([
-                eb('throttles.failures', '<', Math.min(policy.freeFailures, policy.lockAfter)),
-                eb('throttles.last_failure_at', '<=', now - policy.window),
-                eb(sql`throttles.last_failure_at + ${delayAfterFailures(policy)}`, '<=', now),
-              ]),
-            ),
+            .doUpdateSet({ failures: oneFailureMore(now, window), last_failure_at: now, pending: onePendingLess }),
         )
-        .returning(['key', 'subject', 'failures', 'last_failure_at']),
-    );
-    return (await this.writeRows<ThrottleRow>(...upserts)).map(toThrottleState);
-  }
-
-  async settleAttempts(input: { clear: string[]; giveBack: string[] }): Promise<void> {
-    const writes = [];
-    if (input.clear.length > 0) writes.push(this.db.deleteFrom('throttles').where('key', 'in', input.clear));
-    if (input.giveBack.length > 0) {
-      const taken = this.db
-        .updateTable('throttles')
-        .set((eb) => ({ failures: eb('failures', '-', 1) }))
-        .where('key', 'in', input.giveBack)
-        .where('failures', '>', 0);
-      writes.push(taken);
-    }
-    if (writes.length > 0) await this.write(...writes);
+        .returning(COLUMNS),
+    ];
   }
 
   async getThrottles(keys: string[]): Promise<ThrottleState[]> {
     if (keys.length === 0) return [];
-    const rows = await this.db.selectFrom('throttles').selectAll().where('key', 'in', keys).execute();
+    const rows = await this.db.selectFrom('throttles').select(COLUMNS).where('key', 'in', keys).execute();
     return rows.map(toThrottleState);
   }
 
@@ -108,7 +172,15 @@ export class Throttles extends Aggregate implements ThrottleStore {
     now: number;
     window: number;
   }): Promise<ThrottleState[]> {
-    return (await this.writeRows<ThrottleRow>(...this.#countFailures(input))).map(toThrottleState);
+    const { now, window } = input;
+    const upserts = byKey(input.keys).map(({ key, subject }) =>
+      this.db
+        .insertInto('throttles')
+        .values({ key, subject, failures: 1, last_failure_at: now })
+        .onConflict((c) => c.column('key').doUpdateSet({ failures: oneFailureMore(now, window), last_failure_at: now }))
+        .returning(COLUMNS),
+    );
+    return (await this.writeRows<Selectable<ThrottleRow>>(...upserts)).map(toThrottleState);
   }
 
   async clearThrottles(keys: string[]): Promise<void> {
@@ -119,35 +191,20 @@ export class Throttles extends Aggregate implements ThrottleStore {
     return this.write(this.db.deleteFrom('throttles').where('subject', '=', subject), ...this.events(event));
   }
 
+  /** The keys of a subject with failures counted (attempts merely in flight are nothing to show). */
   async getThrottlesOf(subject: string): Promise<ThrottleState[]> {
     const rows = await this.db
       .selectFrom('throttles')
-      .selectAll()
+      .select(COLUMNS)
       .where('subject', '=', subject)
+      .where('failures', '>', 0)
       .orderBy('key')
       .execute();
     return rows.map(toThrottleState);
   }
+}
 
-  /** One upsert per key, each returning the key's new count: to run together, in one write. */
-  #countFailures(input: { keys: Array<{ key: string; subject: string }>; now: number; window: number }) {
-    const { now } = input;
-    return input.keys.map(({ key, subject }) =>
-      this.db
-        .insertInto('throttles')
-        .values({ key, subject, failures: 1, last_failure_at: now })
-        .onConflict((c) =>
-          c.column('key').doUpdateSet((eb) => ({
-            failures: eb
-              .case()
-              .when('throttles.last_failure_at', '<=', now - input.window)
-              .then(1)
-              .else(eb('throttles.failures', '+', 1))
-              .end(),
-            last_failure_at: now,
-          })),
-        )
-        .returning(['key', 'subject', 'failures', 'last_failure_at']),
-    );
-  }
+/** Keys in one order whoever writes them, so that two writes locking the same rows never wait for each other. */
+function byKey<T extends { key: string }>(keys: T[]): T[] {
+  return [...keys].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }

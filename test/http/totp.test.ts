@@ -1,6 +1,6 @@
 // Authenticator apps and recovery codes at the server, over HTTP: codes computed by otpauth (an
 // implementation independent of the server's node:crypto one) from the secret of the account page's
-// otpauth:// link. A code works once, also when sent twice at once; guesses sent at once are counted
+// otpauth:// link. A code works once, also when sent twice at once; guesses sent at once are admitted
 // before any is checked, and a right password gives no more guesses; a recovery code works once
 // with one event; a removal needs a recent sign-in and ends the other sessions; an operator's reset
 // lets the user in with the password alone; the secret is stored encrypted.
@@ -120,7 +120,7 @@ describe('authenticator apps and recovery codes over HTTP', () => {
     nextStep();
   });
 
-  it('guesses sent at once are counted before any is checked; the password gives no more', async () => {
+  it('guesses sent at once are admitted before any is checked; the password gives no more', async () => {
     const { user, totp } = await enrolled();
     // The clock stands still: the delay after the free failures never runs out, however slow the machine.
     server.clock.frozen = Math.floor(Date.now() / 1000);

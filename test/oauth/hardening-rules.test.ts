@@ -8,6 +8,7 @@ import { webhookAudience } from '../../src/events/webhooks/audience.ts';
 import { logoutReturnProblem, redirectsErrors } from '../../src/oauth/registration/trust.ts';
 import { normalizeRedirectUri, redirectUriProblem } from '../../src/oauth/registration/redirect-rules.ts';
 import { isRegisteredRedirectUri } from '../../src/oauth/redirect.ts';
+import { admits } from '../../src/authn/throttle-rules.ts';
 import {
   addressKey,
   blockedUntil,
@@ -48,27 +49,34 @@ describe('throttle rules', () => {
     assert.equal(addressKey(null), 'unknown');
   });
 
-  it('begin: everything counted or nothing; success and failure do what each key says', async () => {
-    const counts = new Map<string, number>();
+  it('begin: everything admitted or nothing; success and failure do what each key says', async () => {
+    const pending = new Map<string, number>();
     const calls: string[] = [];
     const refuse = new Set<string>();
+    const state = (key: string, failures = 0): ThrottleState => ({
+      key,
+      failures,
+      lastFailureAt: 100,
+      pending: pending.get(key) ?? 0,
+      pendingUntil: 130,
+    });
     const store: ThrottleCounter = {
       async countAttempts({ keys }) {
         const states: ThrottleState[] = [];
         for (const { key } of keys) {
           if (refuse.has(key)) continue;
-          counts.set(key, (counts.get(key) ?? 0) + 1);
-          states.push({ key, failures: counts.get(key)!, lastFailureAt: 100 });
+          pending.set(key, (pending.get(key) ?? 0) + 1);
+          states.push(state(key));
         }
         return states;
       },
       async getThrottles(keys) {
-        return keys.map((key) => ({ key, failures: 20, lastFailureAt: 100 }));
+        return keys.map((key) => state(key, 20));
       },
-      async settleAttempts({ clear, giveBack }) {
-        calls.push(`clear ${clear.join(' ')}; giveBack ${giveBack.join(' ')}`);
-        for (const key of clear) counts.delete(key);
-        for (const key of giveBack) counts.set(key, counts.get(key)! - 1);
+      async settleAttempts({ keys }) {
+        calls.push(keys.map((k) => `${k.outcome} ${k.key}`).join('; '));
+        for (const { key } of keys) pending.set(key, pending.get(key)! - 1);
+        return keys.map((k) => state(k.key));
       },
     };
     const throttle = new Throttle(store);
@@ -80,12 +88,30 @@ describe('throttle rules', () => {
     assert.ok(!first.refused);
     await first.succeeded();
     assert.deepEqual(calls, ['clear account:a; giveBack address:x'], 'one write');
-    assert.equal(counts.get('address:x'), 0);
+    assert.equal(pending.get('address:x'), 0);
 
     refuse.add('account:a');
     const refused = await throttle.begin(keys, 100);
     assert.deepEqual(refused.refused, { key: 'account:a', locked: true, retryAfter: 900 });
-    assert.equal(counts.get('address:x'), 0, 'the address counted is given back: the attempt is not made');
+    assert.equal(pending.get('address:x'), 0, 'the address admitted is given back: the attempt is not made');
+  });
+
+  it('admits: failures and live pending attempts within the free failures; past them, one at a time', () => {
+    const state = (failures: number, pending: number, pendingUntil = 200) => ({
+      key: 'k',
+      failures,
+      lastFailureAt: 100,
+      pending,
+      pendingUntil,
+    });
+    assert.ok(admits(undefined, POLICY, 100));
+    assert.ok(admits(state(2, 2), POLICY, 100));
+    assert.ok(!admits(state(2, 3), POLICY, 100), 'three in flight may be three more failures');
+    assert.ok(admits(state(2, 3, 100), POLICY, 100), 'pending attempts whose lease is over count for nothing');
+    assert.ok(!admits(state(5, 0), POLICY, 100), 'the delay after the fifth failure');
+    assert.ok(admits(state(5, 0), POLICY, 101));
+    assert.ok(!admits(state(5, 1), POLICY, 101), 'past the free failures, one in flight at a time');
+    assert.ok(admits(state(25, 1), POLICY, 100 + POLICY.window), 'a stale count starts again');
   });
 });
 

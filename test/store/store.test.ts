@@ -633,36 +633,6 @@ function contract(
       },
     );
 
-    it('throttles: concurrent attempts are counted one by one, only while the policy allows', { skip }, async () => {
-      const policy = { freeFailures: 3, lockAfter: 10, lockSeconds: 60, window: 3600 };
-      const keys = [{ key: 'account:race', subject: 'race', policy }];
-      const counted = await Promise.all(Array.from({ length: 20 }, () => store.countAttempts({ keys, now: NOW })));
-      assert.equal(counted.filter((states) => states.length === 1).length, 3, 'three free attempts, no more');
-      assert.deepEqual(
-        counted
-          .flat()
-          .map((s) => s.failures)
-          .sort(),
-        [1, 2, 3],
-      );
-      // The delay after the third: one second; then one more, then two seconds.
-      assert.deepEqual(await store.countAttempts({ keys, now: NOW }), []);
-      assert.equal((await store.countAttempts({ keys, now: NOW + 1 }))[0]?.failures, 4);
-      assert.deepEqual(await store.countAttempts({ keys, now: NOW + 2 }), []);
-      // A success clears one key and gives another its attempt back, in one write.
-      const address = [{ key: 'address:race', subject: 'address:race', policy }];
-      await store.countAttempts({ keys: address, now: NOW });
-      await store.countAttempts({ keys: address, now: NOW });
-      await store.settleAttempts({ clear: ['account:race'], giveBack: ['address:race'] });
-      const states = await store.getThrottles(['account:race', 'address:race']);
-      assert.deepEqual(
-        states.map((s) => [s.key, s.failures]),
-        [['address:race', 1]],
-      );
-      // A stale count starts again, whatever it was.
-      assert.equal((await store.countAttempts({ keys, now: NOW + 7200 }))[0]?.failures, 1);
-    });
-
     it("a user's webhooks are capped in the write that creates them", { skip }, async () => {
       const owner = user();
       await store.createUser(owner);

@@ -1,7 +1,8 @@
-// A sign-in with a username and password: counted first against its account (or device) and source
-// address (src/oauth/throttle.ts), and refused at once, before any password is hashed, when either
-// allows no attempt now; otherwise the password is checked, in the same time whether or not the
-// username exists, and the outcome recorded in the audit trail.
+// A sign-in with a username and password: admitted first against its account (or device) and source
+// address (src/authn/throttle.ts), and refused at once, before any password is hashed, when their
+// failures allow no attempt now (attempts merely in flight are waited for, not refused); otherwise
+// the password is checked, in the same time whether or not the username exists, and the outcome
+// recorded in the audit trail.
 import { type Requester, securityEvent } from '../../events/index.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';

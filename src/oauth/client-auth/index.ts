@@ -66,7 +66,7 @@ export async function authenticateClient(
   const check = throttle.check(clientId, ip, now);
   if (check.kind === 'refused') throw tooMany(check.refusal);
   if (check.kind === 'clean') {
-    // The hot path: nothing read or written for throttling unless the secret is wrong.
+    // The hot path (a pair known here): nothing read or written for throttling unless the secret is wrong.
     try {
       return await verify(store, clientId, method, secret, now);
     } catch (err) {
@@ -75,7 +75,7 @@ export async function authenticateClient(
       throw err;
     }
   }
-  // A key of this attempt failed before: counted first, compared after.
+  // Not known here, or a key of it failing: admitted first, compared after.
   const attempt = await throttle.begin(throttle.keys(clientId, await known(store, clientId), ip), now);
   if (attempt.refused) throw tooMany(attempt.refused);
   try {

@@ -12,6 +12,7 @@ import * as secondFactors from './006_second_factors.ts';
 import * as passkeys from './007_passkeys.ts';
 import * as mail from './008_mail.ts';
 import * as upstreamProviders from './009_upstream_providers.ts';
+import * as throttlePending from './010_throttle_pending.ts';
 import * as securityMail from './014_security_mail.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ export const migrations: Record<string, Migration> = {
   '007_passkeys': passkeys,
   '008_mail': mail,
   '009_upstream_providers': upstreamProviders,
+  '010_throttle_pending': throttlePending,
   '014_security_mail': securityMail,
 };
 
