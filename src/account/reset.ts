@@ -12,10 +12,11 @@
 // src/authn/mail-link/step.ts); a user with a second factor is asked for it (the sign-in policy,
 // src/authn/policy.ts) before the new password is set. Setting it ends every session.
 import { securityEvent, type Requester } from '../events/index.ts';
-import { type Factor } from '../authn/factors.ts';
+import type { Factor } from '../authn/factor.ts';
 import { hashPassword } from '../authn/password/hash.ts';
 import { brokenPasswordRule, type PasswordRule } from '../authn/password/rules.ts';
-import { ANY_SIGN_IN, nextStep } from '../authn/policy.ts';
+import { nextStep } from '../authn/policy.ts';
+import { ANY_SIGN_IN } from '../authn/requirement.ts';
 import { openReset } from '../authn/mail-link/step.ts';
 import { enrolledMethods } from '../authn/registry.ts';
 import type { EnrolmentStore } from '../authn/step.ts';

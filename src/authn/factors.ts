@@ -3,17 +3,8 @@
 // Core §2), the two claims an ID token says them with.
 import { type AcrValue, ACR_VALUES, Level, levelOfAcr } from './levels.ts';
 import { steps } from './registry.ts';
+import type { Factor } from './factor.ts';
 import type { Step } from './step.ts';
-
-/** One factor done: by which step (./registry.ts), what it says in `amr` (RFC 8176 §2), and when. */
-export interface Factor {
-  /** The step's name (./registry.ts): `password` today; `passkey`, `totp`, `recovery-code` to come. */
-  method: string;
-  /** RFC 8176 values this use of the step contributes, e.g. ["pwd"]; a passkey's are ["hwk", "user"]. */
-  amr: string[];
-  /** When, epoch seconds. */
-  at: number;
-}
 
 /**
  * The level factors reach. Each distinct step counts as many factors as one use of it proves (a

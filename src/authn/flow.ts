@@ -7,8 +7,9 @@
 import type { User } from '../store/users.ts';
 import { Sealer } from '../tokens/sealed.ts';
 import type { Secrets } from '../tokens/secrets.ts';
-import type { Factor } from './factors.ts';
-import { nextStep, type Requirement } from './policy.ts';
+import type { Factor } from './factor.ts';
+import { nextStep } from './policy.ts';
+import type { Requirement } from './requirement.ts';
 import type { SignedIn } from './session.ts';
 import { enrolledMethods, steps } from './registry.ts';
 import type { Carried, EnrolmentStore, LinkOnSignIn, Step } from './step.ts';

@@ -2,44 +2,12 @@
 // what a request needs of the session (`requirementFor`), and, while a user signs in, which step
 // comes next given what is done and what the user has enrolled (`nextStep`). Whether a session
 // already meets a requirement is ./sufficiency.ts.
-import { type Factor, levelOf } from './factors.ts';
+import { levelOf } from './factors.ts';
+import type { Factor } from './factor.ts';
 import { Level, levelOfAcr } from './levels.ts';
 import { steps } from './registry.ts';
+import { ANY_SIGN_IN, type MfaMode, type Requirement } from './requirement.ts';
 import type { Step } from './step.ts';
-
-/** What a request needs of the session that answers it. Sealed in the interaction: plain data. */
-export interface Requirement {
-  /** prompt=login (OIDC Core §3.1.2.1): a sign-in must happen during this request, whatever the session. */
-  forceLogin: boolean;
-  /** max_age (and prompt=login): the session's last factor at or after this time, epoch seconds; 0 for any. */
-  freshSince: number;
-  /** The lowest level the session must reach (../factors.ts Level). */
-  level: Level;
-  /** Steps the session must include whatever its level (e.g. a passkey an action insists on). */
-  methods: string[];
-  /** The acr values asked for (acr_values), in the order asked: the ID token's acr is chosen among them. */
-  acrValues: string[];
-  /** TESSERA_MFA when the requirement was made; absent: `optional`. `off` leaves out the switchable steps. */
-  mfa?: MfaMode;
-  /**
-   * The operator's policy asks for two factors (TESSERA_MFA=required, the client's --require-mfa, a
-   * scope of TESSERA_MFA_SCOPES): a user without a second factor enrols an authenticator app during
-   * the sign-in rather than being refused.
-   */
-  enrol?: boolean;
-}
-
-/** TESSERA_MFA: authenticator apps and recovery codes off; offered; or a second factor required of everyone. */
-export type MfaMode = 'off' | 'optional' | 'required';
-
-/** Any sign-in: what the account page needs. */
-export const ANY_SIGN_IN: Requirement = {
-  forceLogin: false,
-  freshSince: 0,
-  level: Level.sfa,
-  methods: [],
-  acrValues: [],
-};
 
 export interface RequestFacts {
   prompts: readonly string[];

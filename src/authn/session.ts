@@ -3,7 +3,8 @@
 import type { SecurityEvent } from '../events/index.ts';
 import type { Session, SessionAndUser, SessionStore } from '../store/sessions.ts';
 import type { User, UserStore } from '../store/users.ts';
-import { acrOf, amrOf, type Factor, lastFactorAt } from './factors.ts';
+import { acrOf, amrOf, lastFactorAt } from './factors.ts';
+import type { Factor } from './factor.ts';
 import type { AcrValue } from './levels.ts';
 
 /** The logged-in user of the browser, if any. */

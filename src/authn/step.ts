@@ -7,8 +7,8 @@ import type { Requester } from '../events/index.ts';
 import type { PasskeyStore } from '../store/passkeys.ts';
 import type { SecondFactorStore } from '../store/second-factors.ts';
 import type { User, UserStore } from '../store/users.ts';
-import type { Factor } from './factors.ts';
-import type { Requirement } from './policy.ts';
+import type { Factor } from './factor.ts';
+import type { Requirement } from './requirement.ts';
 import type { Refusal } from './throttle.ts';
 
 /** A step; the list of every step (./registry.ts) knows them as `Step`, without their deps and attempt. */

@@ -4,7 +4,7 @@
 import type { User } from '../store/users.ts';
 import { lastFactorAt, levelOf } from './factors.ts';
 import { Level } from './levels.ts';
-import type { Requirement } from './policy.ts';
+import type { Requirement } from './requirement.ts';
 import type { BrowserSession } from './session.ts';
 
 /**

@@ -2,7 +2,7 @@
 // environment variables once at start-up (src/main.ts, src/cli), validated, and frozen.
 // The settings are read by ./schema.ts, and what it cannot check alone is checked in ./parse.ts.
 import type { Locale } from '../i18n/locales.ts';
-import type { MfaMode } from '../authn/policy.ts';
+import type { MfaMode } from '../authn/requirement.ts';
 import type { ThrottlePolicy } from '../authn/throttle.ts';
 import { readSettingFiles } from './files.ts';
 import { configSchema, FILE_SETTINGS } from './schema.ts';

@@ -3,7 +3,8 @@
 // and then the request it was for), and the account page's forms' session. A step's route verifies
 // the step and hands its factor to the flow (src/authn/flow.ts), and the progress to `finishSignIn`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { accountSignIn, ANY_SIGN_IN, type Requirement } from '../authn/policy.ts';
+import { accountSignIn } from '../authn/policy.ts';
+import { ANY_SIGN_IN, type Requirement } from '../authn/requirement.ts';
 import { type BrowserSession, sessionUser } from '../authn/session.ts';
 import type { SignInProgress } from '../authn/flow.ts';
 import { shortfall } from '../authn/sufficiency.ts';

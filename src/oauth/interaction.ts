@@ -1,7 +1,7 @@
 // A validated authorization request that waits for the user (login or consent). It travels in the
 // login and consent pages as a sealed value (src/tokens/sealed.ts), so Tessera keeps no state per pending
 // request and the value cannot be altered by the browser.
-import type { Requirement } from '../authn/policy.ts';
+import type { Requirement } from '../authn/requirement.ts';
 import { Sealer } from '../tokens/sealed.ts';
 import type { Secrets } from '../tokens/secrets.ts';
 

@@ -3,7 +3,7 @@
 // authorization request reads the session with its user (and the consent to the client asked about)
 // in one statement written out by hand, taken out of the row as object literals.
 import type { ExpressionBuilder, OnConflictBuilder } from 'kysely';
-import type { Factor } from '../authn/factors.ts';
+import type { Factor } from '../authn/factor.ts';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate, type Connection } from './aggregate.ts';
 import { insertEvents } from './outbox.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { ANY_SIGN_IN } from '../../src/authn/policy.ts';
+import { ANY_SIGN_IN } from '../../src/authn/requirement.ts';
 import {
   advance,
   begin,

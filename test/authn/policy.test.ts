@@ -3,9 +3,11 @@
 // Steps to come are described here as they will describe themselves (src/authn/step.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { acrOf, amrOf, type Factor, lastFactorAt, levelOf } from '../../src/authn/factors.ts';
+import { acrOf, amrOf, lastFactorAt, levelOf } from '../../src/authn/factors.ts';
+import type { Factor } from '../../src/authn/factor.ts';
 import { ACR_VALUES, Level } from '../../src/authn/levels.ts';
-import { accountSignIn, ANY_SIGN_IN, nextStep, type Requirement, requirementFor } from '../../src/authn/policy.ts';
+import { accountSignIn, nextStep, requirementFor } from '../../src/authn/policy.ts';
+import { ANY_SIGN_IN, type Requirement } from '../../src/authn/requirement.ts';
 import type { BrowserSession } from '../../src/authn/session.ts';
 import { steps } from '../../src/authn/registry.ts';
 import type { Step } from '../../src/authn/step.ts';

@@ -3,9 +3,10 @@
 // factors once per factors array (src/authn/session.ts), and the same answers as deriving them anew.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { acrOf, amrOf, type Factor, lastFactorAt } from '../../src/authn/factors.ts';
+import { acrOf, amrOf, lastFactorAt } from '../../src/authn/factors.ts';
+import type { Factor } from '../../src/authn/factor.ts';
 import { ACR_VALUES, Level } from '../../src/authn/levels.ts';
-import { ANY_SIGN_IN, type Requirement } from '../../src/authn/policy.ts';
+import { ANY_SIGN_IN, type Requirement } from '../../src/authn/requirement.ts';
 import { type BrowserSession, signInClaims } from '../../src/authn/session.ts';
 import { shortfall } from '../../src/authn/sufficiency.ts';
 import { parseFactors } from '../../src/store/sessions.ts';

@@ -3,7 +3,7 @@
 // the code carries of the sign-in for the ID token.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Factor } from '../../src/authn/factors.ts';
+import type { Factor } from '../../src/authn/factor.ts';
 import { ACR_VALUES } from '../../src/authn/levels.ts';
 import type { BrowserSession } from '../../src/authn/session.ts';
 import { PendingSignInSealer } from '../../src/authn/flow.ts';

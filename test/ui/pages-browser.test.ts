@@ -14,7 +14,7 @@ import * as OTPAuth from 'otpauth';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { securityEvent } from '../../src/events/index.ts';
 import { PAGE_CSP } from '../../src/http/plugins/html.ts';
-import { ANY_SIGN_IN } from '../../src/authn/policy.ts';
+import { ANY_SIGN_IN } from '../../src/authn/requirement.ts';
 import { LOCALES } from '../../src/i18n/index.ts';
 import { newId, hashToken } from '../../src/tokens/opaque.ts';
 import { PendingLinkSealer } from '../../src/upstream/flow.ts';

@@ -6,7 +6,7 @@
 import type { MailStore, MailToken } from '../../store/mails.ts';
 import type { User, UserStore } from '../../store/users.ts';
 import { linkTokenHash, passwordStamp } from '../../mail/tokens.ts';
-import type { Factor } from '../factors.ts';
+import type { Factor } from '../factor.ts';
 import type { Step, Verification } from '../step.ts';
 
 /** The factor following a mail's link proves: control of the account's address. */

@@ -11,7 +11,7 @@ import type { Passkey, PasskeyStore } from '../../store/passkeys.ts';
 import type { User, UserStore } from '../../store/users.ts';
 import { challengeUse, type OpenedCeremony } from './ceremony.ts';
 import { type PasskeyFailure, parseAssertion, type RelyingParty, userHandleOf } from './relying-party.ts';
-import type { Factor } from '../factors.ts';
+import type { Factor } from '../factor.ts';
 import type { FormAttempt, Step, Verification } from '../step.ts';
 
 export interface PasskeyDeps {

@@ -6,7 +6,7 @@ import type { ThrottleObserver, ThrottlePolicy, Refusal } from '../throttle.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import type { User, UserStore } from '../../store/users.ts';
-import type { Factor } from '../factors.ts';
+import type { Factor } from '../factor.ts';
 import { hashPassword } from './hash.ts';
 import { brokenPasswordRule, type PasswordRule } from './rules.ts';
 import { signIn } from './check.ts';

@@ -6,7 +6,7 @@
 // sign-in is still two factors (`mfa`). Codes are made with the first authenticator app and renewed
 // on the account page (../recovery/).
 import { securityEvent } from '../../events/index.ts';
-import type { Factor } from '../factors.ts';
+import type { Factor } from '../factor.ts';
 import { recoveryCodeHash, typedRecoveryCode } from './codes.ts';
 import { checkCode, type CodeCheckDeps, type CodeVerdict } from '../second-factor.ts';
 import type { FormAttempt, Step, Verification } from '../step.ts';

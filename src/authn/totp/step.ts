@@ -10,7 +10,7 @@ import type { ThrottleStore } from '../../store/throttles.ts';
 import type { User } from '../../store/users.ts';
 import { decryptAtRest } from '../../tokens/at-rest.ts';
 import type { Secrets } from '../../tokens/secrets.ts';
-import type { Factor } from '../factors.ts';
+import type { Factor } from '../factor.ts';
 import { checkCode, type CodeCheckDeps, type CodeVerdict } from '../second-factor.ts';
 import { matchingStep, typedCode } from './code.ts';
 import type { FormAttempt, Step, Verification } from '../step.ts';

@@ -20,8 +20,8 @@ import { UpstreamError, type UpstreamFailureReason } from '../../upstream/errors
 import { type PendingLinkSealer, UPSTREAM_FLOW_TTL, type UpstreamFlowSealer } from '../../upstream/flow.ts';
 import type { UpstreamIdentity } from '../../upstream/identity.ts';
 import { authorizationAt, identityAt, type UpstreamDeps } from '../../upstream/index.ts';
-import type { Factor } from '../factors.ts';
-import type { Requirement } from '../policy.ts';
+import type { Factor } from '../factor.ts';
+import type { Requirement } from '../requirement.ts';
 import type { Carried, EnrolmentStore, Step, Verification } from '../step.ts';
 
 // A first step only: the policy asks `enrolled` of steps that may follow another, which these never

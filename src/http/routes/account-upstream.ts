@@ -5,7 +5,7 @@
 // itself is part of the account page (./account.ts, src/account/upstream.ts).
 import type { FastifyInstance } from 'fastify';
 import { recentEnough, unlinkProvider } from '../../account/upstream.ts';
-import { ANY_SIGN_IN } from '../../authn/policy.ts';
+import { ANY_SIGN_IN } from '../../authn/requirement.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue } from '../forms.ts';
 import { accountForm, signInAgain } from '../sign-in.ts';

@@ -6,9 +6,9 @@
 // redact (../log-safety.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { completePasswordReset, requestPasswordReset, resetNeeds, type ResetOutcome } from '../../account/reset.ts';
-import { ANY_SIGN_IN } from '../../authn/policy.ts';
+import { ANY_SIGN_IN } from '../../authn/requirement.ts';
 import { advance, begin } from '../../authn/flow.ts';
-import type { Factor } from '../../authn/factors.ts';
+import type { Factor } from '../../authn/factor.ts';
 import { MAIL_LINK, mailLinkFactor, mailLinkStep, openReset } from '../../authn/mail-link/step.ts';
 import type { Text } from '../../ui/layout.ts';
 import { choosePasswordPage, forgotPage, notePage } from '../../ui/mail-pages.ts';
