@@ -7,7 +7,10 @@
 // single use, stored hashed, lives 30 minutes, and is bound to the password it was issued under: any
 // change of password, by any route, kills it. Following it is a factor (`mail-link`); a user with a
 // second factor is asked for it (the sign-in policy, src/authn/policy.ts) before the new password is
-// set. Setting it ends every session.
+// set. Until the password is set that sign-in is no session (src/http/sign-in.ts holds it sealed for
+// the reset's page), so no client can take it. Setting it ends every session; then the sign-in
+// becomes this browser's session, with the factors given: the link, and the second factor if asked.
+// The new password is not one of them: choosing it proves nothing the link did not.
 import { securityEvent, type Requester } from '../events/index.ts';
 import { type Factor } from '../authn/factors.ts';
 import { hashPassword } from '../authn/password/hash.ts';
@@ -139,7 +142,8 @@ export function mailLinkFactor(now: number): Factor {
 }
 
 export type ResetOutcome =
-  | { kind: 'reset' }
+  /** The password set and every session ended: the user, whose sign-in may now become a session. */
+  | { kind: 'reset'; user: User }
   | { kind: 'invalid' }
   /** The user has a second factor not yet given. */
   | { kind: 'second-factor' }
@@ -180,5 +184,5 @@ export async function completePasswordReset(
   } as const;
   const redemption = { hash: token.hash, purpose: 'reset' as const, now, nonce: newId() };
   const done = await deps.store.redeemMailToken(redemption, effect, { event });
-  return done ? { kind: 'reset' } : { kind: 'invalid' };
+  return done ? { kind: 'reset', user } : { kind: 'invalid' };
 }
