@@ -12,6 +12,7 @@ import * as secondFactors from './006_second_factors.ts';
 import * as passkeys from './007_passkeys.ts';
 import * as mail from './008_mail.ts';
 import * as upstreamProviders from './009_upstream_providers.ts';
+import * as passkeySuspension from './011_passkey_suspension.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_initial': initial,
@@ -22,6 +23,7 @@ export const migrations: Record<string, Migration> = {
   '007_passkeys': passkeys,
   '008_mail': mail,
   '009_upstream_providers': upstreamProviders,
+  '011_passkey_suspension': passkeySuspension,
 };
 
 /** The migrations applied to the database, none before the first. */
