@@ -1,8 +1,9 @@
 // Password reset by mail (issue 34). Asking answers the same whether or not an account exists, and
 // does the same work either way (a token made, a message composed and encrypted, one write of the
 // same statements); the mail and its token are written only for an account that exists. Asking is
-// throttled before anything is looked at: per account (a few an hour: nobody's inbox is bombed) and
-// per address (more: an office shares one), each counted in one conditional write
+// throttled before anything is looked at: per account (a few an hour: nobody's inbox is bombed), per
+// recipient across accounts (accounts that share an address), and per source address (more: an
+// office shares one), each counted in one conditional write
 // (src/oauth/throttle.ts), so parallel requests get no more than patient ones. The link's token is
 // single use, stored hashed, lives 30 minutes, and is bound to the password it was issued under: any
 // change of password, by any route, kills it. Following it is a factor (`mail-link`); a user with a
@@ -17,6 +18,7 @@ import { hashPassword } from '../authn/password/hash.ts';
 import { brokenPasswordRule, type PasswordRule } from '../authn/password/rules.ts';
 import { ANY_SIGN_IN, nextStep } from '../authn/policy.ts';
 import { enrolledMethods, type EnrolmentStore } from '../authn/steps/index.ts';
+import { recipientKey } from './email.ts';
 import { composeMail, type MailDeps } from '../mail/compose.ts';
 import { LINK_TTL, linkTokenHash, newLinkToken, passwordStamp } from '../mail/tokens.ts';
 import { addressKey, type Refusal, Throttle, type ThrottleKey, type ThrottlePolicy } from '../oauth/throttle.ts';
@@ -68,14 +70,17 @@ export async function requestPasswordReset(
   const { now, requester } = input;
   const user = await findAccount(deps.store, input.identifier.slice(0, 320));
   const account = user ? `user:${user.id}` : `name:${input.identifier.trim().toLowerCase().slice(0, 320)}`;
+  // Where the mail would go; for no account, what was typed, so that its count behaves as one would.
+  const recipient = user && user.email !== '' ? user.email : input.identifier;
   const keys: ThrottleKey[] = [
     { key: `reset-address:${addressKey(requester.ip)}`, subject: 'password-reset', policy: RESET_ADDRESS_POLICY },
     { key: `reset-account:${account}`, subject: user?.username ?? 'password-reset', policy: RESET_ACCOUNT_POLICY },
+    recipientKey('reset', recipient),
   ];
   const attempt = await new Throttle(deps.store).begin(keys, now);
   if (attempt.refused) {
-    // Too many for the account: answered as usual, and nothing sent.
-    if (attempt.refused.key === keys[1]!.key) return { kind: 'answered' };
+    // Too many for the account or its address: answered as usual, and nothing sent.
+    if (attempt.refused.key !== keys[0]!.key) return { kind: 'answered' };
     return { kind: 'refused', refusal: attempt.refused };
   }
   // The same work whether or not the account exists: a token, a message, an encryption, one write.
