@@ -7,7 +7,8 @@
 // `invalid`, which suspends nothing.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { counterWentBack, RelyingParty } from '../../src/authn/passkeys/relying-party.ts';
+import { RelyingParty } from '../../src/authn/passkeys/relying-party.ts';
+import { counterWentBack } from '../../src/authn/passkeys/suspension.ts';
 import type { Passkey } from '../../src/store/passkeys.ts';
 
 const ORIGIN = 'https://id.example.com';

@@ -189,7 +189,8 @@ describe('no sealed or secret value in any log line', () => {
       request: made('req'),
     };
     for (const value of Object.values(values)) secrets.add(value);
-    const q = (names: Array<keyof typeof values>) => new URLSearchParams(names.map((n): [string, string] => [n, values[n]]));
+    const q = (names: Array<keyof typeof values>) =>
+      new URLSearchParams(names.map((n): [string, string] => [n, values[n]]));
     for (const url of [
       `/reset?${q(['token'])}`,
       `/verify?${q(['token'])}`,

@@ -18,6 +18,7 @@ import { z } from 'zod';
 import type { Passkey } from '../../store/passkeys.ts';
 import type { User } from '../../store/users.ts';
 import { Ceremonies, type CeremonyPurpose, type OpenedCeremony } from './ceremony.ts';
+import { counterWentBack } from './suspension.ts';
 import type { Secrets } from '../../tokens/secrets.ts';
 
 /** Why a passkey was refused: the `reason` of its event. */
@@ -285,15 +286,6 @@ export class RelyingParty {
     if (origin === this.origin) return undefined;
     return { ok: false, reason: 'wrong_origin', detail: `origin ${String(origin).slice(0, 200)}` };
   }
-}
-
-/**
- * WebAuthn §6.1.1, §7.2 step 21 (Level 3: 22): with a stored counter that is not 0, a received one less
- * than or equal to it signals a cloned authenticator. An authenticator that keeps no counter sends 0
- * every time, which is no signal while the stored counter is 0 too.
- */
-export function counterWentBack(stored: number, received: number): boolean {
-  return (stored > 0 || received > 0) && received <= stored;
 }
 
 function clientDataOf(clientDataJSON: string): { challenge?: unknown; origin?: unknown } | undefined {

@@ -9,6 +9,15 @@ import { type Requester, securityEvent } from '../../events/index.ts';
 import type { Passkey, PasskeyStore } from '../../store/passkeys.ts';
 import type { User } from '../../store/users.ts';
 
+/**
+ * WebAuthn §6.1.1, §7.2 step 21 (Level 3: 22): with a stored counter that is not 0, a received one less
+ * than or equal to it signals a cloned authenticator. An authenticator that keeps no counter sends 0
+ * every time, which is no signal while the stored counter is 0 too.
+ */
+export function counterWentBack(stored: number, received: number): boolean {
+  return (stored > 0 || received > 0) && received <= stored;
+}
+
 /** Suspends the passkey, recording `passkey.suspended`; false when it was suspended already. */
 export function suspendPasskey(
   store: Pick<PasskeyStore, 'suspendPasskey'>,
