@@ -14,7 +14,7 @@ import { assetRoutes } from './http/routes/assets.ts';
 import { loadBrand } from './ui/brand.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerSameOrigin } from './http/plugins/same-origin.ts';
-import { requestForLog } from './http/log-safety.ts';
+import { errorForLog, redactLogArguments, requestForLog } from './http/log-safety.ts';
 import { REQUEST_ID_HEADER, requestIdGenerator } from './http/request-id.ts';
 import { accountRoutes } from './http/routes/account.ts';
 import { mailLinkRoutes } from './http/routes/mail-links.ts';
@@ -88,8 +88,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         : {
             level: deps.config.logLevel,
             // Never log credentials: no headers or bodies, and query values that are credentials
-            // (an ID token hint, a code, a sealed request) replaced by name (src/http/log-safety.ts).
-            serializers: { req: requestForLog },
+            // (an ID token hint, a code, a sealed request) replaced by name (src/http/log-safety.ts),
+            // in the request's URL and in any message, field or error that quotes one.
+            serializers: { req: requestForLog, err: errorForLog },
+            hooks: {
+              logMethod(args, method) {
+                method.apply(this, redactLogArguments(args) as Parameters<typeof method>);
+              },
+            },
             ...(deps.logStream ? { stream: deps.logStream } : {}),
           },
     bodyLimit: 64 * 1024,

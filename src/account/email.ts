@@ -2,12 +2,13 @@
 // address (or the operator said so). A change of address on the account page (which needs a recent
 // sign-in, src/authn/recent.ts) sends the link to the new address and takes effect only when it is
 // followed; the old address (if verified) and the new one are then told (src/mail/security.ts).
-// Asking is throttled per account (five an hour).
+// Asking is throttled per account (five an hour), and per recipient across accounts (five an hour):
+// many accounts asking for one address do not flood it.
 import { securityEvent, type Requester } from '../events/index.ts';
 import { composeMail, type MailDeps } from '../mail/compose.ts';
 import { noticeMail } from '../mail/security.ts';
 import { LINK_TTL, linkTokenHash, newLinkToken } from '../mail/tokens.ts';
-import { type Refusal, Throttle, type ThrottlePolicy } from '../authn/throttle.ts';
+import { type Refusal, Throttle, type ThrottleKey, type ThrottlePolicy } from '../authn/throttle.ts';
 import type { MailStore } from '../store/mails.ts';
 import type { ThrottleStore } from '../store/throttles.ts';
 import type { User, UserStore } from '../store/users.ts';
@@ -17,6 +18,34 @@ import type { BrowserSession } from '../authn/session.ts';
 import { shortfall } from '../authn/sufficiency.ts';
 
 const VERIFY_POLICY: ThrottlePolicy = { freeFailures: 5, lockAfter: 5, lockSeconds: 3600, window: 3600 };
+
+/** Mails with a link to one recipient, of one kind, whoever asks for them: five an hour. */
+export const RECIPIENT_POLICY: ThrottlePolicy = { freeFailures: 5, lockAfter: 5, lockSeconds: 3600, window: 3600 };
+
+/**
+ * The throttle key of the mails of `kind` sent to `address`, whichever account or source address asks
+ * (mail bombing: many accounts naming one victim). Kinds count apart, so that mails someone else asks
+ * for (an address change to the victim's) never use up the victim's own (their reset). Counted
+ * whatever becomes of the request, as every mail key is.
+ */
+export function recipientKey(
+  kind: 'verify' | 'reset' | 'signup',
+  address: string,
+  policy: ThrottlePolicy = RECIPIENT_POLICY,
+): ThrottleKey {
+  const mailbox = mailboxOf(address);
+  return { key: `mail-to:${kind}:${mailbox}`, subject: `mail-to:${mailbox}`, policy, onSuccess: 'keep' };
+}
+
+/**
+ * The mailbox an address reaches, as far as Tessera can tell: case-insensitively, and without a
+ * subaddress (`ada+anything@example.com`, RFC 5233), which most mail servers deliver to `ada`.
+ */
+export function mailboxOf(address: string): string {
+  const email = address.trim().toLowerCase().slice(0, 320);
+  const at = email.lastIndexOf('@');
+  return at < 0 ? email : `${email.slice(0, at).replace(/\+.*$/, '')}${email.slice(at)}`;
+}
 
 export interface EmailDeps {
   store: UserStore & MailStore & ThrottleStore;
@@ -39,14 +68,12 @@ export async function requestEmailVerification(
   input: { user: User; email: string; requester: Requester; now: number },
 ): Promise<{ kind: 'sent' } | { kind: 'refused'; refusal: Refusal }> {
   const { user, email, now } = input;
-  // A quota of mails (onSuccess `keep`): each request counts as it is made (src/authn/throttle.ts).
-  const key = {
-    key: `verify-account:${user.id}`,
-    subject: user.username,
-    policy: VERIFY_POLICY,
-    onSuccess: 'keep' as const,
-  };
-  const attempt = await new Throttle(deps.store).begin([key], now);
+  // Quotas of mails (onSuccess `keep`): each request counts as it is made (src/authn/throttle.ts).
+  const keys = [
+    { key: `verify-account:${user.id}`, subject: user.username, policy: VERIFY_POLICY, onSuccess: 'keep' as const },
+    recipientKey('verify', email),
+  ];
+  const attempt = await new Throttle(deps.store).begin(keys, now);
   if (attempt.refused) return { kind: 'refused', refusal: attempt.refused };
   const { token, hash } = newLinkToken();
   const mail = composeMail(

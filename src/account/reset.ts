@@ -1,16 +1,20 @@
 // Password reset by mail (issue 34). Asking answers the same whether or not an account exists, and
 // does the same work either way (a token made, a message composed and encrypted, one write of the
 // same statements); the mail and its token are written only for an account that exists. Asking is
-// throttled before anything is sent: per account (a few an hour: nobody's inbox is bombed) and per
-// address (more: an office shares one), each counted in one conditional write (src/authn/throttle.ts),
-// so parallel requests get no more than patient ones. A request has no right answer to hold back for:
-// it is a mail asked for, whether the account exists or not (to count only those for accounts would
-// tell which exist), so every request counts as it is made, a quota rather than a count of failures;
-// none waits for another, and a request is refused only by requests already made. The link's token is
-// single use, stored hashed, lives 30 minutes, and is bound to the password it was issued under: any
-// change of password, by any route, kills it. Following it is a factor (`mail-link`, its step
-// src/authn/mail-link/step.ts); a user with a second factor is asked for it (the sign-in policy,
-// src/authn/policy.ts) before the new password is set. Setting it ends every session.
+// throttled before anything is sent: per account (a few an hour: nobody's inbox is bombed), per
+// recipient across accounts (accounts that share an address), and per source address (more: an office
+// shares one), each counted in one conditional write (src/authn/throttle.ts), so parallel requests get
+// no more than patient ones. A request has no right answer to hold back for: it is a mail asked for,
+// whether the account exists or not (to count only those for accounts would tell which exist), so
+// every request counts as it is made, a quota rather than a count of failures; none waits for another,
+// and a request is refused only by requests already made. The link's token is single use, stored
+// hashed, lives 30 minutes, and is bound to the password it was issued under: any change of password,
+// by any route, kills it. Following it is a factor (`mail-link`, its step src/authn/mail-link/step.ts);
+// a user with a second factor is asked for it (the sign-in policy, src/authn/policy.ts) before the new
+// password is set. Until the password is set that sign-in is no session (src/http/sign-in.ts holds it
+// sealed for the reset's page), so no client can take it. Setting it ends every session; then the
+// sign-in becomes this browser's session, with the factors given: the link, and the second factor if
+// asked. The new password is not one of them: choosing it proves nothing the link did not.
 import { securityEvent, type Requester } from '../events/index.ts';
 import type { Factor } from '../authn/factor.ts';
 import { hashPassword } from '../authn/password/hash.ts';
@@ -20,6 +24,7 @@ import { ANY_SIGN_IN } from '../authn/requirement.ts';
 import { openReset } from '../authn/mail-link/step.ts';
 import { enrolledMethods } from '../authn/registry.ts';
 import type { EnrolmentStore } from '../authn/step.ts';
+import { recipientKey } from './email.ts';
 import { composeMail, type MailDeps } from '../mail/compose.ts';
 import { LINK_TTL, newLinkToken, passwordStamp } from '../mail/tokens.ts';
 import { addressKey, type Refusal, Throttle, type ThrottleKey, type ThrottlePolicy } from '../authn/throttle.ts';
@@ -72,15 +77,18 @@ export async function requestPasswordReset(
   const { now, requester } = input;
   const user = await findAccount(deps.store, input.identifier.slice(0, 320));
   const account = user ? `user:${user.id}` : `name:${input.identifier.trim().toLowerCase().slice(0, 320)}`;
-  // A quota (onSuccess `keep`, see above).
+  // Where the mail would go; for no account, what was typed, so that its count behaves as one would.
+  const recipient = user && user.email !== '' ? user.email : input.identifier;
+  // Quotas (onSuccess `keep`, see above).
   const keys: ThrottleKey[] = [
     { key: `reset-address:${addressKey(requester.ip)}`, subject: 'password-reset', policy: RESET_ADDRESS_POLICY },
     { key: `reset-account:${account}`, subject: user?.username ?? 'password-reset', policy: RESET_ACCOUNT_POLICY },
+    recipientKey('reset', recipient),
   ].map((key) => ({ ...key, onSuccess: 'keep' }));
   const attempt = await new Throttle(deps.store).begin(keys, now);
   if (attempt.refused) {
-    // Too many for the account: answered as usual, and nothing sent.
-    if (attempt.refused.key === keys[1]!.key) return { kind: 'answered' };
+    // Too many for the account or its address: answered as usual, and nothing sent.
+    if (attempt.refused.key !== keys[0]!.key) return { kind: 'answered' };
     return { kind: 'refused', refusal: attempt.refused };
   }
   // The same work whether or not the account exists: a token, a message, an encryption, one write.
@@ -129,8 +137,11 @@ export async function resetNeeds(
 }
 
 export type ResetOutcome =
-  /** Done; `linked`: the names of the upstream providers that still sign the user in without a password. */
-  | { kind: 'reset'; linked: string[] }
+  /**
+   * The password set and every session ended: the user, whose sign-in may now become a session, and
+   * `linked`, the names of the upstream providers that still sign the user in without a password.
+   */
+  | { kind: 'reset'; user: User; linked: string[] }
   | { kind: 'invalid' }
   /** The user has a second factor not yet given. */
   | { kind: 'second-factor' }
@@ -180,5 +191,5 @@ export async function completePasswordReset(
   const done = await deps.store.redeemMailToken(redemption, effect, { event });
   if (!done) return { kind: 'invalid' };
   const names = await Promise.all(links.map(async (l) => (await deps.store.getProvider(l.providerId))?.name));
-  return { kind: 'reset', linked: names.filter((name) => name !== undefined) };
+  return { kind: 'reset', user, linked: names.filter((name) => name !== undefined) };
 }

@@ -2,8 +2,9 @@
 // address (of TESSERA_SIGNUP_DOMAINS, when set); the account exists only once the link sent to the
 // address is followed (24 hours), so nobody signs in with an address that is not theirs. Until then
 // the account waits in the link's token (its password as an argon2id hash). Asking is throttled per
-// source address (ten an hour) and per address asked for (three an hour, silently); an address that
-// names an account already (../store/users.ts addressOwners) gets the same answer and no mail.
+// source address (ten an hour) and per mailbox asked for (three an hour, silently; a `+tag` reaches
+// the same one, ./email.ts); an address that names an account already (../store/users.ts
+// addressOwners) gets the same answer and no mail.
 import { securityEvent, type Requester } from '../events/index.ts';
 import { hashPassword } from '../authn/password/hash.ts';
 import { brokenPasswordRule, type PasswordRule } from '../authn/password/rules.ts';
@@ -15,7 +16,7 @@ import type { ThrottleStore } from '../store/throttles.ts';
 import type { UpstreamStore } from '../store/upstream.ts';
 import { addressOwners, type User, type UserStore } from '../store/users.ts';
 import { newId } from '../tokens/opaque.ts';
-import { emailAddress } from './email.ts';
+import { emailAddress, recipientKey } from './email.ts';
 
 const ADDRESS_POLICY: ThrottlePolicy = { freeFailures: 10, lockAfter: 10, lockSeconds: 3600, window: 3600 };
 const EMAIL_POLICY: ThrottlePolicy = { freeFailures: 3, lockAfter: 3, lockSeconds: 3600, window: 3600 };
@@ -58,7 +59,7 @@ export async function requestSignup(
   // A quota of mails (onSuccess `keep`): each request counts as it is made (src/authn/throttle.ts).
   const keys = [
     { key: `signup-address:${addressKey(input.requester.ip)}`, subject: 'sign-up', policy: ADDRESS_POLICY },
-    { key: `signup-email:${email.toLowerCase()}`, subject: 'sign-up', policy: EMAIL_POLICY },
+    recipientKey('signup', email, EMAIL_POLICY),
   ].map((key) => ({ ...key, onSuccess: 'keep' as const }));
   const attempt = await new Throttle(deps.store).begin(keys, now);
   if (attempt.refused) {

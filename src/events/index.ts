@@ -29,6 +29,7 @@ export const EVENT_TYPES = [
   'passkey.renamed',
   'passkey.removed',
   'passkey.add_failed',
+  'passkey.suspended',
   'mfa.enrolled',
   'mfa.enrol_failed',
   'mfa.removed',

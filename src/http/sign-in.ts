@@ -5,8 +5,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { accountSignIn } from '../authn/policy.ts';
 import { ANY_SIGN_IN, type Requirement } from '../authn/requirement.ts';
-import { type BrowserSession, sessionUser } from '../authn/session.ts';
-import type { SignInProgress } from '../authn/flow.ts';
+import { type BrowserSession, type SignedIn, sessionUser } from '../authn/session.ts';
+import { holdSignIn, type LinkOnSignIn, type SignInProgress } from '../authn/flow.ts';
 import { shortfall } from '../authn/sufficiency.ts';
 import type { Refusal } from '../authn/throttle.ts';
 import { continueAuthorization } from '../oauth/authorize/index.ts';
@@ -142,8 +142,16 @@ export function sendExpired(reply: FastifyReply): FastifyReply {
 }
 
 /**
+ * What a complete sign-in for a page of ours is offered as (a password reset's, after its second
+ * factor): that page finishes it (./routes/reset.ts), and until it does the sign-in is no session.
+ */
+export const HELD_FOR_PAGE = 'held-for-page';
+
+/**
  * After a step (POST): the next step's page, or the session, then what the sign-in was for: the
  * authorization request, whose login has now happened (prompt=login included), or the account page.
+ * A sign-in for a page of ours (a password reset's) goes back to it sealed, not as a session: no
+ * client can take a reset's sign-in before its new password is chosen.
  */
 export async function finishSignIn(
   ctx: RouteContext,
@@ -156,19 +164,40 @@ export async function finishSignIn(
     return reply.code(303).header('cache-control', 'no-store').redirect(location, 303);
   }
   const now = ctx.now();
-  // A sign-in that links an upstream account writes the link with its session, or neither.
-  const write = progress.link && sessionWithLink(ctx, request, progress.link);
-  const started = await ctx.browser.startSession(request, reply, progress.signedIn, now, progress.clientId, write);
-  if (!started) return sendLinkRefused(ctx, reply, progress);
-  ctx.browser.rememberDevice(request, reply, progress.user.username);
-  const session = { ...started, user: progress.user };
-  if (progress.resume === null) return reply.redirect('/account', 303);
-  // A page of ours that asked for the sign-in's steps (a password reset's second factor): back to it.
-  if (progress.resume.startsWith('/')) return reply.redirect(progress.resume, 303);
-  const opened = await openInteraction(ctx, request, progress.resume);
+  const { resume } = progress;
+  if (resume?.startsWith('/')) {
+    const { signedIn, user, clientId } = progress;
+    const so = { ...signedIn, user, need: ANY_SIGN_IN, resume, clientId, now };
+    const held = holdSignIn(ctx, { ...so, bind: () => ctx.browser.binding(request, reply) }, [HELD_FOR_PAGE]);
+    const location = `${resume}${resume.includes('?') ? '&' : '?'}pending=${encodeURIComponent(held)}`;
+    return reply.code(303).header('cache-control', 'no-store').redirect(location, 303);
+  }
+  const session = await beginSession(ctx, request, reply, progress);
+  if (!session) return sendLinkRefused(ctx, reply, progress);
+  if (resume === null) return reply.redirect('/account', 303);
+  const opened = await openInteraction(ctx, request, resume);
   if (!opened) return sendExpired(reply);
   const { interaction } = opened;
   const resumed = { ...interaction, need: { ...interaction.need, forceLogin: false } };
   const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, pending: ctx.pending, codes: ctx.codes };
   return sendOutcome(reply, await continueAuthorization(deps, opened.client, resumed, session, now), 303);
+}
+
+/**
+ * A complete sign-in becomes this browser's session (the device remembered for its user); one that
+ * links an upstream account writes the link with its session, or neither: undefined when the link was
+ * refused (the provider's account got linked meanwhile), and nothing changed.
+ */
+export async function beginSession(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  complete: { signedIn: SignedIn; user: User; clientId: string | null; link?: LinkOnSignIn | undefined },
+): Promise<BrowserSession | undefined> {
+  const write = complete.link && sessionWithLink(ctx, request, complete.link);
+  const { signedIn, clientId } = complete;
+  const started = await ctx.browser.startSession(request, reply, signedIn, ctx.now(), clientId, write);
+  if (!started) return undefined;
+  ctx.browser.rememberDevice(request, reply, complete.user.username);
+  return { ...started, user: complete.user };
 }

@@ -331,6 +331,9 @@ export abstract class KyselyStore implements Store {
   recordPasskeyUse(use: PasskeyUse) {
     return this.passkeys.recordPasskeyUse(use);
   }
+  suspendPasskey(input: { userId: string; id: string; at: number }, event: SecurityEvent) {
+    return this.passkeys.suspendPasskey(input, event);
+  }
   renamePasskey(input: { userId: string; id: string; name: string }, event: SecurityEvent) {
     return this.passkeys.renamePasskey(input, event);
   }

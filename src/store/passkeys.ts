@@ -4,7 +4,7 @@
 import type { OnConflictBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
-import { insertEventsIf } from './outbox.ts';
+import { insertEventsIf, insertEventsWhen } from './outbox.ts';
 import type { Database, PasskeyRow } from './tables.ts';
 
 export interface Passkey {
@@ -25,6 +25,8 @@ export interface Passkey {
   name: string;
   createdAt: number;
   lastUsedAt: number | null;
+  /** When its counter went back and it was suspended (a cloned authenticator?); null: usable. */
+  suspendedAt: number | null;
 }
 
 /** A challenge's use: its SHA-256 (hex), and when it would expire (kept until then). */
@@ -42,8 +44,9 @@ export interface PasskeyUse {
 }
 
 export interface PasskeyStore {
-  /** The user's passkeys, oldest first. */
+  /** The user's passkeys, oldest first, suspended ones included. */
   listPasskeys(userId: string): Promise<Passkey[]>;
+  /** Whether the user has a passkey that is not suspended (one they can sign in with). */
   hasPasskeys(userId: string): Promise<boolean>;
   getPasskeyByCredentialId(credentialId: string): Promise<Passkey | undefined>;
   /**
@@ -56,9 +59,15 @@ export interface PasskeyStore {
   addPasskey(passkey: Passkey, event: SecurityEvent): Promise<boolean>;
   /**
    * After a sign-in with it: the counter, backup state and last use. False when the counter has not
-   * moved forward past the stored one (unless both are 0: an authenticator that keeps none).
+   * moved forward past the stored one (unless both are 0: an authenticator that keeps none), or the
+   * passkey is suspended.
    */
   recordPasskeyUse(use: PasskeyUse): Promise<boolean>;
+  /**
+   * Suspends the user's passkey (its counter went back) with `event`, written only if this suspended
+   * it: false when it is not there or was suspended already.
+   */
+  suspendPasskey(input: { userId: string; id: string; at: number }, event: SecurityEvent): Promise<boolean>;
   /** False when the user has no such passkey. */
   renamePasskey(input: { userId: string; id: string; name: string }, event: SecurityEvent): Promise<boolean>;
   /** Removes the user's passkey and ends every session of theirs but `keepSession`; false when none. */
@@ -80,6 +89,7 @@ function toPasskey(row: PasskeyRow): Passkey {
     name: row.name,
     createdAt: Number(row.created_at),
     lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+    suspendedAt: row.suspended_at === null || row.suspended_at === undefined ? null : Number(row.suspended_at),
   };
 }
 
@@ -96,6 +106,7 @@ function fromPasskey(passkey: Passkey): PasskeyRow {
     name: passkey.name,
     created_at: passkey.createdAt,
     last_used_at: passkey.lastUsedAt,
+    suspended_at: passkey.suspendedAt,
   };
 }
 
@@ -112,7 +123,12 @@ export class Passkeys extends Aggregate implements PasskeyStore {
   }
 
   async hasPasskeys(userId: string): Promise<boolean> {
-    const row = await this.db.selectFrom('passkeys').select('id').where('user_id', '=', userId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('passkeys')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('suspended_at', 'is', null)
+      .executeTakeFirst();
     return row !== undefined;
   }
 
@@ -144,9 +160,29 @@ export class Passkeys extends Aggregate implements PasskeyStore {
       .updateTable('passkeys')
       .set(set)
       .where('id', '=', use.id)
+      .where('suspended_at', 'is', null)
       // WebAuthn §6.1.1: the counter moves forward, except on an authenticator that keeps none (0, 0).
       .where('sign_count', use.counter === 0 ? '=' : '<', use.counter);
     return (await this.write(updated)) === 1;
+  }
+
+  async suspendPasskey(input: { userId: string; id: string; at: number }, event: SecurityEvent): Promise<boolean> {
+    const { userId, id } = input;
+    const usable = this.db
+      .selectFrom('passkeys')
+      .select('id')
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .where('suspended_at', 'is', null);
+    const suspended = this.db
+      .updateTable('passkeys')
+      .set({ suspended_at: input.at })
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .where('suspended_at', 'is', null);
+    // The event first, while the passkey is still usable: written only by the write that suspends it.
+    const counts = await this.writeCounts(...insertEventsWhen(this.db, event, usable), suspended);
+    return counts.at(-1) === 1;
   }
 
   async renamePasskey(input: { userId: string; id: string; name: string }, event: SecurityEvent): Promise<boolean> {

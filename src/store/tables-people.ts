@@ -21,6 +21,8 @@ export interface PasskeyRow {
   name: string;
   created_at: number;
   last_used_at: number | null;
+  /** When its counter went back and it was suspended (a cloned authenticator?); null: usable. Migration 011. */
+  suspended_at: number | null;
 }
 
 /** An upstream provider a person may sign in with (src/upstream): OpenID Connect or GitHub. */

@@ -135,7 +135,7 @@ ${
     ? ''
     : html`<h2>${t.t('account.password')}</h2>
 ${passwordError ? html`<p class="alert" id="password-error" role="alert">${say(ui, passwordError)}</p>` : ''}
-${input.password?.changed ? html`<p role="status">${t.t('account.passwordChanged')}</p>` : ''}
+${input.password?.changed ? passwordChanged(ui, input.upstream?.linked ?? []) : ''}
 <form method="post" action="/account/password">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <label for="current">${t.t('account.currentPassword')}</label>
@@ -153,4 +153,16 @@ ${input.secondFactors ? secondFactorsSection(ui, input.secondFactors, input.csrf
 ${input.upstream ? linkedProvidersSection(ui, { ...input.upstream, csrfToken: input.csrfToken }) : ''}`,
     input.passkeys ? PASSKEY_SCRIPTS : [],
   );
+}
+
+/**
+ * A changed password (on this page, or by a reset by mail): said, and which upstream providers still
+ * sign the person in without it, since whoever took the password may have linked one.
+ */
+function passwordChanged(ui: PageContext, linked: readonly LinkedProviderRow[]): SafeHtml {
+  const { t } = ui;
+  const providers = linked.map((row) => row.name).join(', ');
+  return html`<p role="status">${t.t('account.passwordChanged')}${
+    linked.length > 0 ? html` ${t.t('account.passwordChangedLinked', { providers })}` : ''
+  }</p>`;
 }

@@ -101,9 +101,15 @@ function passkeyEntry(ui: PageContext, passkey: PasskeyListing, csrfToken: strin
     lastUsed: passkey.lastUsed === null ? '' : t.dateTime(passkey.lastUsed),
     kind: passkey.synced ? 'synced' : 'device',
   };
+  // Its counter went back (src/authn/passkeys/suspension.ts): said where the passkey is, until removed.
+  const suspended =
+    passkey.suspended === null
+      ? ''
+      : html`<p class="alert" role="alert">${t.t('passkeys.suspended', { at: t.date(passkey.suspended) })}</p>`;
   return html`<section class="grant passkey" aria-labelledby="passkey-${passkey.id}">
 <h3 id="passkey-${passkey.id}">${passkey.name}</h3>
 <p class="muted">${t.t('passkeys.about', about)}</p>
+${suspended}
 <form method="post" action="/account/passkeys/rename">
 <input type="hidden" name="csrf" value="${csrfToken}">
 <input type="hidden" name="id" value="${passkey.id}">

@@ -58,6 +58,7 @@ describe('the passkey step verifies recorded assertions', () => {
         name: 'Laptop',
         createdAt: fixture.now,
         lastUsedAt: null,
+        suspendedAt: null,
       },
       securityEvent('passkey.added', fixture.now, { userId: user.id }),
     );

@@ -69,7 +69,7 @@ describe('logs without secrets', () => {
   });
 
   it('redacts credential parameters by name and leaves the rest', () => {
-    assert.equal(redactUrl('/cb?code=abc&state=s'), '/cb?code=%5Bredacted%5D&state=s');
+    assert.equal(redactUrl('/cb?code=abc&state=s&iss=i'), '/cb?code=%5Bredacted%5D&state=%5Bredacted%5D&iss=i');
     assert.equal(redactUrl('/oauth2/authorize?client_id=x&scope=openid'), '/oauth2/authorize?client_id=x&scope=openid');
     assert.equal(redactUrl('/x'), '/x');
   });

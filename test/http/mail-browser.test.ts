@@ -1,6 +1,7 @@
 // Mail's flows in Chromium, each followed from the mail a real SMTP server received (parsed by
 // mailparser): a forgotten password reset from "Forgot your password?" and the old sessions ended; a
-// user with a passkey gives it between the link and the new password; sign-up (TESSERA_SIGNUP=open)
+// user with a passkey gives it between the link and the new password, and has a session only once
+// the password is chosen; sign-up (TESSERA_SIGNUP=open)
 // that cannot sign in before the address is verified and then signs in to a client; an invitation
 // from the CLI that ends with a working sign-in; a change of address on the account page that takes
 // effect only from the link, turns email_verified true, and tells the old address. One browser.
@@ -110,11 +111,11 @@ describe('mail flows in Chromium, from the received mail', { skip: needsChromium
     const mail = await mailTo(`${user.username}@example.com`, /Reset your password/, from);
     await page.goto(mail.link!);
     await choose(page, CHOSEN);
-    await page.getByRole('heading', { name: 'Your password has been changed' }).waitFor();
-    // The session from before the reset has ended.
+    // This browser is signed in by the link; the session from before the reset has ended.
+    await page.getByText('Your password has changed; your other sessions have ended.').waitFor();
     await old.goto(`${server.issuer}/account`);
     assert.match(old.url(), /\/account\/login$/);
-    await page.getByRole('link', { name: 'Sign in' }).click();
+    await page.context().clearCookies();
     const claims = await authorize(page, user.username, CHOSEN);
     assert.equal(claims.sub, user.id);
     // The link again: refused.
@@ -152,9 +153,16 @@ describe('mail flows in Chromium, from the received mail', { skip: needsChromium
     await page.getByRole('heading', { name: 'Use your passkey' }).waitFor();
     await page.getByRole('button', { name: 'Use a passkey' }).click();
     await page.waitForURL('**/reset/password?reset=**');
+    // No session before the new password (only the one from before): the sign-in waits, sealed, for this page.
+    const sessions = async () =>
+      (await server.store.listSessionsOf(user.id, Math.floor(Date.now() / 1000))).map((s) => s.id);
+    const before = await sessions();
+    assert.equal(before.length, 1);
     await choose(page, CHOSEN);
-    await page.getByRole('heading', { name: 'Your password has been changed' }).waitFor();
-    assert.equal((await server.store.listSessionsOf(user.id, Math.floor(Date.now() / 1000))).length, 0);
+    await page.getByText('Your password has changed; your other sessions have ended.').waitFor();
+    const after = await sessions();
+    assert.equal(after.length, 1);
+    assert.notEqual(after[0], before[0]);
     // The new password is taken (in a window without the authenticator, whose autofill would sign in
     // alone), and the passkey is asked for after it, as at every sign-in of this user.
     const other = await window();

@@ -224,7 +224,14 @@ describe('passkeys on the account page', () => {
     const json = cliIo(server);
     assert.equal(await run(['users', 'show', user.username, '--json'], json.io), 0);
     const shown = JSON.parse(json.lines.join('\n')) as { passkeys: Array<Record<string, unknown>> };
-    assert.deepEqual(Object.keys(shown.passkeys[0]!), ['id', 'name', 'created_at', 'last_used_at', 'synced']);
+    assert.deepEqual(Object.keys(shown.passkeys[0]!), [
+      'id',
+      'name',
+      'created_at',
+      'last_used_at',
+      'synced',
+      'suspended_at',
+    ]);
     assert.equal(await run(['users', 'delete', user.username], cliIo(server).io), 0);
     const db = await server.db();
     const rows = await db.selectFrom('passkeys').select('id').where('user_id', '=', user.id).execute();

@@ -741,6 +741,7 @@ function contract(
           name: 'Phone',
           createdAt: NOW,
           lastUsedAt: null,
+          suspendedAt: null,
         });
         const event = (type: 'passkey.added' | 'passkey.renamed' | 'passkey.removed', id: string) =>
           securityEvent(type, NOW, { userId: owner.id, data: { passkey: id } });

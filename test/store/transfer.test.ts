@@ -150,6 +150,7 @@ describe('export and import', async () => {
         name: 'Laptop',
         createdAt: 1_800_000_000,
         lastUsedAt: null,
+        suspendedAt: null,
       };
       await store.addPasskey(passkey, securityEvent('passkey.added', 1_800_000_000, { userId: bob.id }));
       // Bob's authenticator app (its secret encrypted under TESSERA_SECRET) and recovery codes (hashed).

@@ -116,6 +116,7 @@ describe('every page in every language (Chromium, axe-core)', { skip: needsChrom
         name,
         createdAt: now - 86_400 * 40,
         lastUsedAt: used,
+        suspendedAt: null,
       };
       await server.store.addPasskey(
         passkey,

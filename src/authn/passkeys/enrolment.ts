@@ -27,6 +27,8 @@ export interface PasskeyListing {
   lastUsed: number | null;
   /** Synced to the user's other devices by their platform (backup eligible), or bound to one device. */
   synced: boolean;
+  /** When it was suspended, its counter gone back (./suspension.ts); null when it signs in. */
+  suspended: number | null;
 }
 
 /** A name's longest, in characters. */
@@ -41,6 +43,7 @@ const listing = (p: Passkey): PasskeyListing => ({
   created: p.createdAt,
   lastUsed: p.lastUsedAt,
   synced: p.backupEligible,
+  suspended: p.suspendedAt,
 });
 
 /**
@@ -123,6 +126,7 @@ export async function addPasskey(
     name: passkeyName(input.name) || `Passkey ${day(now)}`,
     createdAt: now,
     lastUsedAt: null,
+    suspendedAt: null,
   };
   const data = { passkey: passkey.id, name: passkey.name, synced: passkey.backupEligible };
   const added = securityEvent('passkey.added', now, { userId: user.id, requester, data });
@@ -160,7 +164,9 @@ export async function removePasskey(
   const passkeys = await deps.store.listPasskeys(user.id);
   const passkey = passkeys.find((p) => p.id === input.id);
   if (!passkey) return { kind: 'not-found' };
-  if (user.passwordHash === null && passkeys.length === 1) return { kind: 'last' };
+  // Without a password, the last passkey that can sign in stays (a suspended one can always go).
+  const usable = passkeys.filter((p) => p.suspendedAt === null);
+  if (user.passwordHash === null && passkey.suspendedAt === null && usable.length === 1) return { kind: 'last' };
   const data = { passkey: passkey.id, name: passkey.name };
   const removed = securityEvent('passkey.removed', now, { userId: user.id, requester: input.requester, data });
   const done = await deps.store.removePasskey(

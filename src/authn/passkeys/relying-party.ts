@@ -18,6 +18,7 @@ import { z } from 'zod';
 import type { Passkey } from '../../store/passkeys.ts';
 import type { User } from '../../store/users.ts';
 import { Ceremonies, type CeremonyPurpose, type OpenedCeremony } from './ceremony.ts';
+import { counterWentBack } from './suspension.ts';
 import type { Secrets } from '../../tokens/secrets.ts';
 
 /** Why a passkey was refused: the `reason` of its event. */
@@ -34,8 +35,10 @@ export type PasskeyFailure =
   | 'wrong_origin'
   /** No PIN or biometric where one is required (a sign-in without a password). */
   | 'user_not_verified'
-  /** The signature counter went back: a cloned authenticator? (WebAuthn §6.1.1) */
+  /** The signature counter went back: a cloned authenticator? (WebAuthn §6.1.1) The passkey is suspended. */
   | 'counter'
+  /** Suspended since its counter went back: refused until its user removes it. */
+  | 'suspended'
   /** The signature, the relying party's ID or anything else the library refused. */
   | 'invalid'
   | 'already_registered';
@@ -142,7 +145,8 @@ export class RelyingParty {
       challenge,
       timeout: PROMPT_TIMEOUT,
       userVerification: input.user ? 'preferred' : 'required',
-      ...(input.user ? { allowCredentials: input.passkeys.map(descriptor) } : {}),
+      // Not a suspended one (./suspension.ts): the browser offers those that can still sign in.
+      ...(input.user ? { allowCredentials: input.passkeys.filter((p) => p.suspendedAt === null).map(descriptor) } : {}),
     });
   }
 
@@ -185,7 +189,11 @@ export class RelyingParty {
     return typeof challenge === 'string' ? this.ceremonies.open(challenge, input) : undefined;
   }
 
-  /** Checks an assertion (WebAuthn §7.2) made with `passkey` against the ceremony it answers. */
+  /**
+   * Checks an assertion (WebAuthn §7.2) made with `passkey` against the ceremony it answers. The
+   * counter is judged only once the signature verifies: a counter gone back then says the authenticator
+   * was cloned (and suspends the passkey), which an assertion anyone could make up must never do.
+   */
   async verifyAssertion(input: {
     response: AuthenticationResponseJSON;
     opened: OpenedCeremony;
@@ -195,26 +203,28 @@ export class RelyingParty {
     const { response, passkey } = input;
     const wrongOrigin = this.#originRefused(response.response.clientDataJSON);
     if (wrongOrigin) return wrongOrigin;
-    let flags, counter;
+    let flags;
     try {
-      ({ flags, counter } = parseAuthenticatorData(Buffer.from(response.response.authenticatorData, 'base64url')));
+      ({ flags } = parseAuthenticatorData(Buffer.from(response.response.authenticatorData, 'base64url')));
     } catch (err) {
       return { ok: false, reason: 'invalid', detail: messageOf(err) };
     }
     if (input.requireUserVerification && !flags.uv) return { ok: false, reason: 'user_not_verified' };
-    if ((counter > 0 || passkey.counter > 0) && counter <= passkey.counter) {
-      return { ok: false, reason: 'counter', detail: `counter ${counter} after ${passkey.counter}` };
-    }
     try {
       const { verified, authenticationInfo } = await verifyAuthenticationResponse({
         response,
         expectedChallenge: input.opened.challenge,
         expectedOrigin: this.origin,
         expectedRPID: this.id,
-        credential: { id: passkey.credentialId, publicKey: passkey.publicKey, counter: passkey.counter },
+        // The counter is ours to judge, after the signature (below): the library's check would come first.
+        credential: { id: passkey.credentialId, publicKey: passkey.publicKey, counter: 0 },
         requireUserVerification: input.requireUserVerification,
       });
       if (!verified) return { ok: false, reason: 'invalid', detail: 'the signature does not verify' };
+      const counter = authenticationInfo.newCounter;
+      if (counterWentBack(passkey.counter, counter)) {
+        return { ok: false, reason: 'counter', detail: `counter ${counter} after ${passkey.counter}` };
+      }
       return {
         ok: true,
         counter: authenticationInfo.newCounter,

@@ -11,6 +11,7 @@ import type { Passkey, PasskeyStore } from '../../store/passkeys.ts';
 import type { User, UserStore } from '../../store/users.ts';
 import { challengeUse, type OpenedCeremony } from './ceremony.ts';
 import { type PasskeyFailure, parseAssertion, type RelyingParty, userHandleOf } from './relying-party.ts';
+import { suspendPasskey } from './suspension.ts';
 import type { Factor } from '../factor.ts';
 import type { FormAttempt, Step, Verification } from '../step.ts';
 
@@ -71,8 +72,9 @@ type Checked = { kind: 'checked'; user: User; backupEligible: boolean } | { kind
 /**
  * The assertion, checked in order: a WebAuthn response, answering a challenge Tessera gave this browser
  * (for `userId`'s sign-in when given), with a passkey registered to an enabled user, never answered
- * before, made on Tessera's origin with user verification when required, its counter moving forward
- * and its signature valid. A refusal after the challenge is Tessera's is recorded (`user.sign_in_failed`).
+ * before, not suspended, made on Tessera's origin with user verification when required, its signature
+ * valid and its counter moving forward (else it is suspended). A refusal after the challenge is
+ * Tessera's is recorded (`user.sign_in_failed`).
  */
 async function checkAssertion(
   deps: PasskeyDeps,
@@ -103,8 +105,13 @@ async function checkAssertion(
   }
   if (!(await deps.store.spendChallenge(challengeUse(opened)))) return fail('replayed', user.id);
   if (user.disabled) return fail('disabled', user.id);
+  if (passkey.suspendedAt !== null) return fail('suspended', user.id);
   const verified = await verifyFor(deps.relyingParty, { response, opened, passkey, user, ...expected });
-  if (!verified.ok) return fail(verified.reason, user.id, verified.detail);
+  if (!verified.ok) {
+    // A valid signature with a counter gone back: a cloned authenticator (../passkeys/suspension.ts).
+    if (verified.reason === 'counter') await suspendPasskey(deps.store, { ...attempt, user, passkey });
+    return fail(verified.reason, user.id, verified.detail);
+  }
   const use = { id: passkey.id, counter: verified.counter, backedUp: verified.backedUp, at: now };
   // The counter is written only if it still moves forward: of two uses at once with one counter, one wins.
   if (!(await deps.store.recordPasskeyUse(use))) return fail('counter', user.id, 'the counter moved meanwhile');

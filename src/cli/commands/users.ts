@@ -37,6 +37,7 @@ function describePasskey(p: Passkey): Record<string, unknown> {
     created_at: formatTime(p.createdAt),
     last_used_at: lastUsed,
     synced: p.backupEligible,
+    suspended_at: p.suspendedAt === null ? null : formatTime(p.suspendedAt),
   };
 }
 
@@ -161,7 +162,8 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       for (const p of passkeys) {
         const used = p.last_used_at === null ? 'not used yet' : `last used ${String(p.last_used_at)}`;
         const kind = p.synced ? 'synced' : 'device-bound';
-        io.out(`  ${String(p.id)}  ${String(p.name)}  (added ${String(p.created_at)}, ${used}, ${kind})`);
+        const suspended = p.suspended_at === null ? '' : `, suspended ${String(p.suspended_at)}: its counter went back`;
+        io.out(`  ${String(p.id)}  ${String(p.name)}  (added ${String(p.created_at)}, ${used}, ${kind}${suspended})`);
       }
       io.out(`${'providers'.padEnd(14)} ${linked.length === 0 ? 'none' : linked.length}`);
       for (const l of linked) {

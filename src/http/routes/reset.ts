@@ -1,13 +1,14 @@
 // Password reset pages (src/account/reset.ts): "Forgot your password?", the link's page and the new
 // password. A user with a second factor gives it between the link and the password: the link's page
-// hands the sign-in policy a `mail-link` factor, the second factor's page (/login/<method>) finishes
-// the sign-in and sends the browser back to /reset/password, which takes the session's factors.
-// Only registered when mail is available (src/app.ts). The token travels as `token`, which the logs
-// redact (../log-safety.ts).
+// hands the sign-in policy a `mail-link` factor, the second factor's page (/login/<method>) completes
+// the sign-in and sends the browser back to /reset/password with it sealed (`pending`), never as a
+// session (../sign-in.ts finishSignIn). Once the new password is set, that sign-in becomes the
+// browser's session. Only registered when mail is available (src/app.ts). The token travels as
+// `token`, the held sign-in as `pending` and the reset as `reset`, which the logs redact (../log-safety.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { completePasswordReset, requestPasswordReset, resetNeeds, type ResetOutcome } from '../../account/reset.ts';
 import { ANY_SIGN_IN } from '../../authn/requirement.ts';
-import { advance, begin } from '../../authn/flow.ts';
+import { advance, begin, openPendingSignIn } from '../../authn/flow.ts';
 import type { Factor } from '../../authn/factor.ts';
 import { MAIL_LINK, mailLinkFactor, mailLinkStep, openReset } from '../../authn/mail-link/step.ts';
 import type { Text } from '../../ui/layout.ts';
@@ -17,7 +18,7 @@ import { formValue, queryValue } from '../forms.ts';
 import { csrfFailedPage, sendError, throttledText } from '../outcome.ts';
 import { sendPage } from '../pages.ts';
 import { requesterOf } from '../requester.ts';
-import { finishSignIn, mailDeps } from '../sign-in.ts';
+import { beginSession, finishSignIn, HELD_FOR_PAGE, mailDeps } from '../sign-in.ts';
 import { ruleText } from './account.ts';
 
 /** "Try again in 15 minutes": the wait, as the catalogues' throttled messages take it. */
@@ -28,12 +29,6 @@ export function throttledFor(retryAfter: number): Text {
 export function sendLinkDead(reply: FastifyReply): FastifyReply {
   const description = 'the link is unknown, expired or used, or its password changed';
   return sendError(reply, 'mail.page.linkDead.title', { description, says: 'mail.page.linkDead.says' });
-}
-
-/** What a done reset says: and which upstream providers still sign the person in, if any. */
-function resetDone(outcome: { linked: string[] }): Text {
-  if (outcome.linked.length === 0) return { key: 'mail.page.resetDone.body' };
-  return { key: 'mail.page.resetDone.linked', values: { providers: outcome.linked.join(', ') } };
 }
 
 export function resetRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -87,39 +82,50 @@ export function resetRoutes(app: FastifyInstance, ctx: RouteContext): void {
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     const token = formValue(request, 'token') ?? '';
     const now = ctx.now();
-    return answer(request, reply, { token }, [mailLinkFactor(now)]);
+    return answer(request, reply, { token }, { factors: [mailLinkFactor(now)], authTime: now });
   });
 
-  /** After a second factor: the session's sign-in, which began with this reset's link. */
+  /** After a second factor: the reset's sign-in, held sealed (no session yet) for this page. */
   app.get('/reset/password', { config: { html: true } }, async (request, reply) => {
-    const hash = queryValue(request, 'reset') ?? '';
-    const signedIn = await resetSession(request, hash);
-    if (!signedIn) return sendLinkDead(reply);
-    return sendChoose(request, reply, { reset: hash }, signedIn.username);
+    const fields = { reset: queryValue(request, 'reset') ?? '', pending: queryValue(request, 'pending') ?? '' };
+    const held = await heldSignIn(request, fields);
+    if (!held) return sendLinkDead(reply);
+    return sendChoose(request, reply, fields, held.username);
   });
 
   app.post('/reset/password', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const hash = formValue(request, 'reset') ?? '';
-    const signedIn = await resetSession(request, hash);
-    if (!signedIn) return sendLinkDead(reply);
-    return answer(request, reply, { reset: hash }, signedIn.factors);
+    const fields = { reset: formValue(request, 'reset') ?? '', pending: formValue(request, 'pending') ?? '' };
+    const held = await heldSignIn(request, fields);
+    if (!held) return sendLinkDead(reply);
+    return answer(request, reply, fields, held);
   });
 
-  /** The browser's session, when its sign-in began with the link of the reset `hash` (still good). */
-  async function resetSession(request: FastifyRequest, hash: string) {
+  /**
+   * The sign-in held for the reset `reset` (./sign-in.ts finishSignIn): genuine, unexpired, started in
+   * this browser, of the reset's user, begun with its link, for this reset and no other.
+   */
+  async function heldSignIn(request: FastifyRequest, fields: Held) {
     const now = ctx.now();
+    const hash = fields.reset;
     const opened = /^[0-9a-f]{64}$/.test(hash) ? await openReset(ctx.store, { hash, now }) : undefined;
-    const session = opened && (await ctx.browser.session(request, now));
-    if (!opened || !session || session.userId !== opened.user.id) return undefined;
-    const linked = session.factors.some((f) => f.method === MAIL_LINK && f.at >= opened.token.createdAt);
-    return linked ? { username: opened.user.username, factors: session.factors } : undefined;
+    if (!opened) return undefined;
+    const held = await openPendingSignIn(ctx, {
+      sealed: fields.pending,
+      method: HELD_FOR_PAGE,
+      isBound: (browser) => ctx.browser.isBound(request, browser),
+      now,
+    });
+    if (!held || held.user.id !== opened.user.id || held.pending.resume !== heldPath(hash)) return undefined;
+    const { factors, authTime } = held.pending;
+    const linked = factors.some((f) => f.method === MAIL_LINK && f.at >= opened.token.createdAt);
+    return linked ? { username: opened.user.username, factors, authTime } : undefined;
   }
 
   function sendChoose(
     request: FastifyRequest,
     reply: FastifyReply,
-    fields: { token: string } | { reset: string },
+    fields: { token: string } | Held,
     username: string,
     error?: Text,
   ) {
@@ -129,11 +135,12 @@ export function resetRoutes(app: FastifyInstance, ctx: RouteContext): void {
     return sendPage(reply, (ui) => choosePasswordPage(ui, { ...page, ...(error ? { error } : {}) }));
   }
 
+  /** The new password; once set, the reset's sign-in (`signIn`) becomes this browser's session. */
   async function answer(
     request: FastifyRequest,
     reply: FastifyReply,
-    fields: { token: string } | { reset: string },
-    factors: readonly Factor[],
+    fields: { token: string } | Held,
+    signIn: { factors: readonly Factor[]; authTime: number },
   ) {
     const password = formValue(request, 'password') ?? '';
     const now = ctx.now();
@@ -145,18 +152,19 @@ export function resetRoutes(app: FastifyInstance, ctx: RouteContext): void {
     }
     const outcome: ResetOutcome = await completePasswordReset(deps(request), {
       ...link,
-      factors,
+      factors: signIn.factors,
       password,
       requester: requesterOf(request),
       now,
     });
     switch (outcome.kind) {
-      case 'reset':
-        // Every session ended, this browser's too: its cookie goes.
-        await ctx.browser.endSession(request, reply, now);
-        return sendPage(reply, (ui) =>
-          notePage(ui, { title: { key: 'mail.page.resetDone.title' }, body: resetDone(outcome) }),
-        );
+      case 'reset': {
+        // Every session ended; this browser's is the reset's sign-in, started now.
+        const signedIn = { userId: outcome.user.id, authTime: signIn.authTime, factors: [...signIn.factors] };
+        await beginSession(ctx, request, reply, { signedIn, user: outcome.user, clientId: null });
+        // The account page says the password changed, and which providers still sign the person in.
+        return reply.redirect('/account?password=changed', 303);
+      }
       case 'rejected':
         return sendChoose(request, reply.code(400), fields, opened.user.username, ruleText(outcome.rule));
       case 'second-factor':
@@ -167,3 +175,9 @@ export function resetRoutes(app: FastifyInstance, ctx: RouteContext): void {
     }
   }
 }
+
+/** The reset's sign-in, held sealed after its second factor (`pending`), and the reset it is for. */
+type Held = { reset: string; pending: string };
+
+/** Where a reset's sign-in goes back to after its second factor: its hash names the reset. */
+const heldPath = (hash: string) => `/reset/password?reset=${hash}`;

@@ -13,6 +13,7 @@ import * as passkeys from './007_passkeys.ts';
 import * as mail from './008_mail.ts';
 import * as upstreamProviders from './009_upstream_providers.ts';
 import * as throttlePending from './010_throttle_pending.ts';
+import * as passkeySuspension from './011_passkey_suspension.ts';
 import * as securityMail from './014_security_mail.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '008_mail': mail,
   '009_upstream_providers': upstreamProviders,
   '010_throttle_pending': throttlePending,
+  '011_passkey_suspension': passkeySuspension,
   '014_security_mail': securityMail,
 };
 
