@@ -202,8 +202,10 @@ describe('an address a provider did not verify never stands in the way of its ow
     const choose = await browser.request(mail.link!);
     const fresh = 'a new passphrase for gina';
     const done = await browser.submit(choose, choose.forms[0]!, { password: fresh, confirm: fresh });
-    assert.equal(done.status, 200);
-    assert.match(done.body, /These still sign you in without it: Trusting IdP\./);
+    assert.equal(done.status, 303);
+    const accountPage = await browser.request(done.location!);
+    assert.equal(accountPage.status, 200);
+    assert.match(accountPage.body, /These still sign you in without a password: Trusting IdP\./);
     const [reset] = await server.store.listEvents({ userId: gina.id, type: 'user.password_reset', limit: 1 });
     assert.deepEqual(reset?.data?.linked_providers, ['trusting']);
 
