@@ -46,7 +46,7 @@ import { Lifecycle } from './lifecycle.ts';
 import { upstreamMetrics } from './http/plugins/upstream-metrics.ts';
 import { upstreamRoutes } from './http/routes/upstream.ts';
 import { accountUpstreamRoutes } from './http/routes/account-upstream.ts';
-import { PendingLinkSealer, UpstreamFlowSealer } from './upstream/flow.ts';
+import { PendingLinkSealer, UpstreamFlowSealer } from './authn/upstream/flow.ts';
 import { OidcConfigurations } from './upstream/oidc.ts';
 
 declare module 'fastify' {

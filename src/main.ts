@@ -9,7 +9,7 @@ import { demoAuthorizationUrls, demoFile, readDemoCredentials, seedDemo } from '
 import { describeDatabase, finishRestore, inheritedSocket, Lifecycle, waitForDatabase } from './lifecycle.ts';
 import { DatabaseUnavailable } from './store/faults.ts';
 import { startHousekeeping } from './store/housekeeping.ts';
-import { WebhookDelivery } from './events/webhooks/delivery.ts';
+import { WebhookDelivery } from './webhooks/delivery.ts';
 import { startMailDelivery } from './mail/start.ts';
 import { startMetricsListener } from './http/plugins/metrics.ts';
 import { openStore, type Store } from './store/index.ts';

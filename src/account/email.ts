@@ -7,7 +7,7 @@
 import { securityEvent, type Requester } from '../events/index.ts';
 import { composeMail, type MailDeps } from '../mail/compose.ts';
 import { noticeMail } from '../mail/security.ts';
-import { LINK_TTL, linkTokenHash, newLinkToken } from '../mail/tokens.ts';
+import { LINK_TTL, linkTokenHash, newLinkToken } from '../authn/mail-link/tokens.ts';
 import { type Refusal, Throttle, type ThrottleKey, type ThrottlePolicy } from '../authn/throttle.ts';
 import type { MailStore } from '../store/mails.ts';
 import type { ThrottleStore } from '../store/throttles.ts';

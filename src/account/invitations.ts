@@ -6,7 +6,7 @@ import { securityEvent, type Requester } from '../events/index.ts';
 import { hashPassword } from '../authn/password/hash.ts';
 import { brokenPasswordRule, type PasswordRule } from '../authn/password/rules.ts';
 import { composeMail, type MailDeps } from '../mail/compose.ts';
-import { LINK_TTL, linkTokenHash, newLinkToken, passwordStamp } from '../mail/tokens.ts';
+import { LINK_TTL, linkTokenHash, newLinkToken, passwordStamp } from '../authn/mail-link/tokens.ts';
 import type { MailStore, MailToken } from '../store/mails.ts';
 import type { User, UserStore } from '../store/users.ts';
 import { newId } from '../tokens/opaque.ts';

@@ -26,7 +26,7 @@ import { enrolledMethods } from '../authn/registry.ts';
 import type { EnrolmentStore } from '../authn/step.ts';
 import { recipientKey } from './email.ts';
 import { composeMail, type MailDeps } from '../mail/compose.ts';
-import { LINK_TTL, newLinkToken, passwordStamp } from '../mail/tokens.ts';
+import { LINK_TTL, newLinkToken, passwordStamp } from '../authn/mail-link/tokens.ts';
 import { addressKey, type Refusal, Throttle, type ThrottleKey, type ThrottlePolicy } from '../authn/throttle.ts';
 import type { EventStore } from '../store/events.ts';
 import type { MailStore, MailToken } from '../store/mails.ts';

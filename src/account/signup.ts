@@ -9,7 +9,7 @@ import { securityEvent, type Requester } from '../events/index.ts';
 import { hashPassword } from '../authn/password/hash.ts';
 import { brokenPasswordRule, type PasswordRule } from '../authn/password/rules.ts';
 import { composeMail, type MailDeps } from '../mail/compose.ts';
-import { LINK_TTL, linkTokenHash, newLinkToken } from '../mail/tokens.ts';
+import { LINK_TTL, linkTokenHash, newLinkToken } from '../authn/mail-link/tokens.ts';
 import { addressKey, type Refusal, Throttle, type ThrottlePolicy } from '../authn/throttle.ts';
 import type { MailStore } from '../store/mails.ts';
 import type { ThrottleStore } from '../store/throttles.ts';

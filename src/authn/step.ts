@@ -10,6 +10,9 @@ import type { User, UserStore } from '../store/users.ts';
 import type { Factor } from './factor.ts';
 import type { Requirement } from './requirement.ts';
 import type { Refusal } from './throttle.ts';
+import type { LinkOnSignIn } from '../upstream/accounts.ts';
+
+export type { LinkOnSignIn } from '../upstream/accounts.ts';
 
 /** A step; the list of every step (./registry.ts) knows them as `Step`, without their deps and attempt. */
 export interface Step<Deps = never, Attempt = never, Other = unknown> {
@@ -79,18 +82,6 @@ export interface Carried {
   browser: string;
   /** An upstream account to link once the sign-in completes (./upstream/link.ts), never before. */
   link?: LinkOnSignIn;
-}
-
-/**
- * An account at an upstream provider to link to the user when, and only when, the sign-in completes:
- * the link is written with the session (src/upstream/accounts.ts), never before, so a sign-in left
- * at its second factor links nothing. `by` says what showed the account to be the user's.
- */
-export interface LinkOnSignIn {
-  provider: string;
-  subject: string;
-  email: string | null;
-  by: 'sign_in' | 'verified_email';
 }
 
 /**

@@ -11,7 +11,7 @@ import type { CodeSealer } from '../oauth/codes.ts';
 import type { InteractionSealer } from '../oauth/interaction.ts';
 import type { Store } from '../store/store.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
-import type { PendingLinkSealer, UpstreamFlowSealer } from '../upstream/flow.ts';
+import type { PendingLinkSealer, UpstreamFlowSealer } from '../authn/upstream/flow.ts';
 import type { UpstreamDeps } from '../upstream/index.ts';
 import type { RefreshTokens } from '../tokens/refresh.ts';
 import type { BrowserState } from './browser.ts';

@@ -10,7 +10,7 @@ import { beginUpstream } from '../authn/upstream/step.ts';
 import type { AuthorizationRequest } from '../oauth/interaction.ts';
 import { failureText, type ProviderButton, upstreamFailurePage, type WayBack } from '../ui/upstream.ts';
 import { startSessionWithLink } from '../upstream/accounts.ts';
-import { UPSTREAM_FLOW_TTL } from '../upstream/flow.ts';
+import { UPSTREAM_FLOW_TTL } from '../authn/upstream/flow.ts';
 import type { RouteContext } from './context.ts';
 import { sendPage } from './pages.ts';
 import { requesterOf } from './requester.ts';

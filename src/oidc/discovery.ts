@@ -4,7 +4,7 @@ import { ACR_VALUES } from '../authn/levels.ts';
 import type { Config } from '../config/index.ts';
 import { SUPPORTED_GRANT_TYPES } from '../oauth/token.ts';
 import { SIGNING_ALGS } from '../tokens/keystore.ts';
-import { SUPPORTED_CLAIMS } from './claims.ts';
+import { SUPPORTED_CLAIMS } from '../tokens/claims.ts';
 
 export function discoveryMetadata(
   config: Pick<Config, 'issuer' | 'scopes' | 'registration' | 'clientMetadataDocuments'>,

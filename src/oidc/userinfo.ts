@@ -1,7 +1,7 @@
 // OIDC Core §5.3: the claims of the user an access token was issued for.
 import { OAuthError } from '../errors/index.ts';
 import { activeAccessToken, type TokenStatusDeps } from '../oauth/token-status.ts';
-import { claimsForScopes } from './claims.ts';
+import { claimsForScopes } from '../tokens/claims.ts';
 
 /** The claims, and the client the token was issued to (whose allowed origins may read them). */
 export async function userinfo(

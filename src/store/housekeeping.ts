@@ -3,7 +3,6 @@
 // no live access token can point at once their code has expired (after a grace period in which a
 // replay still revokes what the code issued). On N instances each runs it; the deletes are idempotent.
 import type { ExpressionBuilder } from 'kysely';
-import type { Config } from '../config/index.ts';
 import { Aggregate } from './aggregate.ts';
 import type { Database } from './tables.ts';
 
@@ -90,9 +89,19 @@ export interface PurgeStore {
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
 }
 
+/** The settings housekeeping reads (../config/index.ts Config has them), in seconds. */
+export interface HousekeepingSettings {
+  accessTokenTtl: number;
+  codeTtl: number;
+  eventRetention: number;
+  /** The sign-in throttle's: a key is forgotten once neither can still refuse an attempt. */
+  throttle: { window: number; lockSeconds: number };
+  housekeepingInterval: number;
+}
+
 export async function purgeOnce(
   store: PurgeStore,
-  config: Pick<Config, 'accessTokenTtl' | 'codeTtl' | 'eventRetention' | 'throttle'>,
+  config: Omit<HousekeepingSettings, 'housekeepingInterval'>,
   now: number,
 ): Promise<Record<string, number>> {
   return store.purgeExpired({
@@ -107,7 +116,7 @@ export async function purgeOnce(
 
 export function startHousekeeping(
   store: PurgeStore,
-  config: Pick<Config, 'accessTokenTtl' | 'codeTtl' | 'eventRetention' | 'throttle' | 'housekeepingInterval'>,
+  config: HousekeepingSettings,
   log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void },
   now: () => number = () => Math.floor(Date.now() / 1000),
 ): { stop(): void } {

@@ -3,13 +3,22 @@
 // authorization request reads the session with its user (and the consent to the client asked about)
 // in one statement written out by hand, taken out of the row as object literals.
 import type { ExpressionBuilder, OnConflictBuilder } from 'kysely';
-import type { Factor } from '../authn/factor.ts';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate, type Connection } from './aggregate.ts';
 import { insertEvents } from './outbox.ts';
 import { columns, prefixed, type Prefixed, splitScope } from './columns.ts';
 import type { Database, SessionRow, UserRow } from './tables.ts';
 import { joinedUser, type User, USER_COLUMNS } from './users.ts';
+
+/**
+ * A factor of the session's sign-in as the store keeps it: the shape of ../authn/factor.ts `Factor`,
+ * named here so that the store imports nothing of the sign-in's.
+ */
+interface Factor {
+  method: string;
+  amr: string[];
+  at: number;
+}
 
 /** A browser session: `id` is the SHA-256 of the cookie's value. */
 export interface Session {

@@ -126,7 +126,7 @@ export interface MailRow {
   finished_at: number | null;
 }
 
-/** A mail's link's token, by its SHA-256 (hex): single use, short-lived (src/mail/tokens.ts). */
+/** A mail's link's token, by its SHA-256 (hex): single use, short-lived (src/authn/mail-link/tokens.ts). */
 export interface MailTokenRow {
   hash: string;
   purpose: 'reset' | 'verify' | 'invite' | 'signup';

@@ -7,7 +7,7 @@ import type { Database } from './tables.ts';
 /**
  * Which deliveries a claim takes. `operator`: those of the operator's webhooks (made with the CLI,
  * no owner), else those of users' webhooks whose owner is not disabled: each lane is claimed by a
- * worker of its own (src/events/webhooks/lanes.ts), so users' receivers never hold up the operator's.
+ * worker of its own (src/webhooks/lanes.ts), so users' receivers never hold up the operator's.
  * Within a lane the claim goes round the webhooks, first due first, one delivery of each before a
  * second of any, and takes none of a webhook that has `perWebhook` deliveries leased already (by any
  * instance), nor of the webhooks `skip` (whose receiver host is busy on this instance).

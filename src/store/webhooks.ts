@@ -1,5 +1,5 @@
 // Webhook subscriptions, their deliveries (the outbox, filled with each event by ./outbox.ts) and the
-// log of attempts (src/events/webhooks): what the store answers about them, the objects (camelCase)
+// log of attempts (src/webhooks): what the store answers about them, the objects (camelCase)
 // and their rows (./tables.ts) both ways, and their Kysely code.
 import type { ExpressionBuilder, OnConflictBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
@@ -49,7 +49,7 @@ export interface DeliveryAttempt {
   error: string | null;
 }
 
-/** Webhook subscriptions, their outbox of deliveries and the log of attempts (src/events/webhooks). */
+/** Webhook subscriptions, their outbox of deliveries and the log of attempts (src/webhooks). */
 export interface WebhookStore {
   /**
    * Creates the webhook; for a user's, only while the user exists and has fewer than `perOwner`

@@ -10,7 +10,6 @@
 // A relying party that fetched the JWKS just before a key was created holds a copy without it for
 // the JWKS's max-age; an instance learns of the key within its reload interval. Once both have
 // passed, every copy has the key, and only then does it sign.
-import type { Config } from '../config/index.ts';
 import type { StoredSigningKey } from '../store/signing-keys.ts';
 
 /** Cache-Control max-age of the JWKS, in seconds. */
@@ -29,9 +28,12 @@ export interface KeyTimeline {
 
 export const DEFAULT_TIMELINE: KeyTimeline = { reloadInterval: 60, tokenLifetime: 86_400, rotationInterval: 0 };
 
-export function keyTimeline(
-  config: Pick<Config, 'keyReloadInterval' | 'keyRotationInterval' | 'accessTokenTtl' | 'idTokenTtl'>,
-): KeyTimeline {
+export function keyTimeline(config: {
+  keyReloadInterval: number;
+  keyRotationInterval: number;
+  accessTokenTtl: number;
+  idTokenTtl: number;
+}): KeyTimeline {
   return {
     reloadInterval: config.keyReloadInterval,
     tokenLifetime: Math.max(config.accessTokenTtl, config.idTokenTtl),

@@ -11,13 +11,24 @@
 //     states them (no email: none, as Keycloak allows), no password.
 // An unverified email matches nobody, and says nothing of who has an account here: a person whose
 // provider did not verify it becomes a user of their own, whose address names nobody (addressOwners).
-import type { LinkOnSignIn } from '../authn/step.ts';
 import { type Requester, type SecurityEvent, securityEvent } from '../events/index.ts';
 import type { Session } from '../store/sessions.ts';
 import type { UpstreamLink, UpstreamProvider, UpstreamStore } from '../store/upstream.ts';
 import { addressOwners, type User, type UserStore } from '../store/users.ts';
 import { newId, randomToken } from '../tokens/opaque.ts';
 import type { UpstreamIdentity } from './identity.ts';
+
+/**
+ * An account at an upstream provider to link to the user when, and only when, the sign-in completes:
+ * the link is written with the session (src/upstream/accounts.ts), never before, so a sign-in left
+ * at its second factor links nothing. `by` says what showed the account to be the user's.
+ */
+export interface LinkOnSignIn {
+  provider: string;
+  subject: string;
+  email: string | null;
+  by: 'sign_in' | 'verified_email';
+}
 
 export type AccountStore = UpstreamStore & Pick<UserStore, 'getUserById' | 'getUserByUsername'>;
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as OTPAuth from 'otpauth';
 import { ACR_VALUES } from '../../src/authn/levels.ts';
-import { linkTokenHash } from '../../src/mail/tokens.ts';
+import { linkTokenHash } from '../../src/authn/mail-link/tokens.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { Mailbox } from '../helpers/mailbox.ts';
 import { newUser, passwordSignIn, signedIn } from '../helpers/passkeys.ts';

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { run } from '../../src/cli/main.ts';
 import { createUser } from '../../src/cli/operations.ts';
 import { EVENT_TYPES } from '../../src/events/index.ts';
-import { WebhookDelivery } from '../../src/events/webhooks/delivery.ts';
+import { WebhookDelivery } from '../../src/webhooks/delivery.ts';
 import { hashPassword } from '../../src/authn/password/hash.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { cliIo, freePort, PASSWORD, startServer, type TestServer } from '../helpers/server.ts';

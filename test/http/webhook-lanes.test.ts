@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { run } from '../../src/cli/main.ts';
 import { createUser } from '../../src/cli/operations.ts';
 import { securityEvent } from '../../src/events/index.ts';
-import { WebhookDelivery } from '../../src/events/webhooks/delivery.ts';
+import { WebhookDelivery } from '../../src/webhooks/delivery.ts';
 import { hashPassword } from '../../src/authn/password/hash.ts';
 import { cliIo, PASSWORD, startServer, type TestServer } from '../helpers/server.ts';
 import { accessTokenOf } from '../helpers/tokens.ts';

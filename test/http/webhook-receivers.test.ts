@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { run } from '../../src/cli/main.ts';
 import { createUser } from '../../src/cli/operations.ts';
-import { WebhookDelivery } from '../../src/events/webhooks/delivery.ts';
+import { WebhookDelivery } from '../../src/webhooks/delivery.ts';
 import { hashPassword } from '../../src/authn/password/hash.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { cliIo, PASSWORD, startServer, type TestServer } from '../helpers/server.ts';

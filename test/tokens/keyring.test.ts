@@ -8,7 +8,7 @@ import { InteractionSealer } from '../../src/oauth/interaction.ts';
 import { decryptAtRest, encryptAtRest } from '../../src/tokens/at-rest.ts';
 import { openPrivateJwk, sealPrivateJwk } from '../../src/tokens/keystore.ts';
 import { RefreshTokens } from '../../src/tokens/refresh.ts';
-import { openWebhookSecret, sealWebhookSecret } from '../../src/events/webhooks/subscriptions.ts';
+import { openWebhookSecret, sealWebhookSecret } from '../../src/webhooks/subscriptions.ts';
 
 const OLD = 'o'.repeat(32);
 const NEW = 'n'.repeat(32);

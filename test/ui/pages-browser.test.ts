@@ -17,7 +17,7 @@ import { PAGE_CSP } from '../../src/http/plugins/html.ts';
 import { ANY_SIGN_IN } from '../../src/authn/requirement.ts';
 import { LOCALES } from '../../src/i18n/index.ts';
 import { newId, hashToken } from '../../src/tokens/opaque.ts';
-import { PendingLinkSealer } from '../../src/upstream/flow.ts';
+import { PendingLinkSealer } from '../../src/authn/upstream/flow.ts';
 import { CHROMIUM, CHROMIUM_ARGS, needsChromium } from '../helpers/chromium.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { tessera } from '../helpers/upstreams.ts';

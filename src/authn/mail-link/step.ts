@@ -5,7 +5,7 @@
 // stored hashed, and bound to the password it was issued under: any change of password kills it.
 import type { MailStore, MailToken } from '../../store/mails.ts';
 import type { User, UserStore } from '../../store/users.ts';
-import { linkTokenHash, passwordStamp } from '../../mail/tokens.ts';
+import { linkTokenHash, passwordStamp } from './tokens.ts';
 import type { Factor } from '../factor.ts';
 import type { Step, Verification } from '../step.ts';
 

@@ -9,7 +9,7 @@ import type { Requester } from '../../events/index.ts';
 import type { ThrottleObserver, ThrottlePolicy, Refusal } from '../throttle.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import { addressOwners, type User, type UserStore } from '../../store/users.ts';
-import type { PendingLink } from '../../upstream/flow.ts';
+import type { PendingLink } from './flow.ts';
 import { signIn } from '../password/check.ts';
 import { passwordStep } from '../password/step.ts';
 import type { Carried, Verification } from '../step.ts';

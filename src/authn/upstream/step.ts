@@ -17,7 +17,7 @@ import type { EventStore } from '../../store/events.ts';
 import type { UpstreamProvider } from '../../store/upstream.ts';
 import { type AccountStore, linkToAccount, resolveAccount } from '../../upstream/accounts.ts';
 import { UpstreamError, type UpstreamFailureReason } from '../../upstream/errors.ts';
-import { type PendingLinkSealer, UPSTREAM_FLOW_TTL, type UpstreamFlowSealer } from '../../upstream/flow.ts';
+import { type PendingLinkSealer, UPSTREAM_FLOW_TTL, type UpstreamFlowSealer } from './flow.ts';
 import type { UpstreamIdentity } from '../../upstream/identity.ts';
 import { authorizationAt, identityAt, type UpstreamDeps } from '../../upstream/index.ts';
 import type { Factor } from '../factor.ts';

@@ -9,7 +9,7 @@ import { accountSignIn } from '../../authn/policy.ts';
 import { linkWithPassword, openPendingLink } from '../../authn/upstream/link.ts';
 import { upstreamStep } from '../../authn/upstream/step.ts';
 import { advance, beginCarried } from '../../authn/flow.ts';
-import type { PendingLink } from '../../upstream/flow.ts';
+import type { PendingLink } from '../../authn/upstream/flow.ts';
 import { LOGIN_FAILED } from '../../ui/pages.ts';
 import { linkAccountPage } from '../../ui/upstream.ts';
 import type { RouteContext } from '../context.ts';

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { InvalidRequest, OAuthError } from '../../errors/index.ts';
 import { securityEvent } from '../../events/index.ts';
-import { createWebhook, describeWebhook, WebhookInputError } from '../../events/webhooks/subscriptions.ts';
+import { createWebhook, describeWebhook, WebhookInputError } from '../../webhooks/subscriptions.ts';
 import { userWithScope } from '../../oauth/token-status.ts';
 import type { RouteContext } from '../context.ts';
 import { requesterOf } from '../requester.ts';

@@ -17,7 +17,7 @@ import {
 } from '../../errors/index.ts';
 import { UnmetAuthenticationRequirements } from '../../errors/index.ts';
 import { type Requester, securityEvent } from '../../events/index.ts';
-import { claimsForScopes } from '../../oidc/claims.ts';
+import { claimsForScopes } from '../../tokens/claims.ts';
 import type { Client, ClientStore } from '../../store/clients.ts';
 import type { ResourceStore } from '../../store/resources.ts';
 import type { SessionStore } from '../../store/sessions.ts';

@@ -5,7 +5,7 @@
 import type { Config } from '../../config/index.ts';
 import { InvalidGrant, InvalidRequest, InvalidScope, InvalidTarget } from '../../errors/index.ts';
 import { securityEvent } from '../../events/index.ts';
-import { claimsForScopes } from '../../oidc/claims.ts';
+import { claimsForScopes } from '../../tokens/claims.ts';
 import type { Client } from '../../store/clients.ts';
 import type { TokenFamily } from '../../store/grants.ts';
 import type { RefreshTokenId } from '../../tokens/refresh.ts';

@@ -2,7 +2,7 @@
 // for one purpose, single use and short-lived; a reset's is also bound to the password it was issued
 // under (its stamp), so that any change of password, by any route, kills it.
 import { hash } from 'node:crypto';
-import { hashToken, randomToken } from '../tokens/opaque.ts';
+import { hashToken, randomToken } from '../../tokens/opaque.ts';
 
 /** Seconds each kind of link lives. */
 export const LINK_TTL = { reset: 30 * 60, invite: 7 * 24 * 3600, verify: 24 * 3600, signup: 24 * 3600 } as const;

@@ -10,8 +10,8 @@
 // attempts run at once to one receiver host and the rest wait their turn (./receivers.ts), and while a
 // host is busy the claim passes over its webhooks. So a slow receiver holds a few slots for its own
 // deliveries, and the others' are taken in the same look.
-import type { Delivery, Webhook, WebhookStore } from '../../store/webhooks.ts';
-import { type OutboxLog, OutboxWorker } from '../outbox.ts';
+import type { Delivery, Webhook, WebhookStore } from '../store/webhooks.ts';
+import { type OutboxLog, OutboxWorker } from '../events/outbox.ts';
 import { type ReceiverLimits, ReceiverSlots } from './receivers.ts';
 
 /** The most deliveries taken in one look. */

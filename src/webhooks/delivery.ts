@@ -11,15 +11,15 @@
 // subscriptions' and users', each claimed and attempted by a worker of its own, so that users'
 // receivers, however slow, never delay the operator's; and within a lane each subscription gets its
 // turn, so that one slow receiver delays its own deliveries and nobody else's.
-import type { Delivery, WebhookStore } from '../../store/webhooks.ts';
-import { fetchOutbound, OutboundError } from '../../net/outbound.ts';
-import { type OutboxLog, outboxOutcome } from '../outbox.ts';
+import type { Delivery, WebhookStore } from '../store/webhooks.ts';
+import { fetchOutbound, OutboundError } from '../net/outbound.ts';
+import { type OutboxLog, outboxOutcome } from '../events/outbox.ts';
 import { DeliveryLane, OPERATOR_LANE, USERS_LANE } from './lanes.ts';
 import { signWebhook } from './signature.ts';
 import { openWebhookSecret } from './subscriptions.ts';
-import type { Secrets } from '../../tokens/secrets.ts';
+import type { Secrets } from '../tokens/secrets.ts';
 
-export { RETRY_DELAYS } from '../outbox.ts';
+export { RETRY_DELAYS } from '../events/outbox.ts';
 const TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 

@@ -3,10 +3,10 @@
 // prove which account is theirs (a PendingLink, on the link page). Both are encrypted (SealedBox):
 // the flow holds the PKCE verifier and the nonce, which must not be readable where the browser's
 // cookies or URLs are, and the link the person's email. Both are bound to the browser and short-lived.
-import type { Requirement } from '../authn/requirement.ts';
-import { SealedBox } from '../tokens/sealed.ts';
-import type { Secrets } from '../tokens/secrets.ts';
-import type { CallbackChecks } from './index.ts';
+import type { Requirement } from '../requirement.ts';
+import { SealedBox } from '../../tokens/sealed.ts';
+import type { Secrets } from '../../tokens/secrets.ts';
+import type { CallbackChecks } from '../../upstream/index.ts';
 
 /** How long the person may take at the provider, or to prove their account. */
 export const UPSTREAM_FLOW_TTL = 10 * 60;

@@ -2,13 +2,13 @@
 // for /api/webhooks (a user's, receiving events about that user and the apps they registered): an
 // https URL, the event types, and a Standard Webhooks secret shown once, kept encrypted under
 // TESSERA_SECRET since signing needs it (../../tokens/at-rest.ts).
-import { type EventType, EVENT_TYPES, type Requester, securityEvent } from '../index.ts';
-import { isPublicAddress } from '../../net/outbound.ts';
-import { UNSAFE_URI_CHARACTERS } from '../../oauth/registration/redirect-rules.ts';
-import type { Webhook, WebhookStore } from '../../store/webhooks.ts';
-import { newSortableId } from '../../tokens/opaque.ts';
-import { decryptAtRest, encryptAtRest } from '../../tokens/at-rest.ts';
-import type { Secrets } from '../../tokens/secrets.ts';
+import { type EventType, EVENT_TYPES, type Requester, securityEvent } from '../events/index.ts';
+import { isPublicAddress } from '../net/outbound.ts';
+import { UNSAFE_URI_CHARACTERS } from '../oauth/registration/redirect-rules.ts';
+import type { Webhook, WebhookStore } from '../store/webhooks.ts';
+import { newSortableId } from '../tokens/opaque.ts';
+import { decryptAtRest, encryptAtRest } from '../tokens/at-rest.ts';
+import type { Secrets } from '../tokens/secrets.ts';
 import { newWebhookSecret } from './signature.ts';
 
 /** What a webhook can subscribe to: every event of the catalogue. */
