@@ -3,6 +3,7 @@
 // is kept encrypted only until it is sent.
 import type { Translator } from '../i18n/index.ts';
 import type { Mail, MailKind } from '../store/mails.ts';
+import { newOutboxEntry } from '../store/outbox.ts';
 import { decryptAtRest, encryptAtRest } from '../tokens/at-rest.ts';
 import { newSortableId } from '../tokens/opaque.ts';
 import type { Secrets } from '../tokens/secrets.ts';
@@ -48,14 +49,7 @@ export function outboxMail(
     userId: input.userId,
     recipient: input.to,
     messageEnc: encryptAtRest(deps.secret, 'mailMessage', JSON.stringify(input.message)),
-    status: 'pending',
-    attempts: 0,
-    retryBase: 0,
-    nextAttemptAt: now,
-    lockedUntil: null,
-    createdAt: now,
-    lastError: null,
-    finishedAt: null,
+    ...newOutboxEntry(now),
   };
 }
 

@@ -28,6 +28,20 @@ export interface OutboxEntry<Done extends string> {
   finishedAt: number | null;
 }
 
+/** A new entry's schedule: due at once, not attempted yet. */
+export function newOutboxEntry(now: number): OutboxEntry<never> {
+  return {
+    status: 'pending',
+    attempts: 0,
+    retryBase: 0,
+    nextAttemptAt: now,
+    lockedUntil: null,
+    createdAt: now,
+    lastError: null,
+    finishedAt: null,
+  };
+}
+
 type EntryColumns = 'attempts' | 'retry_base' | 'next_attempt_at' | 'locked_until' | 'created_at' | 'last_error';
 /** The columns of OutboxEntry, the same in both tables. */
 type OutboxColumns<Done extends string> = Pick<WebhookDeliveryRow & MailRow, EntryColumns | 'finished_at'> & {

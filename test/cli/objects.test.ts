@@ -113,6 +113,14 @@ describe('the CLI changes and deletes what it creates', () => {
     assert.equal(stored?.events, 'user.locked user.unlocked');
     assert.equal((await cli(['webhooks', 'update', hook.id, '--url', 'http://10.0.0.1/x'])).code, 2);
     assert.equal((await cli(['webhooks', 'update', hook.id, '--events', 'no.such'])).code, 2);
+    // A test delivery is queued like any other: due at once, its retry schedule not started.
+    const queued = await cli(['webhooks', 'test', hook.id]);
+    assert.equal(queued.code, 0, queued.out);
+    assert.match(queued.out, /^queued a webhook\.test delivery test_\S+; see it with: tessera webhooks deliveries /);
+    const [delivery] = await server.store.listDeliveries(hook.id, 10);
+    assert.equal(delivery?.eventType, 'webhook.test');
+    assert.equal(delivery?.retryBase, 0);
+    assert.ok(delivery.nextAttemptAt >= delivery.createdAt && delivery.createdAt > 0);
   });
 
   it('clients update changes name, redirect URIs, post-logout URIs and scopes; the client_id stays', async () => {

@@ -6,7 +6,7 @@ import { type Client, type ClientStore, SERVER_LIFETIMES } from '../../store/cli
 import { splitScope } from '../../store/columns.ts';
 import { redirectUriProblem } from '../../oauth/registration/redirect-rules.ts';
 import { createClient, updateClient, rotateClientSecret, UsageError } from '../operations.ts';
-import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';
+import { formatTime, type Io, NotFound, parse, printList, requireOption, requirePositional } from './common.ts';
 import { describeLifetimes, LIFETIME_OPTIONS, lifetimesFrom } from './lifetimes.ts';
 
 function describe(client: Client, config: Config, text = false): Record<string, unknown> {
@@ -91,24 +91,14 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
     }
     case 'list': {
       const { values } = parse(rest, { json: { type: 'boolean' } });
-      const clients = await store.listClients();
-      if (values.json)
-        io.out(
-          JSON.stringify(
-            clients.map((c) => describe(c, config)),
-            null,
-            2,
-          ),
-        );
-      else if (clients.length === 0) io.out('no clients');
-      else
-        for (const c of clients) {
-          const via = c.registeredVia === 'dynamic' ? '  (registered itself)' : '';
-          const flagged = c.redirectUris.some((uri) => redirectUriProblem(uri))
-            ? '  (! a redirect URI breaks the rules)'
-            : '';
-          io.out(`${c.clientId}  ${c.tokenEndpointAuthMethod.padEnd(19)}  ${c.name}${via}${flagged}`);
-        }
+      const describeClient = (c: Client) => describe(c, config);
+      printList(io, values.json, await store.listClients(), describeClient, 'no clients', (c) => {
+        const via = c.registeredVia === 'dynamic' ? '  (registered itself)' : '';
+        const flagged = c.redirectUris.some((uri) => redirectUriProblem(uri))
+          ? '  (! a redirect URI breaks the rules)'
+          : '';
+        return `${c.clientId}  ${c.tokenEndpointAuthMethod.padEnd(19)}  ${c.name}${via}${flagged}`;
+      });
       return 0;
     }
     case 'show': {

@@ -2,6 +2,7 @@
 import { openSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../../config/index.ts';
+import type { OutboxEntry } from '../../store/outbox.ts';
 import { openStore } from '../../store/index.ts';
 import type { Store } from '../../store/store.ts';
 import { UsageError } from '../operations.ts';
@@ -57,6 +58,49 @@ export function requireOption<V>(value: V | undefined, option: string): V {
 
 export function formatTime(epochSeconds: number): string {
   return new Date(epochSeconds * 1000).toISOString();
+}
+
+/** Where an outbox entry (a mail, a webhook delivery) stands: its attempts, and when the next or the last was. */
+export function describeSchedule(entry: OutboxEntry<string>): Record<string, unknown> {
+  return {
+    status: entry.status,
+    attempts: entry.attempts,
+    created_at: formatTime(entry.createdAt),
+    next_attempt_at: entry.status === 'pending' ? formatTime(entry.nextAttemptAt) : null,
+    finished_at: entry.finishedAt === null ? null : formatTime(entry.finishedAt),
+  };
+}
+
+/** A listing: with --json every item described, else a line each, or `none` when there is none. */
+export function printList<T>(
+  io: Io,
+  json: boolean | undefined,
+  items: T[],
+  describe: (item: T) => unknown,
+  none: string,
+  line: (item: T) => string,
+): void {
+  if (json)
+    io.out(
+      JSON.stringify(
+        items.map((item) => describe(item)),
+        null,
+        2,
+      ),
+    );
+  else if (items.length === 0) io.out(none);
+  else for (const item of items) io.out(line(item));
+}
+
+/** One thing described: with --json as JSON, else a line per field, the names padded to `width`. */
+export function printRecord(
+  io: Io,
+  json: boolean | undefined,
+  described: Record<string, unknown>,
+  width: number,
+): void {
+  if (json) io.out(JSON.stringify(described, null, 2));
+  else for (const [key, value] of Object.entries(described)) io.out(`${key.padEnd(width)} ${String(value)}`);
 }
 
 /** A new file readable by its owner only; one that exists already is refused, never overwritten. */

@@ -5,7 +5,7 @@ import type { ClientStore } from '../../store/clients.ts';
 import type { GrantStore } from '../../store/grants.ts';
 import type { UserStore } from '../../store/users.ts';
 import { UsageError } from '../operations.ts';
-import { formatTime, type Io, NotFound, parse, requireOption } from './common.ts';
+import { formatTime, type Io, NotFound, parse, printList, requireOption } from './common.ts';
 
 type Stores = ClientStore & UserStore & GrantStore;
 
@@ -26,16 +26,10 @@ export async function grantsCommand(store: Stores, _config: Config, args: string
         scope,
         created_at: formatTime(createdAt),
       });
-      if (values.json) {
-        io.out(JSON.stringify(grants.map(describe), null, 2));
-      } else if (grants.length === 0) {
-        io.out(`${username} has granted no application access`);
-      } else {
-        for (const g of grants) {
-          const name = (g.clientName ?? '(metadata document)').padEnd(24);
-          io.out(`${g.id}  ${g.clientId}  ${name}  ${g.scope}  ${formatTime(g.createdAt)}`);
-        }
-      }
+      printList(io, values.json, grants, describe, `${username} has granted no application access`, (g) => {
+        const name = (g.clientName ?? '(metadata document)').padEnd(24);
+        return `${g.id}  ${g.clientId}  ${name}  ${g.scope}  ${formatTime(g.createdAt)}`;
+      });
       return 0;
     }
     case 'revoke': {

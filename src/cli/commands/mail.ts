@@ -4,20 +4,10 @@
 import type { Config } from '../../config/index.ts';
 import type { Mail, MailStore } from '../../store/mails.ts';
 import { UsageError } from '../operations.ts';
-import { formatTime, type Io, parse } from './common.ts';
+import { describeSchedule, type Io, parse, printList } from './common.ts';
 
 function describeMail(mail: Mail): Record<string, unknown> {
-  return {
-    id: mail.id,
-    kind: mail.kind,
-    to: mail.recipient,
-    status: mail.status,
-    attempts: mail.attempts,
-    created_at: formatTime(mail.createdAt),
-    next_attempt_at: mail.status === 'pending' ? formatTime(mail.nextAttemptAt) : null,
-    finished_at: mail.finishedAt === null ? null : formatTime(mail.finishedAt),
-    last_error: mail.lastError,
-  };
+  return { id: mail.id, kind: mail.kind, to: mail.recipient, ...describeSchedule(mail), last_error: mail.lastError };
 }
 
 export async function mailCommand(store: MailStore, config: Config, args: string[], io: Io): Promise<number> {
@@ -27,17 +17,19 @@ export async function mailCommand(store: MailStore, config: Config, args: string
   const limit = values.limit === undefined ? 20 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit: 1 to 1000');
   const mails = (await store.listMails(limit)).map(describeMail);
-  if (values.json) {
-    io.out(JSON.stringify(mails, null, 2));
-    return 0;
-  }
-  if (config.mail.mode === 'off') io.out('(mail is off: TESSERA_SMTP_URL is not set)');
-  if (mails.length === 0) io.out('no mails');
-  for (const m of mails) {
-    const when = m.status === 'pending' ? `next attempt ${String(m.next_attempt_at)}` : String(m.finished_at);
-    const error = m.last_error ? `  (${String(m.last_error)})` : '';
-    const state = `${String(m.status)}, ${String(m.attempts)} attempt(s), ${when}${error}`;
-    io.out(`${String(m.id)}  ${String(m.created_at)}  ${String(m.kind).padEnd(13)} ${String(m.to)}  ${state}`);
-  }
+  if (!values.json && config.mail.mode === 'off') io.out('(mail is off: TESSERA_SMTP_URL is not set)');
+  printList(
+    io,
+    values.json,
+    mails,
+    (m) => m,
+    'no mails',
+    (m) => {
+      const when = m.status === 'pending' ? `next attempt ${String(m.next_attempt_at)}` : String(m.finished_at);
+      const error = m.last_error ? `  (${String(m.last_error)})` : '';
+      const state = `${String(m.status)}, ${String(m.attempts)} attempt(s), ${when}${error}`;
+      return `${String(m.id)}  ${String(m.created_at)}  ${String(m.kind).padEnd(13)} ${String(m.to)}  ${state}`;
+    },
+  );
   return 0;
 }

@@ -13,7 +13,8 @@ import { changedProvider, newProvider, ProviderInputError, type ProviderSettings
 import { openClientSecret } from '../../upstream/secrets.ts';
 import type { Secrets } from '../../tokens/secrets.ts';
 import { UsageError } from '../operations.ts';
-import { formatTime, type Io, NotFound, parse, readPassword, requireOption, requirePositional } from './common.ts';
+import { formatTime, type Io, NotFound, parse, printList, readPassword, requireOption } from './common.ts';
+import { requirePositional } from './common.ts';
 
 const TYPES = { oidc: 'OpenID Connect', github: 'GitHub' } as const;
 
@@ -167,17 +168,10 @@ export async function providersCommand(store: UpstreamStore, config: Config, arg
       }
       case 'list': {
         const { values } = parse(rest, { json: { type: 'boolean' } });
-        const providers = await store.listProviders();
-        if (values.json)
-          io.out(
-            JSON.stringify(
-              providers.map((p) => describe(p, config)),
-              null,
-              2,
-            ),
-          );
-        else if (providers.length === 0) io.out('no providers');
-        else for (const p of providers) io.out(`${p.id.padEnd(20)}  ${p.type.padEnd(6)}  ${p.name}`);
+        const describeProvider = (p: UpstreamProvider) => describe(p, config);
+        printList(io, values.json, await store.listProviders(), describeProvider, 'no providers', (p) => {
+          return `${p.id.padEnd(20)}  ${p.type.padEnd(6)}  ${p.name}`;
+        });
         return 0;
       }
       case 'show': {

@@ -5,7 +5,8 @@ import { resourceUriProblem } from '../../oauth/resources.ts';
 import { splitScope } from '../../store/columns.ts';
 import type { Resource, ResourceStore } from '../../store/resources.ts';
 import { UsageError } from '../operations.ts';
-import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';
+import { formatTime, type Io, NotFound, parse, printList, printRecord, requireOption } from './common.ts';
+import { requirePositional } from './common.ts';
 
 function describe(resource: Resource): Record<string, unknown> {
   return {
@@ -53,10 +54,9 @@ export async function resourcesCommand(store: ResourceStore, config: Config, arg
     }
     case 'list': {
       const { values } = parse(rest, { json: { type: 'boolean' } });
-      const resources = await store.listResources();
-      if (values.json) io.out(JSON.stringify(resources.map(describe), null, 2));
-      else if (resources.length === 0) io.out('no resources');
-      else for (const r of resources) io.out(`${r.uri}  ${r.name}  ${r.scopes.join(' ')}`);
+      printList(io, values.json, await store.listResources(), describe, 'no resources', (r) => {
+        return `${r.uri}  ${r.name}  ${r.scopes.join(' ')}`;
+      });
       return 0;
     }
     case 'show': {
@@ -64,8 +64,7 @@ export async function resourcesCommand(store: ResourceStore, config: Config, arg
       const uri = requirePositional(positionals, 'the resource URI');
       const resource = await store.getResource(uri);
       if (!resource) throw new NotFound(`no resource ${uri}`);
-      if (values.json) io.out(JSON.stringify(describe(resource), null, 2));
-      else for (const [key, value] of Object.entries(describe(resource))) io.out(`${key.padEnd(11)} ${String(value)}`);
+      printRecord(io, values.json, describe(resource), 11);
       return 0;
     }
     case 'update': {

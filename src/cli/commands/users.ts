@@ -7,7 +7,8 @@ import type { UpstreamLink } from '../../store/upstream.ts';
 import type { User, UserStore } from '../../store/users.ts';
 import { hashPassword } from '../../authn/password/hash.ts';
 import { createUser, UsageError } from '../operations.ts';
-import { formatTime, type Io, NotFound, parse, readPassword, requireOption, requirePositional } from './common.ts';
+import { formatTime, type Io, NotFound, parse, printList, readPassword, requireOption } from './common.ts';
+import { requirePositional } from './common.ts';
 import { inviteCommand } from './invite.ts';
 import { mfaCommand } from './user-mfa.ts';
 import { describeSessions, signOutEverywhere, upstreamLinksOf, type UserStores, userStatus } from './user-sessions.ts';
@@ -76,6 +77,12 @@ type UsersCommandStore = UserStores & Pick<ClientStore, 'listClientsOwnedBy'> & 
 export async function usersCommand(store: UsersCommandStore, config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
+  /** The user of a command that takes their username and nothing else. */
+  const onlyUser = async () => findUser(store, requirePositional(parse(rest, {}, 1).positionals, 'the username'));
+  const setDisabled = async (user: User, disabled: boolean) => {
+    const event = securityEvent(disabled ? 'user.disabled' : 'user.enabled', now, { userId: user.id, requester: CLI });
+    await store.setUserDisabled(user.id, disabled, now, event);
+  };
   switch (sub) {
     case 'create': {
       const { values } = parse(rest, {
@@ -101,12 +108,9 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
     }
     case 'list': {
       const { values } = parse(rest, { json: { type: 'boolean' } });
-      const users = await store.listUsers();
-      if (values.json) io.out(JSON.stringify(users.map(describe), null, 2));
-      else if (users.length === 0) io.out('no users');
-      else
-        for (const u of users)
-          io.out(`${u.id}  ${u.username.padEnd(20)}  ${u.email}${u.disabled ? '  (disabled)' : ''}`);
+      printList(io, values.json, await store.listUsers(), describe, 'no users', (u) => {
+        return `${u.id}  ${u.username.padEnd(20)}  ${u.email}${u.disabled ? '  (disabled)' : ''}`;
+      });
       return 0;
     }
     case 'set-password': {
@@ -123,10 +127,8 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       return 0;
     }
     case 'disable': {
-      const { positionals } = parse(rest, {}, 1);
-      const user = await findUser(store, requirePositional(positionals, 'the username'));
-      const disabled = securityEvent('user.disabled', now, { userId: user.id, requester: CLI });
-      await store.setUserDisabled(user.id, true, now, disabled);
+      const user = await onlyUser();
+      await setDisabled(user, true);
       // What acts for them stops too until `users enable` (docs/cli.md): said, so nobody is surprised.
       const apps = (await store.listClientsOwnedBy(user.id)).length;
       const webhooks = (await store.listWebhooks(user.id)).length;
@@ -176,13 +178,18 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
       const sessions = await describeSessions(store, user, now);
-      if (values.json) io.out(JSON.stringify(sessions, null, 2));
-      else if (sessions.length === 0) io.out(`${user.username} is signed in nowhere`);
-      else
-        for (const s of sessions) {
+      const nowhere = `${user.username} is signed in nowhere`;
+      printList(
+        io,
+        values.json,
+        sessions,
+        (s) => s,
+        nowhere,
+        (s) => {
           const from = [s.ip, s.user_agent].filter((v) => v !== null).join('  ');
-          io.out(`${s.session}  ${s.signed_in_at}  ${s.factors.join('+')}  until ${s.expires_at}  ${from}`);
-        }
+          return `${s.session}  ${s.signed_in_at}  ${s.factors.join('+')}  until ${s.expires_at}  ${from}`;
+        },
+      );
       return 0;
     }
     case 'sign-out': {
@@ -217,8 +224,7 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
     case 'delete': {
       // The user goes, with their sessions and consents; their grants are revoked, so every token ends;
       // the apps they registered and their webhooks go too.
-      const { positionals } = parse(rest, {}, 1);
-      const user = await findUser(store, requirePositional(positionals, 'the username'));
+      const user = await onlyUser();
       const deleted = securityEvent('user.deleted', now, {
         userId: user.id,
         requester: CLI,
@@ -229,17 +235,14 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       return 0;
     }
     case 'enable': {
-      const { positionals } = parse(rest, {}, 1);
-      const user = await findUser(store, requirePositional(positionals, 'the username'));
-      const enabled = securityEvent('user.enabled', now, { userId: user.id, requester: CLI });
-      await store.setUserDisabled(user.id, false, now, enabled);
+      const user = await onlyUser();
+      await setDisabled(user, false);
       io.out(`enabled ${user.username}`);
       return 0;
     }
     case 'unlock': {
       // Ends a lock (or delays) of sign-ins to this account, from every device (src/authn/throttle.ts).
-      const { positionals } = parse(rest, {}, 1);
-      const user = await findUser(store, requirePositional(positionals, 'the username'));
+      const user = await onlyUser();
       const unlocked = securityEvent('user.unlocked', now, { userId: user.id, requester: CLI });
       const keys = await store.clearThrottlesOf(user.username.toLowerCase(), unlocked);
       io.out(keys > 0 ? `unlocked ${user.username}` : `${user.username} was not locked`);

@@ -7,10 +7,12 @@ import { webhookPayload } from '../../events/webhooks/payload.ts';
 import { createWebhook, DEFAULT_SECRET_GRACE, describeWebhook } from '../../webhooks/subscriptions.ts';
 import { checkEventTypes, rotateWebhookSecret, WebhookInputError } from '../../webhooks/subscriptions.ts';
 import { webhookUrlProblem } from '../../webhooks/subscriptions.ts';
+import { newOutboxEntry } from '../../store/outbox.ts';
 import type { Delivery, DeliveryAttempt, WebhookStore } from '../../store/webhooks.ts';
 import { newSortableId } from '../../tokens/opaque.ts';
 import { UsageError } from '../operations.ts';
-import { formatTime, type Io, NotFound, parse, requireOption, requirePositional } from './common.ts';
+import { describeSchedule, formatTime, type Io, NotFound, parse, printList, printRecord } from './common.ts';
+import { requireOption, requirePositional } from './common.ts';
 import { unknownEventTypes } from './event-types.ts';
 
 /** A refused --url or --events, said as an option's error; unknown event types by name. */
@@ -24,11 +26,7 @@ function describeDelivery(delivery: Delivery, attempts?: DeliveryAttempt[]): Rec
   return {
     id: delivery.id,
     event_type: delivery.eventType,
-    status: delivery.status,
-    attempts: delivery.attempts,
-    created_at: formatTime(delivery.createdAt),
-    next_attempt_at: delivery.status === 'pending' ? formatTime(delivery.nextAttemptAt) : null,
-    finished_at: delivery.finishedAt === null ? null : formatTime(delivery.finishedAt),
+    ...describeSchedule(delivery),
     last_status: delivery.lastStatus,
     last_error: delivery.lastError,
     ...(attempts
@@ -74,27 +72,22 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
         throw err;
       }
       const shown = { ...describeWebhook(created.webhook), secret: created.secret };
-      if (values.json) io.out(JSON.stringify(shown, null, 2));
-      else {
-        for (const [key, value] of Object.entries(shown)) io.out(`${key.padEnd(12)} ${String(value)}`);
+      printRecord(io, values.json, shown, 12);
+      if (!values.json)
         io.out('\nStore the secret now: it is shown only once. Receivers verify each delivery with it.');
-      }
       return 0;
     }
     case 'list': {
       const { values } = parse(rest, { json: { type: 'boolean' } });
-      const webhooks = await store.listWebhooks();
-      if (values.json) io.out(JSON.stringify(webhooks.map(describeWebhook), null, 2));
-      else if (webhooks.length === 0) io.out('no webhooks');
-      else
-        for (const w of webhooks) io.out(`${w.id}  ${w.url}  ${w.events}${w.ownerId ? `  (user ${w.ownerId})` : ''}`);
+      printList(io, values.json, await store.listWebhooks(), describeWebhook, 'no webhooks', (w) => {
+        return `${w.id}  ${w.url}  ${w.events}${w.ownerId ? `  (user ${w.ownerId})` : ''}`;
+      });
       return 0;
     }
     case 'show': {
       const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
       const described = describeWebhook(await existing(requirePositional(positionals, 'the webhook id')));
-      if (values.json) io.out(JSON.stringify(described, null, 2));
-      else for (const [key, value] of Object.entries(described)) io.out(`${key.padEnd(12)} ${String(value)}`);
+      printRecord(io, values.json, described, 12);
       return 0;
     }
     case 'update': {
@@ -118,8 +111,7 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
       const event = securityEvent('webhook.updated', now, { userId: webhook.ownerId, requester: CLI, data });
       await store.updateWebhook(webhook.id, { url, events: events.join(' ') }, event);
       const described = describeWebhook({ ...webhook, url, events: events.join(' ') });
-      if (values.json) io.out(JSON.stringify(described, null, 2));
-      else for (const [key, value] of Object.entries(described)) io.out(`${key.padEnd(12)} ${String(value)}`);
+      printRecord(io, values.json, described, 12);
       return 0;
     }
     case 'delete': {
@@ -173,15 +165,8 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
         eventId,
         eventType: 'webhook.test',
         payload,
-        status: 'pending',
-        attempts: 0,
-        retryBase: 0,
-        nextAttemptAt: now,
-        lockedUntil: null,
-        createdAt: now,
         lastStatus: null,
-        lastError: null,
-        finishedAt: null,
+        ...newOutboxEntry(now),
       });
       io.out(
         `queued a webhook.test delivery ${eventId}.${webhook.id}; ` +
