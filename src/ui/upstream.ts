@@ -95,14 +95,17 @@ ${input.error ? html`<p class="alert" id="link-error" role="alert">${say(ui, inp
   );
 }
 
+/** A linked account as the account page lists it (src/account/upstream.ts finds them). */
 export interface LinkedProviderRow {
   providerId: string;
   name: string;
+  /** The email the provider stated when it was linked. */
   email: string | null;
-  /** Epoch seconds. */
+  /** When it was linked, epoch seconds. */
   since: number;
-  /** Epoch seconds; null before its first sign-in. */
+  /** When it last signed the user in, epoch seconds; null before the first time. */
   lastUsed: number | null;
+  /** False when it is the user's last way in. */
   canUnlink: boolean;
 }
 
