@@ -10,19 +10,9 @@ import type { EnrolmentStore } from '../authn/step.ts';
 import { shortfall } from '../authn/sufficiency.ts';
 import type { UpstreamStore } from '../store/upstream.ts';
 import type { User } from '../store/users.ts';
+import type { LinkedProviderRow } from '../ui/upstream.ts';
 
-export interface LinkedProvider {
-  providerId: string;
-  name: string;
-  /** The email the provider stated when it was linked. */
-  email: string | null;
-  /** When it was linked, epoch seconds. */
-  since: number;
-  /** When it last signed the user in, epoch seconds; null before the first time. */
-  lastUsed: number | null;
-  /** False when it is the user's last way in. */
-  canUnlink: boolean;
-}
+export type LinkedProvider = LinkedProviderRow;
 
 export interface UpstreamOverview {
   linked: LinkedProvider[];

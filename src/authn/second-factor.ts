@@ -7,14 +7,7 @@
 // password clears the password's count, never this one, so knowing the password buys no more guesses
 // at the code. `tessera users unlock` clears it with the others (its subject is the username).
 import { type Requester, securityEvent } from '../events/index.ts';
-import {
-  addressKey,
-  addressPolicy,
-  type Refusal,
-  Throttle,
-  type ThrottleObserver,
-  type ThrottlePolicy,
-} from './throttle.ts';
+import { type Refusal, signInAddressKey, Throttle, type ThrottleObserver, type ThrottlePolicy } from './throttle.ts';
 import type { EventStore } from '../store/events.ts';
 import type { ThrottleStore } from '../store/throttles.ts';
 import type { User } from '../store/users.ts';
@@ -52,12 +45,8 @@ export async function checkCode(
   const { user, now, requester, clientId } = attempt;
   const subject = user.username.toLowerCase();
   const key = secondFactorKey(user);
-  const address = `address:${addressKey(requester.ip)}`;
   const counted = await new Throttle(deps.store).begin(
-    [
-      { key, subject, policy: deps.throttle, onSuccess: 'clear' },
-      { key: address, subject: address, policy: addressPolicy(deps.throttle) },
-    ],
+    [{ key, subject, policy: deps.throttle, onSuccess: 'clear' }, signInAddressKey(requester.ip, deps.throttle)],
     now,
   );
   if (counted.refused) {

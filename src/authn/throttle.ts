@@ -37,7 +37,15 @@
 // network, which hands its holder 2^64 addresses). Addresses get ten times an account's allowance:
 // many people share one (a NAT, an office).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { admits, refusal, type Refusal, type ThrottlePolicy, type ThrottleState } from './throttle-rules.ts';
+import {
+  addressKey,
+  addressPolicy,
+  admits,
+  refusal,
+  type Refusal,
+  type ThrottlePolicy,
+  type ThrottleState,
+} from './throttle-rules.ts';
 
 export {
   addressKey,
@@ -70,6 +78,15 @@ export interface ThrottleKey {
   onSuccess?: ThrottleOutcome;
   /** Default: keep. */
   onFailure?: ThrottleOutcome;
+}
+
+/**
+ * The key a sign-in counts beside its user's: the source address (`address:<address>`), under the
+ * address policy (ten times the user's allowance), for passwords and second-factor codes alike.
+ */
+export function signInAddressKey(ip: string | null, policy: ThrottlePolicy): ThrottleKey {
+  const address = `address:${addressKey(ip)}`;
+  return { key: address, subject: address, policy: addressPolicy(policy) };
 }
 
 /** What the throttle needs of the database (../store/throttles.ts). */

@@ -4,10 +4,10 @@
 // by registering (§4: the server decides who may ask). A refresh token only by the client it was
 // issued to. Whatever is not active, or not the asker's to know, answers {"active": false} and
 // nothing else (§2.2).
-import { InvalidClient, InvalidRequest } from '../errors/index.ts';
+import { InvalidClient } from '../errors/index.ts';
 import { authenticateClient } from './client-auth/index.ts';
 import type { ClientAuthGuard } from './client-auth/throttle.ts';
-import { type Params, rejectDuplicates, single } from './params.ts';
+import { type Params, rejectDuplicates, required } from './params.ts';
 import { activeAccessToken, looksLikeJwt, refreshTokenState, type TokenStatusDeps } from './token-status.ts';
 
 export type IntrospectionResponse = { active: false } | ({ active: true } & Record<string, unknown>);
@@ -23,8 +23,7 @@ export async function introspect(
   const client = await authenticateClient(deps.store, authorization, body, guard);
   if (client.tokenEndpointAuthMethod === 'none')
     throw new InvalidClient('introspection requires client authentication');
-  const token = single(body, 'token');
-  if (!token) throw new InvalidRequest('token is required');
+  const token = required(body, 'token');
 
   if (looksLikeJwt(token)) {
     try {

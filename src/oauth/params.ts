@@ -27,3 +27,10 @@ export function single(params: Params, name: string): string | undefined {
   const value = params.get(name)?.[0];
   return value === undefined || value === '' ? undefined : value;
 }
+
+/** A parameter the request must carry: its one value, else invalid_request (RFC 6749 §5.2). */
+export function required(params: Params, name: string): string {
+  const value = single(params, name);
+  if (!value) throw new InvalidRequest(`${name} is required`);
+  return value;
+}

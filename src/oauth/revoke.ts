@@ -6,7 +6,7 @@ import { type Requester, securityEvent } from '../events/index.ts';
 import { authenticateClient } from './client-auth/index.ts';
 import { isOriginAllowed } from './origins.ts';
 import type { ClientAuthGuard } from './client-auth/throttle.ts';
-import { type Params, rejectDuplicates, single } from './params.ts';
+import { type Params, rejectDuplicates, required } from './params.ts';
 import { activeAccessToken, looksLikeJwt, refreshTokenState, type TokenStatusDeps } from './token-status.ts';
 
 export async function revoke(
@@ -23,8 +23,7 @@ export async function revoke(
   if (origin !== undefined && !isOriginAllowed(client, origin)) {
     throw new InvalidRequest('the Origin is not allowed for this client', `origin ${JSON.stringify(origin)}`);
   }
-  const token = single(body, 'token');
-  if (!token) throw new InvalidRequest('token is required');
+  const token = required(body, 'token');
   // token_type_hint is a hint only (§2.1): the token's own shape tells access from refresh tokens.
   if (looksLikeJwt(token)) {
     let claims;

@@ -7,7 +7,7 @@ import { authorizationCodeGrant } from './grants/authorization-code.ts';
 import { clientCredentialsGrant } from './grants/client-credentials.ts';
 import { refreshTokenGrant } from './grants/refresh-token.ts';
 import type { GrantContext, GrantHandler, TokenResponse } from './grants/types.ts';
-import { type Params, rejectDuplicates, single } from './params.ts';
+import { type Params, rejectDuplicates, required } from './params.ts';
 import { resourceParam } from './resources.ts';
 
 const GRANTS: ReadonlyMap<string, GrantHandler> = new Map(
@@ -32,8 +32,7 @@ export async function tokenEndpoint(
   if (origin !== undefined && !isOriginAllowed(client, origin)) {
     throw new InvalidRequest('the Origin is not allowed for this client', `origin ${JSON.stringify(origin)}`);
   }
-  const grantType = single(body, 'grant_type');
-  if (!grantType) throw new InvalidRequest('grant_type is required');
+  const grantType = required(body, 'grant_type');
   const grant = GRANTS.get(grantType);
   if (!grant) {
     throw new UnsupportedGrantType(

@@ -3,7 +3,7 @@
 // the linked providers.
 import { deviceName } from './device.ts';
 import { html, type SafeHtml } from './html.ts';
-import { layout, type PageContext, say, type Text } from './layout.ts';
+import { layout, type PageContext, postButton, say, type Text } from './layout.ts';
 import { PASSKEY_SCRIPTS, type PasskeysSection, passkeysSection } from './passkeys.ts';
 import { scopeList } from './pages.ts';
 import { type SecondFactorsSection, secondFactorsSection } from './second-factors.ts';
@@ -90,11 +90,12 @@ ${
 <h3>${app.clientName}</h3>
 <p class="muted">${t.t('account.since', { date: t.date(app.since) })}</p>
 ${scopeList(ui, app.scopes)}
-<form method="post" action="/account/withdraw">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<input type="hidden" name="client_id" value="${app.clientId}">
-<button type="submit" class="secondary">${t.t('account.withdraw', { client: app.clientName })}</button>
-</form>
+${postButton(
+  '/account/withdraw',
+  input.csrfToken,
+  ['client_id', app.clientId],
+  t.t('account.withdraw', { client: app.clientName }),
+)}
 </section>
 `,
       )
@@ -109,11 +110,12 @@ ${input.registeredApps.map(
 <ul class="scopes">
 ${app.redirectUris.map((uri) => html`<li><code>${uri}</code></li>\n`)}
 </ul>
-<form method="post" action="/account/apps/delete">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<input type="hidden" name="client_id" value="${app.clientId}">
-<button type="submit" class="secondary">${t.t('account.deleteApp', { name: app.name })}</button>
-</form>
+${postButton(
+  '/account/apps/delete',
+  input.csrfToken,
+  ['client_id', app.clientId],
+  t.t('account.deleteApp', { name: app.name }),
+)}
 </section>
 `,
 )}`

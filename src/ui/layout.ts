@@ -13,6 +13,15 @@ export interface PageContext {
   brand: Brand;
 }
 
+/** A button posting one thing to `action` (withdraw, remove, link, unlink): the form token and its one field. */
+export function postButton(action: string, csrfToken: string, field: [string, string], label: string): SafeHtml {
+  return html`<form method="post" action="${action}">
+<input type="hidden" name="csrf" value="${csrfToken}">
+<input type="hidden" name="${field[0]}" value="${field[1]}">
+<button type="submit" class="secondary">${label}</button>
+</form>`;
+}
+
 /** A text a route hands a page (an error, a note): a message of the catalogues and its values. */
 export interface Text {
   key: MessageKey;

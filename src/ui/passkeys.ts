@@ -6,7 +6,7 @@
 import type { PasskeyListing } from '../authn/passkeys/enrolment.ts';
 import { html, type SafeHtml } from './html.ts';
 import type { MessageKey } from '../i18n/index.ts';
-import { layout, type PageContext, say, type Text } from './layout.ts';
+import { layout, type PageContext, postButton, say, type Text } from './layout.ts';
 
 /** The scripts of a page with passkeys: @simplewebauthn/browser's bundle, then ours (src/ui/assets/passkeys.js). */
 export const PASSKEY_SCRIPTS = ['/assets/simplewebauthn-browser.js', '/assets/passkeys.js'] as const;
@@ -119,11 +119,7 @@ ${suspended}
 <button type="submit" class="secondary">${t.t('passkeys.rename')}</button>
 </div>
 </form>
-<form method="post" action="/account/passkeys/remove">
-<input type="hidden" name="csrf" value="${csrfToken}">
-<input type="hidden" name="id" value="${passkey.id}">
-<button type="submit" class="secondary">${t.t('passkeys.remove', { name: passkey.name })}</button>
-</form>
+${postButton('/account/passkeys/remove', csrfToken, ['id', passkey.id], t.t('passkeys.remove', { name: passkey.name }))}
 </section>
 `;
 }

@@ -41,26 +41,35 @@ function codeField(id: string, label: string): SafeHtml {
   autocomplete="one-time-code" autocapitalize="none" spellcheck="false" required autofocus>`;
 }
 
-/** An authenticator code as a later step of a sign-in. */
-export function totpStepPage(
+type StepInput = { pending: string; csrfToken: string; others: string[]; error?: Text };
+
+/** A code typed as a later step of a sign-in: posted to `action` with the held sign-in, other steps below. */
+function codeStepPage(
   ui: PageContext,
-  input: { pending: string; csrfToken: string; others: string[]; error?: Text },
+  step: { title: MessageKey; intro: MessageKey; action: string; field: SafeHtml },
+  input: StepInput,
 ): string {
   const { t } = ui;
   return layout(
     ui,
-    t.t('mfa.code.title'),
-    html`<h1>${t.t('mfa.code.title')}</h1>
-<p>${t.t('mfa.code.intro')}</p>
+    t.t(step.title),
+    html`<h1>${t.t(step.title)}</h1>
+<p>${t.t(step.intro)}</p>
 ${alert(ui, input.error)}
-<form method="post" action="/login/totp">
+<form method="post" action="${step.action}">
 <input type="hidden" name="pending" value="${input.pending}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
-${codeField('code', t.t('mfa.code.label'))}
+${step.field}
 <button type="submit">${t.t('mfa.verify')}</button>
 </form>
 ${others(ui, input.pending, input.others)}`,
   );
+}
+
+/** An authenticator code as a later step of a sign-in. */
+export function totpStepPage(ui: PageContext, input: StepInput): string {
+  const field = codeField('code', ui.t.t('mfa.code.label'));
+  return codeStepPage(ui, { title: 'mfa.code.title', intro: 'mfa.code.intro', action: '/login/totp', field }, input);
 }
 
 /** A new secret three ways, and the confirmation form, posted to `action` with the hidden fields given. */
@@ -110,27 +119,12 @@ ${during ? '' : html`<p><a href="/account#second-factors">${t.t('mfa.enrol.back'
 }
 
 /** A recovery code as a later step of a sign-in. */
-export function recoveryCodeStepPage(
-  ui: PageContext,
-  input: { pending: string; csrfToken: string; others: string[]; error?: Text },
-): string {
-  const { t } = ui;
-  return layout(
-    ui,
-    t.t('mfa.recovery.title'),
-    html`<h1>${t.t('mfa.recovery.title')}</h1>
-<p>${t.t('mfa.recovery.intro')}</p>
-${alert(ui, input.error)}
-<form method="post" action="/login/recovery-code">
-<input type="hidden" name="pending" value="${input.pending}">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<label for="code">${t.t('mfa.recovery.label')}</label>
+export function recoveryCodeStepPage(ui: PageContext, input: StepInput): string {
+  const field = html`<label for="code">${ui.t.t('mfa.recovery.label')}</label>
 <input type="text" id="code" name="code" autocomplete="one-time-code" autocapitalize="none" spellcheck="false"
-  maxlength="24" required autofocus>
-<button type="submit">${t.t('mfa.verify')}</button>
-</form>
-${others(ui, input.pending, input.others)}`,
-  );
+  maxlength="24" required autofocus>`;
+  const step = { title: 'mfa.recovery.title', intro: 'mfa.recovery.intro', action: '/login/recovery-code' } as const;
+  return codeStepPage(ui, { ...step, field }, input);
 }
 
 /** The recovery codes, shown once; then on with the sign-in (a held one) or back to the account page. */

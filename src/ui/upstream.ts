@@ -4,7 +4,7 @@
 // account page's list of linked providers.
 import { html, type SafeHtml } from './html.ts';
 import type { MessageKey } from '../i18n/index.ts';
-import { layout, type PageContext, say, type Text } from './layout.ts';
+import { layout, type PageContext, postButton, say, type Text } from './layout.ts';
 
 /** A provider as its button shows it. */
 export interface ProviderButton {
@@ -95,14 +95,17 @@ ${input.error ? html`<p class="alert" id="link-error" role="alert">${say(ui, inp
   );
 }
 
+/** A linked account as the account page lists it (src/account/upstream.ts finds them). */
 export interface LinkedProviderRow {
   providerId: string;
   name: string;
+  /** The email the provider stated when it was linked. */
   email: string | null;
-  /** Epoch seconds. */
+  /** When it was linked, epoch seconds. */
   since: number;
-  /** Epoch seconds; null before its first sign-in. */
+  /** When it last signed the user in, epoch seconds; null before the first time. */
   lastUsed: number | null;
+  /** False when it is the user's last way in. */
   canUnlink: boolean;
 }
 
@@ -135,22 +138,24 @@ ${input.linked.map(
   }</p>
 ${
   link.canUnlink
-    ? html`<form method="post" action="/account/upstream/unlink">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<input type="hidden" name="provider" value="${link.providerId}">
-<button type="submit" class="secondary">${t.t('linked.unlink', { provider: link.name })}</button>
-</form>`
+    ? postButton(
+        '/account/upstream/unlink',
+        input.csrfToken,
+        ['provider', link.providerId],
+        t.t('linked.unlink', { provider: link.name }),
+      )
     : html`<p class="muted">${t.t('linked.onlyWayIn')}</p>`
 }
 </section>
 `,
 )}
 ${input.available.map(
-  (provider) => html`<form method="post" action="/account/upstream/link">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<input type="hidden" name="provider" value="${provider.id}">
-<button type="submit" class="secondary">${t.t('linked.link', { provider: provider.name })}</button>
-</form>
+  (provider) => html`${postButton(
+    '/account/upstream/link',
+    input.csrfToken,
+    ['provider', provider.id],
+    t.t('linked.link', { provider: provider.name }),
+  )}
 `,
 )}`;
 }

@@ -8,14 +8,7 @@ import type { EventStore } from '../../store/events.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import type { User, UserStore } from '../../store/users.ts';
 import { dummyPasswordHash, verifyPassword } from './hash.ts';
-import {
-  addressKey,
-  addressPolicy,
-  type Refusal,
-  Throttle,
-  type ThrottleObserver,
-  type ThrottlePolicy,
-} from '../throttle.ts';
+import { type Refusal, signInAddressKey, Throttle, type ThrottleObserver, type ThrottlePolicy } from '../throttle.ts';
 
 export async function authenticateUser(
   store: UserStore,
@@ -58,12 +51,8 @@ export async function signIn(
   // A browser that signed in as this user before counts its failures apart from everyone else's,
   // so that someone guessing elsewhere does not lock the user out of it (OWASP's device cookies).
   const account = attempt.knownDevice ? `device:${attempt.knownDevice}:${subject}` : `account:${subject}`;
-  const address = `address:${addressKey(requester.ip)}`;
   const counted = await new Throttle(store).begin(
-    [
-      { key: account, subject, policy, onSuccess: 'clear' },
-      { key: address, subject: address, policy: addressPolicy(policy) },
-    ],
+    [{ key: account, subject, policy, onSuccess: 'clear' }, signInAddressKey(requester.ip, policy)],
     now,
   );
   if (counted.refused) {

@@ -7,7 +7,7 @@ import { UNSAFE_URI_CHARACTERS } from '../registration/redirect-rules.ts';
 import { InvalidRequest, InvalidScope, RequestNotSupported, RequestUriNotSupported } from '../../errors/index.ts';
 import { UnauthorizedClient, UnsupportedResponseType, UntrustedRedirectError } from '../../errors/index.ts';
 import type { Client, ClientStore } from '../../store/clients.ts';
-import { type Params, single } from '../params.ts';
+import { type Params, required, single } from '../params.ts';
 import { isWellFormedPkceValue } from '../pkce.ts';
 import { checkAllowedScopes, parseScope } from '../scopes.ts';
 
@@ -52,8 +52,7 @@ export function noRequestObjects(params: Params): void {
 
 /** RFC 6749 §4.1.1: response_type=code, for a client allowed the authorization code grant. */
 export function responseType(params: Params, client: Client): void {
-  const responseType = single(params, 'response_type');
-  if (!responseType) throw new InvalidRequest('response_type is required');
+  const responseType = required(params, 'response_type');
   if (responseType !== 'code') throw new UnsupportedResponseType('only response_type=code is supported');
   if (!client.grantTypes.includes('authorization_code')) {
     throw new UnauthorizedClient('the client is not allowed to use the authorization code grant');
@@ -62,8 +61,7 @@ export function responseType(params: Params, client: Client): void {
 
 /** RFC 6749 §3.3: known scopes the client is registered for. */
 export function scope(params: Params, client: Client, known: ReadonlyMap<string, string>): string[] {
-  const scopeParam = single(params, 'scope');
-  if (!scopeParam) throw new InvalidRequest('scope is required');
+  const scopeParam = required(params, 'scope');
   const scopes = parseScope(scopeParam);
   const unknown = scopes.filter((s) => !known.has(s));
   if (unknown.length > 0)

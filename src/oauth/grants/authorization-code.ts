@@ -3,7 +3,7 @@ import { InvalidGrant, InvalidRequest } from '../../errors/index.ts';
 import { securityEvent } from '../../events/index.ts';
 import type { Client } from '../../store/clients.ts';
 import type { AuthorizationCode } from '../codes.ts';
-import { type Params, single } from '../params.ts';
+import { type Params, required, single } from '../params.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../pkce.ts';
 import { resourceParam, tokenTarget } from '../resources.ts';
 import { signTokens } from './issue.ts';
@@ -19,10 +19,8 @@ export const authorizationCodeGrant: GrantHandler = {
   grantType: 'authorization_code',
   async handle(ctx: GrantContext, client: Client, body: Params): Promise<TokenResponse> {
     const { store, now } = ctx;
-    const presented = single(body, 'code');
-    if (!presented) throw new InvalidRequest('code is required');
-    const redirectUri = single(body, 'redirect_uri');
-    if (!redirectUri) throw new InvalidRequest('redirect_uri is required');
+    const presented = required(body, 'code');
+    const redirectUri = required(body, 'redirect_uri');
     const codeVerifier = single(body, 'code_verifier');
     if (codeVerifier !== undefined && !isWellFormedPkceValue(codeVerifier)) {
       throw new InvalidRequest('code_verifier must be 43 to 128 characters of [A-Za-z0-9-._~]');

@@ -3,13 +3,13 @@
 // (src/tokens/refresh.ts): a token names its grant and generation, and only the current generation
 // is good for a refresh.
 import type { Config } from '../../config/index.ts';
-import { InvalidGrant, InvalidRequest, InvalidScope, InvalidTarget } from '../../errors/index.ts';
+import { InvalidGrant, InvalidScope, InvalidTarget } from '../../errors/index.ts';
 import { securityEvent } from '../../events/index.ts';
 import { claimsForScopes } from '../../tokens/claims.ts';
 import type { Client } from '../../store/clients.ts';
 import type { TokenFamily } from '../../store/grants.ts';
 import type { RefreshTokenId } from '../../tokens/refresh.ts';
-import { type Params, single } from '../params.ts';
+import { type Params, required, single } from '../params.ts';
 import { parseScope } from '../scopes.ts';
 import { knownResource, resourceParam, tokenTarget } from '../resources.ts';
 import { signTokens } from './issue.ts';
@@ -25,8 +25,7 @@ export const refreshTokenGrant: GrantHandler = {
   grantType: 'refresh_token',
   async handle(ctx: GrantContext, client: Client, body: Params): Promise<TokenResponse> {
     const { now, config } = ctx;
-    const presented = single(body, 'refresh_token');
-    if (!presented) throw new InvalidRequest('refresh_token is required');
+    const presented = required(body, 'refresh_token');
     const scopeParam = single(body, 'scope');
     const id = ctx.refreshTokens.parse(presented);
     if (!id) throw new InvalidGrant('the refresh token is invalid');
