@@ -3,7 +3,7 @@
 // by the writer's group commit and the event loop's prepared reads, on PostgreSQL as one statement
 // or in a transaction.
 import { CompiledQuery } from 'kysely';
-import type { Compilable, Kysely, QueryResult } from 'kysely';
+import type { Compilable, Kysely, QueryResult, SelectQueryBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import type { Placeholder } from './columns.ts';
 import { insertEvents } from './outbox.ts';
@@ -71,6 +71,19 @@ export abstract class Aggregate {
   /** The rows of a statement written out by hand. */
   protected rows<T>(text: string, parameters: unknown[]): Promise<T[]> {
     return this.#reads(text, parameters) as Promise<T[]>;
+  }
+
+  /**
+   * The delete of every session of the user but `keepSession` (issue 33: a changed password or a removed
+   * factor signs out everywhere else); with `present`, only if it finds a row when the delete runs.
+   */
+  protected endOtherSessions(
+    userId: string,
+    keepSession: string,
+    present?: SelectQueryBuilder<Database, keyof Database, unknown>,
+  ) {
+    const others = this.db.deleteFrom('sessions').where('user_id', '=', userId).where('id', '!=', keepSession);
+    return present ? others.where((eb) => eb.exists(present)) : others;
   }
 
   /** The event that records a change, with its webhook deliveries, to write with the change (./outbox.ts). */

@@ -25,3 +25,32 @@ export function splitScope(scope: string | null | undefined): string[] {
 
 /** A row's columns as `prefixed` names them in a join: `t_c`. */
 export type Prefixed<Row, P extends string> = { [K in keyof Row & string as `${P}_${K}`]: Row[K] };
+
+/** A joined table's row back under its own column names: the inverse of `prefixed` for its `list`. */
+export function unprefixed<Row, P extends string>(
+  row: Prefixed<Row, P>,
+  prefix: P,
+  list: ReadonlyArray<keyof Row>,
+): Row {
+  const named = row as Record<string, unknown>;
+  return Object.fromEntries(list.map((c) => [c, named[`${prefix}_${String(c)}`]])) as Row;
+}
+
+/** A column's name in the camelCase objects the store answers with: `created_at` is `createdAt`. */
+type Camel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+export type Camelized<Row> = { [K in keyof Row & string as Camel<K>]: Row[K] };
+
+/**
+ * Both ways between a row and its object, for a row whose columns the object only renames (snake_case
+ * to camelCase, values as they are): `list` is its columns (checked by `columns<Row>()`).
+ */
+export function renamed<Row>(list: ReadonlyArray<keyof Row & string>) {
+  const names = list.map((column) => [column, column.replace(/_(.)/g, (_, c: string) => c.toUpperCase())] as const);
+  return {
+    to: (row: Row): Camelized<Row> => Object.fromEntries(names.map(([c, k]) => [k, row[c]])) as Camelized<Row>,
+    from: (object: Camelized<Row>): Row => {
+      const named = object as Record<string, unknown>;
+      return Object.fromEntries(names.map(([c, k]) => [c, named[k]])) as Row;
+    },
+  };
+}

@@ -4,6 +4,7 @@
 // condition that the effect was made, which the event and a notice mail are written under.
 import type { Kysely } from 'kysely';
 import type { insertEventsWhen } from './outbox.ts';
+import { rowValues } from './row-values.ts';
 import type { Database } from './tables.ts';
 import { fromUser, type User } from './users.ts';
 
@@ -20,6 +21,13 @@ export type Redemption =
 
 /** The effect's statements (the first tells whether it was made) and the condition that it was made. */
 export function redemptionEffects(db: Kysely<Database>, effect: Redemption, redeemed: Condition) {
+  // The user `id`, there once this write's redemption has been made.
+  const redeemedUser = (id: string) =>
+    db
+      .selectFrom('users')
+      .select('id')
+      .where('id', '=', id)
+      .where((eb) => eb.exists(redeemed));
   if (effect.kind === 'password') {
     const { userId, passwordHash } = effect;
     const set = db
@@ -54,24 +62,12 @@ export function redemptionEffects(db: Kysely<Database>, effect: Redemption, rede
       .set({ email: effect.email, email_verified: 1 })
       .where('id', '=', effect.userId)
       .where((eb) => eb.exists(redeemed));
-    const done = db
-      .selectFrom('users')
-      .select('id')
-      .where('id', '=', effect.userId)
-      .where((eb) => eb.exists(redeemed));
-    return [[set], done] as const;
+    return [[set], redeemedUser(effect.userId)] as const;
   }
   const row = fromUser(effect.user);
-  const columns = Object.keys(row) as Array<keyof typeof row>;
+  const { columns, values } = rowValues(db, row);
   const taken = db.selectFrom('users').select('id').where('username', '=', row.username);
-  const values = db
-    .selectNoFrom((eb) => columns.map((column) => eb.val(row[column]).as(column)))
-    .where((eb) => eb.and([eb.exists(redeemed), eb.not(eb.exists(taken))]));
-  const insert = db.insertInto('users').columns(columns).expression(values);
-  const done = db
-    .selectFrom('users')
-    .select('id')
-    .where('id', '=', row.id)
-    .where((eb) => eb.exists(redeemed));
-  return [[insert], done] as const;
+  const free = values.where((eb) => eb.and([eb.exists(redeemed), eb.not(eb.exists(taken))]));
+  const insert = db.insertInto('users').columns(columns).expression(free);
+  return [[insert], redeemedUser(row.id)] as const;
 }

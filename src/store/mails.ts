@@ -16,6 +16,7 @@ import {
   insertEventsWhen,
 } from './outbox.ts';
 import { type OutboxEntry, toOutboxEntry } from './outbox.ts';
+import { rowValues } from './row-values.ts';
 import type { Database, MailRow, MailTokenRow } from './tables.ts';
 import { type Redemption, redemptionEffects } from './mail-redemptions.ts';
 import { fromUser, type User } from './users.ts';
@@ -199,12 +200,11 @@ export class Mails extends Aggregate implements MailStore {
   }
 
   #insertMailWhen(mail: Mail, condition: Parameters<typeof insertEventsWhen>[2]) {
-    const row = fromMail(mail);
-    const columns = Object.keys(row) as Array<keyof MailRow>;
-    const values = this.db
-      .selectNoFrom((eb) => columns.map((column) => eb.val(row[column]).as(column)))
-      .where((eb) => eb.exists(condition));
-    return this.db.insertInto('mails').columns(columns).expression(values);
+    const { columns, values } = rowValues(this.db, fromMail(mail));
+    return this.db
+      .insertInto('mails')
+      .columns(columns)
+      .expression(values.where((eb) => eb.exists(condition)));
   }
 
   async claimMails(now: number, lease: number, limit: number): Promise<Mail[]> {

@@ -8,6 +8,7 @@ import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import type { OutboxOutcome } from '../events/outbox.ts';
 import { webhookAudience } from '../events/webhooks/audience.ts';
+import { rowValues } from './row-values.ts';
 import type { Database, EventRow, MailRow, WebhookDeliveryRow } from './tables.ts';
 
 /** An outbox's table: each row one thing to send, with its retry schedule and lease. */
@@ -169,22 +170,12 @@ export function insertEventsWhen(
   event: SecurityEvent,
   condition: SelectQueryBuilder<Database, keyof Database, unknown>,
 ) {
-  const row = fromEvent(event);
-  const values = db
-    .selectNoFrom((eb) => [
-      eb.val(row.id).as('id'),
-      eb.val(row.at).as('at'),
-      eb.val(row.type).as('type'),
-      eb.val(row.user_id).as('user_id'),
-      eb.val(row.client_id).as('client_id'),
-      eb.val(row.ip).as('ip'),
-      eb.val(row.user_agent).as('user_agent'),
-      eb.val(row.data).as('data'),
-      eb.val(row.locale).as('locale'),
-    ])
-    .where((eb) => eb.exists(condition));
-  const columns = ['id', 'at', 'type', 'user_id', 'client_id', 'ip', 'user_agent', 'data', 'locale'] as const;
-  return [db.insertInto('events').columns(columns).expression(values), enqueueDeliveries(db, event)];
+  const { columns, values } = rowValues(db, fromEvent(event));
+  const inserted = db
+    .insertInto('events')
+    .columns(columns)
+    .expression(values.where((eb) => eb.exists(condition)));
+  return [inserted, enqueueDeliveries(db, event)];
 }
 
 /**

@@ -202,13 +202,8 @@ export class Passkeys extends Aggregate implements PasskeyStore {
     const { userId, id } = input;
     // Whoever signed in elsewhere is signed out (issue 33: a factor removed ends the other sessions),
     // only if the passkey is there to remove; the event likewise; then the passkey itself.
-    const others = this.db
-      .deleteFrom('sessions')
-      .where('user_id', '=', userId)
-      .where('id', '!=', input.keepSession)
-      .where((eb) =>
-        eb.exists(eb.selectFrom('passkeys').select('id').where('id', '=', id).where('user_id', '=', userId)),
-      );
+    const present = this.db.selectFrom('passkeys').select('id').where('id', '=', id).where('user_id', '=', userId);
+    const others = this.endOtherSessions(userId, input.keepSession, present);
     const removed = this.db.deleteFrom('passkeys').where('id', '=', id).where('user_id', '=', userId).returning('id');
     const rows = await this.writeRows(others, ...insertEventsIf(this.db, event, this.#row(id, userId)), removed);
     return rows.length > 0;

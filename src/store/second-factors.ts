@@ -144,11 +144,7 @@ export class SecondFactors extends Aggregate implements SecondFactorStore {
     const { userId } = input;
     const present = this.db.selectFrom('totp_credentials').select('user_id').where('user_id', '=', userId);
     // The other sessions end, the event is written and the codes go only if there is an app to remove.
-    const others = this.db
-      .deleteFrom('sessions')
-      .where('user_id', '=', userId)
-      .where('id', '!=', input.keepSession)
-      .where((eb) => eb.exists(present));
+    const others = this.endOtherSessions(userId, input.keepSession, present);
     const codes = input.recoveryCodes
       ? [
           this.db

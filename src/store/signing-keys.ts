@@ -3,6 +3,7 @@
 import type { OnConflictBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
+import { columns, renamed } from './columns.ts';
 import { insertEventsIf } from './outbox.ts';
 import type { Database, SigningKeyRow } from './tables.ts';
 
@@ -32,29 +33,11 @@ export interface SigningKeyStore {
   deleteSigningKeys(kids: string[]): Promise<number>;
 }
 
-function toSigningKey(row: SigningKeyRow): StoredSigningKey {
-  return {
-    kid: row.kid,
-    alg: row.alg,
-    publicJwk: row.public_jwk,
-    privateJwkEnc: row.private_jwk_enc,
-    createdAt: row.created_at,
-    activatesAt: row.activates_at,
-    successorOf: row.successor_of,
-  };
-}
-
-function fromSigningKey(key: StoredSigningKey): SigningKeyRow {
-  return {
-    kid: key.kid,
-    alg: key.alg,
-    public_jwk: key.publicJwk,
-    private_jwk_enc: key.privateJwkEnc,
-    created_at: key.createdAt,
-    activates_at: key.activatesAt,
-    successor_of: key.successorOf,
-  };
-}
+const keyRows = renamed<SigningKeyRow>(
+  columns<SigningKeyRow>()('kid alg public_jwk private_jwk_enc created_at activates_at successor_of'),
+);
+const toSigningKey: (row: SigningKeyRow) => StoredSigningKey = keyRows.to;
+const fromSigningKey: (key: StoredSigningKey) => SigningKeyRow = keyRows.from;
 
 export class SigningKeys extends Aggregate implements SigningKeyStore {
   async listSigningKeys(): Promise<StoredSigningKey[]> {

@@ -1,29 +1,9 @@
 // Rows as they are stored. Timestamps are integer epoch seconds; booleans are 0/1 integers, so one
 // Kysely implementation serves SQLite and PostgreSQL alike. Secrets are stored as hashes only.
 import type { Generated } from 'kysely';
-import type {
-  PasskeyRow,
-  UpstreamProviderRow,
-  UpstreamLinkRow,
-  TotpCredentialRow,
-  RecoveryCodeRow,
-  WebauthnChallengeRow,
-  RestoreFenceRow,
-  MailRow,
-  MailTokenRow,
-} from './tables-people.ts';
+import type * as People from './tables-people.ts';
 
-export type {
-  PasskeyRow,
-  UpstreamProviderRow,
-  UpstreamLinkRow,
-  TotpCredentialRow,
-  RecoveryCodeRow,
-  WebauthnChallengeRow,
-  RestoreFenceRow,
-  MailRow,
-  MailTokenRow,
-} from './tables-people.ts';
+export type * from './tables-people.ts';
 
 export interface ClientRow {
   client_id: string;
@@ -240,13 +220,13 @@ export interface Database {
   webhooks: WebhookRow;
   webhook_deliveries: WebhookDeliveryRow;
   webhook_attempts: WebhookAttemptRow;
-  passkeys: PasskeyRow;
-  webauthn_challenges: WebauthnChallengeRow;
-  totp_credentials: TotpCredentialRow;
-  recovery_codes: RecoveryCodeRow;
-  restore_fences: RestoreFenceRow;
-  upstream_providers: UpstreamProviderRow;
-  upstream_links: UpstreamLinkRow;
-  mails: MailRow;
-  mail_tokens: MailTokenRow;
+  passkeys: People.PasskeyRow;
+  webauthn_challenges: People.WebauthnChallengeRow;
+  totp_credentials: People.TotpCredentialRow;
+  recovery_codes: People.RecoveryCodeRow;
+  restore_fences: People.RestoreFenceRow;
+  upstream_providers: People.UpstreamProviderRow;
+  upstream_links: People.UpstreamLinkRow;
+  mails: People.MailRow;
+  mail_tokens: People.MailTokenRow;
 }

@@ -7,6 +7,7 @@ import { Aggregate } from './aggregate.ts';
 import { splitScope } from './columns.ts';
 import { insertEvents, insertEventsWhen } from './outbox.ts';
 import { fromSession, type Session } from './sessions.ts';
+import { rowValues } from './row-values.ts';
 import type { Database, UpstreamLinkRow, UpstreamProviderRow } from './tables.ts';
 import { fromUser, toUser, type User } from './users.ts';
 
@@ -240,28 +241,19 @@ export class Upstream extends Aggregate implements UpstreamStore {
 
   async createSessionWithLink(session: Session, link: UpstreamLink, events: SecurityEvent[]): Promise<boolean> {
     const linked = insertedLink(this.db, link);
-    const row = fromSession(session);
-    const columns = Object.keys(row) as Array<keyof typeof row>;
-    const values = this.db
-      .selectNoFrom((eb) => columns.map((column) => eb.val(row[column]).as(column)))
-      .where((eb) => eb.exists(linked));
-    const started = this.db.insertInto('sessions').columns(columns).expression(values);
+    const { columns, values } = rowValues(this.db, fromSession(session));
+    const started = this.db
+      .insertInto('sessions')
+      .columns(columns)
+      .expression(values.where((eb) => eb.exists(linked)));
     const recorded = events.flatMap((event) => insertEventsWhen(this.db, event, linked));
     return (await this.write(this.#insertLink(link), started, ...recorded)) === 1;
   }
 
   /** The link's insert, only when neither the person nor the user's provider is linked already. */
   #insertLink(link: UpstreamLink) {
-    const row = fromLink(link);
-    const values = this.db
-      .selectNoFrom((eb) => [
-        eb.val(row.provider_id).as('provider_id'),
-        eb.val(row.subject).as('subject'),
-        eb.val(row.user_id).as('user_id'),
-        eb.val(row.email).as('email'),
-        eb.val(row.created_at).as('created_at'),
-        eb.val(row.last_used_at).as('last_used_at'),
-      ])
+    const { columns, values } = rowValues(this.db, fromLink(link));
+    const unlinked = values
       // Either uniqueness, checked in the statement; ON CONFLICT covers a concurrent insert on PostgreSQL.
       .where((eb) =>
         eb.not(
@@ -278,11 +270,10 @@ export class Upstream extends Aggregate implements UpstreamStore {
           ),
         ),
       );
-    const columns = ['provider_id', 'subject', 'user_id', 'email', 'created_at', 'last_used_at'] as const;
     return this.db
       .insertInto('upstream_links')
       .columns(columns)
-      .expression(values)
+      .expression(unlinked)
       .onConflict((c) => c.doNothing());
   }
 

@@ -5,7 +5,7 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate, type Connection } from './aggregate.ts';
-import { columns, type Prefixed } from './columns.ts';
+import { columns, type Prefixed, unprefixed } from './columns.ts';
 import type { Database, UserRow } from './tables.ts';
 
 export interface User {
@@ -71,20 +71,7 @@ export function toUser(row: UserRow): User {
 /** The user joined in under the prefix u_ (`prefixed('u', USER_COLUMNS)`), or undefined when there was none. */
 export function joinedUser(row: Partial<Prefixed<UserRow, 'u'>> | undefined): User | undefined {
   if (row?.u_id == null) return undefined;
-  const u = row as Prefixed<UserRow, 'u'>;
-  return {
-    id: u.u_id,
-    username: u.u_username,
-    email: u.u_email,
-    emailVerified: u.u_email_verified === 1,
-    name: u.u_name,
-    givenName: u.u_given_name,
-    familyName: u.u_family_name,
-    passwordHash: u.u_password_hash,
-    disabled: u.u_disabled === 1,
-    createdAt: u.u_created_at,
-    updatedAt: u.u_updated_at,
-  };
+  return toUser(unprefixed(row as Prefixed<UserRow, 'u'>, 'u', USER_COLUMNS));
 }
 
 export function fromUser(user: User): UserRow {
@@ -213,11 +200,9 @@ export class Users extends Aggregate implements UserStore {
     event: SecurityEvent,
   ): Promise<void> {
     const set = { password_hash: input.passwordHash, updated_at: input.now };
-    const others = (eb: Where<'sessions'>) =>
-      eb.and([eb('user_id', '=', input.userId), eb('id', '!=', input.keepSession)]);
     await this.write(
       this.db.updateTable('users').set(set).where('id', '=', input.userId),
-      this.db.deleteFrom('sessions').where(others),
+      this.endOtherSessions(input.userId, input.keepSession),
       ...this.events(event),
     );
   }

@@ -5,6 +5,7 @@ import type { ExpressionBuilder, OnConflictBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import type { OutboxOutcome } from '../events/outbox.ts';
 import { Aggregate } from './aggregate.ts';
+import { columns, renamed } from './columns.ts';
 import { attemptRecorded, claimEntries, dueEntries, fromOutboxEntry, insertEventsIf } from './outbox.ts';
 import { type OutboxEntry, toOutboxEntry } from './outbox.ts';
 import { deliveriesInTurn, type LaneClaim } from './webhook-turns.ts';
@@ -86,31 +87,11 @@ export interface WebhookStore {
   redeliver(id: string, now: number): Promise<boolean>;
 }
 
-function toWebhook(row: WebhookRow): Webhook {
-  return {
-    id: row.id,
-    url: row.url,
-    events: row.events,
-    ownerId: row.owner_id,
-    secretEnc: row.secret_enc,
-    previousSecretEnc: row.previous_secret_enc,
-    previousUntil: row.previous_until,
-    createdAt: row.created_at,
-  };
-}
-
-function fromWebhook(webhook: Webhook): WebhookRow {
-  return {
-    id: webhook.id,
-    url: webhook.url,
-    events: webhook.events,
-    owner_id: webhook.ownerId,
-    secret_enc: webhook.secretEnc,
-    previous_secret_enc: webhook.previousSecretEnc,
-    previous_until: webhook.previousUntil,
-    created_at: webhook.createdAt,
-  };
-}
+const webhookRows = renamed<WebhookRow>(
+  columns<WebhookRow>()('id url events owner_id secret_enc previous_secret_enc previous_until created_at'),
+);
+const toWebhook: (row: WebhookRow) => Webhook = webhookRows.to;
+const fromWebhook: (webhook: Webhook) => WebhookRow = webhookRows.from;
 
 function toDelivery(row: WebhookDeliveryRow): Delivery {
   return {
@@ -136,16 +117,9 @@ function fromDelivery(delivery: Delivery): WebhookDeliveryRow {
   };
 }
 
-function toAttempt(row: WebhookAttemptRow): DeliveryAttempt {
-  return {
-    deliveryId: row.delivery_id,
-    attempt: row.attempt,
-    at: row.at,
-    status: row.status,
-    durationMs: row.duration_ms,
-    error: row.error,
-  };
-}
+const toAttempt: (row: WebhookAttemptRow) => DeliveryAttempt = renamed<WebhookAttemptRow>(
+  columns<WebhookAttemptRow>()('delivery_id attempt at status duration_ms error'),
+).to;
 
 type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
 

@@ -241,15 +241,10 @@ export class RelyingParty {
     response: RegistrationResponseJSON;
     opened: OpenedCeremony;
   }): Promise<
-    | {
-        ok: true;
-        credentialId: string;
-        publicKey: Uint8Array<ArrayBuffer>;
-        counter: number;
-        transports: string[];
-        backupEligible: boolean;
-        backedUp: boolean;
-      }
+    | ({ ok: true } & Pick<
+        Passkey,
+        'credentialId' | 'publicKey' | 'counter' | 'transports' | 'backupEligible' | 'backedUp'
+      >)
     | Refused
   > {
     const { response } = input;
