@@ -23,6 +23,18 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { tessera } from '../helpers/upstreams.ts';
 import { newUser } from '../helpers/passkeys.ts';
 
+/**
+ * The id of the element with the focus, once it is `expected` or after 5 s: the browser moves the
+ * focus to an `autofocus` field in a task of its own after the page loads, so it is waited for.
+ */
+async function focusedId(page: Page, expected: string): Promise<string> {
+  const focused = "document.activeElement ? document.activeElement.id : ''";
+  await page
+    .waitForFunction(`(${focused}) === ${JSON.stringify(expected)}`, undefined, { timeout: 5000 })
+    .catch(() => {});
+  return String(await page.evaluate(focused));
+}
+
 const OUTPUT = new URL('../../test-output/pages/', import.meta.url);
 const BRAND = { name: 'Acme Cloud', color: '#0b7a53' };
 /** A 1×1 PNG. */
@@ -205,7 +217,7 @@ describe('every page in every language (Chromium, axe-core)', { skip: needsChrom
     await guarded(page, 'main .client', `${locale} sign-in: the client's name`);
     const signIn = page.url();
     csp = await goto(page, `${signIn}&error=login_failed`);
-    assert.equal(await page.evaluate('document.activeElement.id'), 'username', 'the focus on the first field in error');
+    assert.equal(await focusedId(page, 'username'), 'username', 'the focus on the first field in error');
     assert.equal(await page.getAttribute('#username', 'aria-invalid'), 'true');
     await check(page, locale, 'sign-in-failed', csp, dark);
     for (let attempt = 0; attempt < 4; attempt++) {
@@ -246,7 +258,7 @@ describe('every page in every language (Chromium, axe-core)', { skip: needsChrom
     const appCode = () => app.generate({ timestamp: (Date.now() / 1000 + server.clock.offset) * 1000 });
     await page.fill('#enrol-code', String((Number(appCode()) + 500_000) % 1_000_000).padStart(6, '0'));
     csp = await submit(page, 'form[action="/account/totp"] button');
-    assert.equal(await page.evaluate('document.activeElement.id'), 'enrol-code');
+    assert.equal(await focusedId(page, 'enrol-code'), 'enrol-code');
     await check(page, locale, 'authenticator-add-failed', csp, dark);
     await page.fill('#enrol-code', appCode());
     csp = await submit(page, 'form[action="/account/totp"] button');
@@ -259,7 +271,7 @@ describe('every page in every language (Chromium, axe-core)', { skip: needsChrom
     await page.fill('#current', 'wrong');
     await page.fill('#new', 'a new and long password');
     csp = await submit(page, 'form[action="/account/password"] button');
-    assert.equal(await page.evaluate('document.activeElement.id'), 'current');
+    assert.equal(await focusedId(page, 'current'), 'current');
     await check(page, locale, 'account-password-error', csp, dark);
     // An error page, a failed sign-in through a provider, the link page.
     csp = await goto(page, authorizeUrl('no-such-client', 'openid'));
@@ -340,7 +352,7 @@ describe('every page in every language (Chromium, axe-core)', { skip: needsChrom
       assert.equal(await page.getAttribute('html', 'lang'), 'de');
       assert.equal(await page.textContent('h1'), 'Anmelden');
       // The username field has the focus; Tab to the password, Enter submits.
-      assert.equal(await page.evaluate('document.activeElement.id'), 'username');
+      assert.equal(await focusedId(page, 'username'), 'username');
       await page.keyboard.type(user.username);
       await page.keyboard.press('Tab');
       await page.keyboard.type(user.password);
