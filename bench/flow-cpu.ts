@@ -12,6 +12,9 @@
 //     the returning flow's two requests alone)
 //   FLOW_PROFILE=prefix: a CPU profile of the event loop during the measured rounds of each workload,
 //     written to prefix-<workload>.cpuprofile (bench/profile-top.ts reads it); best with one ROOT
+//   FLOW_HEAP=prefix: what the measured rounds allocate, sampled by V8 (garbage collected since included),
+//     written to prefix-<workload>.heapprofile (bench/profile-top.ts reads it too, FLOWS=n for bytes per
+//     flow); with one ROOT. Unlike CPU time, bytes allocated per flow do not move with the machine's load
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -238,6 +241,16 @@ try {
     for (const build of builds) await build.measure(workload, Math.max(200, N / 2));
     const results = builds.map(() => [] as Array<{ loop: number; process: number }>);
     const profiler = process.env.FLOW_PROFILE ? new Session() : undefined;
+    const heap = process.env.FLOW_HEAP ? new Session() : undefined;
+    if (heap) {
+      heap.connect();
+      await heap.post('HeapProfiler.enable');
+      await heap.post('HeapProfiler.startSampling', {
+        samplingInterval: 256,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+    }
     if (profiler) {
       profiler.connect();
       await profiler.post('Profiler.enable');
@@ -254,6 +267,11 @@ try {
       const { profile } = await profiler.post('Profiler.stop');
       writeFileSync(`${process.env.FLOW_PROFILE}-${workload}.cpuprofile`, JSON.stringify(profile));
       profiler.disconnect();
+    }
+    if (heap) {
+      const { profile } = await heap.post('HeapProfiler.stopSampling');
+      writeFileSync(`${process.env.FLOW_HEAP}-${workload}.heapprofile`, JSON.stringify(profile));
+      heap.disconnect();
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     console.log(`\n${workload} (${DB}, ES256, ${N} flows × ${ROUNDS} rounds, ${LANES} in flight): CPU µs per flow`);

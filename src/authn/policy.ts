@@ -33,16 +33,32 @@ export function accountSignIn(mfa: MfaMode): Requirement {
 }
 
 /**
+ * Whether a request asks nothing of the sign-in (no prompt, max_age or acr_values) and the operator's
+ * policy asks nothing either: then any sign-in will do (ANY_SIGN_IN, one shared object), which is what
+ * most authorization requests need.
+ */
+function isPlain(facts: RequestFacts): boolean {
+  return (
+    facts.prompts.length === 0 &&
+    facts.maxAge === null &&
+    facts.acrValues.length === 0 &&
+    facts.clientRequiresMfa !== true &&
+    (facts.mfa ?? 'optional') === 'optional'
+  );
+}
+
+/**
  * A request's requirement. acr_values lists acceptable levels in order of preference (OIDC Core
  * §3.1.2.1), so the lowest one Tessera knows is what the session must reach; values it does not know
  * are ignored (the claim is voluntary). The client and the scopes can only raise it.
  */
 export function requirementFor(facts: RequestFacts, now: number): Requirement {
+  const mfaScope = facts.mfaScopes !== undefined && facts.scopes.some((s) => facts.mfaScopes!.has(s));
+  if (isPlain(facts) && !mfaScope) return ANY_SIGN_IN;
   const forceLogin = facts.prompts.includes('login');
   const freshSince = forceLogin ? now : facts.maxAge !== null ? now - facts.maxAge : 0;
   const known = facts.acrValues.map(levelOfAcr).filter((l) => l !== undefined);
   let level: Level = known.length > 0 ? (Math.min(...known) as Level) : Level.sfa;
-  const mfaScope = facts.scopes.some((s) => facts.mfaScopes?.has(s));
   const mfa = facts.mfa ?? 'optional';
   const operator = facts.clientRequiresMfa === true || mfaScope || mfa === 'required';
   if (operator && level < Level.mfa) level = Level.mfa;

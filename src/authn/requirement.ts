@@ -29,11 +29,11 @@ export interface Requirement {
 /** TESSERA_MFA: authenticator apps and recovery codes off; offered; or a second factor required of everyone. */
 export type MfaMode = 'off' | 'optional' | 'required';
 
-/** Any sign-in: what the account page needs. */
-export const ANY_SIGN_IN: Requirement = {
+/** Any sign-in: what the account page and a plain authorization request need. Shared, so frozen. */
+export const ANY_SIGN_IN: Requirement = Object.freeze({
   forceLogin: false,
   freshSince: 0,
   level: Level.sfa,
-  methods: [],
-  acrValues: [],
-};
+  methods: Object.freeze([]) as readonly string[] as string[],
+  acrValues: Object.freeze([]) as readonly string[] as string[],
+});

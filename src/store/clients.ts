@@ -176,11 +176,14 @@ export class Clients extends Aggregate implements ClientStore {
     this.#documents = resolver;
   }
 
-  getClient(clientId: string, options: { suspended?: boolean } = {}): Promise<Client | undefined> {
+  /** The cache's loader, made once: a client is read on every token request. */
+  readonly #load = (clientId: string) => this.#read(clientId, false);
+
+  getClient(clientId: string, options?: { suspended?: boolean }): Promise<Client | undefined> {
     // Tessera's own ids never start with https:// (../tokens/opaque.ts newId).
     if (this.#documents && clientId.startsWith('https://')) return this.#documents(clientId);
-    if (options.suspended) return this.#read(clientId, true);
-    return this.#cache.get(clientId, (id) => this.#read(id, false));
+    if (options?.suspended) return this.#read(clientId, true);
+    return this.#cache.get(clientId, this.#load);
   }
 
   async #read(clientId: string, suspended: boolean): Promise<Client | undefined> {

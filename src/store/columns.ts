@@ -26,16 +26,6 @@ export function splitScope(scope: string | null | undefined): string[] {
 /** A row's columns as `prefixed` names them in a join: `t_c`. */
 export type Prefixed<Row, P extends string> = { [K in keyof Row & string as `${P}_${K}`]: Row[K] };
 
-/** A joined table's row back under its own column names: the inverse of `prefixed` for its `list`. */
-export function unprefixed<Row, P extends string>(
-  row: Prefixed<Row, P>,
-  prefix: P,
-  list: ReadonlyArray<keyof Row>,
-): Row {
-  const named = row as Record<string, unknown>;
-  return Object.fromEntries(list.map((c) => [c, named[`${prefix}_${String(c)}`]])) as Row;
-}
-
 /** A column's name in the camelCase objects the store answers with: `created_at` is `createdAt`. */
 type Camel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
 export type Camelized<Row> = { [K in keyof Row & string as Camel<K>]: Row[K] };

@@ -9,7 +9,7 @@ import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate, type Connection } from './aggregate.ts';
 import { columns, type Placeholder, prefixed, type Prefixed } from './columns.ts';
 import type { Database, GrantRow, UserRow } from './tables.ts';
-import { joinedUser, type User, USER_COLUMNS } from './users.ts';
+import { JOINED_USER, joinedUser, type User } from './users.ts';
 
 /** A grant: the family of tokens issued from one authorization code, under the code's id. */
 export interface Grant {
@@ -159,8 +159,8 @@ function toGrant(row: GrantRow): Grant {
   };
 }
 
-/** A grant joined with its user: the grant under the prefix g_, the user under u_. */
-export type FamilyRow = Prefixed<GrantRow, 'g'> & Partial<Prefixed<UserRow, 'u'>>;
+/** A grant joined with its user: the grant under the prefix g_, the user's columns under their own names. */
+export type FamilyRow = Prefixed<GrantRow, 'g'> & Partial<UserRow>;
 
 export function toTokenFamily(row: FamilyRow | undefined): TokenFamily | undefined {
   if (!row) return undefined;
@@ -182,7 +182,7 @@ export function toTokenFamily(row: FamilyRow | undefined): TokenFamily | undefin
   return { grant, user: joinedUser(row) };
 }
 
-type AccessTokenRow = Partial<Prefixed<UserRow, 'u'>> & {
+type AccessTokenRow = Partial<UserRow> & {
   g_id: string | null;
   g_revoked_at: number | string | null;
   revoked: number | string;
@@ -199,13 +199,13 @@ function statements(p: Placeholder) {
   return {
     grant: `select * from grants where id = ${p(1)}`,
     /** A refresh: the grant and its user. Parameter: the grant's id. */
-    tokenFamily: `select ${prefixed('g', GRANT_COLUMNS)}, ${prefixed('u', USER_COLUMNS)}
+    tokenFamily: `select ${prefixed('g', GRANT_COLUMNS)}, ${JOINED_USER}
       from grants g left join users u on u.id = g.user_id where g.id = ${p(1)}`,
     /**
      * An access token's user, grant and own revocation. Parameters: `sub`, `grant_id`, `jti`. Always
      * one row (from a one-row source), so that a missing user or grant still reads as absent.
      */
-    accessTokenState: `select ${prefixed('u', USER_COLUMNS)}, g.id as g_id, g.revoked_at as g_revoked_at,
+    accessTokenState: `select ${JOINED_USER}, g.id as g_id, g.revoked_at as g_revoked_at,
         (select count(*) from revoked_access_tokens r where r.jti = ${p(3)}) as revoked
       from (select 1 as one) x left join users u on u.id = ${p(1)} left join grants g on g.id = ${p(2)}`,
   };

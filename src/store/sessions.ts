@@ -8,7 +8,7 @@ import { Aggregate, type Connection } from './aggregate.ts';
 import { insertEvents } from './outbox.ts';
 import { columns, prefixed, type Prefixed, splitScope } from './columns.ts';
 import type { Database, SessionRow, UserRow } from './tables.ts';
-import { joinedUser, type User, USER_COLUMNS } from './users.ts';
+import { JOINED_USER, joinedUser, type User } from './users.ts';
 
 /**
  * A factor of the session's sign-in as the store keeps it: the shape of ../authn/factor.ts `Factor`,
@@ -110,7 +110,7 @@ function formatFactors(factors: readonly Factor[]): string {
   return JSON.stringify(factors.map(({ method, amr, at }) => ({ method, amr, at })));
 }
 
-type SessionUserAndConsent = Prefixed<SessionRow, 's'> & Partial<Prefixed<UserRow, 'u'>> & { c_scope?: string | null };
+type SessionUserAndConsent = Prefixed<SessionRow, 's'> & Partial<UserRow> & { c_scope?: string | null };
 
 function toSessionAndUser(row: SessionUserAndConsent | undefined): SessionAndUser | undefined {
   if (!row) return undefined;
@@ -142,10 +142,10 @@ function statements(p: (n: number) => string) {
   return {
     consent: `select scope from consents where user_id = ${p(1)} and client_id = ${p(2)}`,
     /** A page: the session and its user. Parameters: the session id, now. */
-    sessionAndUser: `select ${prefixed('s', SESSION_COLUMNS)}, ${prefixed('u', USER_COLUMNS)}
+    sessionAndUser: `select ${prefixed('s', SESSION_COLUMNS)}, ${JOINED_USER}
       from sessions s left join users u on u.id = s.user_id where s.id = ${p(1)} and s.expires_at > ${p(2)}`,
     /** An authorization request: the same and the scopes consented to for the client (third parameter). */
-    sessionUserAndConsent: `select ${prefixed('s', SESSION_COLUMNS)}, ${prefixed('u', USER_COLUMNS)}, c.scope as c_scope
+    sessionUserAndConsent: `select ${prefixed('s', SESSION_COLUMNS)}, ${JOINED_USER}, c.scope as c_scope
       from sessions s left join users u on u.id = s.user_id
       left join consents c on c.user_id = s.user_id and c.client_id = ${p(3)}
       where s.id = ${p(1)} and s.expires_at > ${p(2)}`,

@@ -1,11 +1,12 @@
 // Users: what the store answers about them, the user (camelCase) and its row (./tables.ts) both ways,
 // and their Kysely code. A user is read on every refresh, userinfo and authorization request, with
-// their session or grant (./sessions.ts, ./grants.ts): those reads join the user under the prefix u_
-// and take it out with joinedUser, an object literal.
+// their session or grant (./sessions.ts, ./grants.ts): those reads join the user's columns under their
+// own names (JOINED_USER; the other tables' under a prefix), so the row is read as a user's row as it
+// is, with nothing copied on the way.
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate, type Connection } from './aggregate.ts';
-import { columns, type Prefixed, unprefixed } from './columns.ts';
+import { columns } from './columns.ts';
 import type { Database, UserRow } from './tables.ts';
 
 export interface User {
@@ -68,10 +69,13 @@ export function toUser(row: UserRow): User {
   };
 }
 
-/** The user joined in under the prefix u_ (`prefixed('u', USER_COLUMNS)`), or undefined when there was none. */
-export function joinedUser(row: Partial<Prefixed<UserRow, 'u'>> | undefined): User | undefined {
-  if (row?.u_id == null) return undefined;
-  return toUser(unprefixed(row as Prefixed<UserRow, 'u'>, 'u', USER_COLUMNS));
+/** `u.id as id, …`: the user's columns in a join, from the table aliased `u`, under their own names. */
+export const JOINED_USER = USER_COLUMNS.map((c) => `u.${c} as ${c}`).join(', ');
+
+/** The user joined in (JOINED_USER), or undefined when there was none (a left join's nulls). */
+export function joinedUser(row: Partial<UserRow> | undefined): User | undefined {
+  if (row?.id == null) return undefined;
+  return toUser(row as UserRow);
 }
 
 export function fromUser(user: User): UserRow {

@@ -3,7 +3,7 @@
 // makes are shared with SQLite (../grants.ts, ../sessions.ts, ../users.ts).
 import { prefixed } from '../columns.ts';
 import { GRANT_COLUMNS } from '../grants.ts';
-import { USER_COLUMNS } from '../users.ts';
+import { JOINED_USER } from '../users.ts';
 
 // PostgreSQL's types for the grant's columns: the arrays a batch's parameters are cast to.
 const GRANT_TYPES: Record<(typeof GRANT_COLUMNS)[number], 'text' | 'bigint' | 'integer'> = {
@@ -54,4 +54,4 @@ export const ROTATE_TOKEN_FAMILIES = `with v as (
       and exists (select 1 from users u where u.id = grants.user_id and u.disabled = 0)
     returning grants.*
   )
-  select ${prefixed('g', GRANT_COLUMNS)}, ${prefixed('u', USER_COLUMNS)} from g join users u on u.id = g.user_id`;
+  select ${prefixed('g', GRANT_COLUMNS)}, ${JOINED_USER} from g join users u on u.id = g.user_id`;
