@@ -10,7 +10,7 @@ import { ConfigError, FIXES, GENERATE_SECRET, parseApiScopes, parseTrustProxy, P
 import { REGISTRATION_GRANT_TYPES, secretsOf } from './parse.ts';
 
 export { configSchema, DEFAULT_API_SCOPES, FILE_SETTINGS, unknownSettings } from './schema.ts';
-export { ConfigError } from './parse.ts';
+export { ConfigError, EXIT_SETTINGS } from './parse.ts';
 
 export interface Config {
   readonly env: 'development' | 'production' | 'test';

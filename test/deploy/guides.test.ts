@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { EXIT_SETTINGS } from '../../src/config/index.ts';
 import { freePort } from '../helpers/server.ts';
 import { createThrowawayCa } from '../helpers/tls.ts';
 
@@ -102,6 +103,13 @@ describe('the guide as written', () => {
       const { status, output } = run(analyze!, ['verify', '--man=no', socket, service]);
       assert.equal(status, 0, output);
       assert.equal(output.trim(), '');
+    });
+
+    it('the service is not restarted after a settings error, which exits with its own status', () => {
+      const unit = readFileSync(service, 'utf8');
+      assert.match(unit, /^Restart=on-failure$/m);
+      // The status src/main.ts exits with for a ConfigError (test/http/request-logs.test.ts runs it).
+      assert.match(unit, new RegExp(`^RestartPreventExitStatus=${EXIT_SETTINGS}$`, 'm'));
     });
 
     it('the service is rated "OK" or better by systemd-analyze security', () => {
