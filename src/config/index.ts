@@ -106,6 +106,11 @@ export const OIDC_SCOPES: ReadonlyArray<readonly [string, string]> = [
   ['email', 'Your email address'],
 ];
 
+/** The issuer when none is set (never in production): this machine, on PORT (0, any port, keeps 3000). */
+function developmentIssuer(port: number | undefined): string {
+  return `http://localhost:${port || 3000}`;
+}
+
 /** Validates `env` and returns the frozen configuration; throws ConfigError with every problem. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = configSchema.safeParse(readSettingFiles(env, FILE_SETTINGS, (message) => new ConfigError(message)));
@@ -117,12 +122,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
-  const issuerUrl = new URL(e.TESSERA_ISSUER);
+  const production = e.NODE_ENV === 'production';
+  if (production && !e.TESSERA_ISSUER) {
+    throw new ConfigError(`TESSERA_ISSUER: required in production; ${FIXES.TESSERA_ISSUER}`);
+  }
+  const issuerSetting = e.TESSERA_ISSUER ?? developmentIssuer(e.PORT);
+  const issuerUrl = new URL(issuerSetting);
   if (issuerUrl.search || issuerUrl.hash) {
     throw new ConfigError('TESSERA_ISSUER: must not have a query or fragment (RFC 8414 §2)');
   }
-  const issuer = e.TESSERA_ISSUER.replace(/\/+$/, '');
-  const production = e.NODE_ENV === 'production';
+  const issuer = issuerSetting.replace(/\/+$/, '');
   if (production && issuerUrl.protocol !== 'https:') {
     throw new ConfigError(
       'TESSERA_ISSUER: must be https in production; set it to the https URL clients use, behind your TLS proxy',

@@ -20,8 +20,11 @@ export const DEFAULT_API_SCOPES = 'apps=Manage your apps;webhooks=Manage your we
 export const configSchema = z.object({
   /** NODE_ENV: `production` turns off demo data and requires an https issuer and TESSERA_SECRET. */
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  /** TESSERA_ISSUER: the issuer identifier and base address of every endpoint. */
-  TESSERA_ISSUER: z.url().default('http://localhost:3000'),
+  /**
+   * TESSERA_ISSUER: the issuer identifier and base address of every endpoint. Required in production;
+   * elsewhere `http://localhost:` PORT (3000 without it), so that PORT alone moves a development server.
+   */
+  TESSERA_ISSUER: z.url().optional(),
   /** PORT: the port to listen on; defaults to the issuer's port (or 3000). */
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** HOST: the address to listen on; 127.0.0.1 in development, 0.0.0.0 in production. */
