@@ -4,6 +4,7 @@
 import type { Locale } from '../i18n/locales.ts';
 import type { MfaMode } from '../authn/requirement.ts';
 import type { ThrottlePolicy } from '../authn/throttle.ts';
+import { parseSmtpUrl, SmtpUrlError } from '../mail/smtp-url.ts';
 import { readSettingFiles } from './files.ts';
 import { configSchema, FILE_SETTINGS } from './schema.ts';
 import { ConfigError, FIXES, GENERATE_SECRET, parseApiScopes, parseTrustProxy, PRODUCTION_PROXIES } from './parse.ts';
@@ -106,6 +107,16 @@ export const OIDC_SCOPES: ReadonlyArray<readonly [string, string]> = [
   ['email', 'Your email address'],
 ];
 
+/** What the mail transport would refuse, refused at start (its message never shows the URL's password). */
+function checkSmtpUrl(url: string): void {
+  try {
+    parseSmtpUrl(url);
+  } catch (err) {
+    if (err instanceof SmtpUrlError) throw new ConfigError(`TESSERA_SMTP_URL: ${err.message}`);
+    throw err;
+  }
+}
+
 /** The issuer when none is set (never in production): this machine, on PORT (0, any port, keeps 3000). */
 function developmentIssuer(port: number | undefined): string {
   return `http://localhost:${port || 3000}`;
@@ -176,6 +187,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   }
   const smtp = e.TESSERA_SMTP_URL ? { url: e.TESSERA_SMTP_URL, password: e.TESSERA_SMTP_PASSWORD ?? null } : null;
+  if (smtp) checkSmtpUrl(smtp.url);
   const mail = {
     mode: smtp ? 'smtp' : production ? 'off' : 'log',
     smtp,

@@ -243,7 +243,8 @@ export const configSchema = z.object({
   TESSERA_WEBHOOKS_PER_USER: z.coerce.number().int().min(0).max(1000).default(10),
   /**
    * TESSERA_SMTP_URL: the mail server mails are sent through (src/mail): `smtp://host:587` (STARTTLS
-   * required) or `smtps://host:465` (TLS from the start), with `user:password@` if it asks for them.
+   * required) or `smtps://host:465` (TLS from the start), with `user:password@` if it asks for them;
+   * `smtp://localhost:25?disable_starttls=true` for a relay on this machine (loopback only, no TLS).
    * Unset: in development mails go to the log, links included; in production the features that send
    * mail (password reset, invitations, verification, sign-up) are off.
    */
