@@ -69,10 +69,14 @@ export async function seedDemo(store: ClientStore & UserStore, config: Config): 
   return credentials;
 }
 
-/** The demo credentials kept for this database, if its demo client still exists there. */
+/**
+ * The demo credentials kept for this database, if its demo client still exists there. A development
+ * issuer follows PORT, so the demo clients are given the callback on the issuer of this start when
+ * they lack it: the URLs printed at start work on whichever port the server runs.
+ */
 export async function readDemoCredentials(
   store: ClientStore,
-  config: Pick<Config, 'dataDir' | 'databaseUrl'>,
+  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'issuer'>,
 ): Promise<DemoCredentials | undefined> {
   let demo: DemoCredentials;
   try {
@@ -80,7 +84,15 @@ export async function readDemoCredentials(
   } catch {
     return undefined;
   }
-  return (await store.getClient(demo.confidential.clientId)) ? demo : undefined;
+  if (!(await store.getClient(demo.confidential.clientId))) return undefined;
+  const callback = demoCallbackUri(config);
+  for (const clientId of [demo.confidential.clientId, demo.public.clientId]) {
+    const client = await store.getClient(clientId);
+    if (client && !client.redirectUris.includes(callback)) {
+      await store.updateClient({ ...client, redirectUris: [...client.redirectUris, callback] });
+    }
+  }
+  return demo;
 }
 
 export function demoAuthorizationUrls(config: Config, demo: DemoCredentials): { confidential: string; public: string } {

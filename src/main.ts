@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig, unknownSettings } from './config/index.ts';
+import { ConfigError, EXIT_SETTINGS, loadConfig, unknownSettings } from './config/index.ts';
 import { resolveSecret } from './config/secret.ts';
 import { demoAuthorizationUrls, demoFile, readDemoCredentials, seedDemo } from './demo.ts';
 import { describeDatabase, finishRestore, inheritedSocket, Lifecycle, waitForDatabase } from './lifecycle.ts';
@@ -20,7 +20,7 @@ import { keyTimeline } from './tokens/key-timeline.ts';
 import { KeyStore } from './tokens/keystore.ts';
 
 /**
- * Starts the server; a failure to start is logged (fatal) and exits 1, or 2 for a configuration error.
+ * Starts the server; a failure to start is logged (fatal) and exits 1, or EXIT_SETTINGS for a setting.
  * Until the server's own logger exists, lines go to `log`: JSON lines like every other, so that a log
  * collector reads why an instance did not start as it reads everything else.
  */
@@ -31,7 +31,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   } catch (err) {
     const configuration = err instanceof ConfigError;
     log.fatal(`cannot start: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(configuration ? 2 : 1);
+    process.exit(configuration ? EXIT_SETTINGS : 1);
   }
 }
 

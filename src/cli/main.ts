@@ -54,8 +54,8 @@ export const USAGE = `Usage: tessera <command> [options]
   providers list [--json] | show ID [--json] | delete ID
   providers update ID [any create option but --type and --id] [--no-trust-email] [--no-link-only]
                  [--no-trust-upstream-mfa] [--no-allow-private-network] [--no-login-hint-domains] [--keep-links]
-  webhooks create --url URL --events TYPE[,TYPE…] [--json]     (prints the secret, once)
-  webhooks list [--json] | show ID [--json] | update ID [--url URL] [--events TYPE[,TYPE…]] [--json]
+  webhooks create --url URL --events TYPE[,TYPE…]|all [--json] (prints the secret, once)
+  webhooks list [--json] | show ID [--json] | update ID [--url URL] [--events TYPE[,TYPE…]|all] [--json]
         | delete ID | rotate-secret ID [--grace SECONDS] [--json]
   webhooks test ID | deliveries ID [--limit N] [--json] | redeliver DELIVERY_ID
   grants list --user USERNAME [--json]

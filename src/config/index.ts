@@ -4,13 +4,14 @@
 import type { Locale } from '../i18n/locales.ts';
 import type { MfaMode } from '../authn/requirement.ts';
 import type { ThrottlePolicy } from '../authn/throttle.ts';
+import { parseSmtpUrl, SmtpUrlError } from '../mail/smtp-url.ts';
 import { readSettingFiles } from './files.ts';
 import { configSchema, FILE_SETTINGS } from './schema.ts';
 import { ConfigError, FIXES, GENERATE_SECRET, parseApiScopes, parseTrustProxy, PRODUCTION_PROXIES } from './parse.ts';
 import { REGISTRATION_GRANT_TYPES, secretsOf } from './parse.ts';
 
 export { configSchema, DEFAULT_API_SCOPES, FILE_SETTINGS, unknownSettings } from './schema.ts';
-export { ConfigError } from './parse.ts';
+export { ConfigError, EXIT_SETTINGS } from './parse.ts';
 
 export interface Config {
   readonly env: 'development' | 'production' | 'test';
@@ -106,6 +107,21 @@ export const OIDC_SCOPES: ReadonlyArray<readonly [string, string]> = [
   ['email', 'Your email address'],
 ];
 
+/** What the mail transport would refuse, refused at start (its message never shows the URL's password). */
+function checkSmtpUrl(url: string): void {
+  try {
+    parseSmtpUrl(url);
+  } catch (err) {
+    if (err instanceof SmtpUrlError) throw new ConfigError(`TESSERA_SMTP_URL: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The issuer when none is set (never in production): this machine, on PORT (0, any port, keeps 3000). */
+function developmentIssuer(port: number | undefined): string {
+  return `http://localhost:${port || 3000}`;
+}
+
 /** Validates `env` and returns the frozen configuration; throws ConfigError with every problem. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = configSchema.safeParse(readSettingFiles(env, FILE_SETTINGS, (message) => new ConfigError(message)));
@@ -117,12 +133,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
-  const issuerUrl = new URL(e.TESSERA_ISSUER);
+  const production = e.NODE_ENV === 'production';
+  if (production && !e.TESSERA_ISSUER) {
+    throw new ConfigError(`TESSERA_ISSUER: required in production; ${FIXES.TESSERA_ISSUER}`);
+  }
+  const issuerSetting = e.TESSERA_ISSUER ?? developmentIssuer(e.PORT);
+  const issuerUrl = new URL(issuerSetting);
   if (issuerUrl.search || issuerUrl.hash) {
     throw new ConfigError('TESSERA_ISSUER: must not have a query or fragment (RFC 8414 §2)');
   }
-  const issuer = e.TESSERA_ISSUER.replace(/\/+$/, '');
-  const production = e.NODE_ENV === 'production';
+  const issuer = issuerSetting.replace(/\/+$/, '');
   if (production && issuerUrl.protocol !== 'https:') {
     throw new ConfigError(
       'TESSERA_ISSUER: must be https in production; set it to the https URL clients use, behind your TLS proxy',
@@ -167,6 +187,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   }
   const smtp = e.TESSERA_SMTP_URL ? { url: e.TESSERA_SMTP_URL, password: e.TESSERA_SMTP_PASSWORD ?? null } : null;
+  if (smtp) checkSmtpUrl(smtp.url);
   const mail = {
     mode: smtp ? 'smtp' : production ? 'off' : 'log',
     smtp,

@@ -4,6 +4,13 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/**
+ * The server's exit status for a ConfigError: EX_CONFIG (sysexits.h), a setting is wrong and starting
+ * again will not help. The systemd unit does not restart on it (`RestartPreventExitStatus=78`,
+ * docs/deployment.md); every other failure to start exits 1.
+ */
+export const EXIT_SETTINGS = 78;
+
 export function parseApiScopes(value: string): Map<string, string> {
   const scopes = new Map<string, string>();
   for (const entry of value.split(';')) {

@@ -20,8 +20,11 @@ export const DEFAULT_API_SCOPES = 'apps=Manage your apps;webhooks=Manage your we
 export const configSchema = z.object({
   /** NODE_ENV: `production` turns off demo data and requires an https issuer and TESSERA_SECRET. */
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  /** TESSERA_ISSUER: the issuer identifier and base address of every endpoint. */
-  TESSERA_ISSUER: z.url().default('http://localhost:3000'),
+  /**
+   * TESSERA_ISSUER: the issuer identifier and base address of every endpoint. Required in production;
+   * elsewhere `http://localhost:` PORT (3000 without it), so that PORT alone moves a development server.
+   */
+  TESSERA_ISSUER: z.url().optional(),
   /** PORT: the port to listen on; defaults to the issuer's port (or 3000). */
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** HOST: the address to listen on; 127.0.0.1 in development, 0.0.0.0 in production. */
@@ -240,7 +243,8 @@ export const configSchema = z.object({
   TESSERA_WEBHOOKS_PER_USER: z.coerce.number().int().min(0).max(1000).default(10),
   /**
    * TESSERA_SMTP_URL: the mail server mails are sent through (src/mail): `smtp://host:587` (STARTTLS
-   * required) or `smtps://host:465` (TLS from the start), with `user:password@` if it asks for them.
+   * required) or `smtps://host:465` (TLS from the start), with `user:password@` if it asks for them;
+   * `smtp://localhost:25?disable_starttls=true` for a relay on this machine (loopback only, no TLS).
    * Unset: in development mails go to the log, links included; in production the features that send
    * mail (password reset, invitations, verification, sign-up) are off.
    */

@@ -1,7 +1,9 @@
 // How a mail leaves: through the SMTP server of TESSERA_SMTP_URL with nodemailer (smtp:// must
-// upgrade with STARTTLS, smtps:// speaks TLS from the start; certificates are always checked), or,
-// in development without one, into the log, link included, so that a developer can follow it.
+// upgrade with STARTTLS, smtps:// speaks TLS from the start; certificates are always checked; plain
+// SMTP only to a relay on this machine, ./smtp-url.ts), or, in development without one, into the
+// log, link included, so that a developer can follow it.
 import nodemailer from 'nodemailer';
+import { parseSmtpUrl } from './smtp-url.ts';
 import type { Message } from './messages.ts';
 
 export interface Envelope extends Message {
@@ -25,18 +27,18 @@ export interface SmtpOptions {
 }
 
 export function smtpTransport(options: SmtpOptions): MailTransport {
-  const url = new URL(options.url);
-  const secure = url.protocol === 'smtps:';
-  const user = decodeURIComponent(url.username);
-  const pass = url.password !== '' ? decodeURIComponent(url.password) : options.password;
+  const endpoint = parseSmtpUrl(options.url);
+  const pass = endpoint.password ?? options.password;
   const timeout = options.timeoutMs ?? 10_000;
   const transporter = nodemailer.createTransport({
-    host: url.hostname.replace(/^\[|\]$/g, ''),
-    port: url.port ? Number(url.port) : secure ? 465 : 587,
-    secure,
-    // smtp://: the connection is upgraded with STARTTLS or not used: no link goes out in clear.
-    requireTLS: !secure,
-    ...(user || pass ? { auth: { user, pass: pass ?? '' } } : {}),
+    host: endpoint.host,
+    port: endpoint.port,
+    secure: endpoint.tls === 'implicit',
+    // smtp://: the connection is upgraded with STARTTLS or not used: no link goes out in clear. Only a
+    // relay on this machine, named so in the URL, is spoken to in plain SMTP (./smtp-url.ts).
+    requireTLS: endpoint.tls === 'starttls',
+    ignoreTLS: endpoint.tls === 'none',
+    ...(endpoint.user || pass ? { auth: { user: endpoint.user, pass: pass ?? '' } } : {}),
     ...(options.ca ? { tls: { ca: options.ca } } : {}),
     connectionTimeout: timeout,
     greetingTimeout: timeout,

@@ -178,6 +178,9 @@ export function insertEventsWhen(
   return [inserted, enqueueDeliveries(db, event)];
 }
 
+/** A webhook's `events` when it wants every type, those added to the catalogue later too. */
+export const EVERY_EVENT_TYPE = '*';
+
 /**
  * One delivery per webhook that wants the event: subscribed to its type, and in its audience
  * (../events/webhooks/audience.ts: the operator's, the user's whom the event is about, or the owner's
@@ -201,8 +204,14 @@ export function enqueueDeliveries(db: Kysely<Database>, event: SecurityEvent) {
       sql<number>`cast(${event.at} as bigint)`.as('next_attempt_at'),
       sql<number>`cast(${event.at} as bigint)`.as('created_at'),
     ])
-    // The type as a whole word of the space-separated list; `_` is a LIKE wildcard, so escaped.
-    .where(sql<boolean>`' ' || w.events || ' ' like ${`% ${event.type.replace(/[\\%_]/g, '\\$&')} %`} escape '\\'`)
+    // Every type (the wildcard), or the type as a whole word of the space-separated list; `_` is a LIKE
+    // wildcard, so escaped.
+    .where((eb) =>
+      eb.or([
+        eb('w.events', '=', EVERY_EVENT_TYPE),
+        sql<boolean>`' ' || w.events || ' ' like ${`% ${event.type.replace(/[\\%_]/g, '\\$&')} %`} escape '\\'`,
+      ]),
+    )
     .where((eb) =>
       eb.or([
         eb('w.owner_id', 'is', null),

@@ -17,7 +17,7 @@ import type { Database, WebhookAttemptRow, WebhookDeliveryRow, WebhookRow } from
 export interface Webhook {
   id: string;
   url: string;
-  /** Space-separated event types. */
+  /** Space-separated event types, or `*` (EVERY_EVENT_TYPE): every type, those added later too. */
   events: string;
   /** The user whose webhook it is (created with a `webhooks` token); null for the operator's. */
   ownerId: string | null;

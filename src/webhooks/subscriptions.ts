@@ -5,6 +5,7 @@
 import { type EventType, EVENT_TYPES, type Requester, securityEvent } from '../events/index.ts';
 import { isPublicAddress } from '../net/outbound.ts';
 import { UNSAFE_URI_CHARACTERS } from '../oauth/registration/redirect-rules.ts';
+import { EVERY_EVENT_TYPE } from '../store/outbox.ts';
 import type { Webhook, WebhookStore } from '../store/webhooks.ts';
 import { newSortableId } from '../tokens/opaque.ts';
 import { decryptAtRest, encryptAtRest } from '../tokens/at-rest.ts';
@@ -64,13 +65,32 @@ export function webhookUrlProblem(url: string, allowPrivate: boolean): string | 
   return undefined;
 }
 
-export function checkEventTypes(types: readonly string[]): EventType[] {
+/** What a subscription to every type is called on the command line and in the API. */
+export const ALL_EVENTS = 'all';
+
+/**
+ * The event types of a subscription as stored: the types named, or, for `all`, the wildcard, which
+ * matches every type, those the catalogue gains later too (it is not expanded here).
+ */
+export function checkEventTypes(types: readonly string[]): string[] {
   const unique = [...new Set(types.map((t) => t.trim()).filter((t) => t !== ''))];
+  if (unique.includes(ALL_EVENTS)) {
+    if (unique.length > 1) throw new WebhookInputError(`events: "${ALL_EVENTS}" stands alone, without types beside it`);
+    return [EVERY_EVENT_TYPE];
+  }
   const unknown = unique.filter((t) => !WEBHOOK_EVENT_TYPES.includes(t as EventType));
   if (unique.length === 0 || unique.length > MAX_EVENTS || unknown.length > 0) {
-    throw new WebhookInputError(`events must be event types of the catalogue (${unknown.length} unknown)`, unknown);
+    throw new WebhookInputError(
+      `events must be event types of the catalogue, or "${ALL_EVENTS}" alone (${unknown.length} unknown)`,
+      unknown,
+    );
   }
-  return unique as EventType[];
+  return unique;
+}
+
+/** A subscription's event types as the CLI and the API show them: `["all"]` for the wildcard. */
+export function eventTypesShown(events: string): string[] {
+  return events === EVERY_EVENT_TYPE ? [ALL_EVENTS] : events.split(' ');
 }
 
 /**
@@ -106,7 +126,7 @@ export async function createWebhook(
     previousUntil: null,
     createdAt: now,
   };
-  const data = { webhook: webhook.id, url: webhook.url, events };
+  const data = { webhook: webhook.id, url: webhook.url, events: eventTypesShown(webhook.events) };
   const event = securityEvent('webhook.created', now, { userId: input.ownerId, requester, data });
   if (!(await store.createWebhook(webhook, event, input.ownerId === null ? undefined : input.perOwner))) {
     throw new WebhookInputError(`an account may have at most ${input.perOwner} webhooks; delete one first`);
@@ -136,7 +156,7 @@ export function describeWebhook(webhook: Webhook): Record<string, unknown> {
   return {
     id: webhook.id,
     url: webhook.url,
-    events: webhook.events.split(' '),
+    events: eventTypesShown(webhook.events),
     owner_id: webhook.ownerId,
     created_at: new Date(webhook.createdAt * 1000).toISOString(),
   };

@@ -1,18 +1,21 @@
 // The container files and the production install, without a Docker engine (there is none where the
-// tests run): what the Dockerfile and compose.yaml say is checked as written, the image's install and
-// command are run on this machine as the Dockerfile writes them (production dependencies only, the
-// machine's Node.js 24 standing in for the image's), and deploy/postgres-init.sh makes its role on a
+// tests run): what the Dockerfile, compose.yaml and the guide's `docker run` say is checked as written
+// (exact images, every secret a file, read-only, no capability, limits, rotated logs), the guide's
+// commands that make the secrets are run and what they make is read by Tessera's settings, the
+// image's install and command are run on this machine as the Dockerfile writes them (production
+// dependencies only, the machine's Node.js 24 standing in for the image's), and
+// deploy/postgres-init.sh makes its role, its password from a file as compose gives it, on a
 // PostgreSQL server of the test's own, where Tessera then migrates and serves as that role.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { parse } from 'yaml';
-import { loadConfig } from '../../src/config/index.ts';
+import { FILE_SETTINGS, loadConfig } from '../../src/config/index.ts';
 import { openStore } from '../../src/store/index.ts';
 import { createPgCluster } from '../helpers/pg-cluster.ts';
 import { freePort } from '../helpers/server.ts';
@@ -79,21 +82,50 @@ describe('the Dockerfile', () => {
   });
 });
 
+interface ComposeService {
+  image?: string;
+  user?: string;
+  restart?: string;
+  stop_grace_period?: string;
+  ports?: string[];
+  environment?: Record<string, string>;
+  secrets?: string[];
+  volumes?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  read_only?: boolean;
+  tmpfs?: string[];
+  cap_drop?: string[];
+  security_opt?: string[];
+  mem_limit?: string;
+  pids_limit?: number;
+  logging?: { driver?: string; options?: Record<string, string> };
+}
+
+/** The guide's shell block whose first line is `# <title>`. */
+function guideBlock(title: string): string {
+  const guide = read('docs/deployment.md');
+  for (const [, text] of guide.matchAll(/^```sh\n([\s\S]*?)^```/gm)) if (text!.startsWith(`# ${title}\n`)) return text!;
+  assert.fail(`docs/deployment.md has no block "# ${title}"`);
+}
+
+/** Runs a block of the guide with sh in `cwd`, HOME there too. */
+function runBlock(text: string, cwd: string): void {
+  const result = spawnSync('sh', ['-eu', '-c', text], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: cwd },
+    encoding: 'utf8',
+  });
+  assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
+}
+
 describe('compose.yaml', () => {
   const compose = parse(read('compose.yaml')) as {
-    services: Record<
-      string,
-      {
-        restart?: string;
-        stop_grace_period?: string;
-        ports?: string[];
-        environment?: Record<string, string>;
-        volumes?: string[];
-        depends_on?: Record<string, { condition: string }>;
-      }
-    >;
+    services: Record<string, ComposeService>;
+    secrets: Record<string, { file?: string; environment?: string }>;
   };
   const { tessera, postgres } = compose.services;
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-compose-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('restarts both services, and waits for the drain and the shutdown before it kills', () => {
     for (const service of [tessera!, postgres!]) assert.match(service.restart ?? '', /^(always|unless-stopped)$/);
@@ -114,11 +146,108 @@ describe('compose.yaml', () => {
     assert.equal(tessera!.environment!.TESSERA_METRICS_HOST, undefined, 'metrics stay on the container loopback');
   });
 
-  it("connects as a role of Tessera's own, made by the init script, not as the superuser", () => {
-    const url = tessera!.environment!.DATABASE_URL!.replace(/\$\{\w+\}/g, 'secret');
-    assert.equal(new URL(url).username, 'tessera');
+  it('runs PostgreSQL at an exact release (a tag with its minor, or a digest), and Tessera from the Dockerfile', () => {
+    assert.match(
+      postgres!.image ?? '',
+      /^postgres:\d+\.\d+(-[a-z]+)?(@sha256:[0-9a-f]{64})?$|^postgres@sha256:[0-9a-f]{64}$/,
+    );
+    assert.equal(tessera!.image, undefined);
+  });
+
+  it('passes every secret as a file, through top-level secrets, never in the environment', () => {
+    const secretSettings = new Set([...FILE_SETTINGS, 'POSTGRES_PASSWORD', 'TESSERA_DB_PASSWORD']);
+    const used = new Set<string>();
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const [key, value] of Object.entries(service.environment ?? {})) {
+        assert.ok(!secretSettings.has(key), `${name}: ${key} in the environment; ${key}_FILE instead`);
+        if (!key.endsWith('_FILE')) continue;
+        assert.ok(secretSettings.has(key.slice(0, -'_FILE'.length)), `${name}: ${key}`);
+        const [, secret] = /^\/run\/secrets\/(\w+)$/.exec(value) ?? [];
+        assert.ok(secret && service.secrets?.includes(secret), `${name}: ${key} names a secret the service has`);
+        used.add(secret);
+      }
+    }
+    assert.deepEqual(Object.keys(compose.secrets).sort(), [...used].sort(), 'every secret is used, by its setting');
+    for (const [name, secret] of Object.entries(compose.secrets)) assert.equal(secret.file, `./secrets/${name}`);
+    assert.ok(read('.gitignore').split('\n').includes('secrets/'), './secrets is kept out of the repository');
+  });
+
+  it("the guide's commands make exactly those files, private to the host's owner, which Tessera reads", () => {
+    runBlock(guideBlock('the secrets of compose.yaml, made once'), dir);
+    const secrets = join(dir, 'secrets');
+    assert.equal(statSync(secrets).mode & 0o777, 0o700);
+    assert.deepEqual(readdirSync(secrets).sort(), Object.keys(compose.secrets).sort());
+    for (const file of readdirSync(secrets)) assert.equal(statSync(join(secrets, file)).mode & 0o777, 0o444, file);
+    // Tessera's settings as the container has them (NODE_ENV from the image), the files where it finds them.
+    const env = Object.fromEntries(
+      Object.entries(tessera!.environment!).map(([key, value]) => [
+        key,
+        value.replace('/run/secrets/', `${secrets}/`).replace(/^\$\{TESSERA_ISSUER:\?.*\}$/, 'https://id.example'),
+      ]),
+    );
+    const config = loadConfig({ ...env, TESSERA_TRUST_PROXY: 'loopback', NODE_ENV: 'production' });
+    const password = readFileSync(join(secrets, 'tessera_db_password'), 'utf8').trim();
+    const url = new URL(config.databaseUrl);
+    assert.equal(url.username, 'tessera', "Tessera's own role, made by the init script, not the superuser");
+    assert.equal(decodeURIComponent(url.password), password);
+    assert.equal(`${url.host}${url.pathname}`, 'postgres:5432/tessera');
+    assert.ok((config.secret ?? '').length >= 32);
     assert.equal(postgres!.environment?.POSTGRES_USER, undefined, 'the superuser stays postgres');
     assert.ok(postgres!.volumes!.includes('./deploy/postgres-init.sh:/docker-entrypoint-initdb.d/tessera.sh:ro'));
+  });
+
+  it('confines both services: read-only, no capability, no new privileges, memory and process limits', () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      assert.equal(service.read_only, true, name);
+      assert.ok(service.tmpfs?.includes('/tmp'), `${name}: /tmp in memory`);
+      assert.deepEqual(service.cap_drop, ['ALL'], name);
+      assert.ok(service.security_opt?.includes('no-new-privileges:true'), name);
+      assert.match(service.mem_limit ?? '', /^\d+[mg]$/, `${name}: mem_limit`);
+      assert.ok(Number.isInteger(service.pids_limit) && service.pids_limit! > 0, `${name}: pids_limit`);
+    }
+    // Without capabilities the entrypoint cannot switch from root to postgres: it runs as postgres already.
+    assert.equal(postgres!.user, 'postgres');
+    assert.ok(postgres!.tmpfs?.includes('/var/run/postgresql'), "PostgreSQL's socket and lock file");
+  });
+
+  it("rotates both services' logs", () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      assert.equal(service.logging?.driver, 'json-file', name);
+      assert.match(service.logging?.options?.['max-size'] ?? '', /^\d+[km]$/, `${name}: max-size`);
+      assert.match(service.logging?.options?.['max-file'] ?? '', /^\d+$/, `${name}: max-file`);
+    }
+  });
+});
+
+describe("the guide's docker run", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-run-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const guide = read('docs/deployment.md');
+  const command = /^docker run [\s\S]*?[^\\]$/m.exec(guide.replace(/\\\n\s*/g, '\\ '))?.[0] ?? '';
+
+  it('keeps its secret in a file that outlives the container, and gives it as a file', () => {
+    runBlock(guideBlock('the secret of docker run, made once'), dir);
+    const file = join(dir, 'tessera', 'secret');
+    assert.equal(statSync(join(dir, 'tessera')).mode & 0o777, 0o700);
+    assert.equal(statSync(file).mode & 0o777, 0o444);
+    assert.ok(readFileSync(file, 'utf8').trim().length >= 32);
+    assert.match(command, /-v ~\/tessera\/secret:\/run\/secrets\/tessera_secret:ro /);
+    assert.match(command, /-e TESSERA_SECRET_FILE=\/run\/secrets\/tessera_secret /);
+    assert.doesNotMatch(command, /TESSERA_SECRET=/);
+  });
+
+  it('confines the container as compose.yaml does', () => {
+    for (const option of [
+      '--read-only',
+      '--tmpfs /tmp',
+      '--cap-drop ALL',
+      '--security-opt no-new-privileges:true',
+      '--memory ',
+      '--pids-limit ',
+      '--log-opt max-size=',
+      '--log-opt max-file=',
+    ])
+      assert.ok(command.includes(option), option);
   });
 });
 
@@ -213,16 +342,20 @@ describe('deploy/postgres-init.sh', async () => {
     { skip: !cluster },
     async () => {
       const script = new URL('deploy/postgres-init.sh', root).pathname;
+      // As compose.yaml gives it: a secret's file (with the newline the guide's command ends it with).
+      const passwordFile = join(mkdtempSync(join(tmpdir(), 'tessera-init-')), 'tessera_db_password');
+      writeFileSync(passwordFile, "a password with a quote: ' and spaces\n");
       const result = spawnSync('sh', [script], {
         env: {
           PATH: process.env.PATH,
           PGHOST: '127.0.0.1',
           PGPORT: String(cluster!.port),
           POSTGRES_USER: 'postgres',
-          TESSERA_DB_PASSWORD: "a password with a quote: ' and spaces",
+          TESSERA_DB_PASSWORD_FILE: passwordFile,
         },
         encoding: 'utf8',
       });
+      rmSync(dirname(passwordFile), { recursive: true, force: true });
       assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
       const admin = new pg.Client({ connectionString: cluster!.adminUrl });
       await admin.connect();

@@ -1,15 +1,18 @@
 // docs/deployment.md's configurations, as the guide writes them, checked by the tools that will read
-// them: nginx -t (Debian 12's nginx 1.22), caddy validate (Debian's Caddy 2.6), systemd-analyze verify
-// and systemd-analyze security (an exposure rated "OK" or better). The blocks are taken from the guide
-// itself, found by the path each names on its first line. The changes made to them: nginx is given a
-// throwaway certificate where the guide names Let's Encrypt's files, and free ports on 127.0.0.1 where
-// it listens on 443 and 80 (nginx -t binds them, which takes root, and they may be taken).
+// them: nginx -t (Debian 12's nginx 1.22), caddy adapt and caddy validate (Debian's Caddy 2.6),
+// systemd-analyze verify and systemd-analyze security (an exposure rated "OK" or better). The blocks
+// are taken from the guide itself, found by the path each names on its first line. The changes made
+// to them: nginx is given a throwaway certificate where the guide names Let's Encrypt's files, and free
+// ports on 127.0.0.1 where it listens on 443 and 80 (nginx -t binds them, which takes root, and they
+// may be taken); Caddy's instance is a listener of the test's own, which counts what reaches it.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { EXIT_SETTINGS } from '../../src/config/index.ts';
 import { freePort } from '../helpers/server.ts';
 import { createThrowawayCa } from '../helpers/tls.ts';
 
@@ -71,17 +74,74 @@ describe('the guide as written', () => {
   });
 
   const caddy = tool('caddy', '/usr/bin/caddy');
-  it("Caddy's configuration passes caddy validate", { skip: !caddy && 'caddy is not installed' }, () => {
-    writeFileSync(join(dir, 'Caddyfile'), block('/etc/caddy/Caddyfile'));
+  describe("Caddy's configuration", { skip: !caddy && 'caddy is not installed' }, () => {
     const home = join(dir, 'caddy-home');
     const env = { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home };
-    const { status, output } = run(
-      caddy!,
-      ['validate', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'],
-      env,
-    );
-    assert.equal(status, 0, output);
-    assert.match(output, /Valid configuration/);
+    /** The guide's Caddyfile with its instance at `address`, and the live upstreams it names. */
+    const caddyfile = (address: string) => {
+      const file = block('/etc/caddy/Caddyfile');
+      assert.deepEqual(
+        [...file.matchAll(/^\s*to (.+)$/gm)].map((m) => m[1]),
+        ['127.0.0.1:3000'],
+      );
+      writeFileSync(join(dir, 'Caddyfile'), file.replace('to 127.0.0.1:3000', `to ${address}`));
+      return join(dir, 'Caddyfile');
+    };
+    /** A listener standing in for the instance, counting the connections it gets. */
+    const standIn = async () => {
+      const server = createServer((socket) => {
+        connections++;
+        socket.destroy();
+      });
+      let connections = 0;
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as { port: number };
+      return {
+        address: `127.0.0.1:${port}`,
+        connections: () => connections,
+        close: () => new Promise((resolve) => server.close(resolve)),
+      };
+    };
+
+    it("passes the guide's check, which connects to no instance", async () => {
+      const command = /^caddy adapt --config \/etc\/caddy\/Caddyfile >\/dev\/null && echo valid$/m;
+      assert.match(guide, command, 'the guide checks the Caddyfile with caddy adapt');
+      const instance = await standIn();
+      try {
+        // Several times: were it to start the health checks, one of the runs would reach the instance.
+        for (let i = 0; i < 5; i++) {
+          const { status, output } = run(caddy!, ['adapt', '--config', caddyfile(instance.address)], env);
+          assert.equal(status, 0, output);
+          assert.doesNotMatch(output, /health_checker/);
+        }
+        // A connection made would have been taken before the command exited; one more turn of the loop.
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.equal(instance.connections(), 0);
+      } finally {
+        await instance.close();
+      }
+    });
+
+    it('passes caddy validate, which sets its modules up (health checks sent to a stand-in)', async () => {
+      const instance = await standIn();
+      try {
+        const file = caddyfile(instance.address);
+        const { status, output } = run(caddy!, ['validate', '--config', file, '--adapter', 'caddyfile'], env);
+        assert.equal(status, 0, output);
+        assert.match(output, /Valid configuration/);
+        assert.doesNotMatch(output, /:3000\b/, 'no probe of port 3000');
+      } finally {
+        await instance.close();
+      }
+    });
+
+    it('fails the check on a wrong value', () => {
+      const file = caddyfile('127.0.0.1:3000');
+      writeFileSync(file, readFileSync(file, 'utf8').replace('health_interval 5s', 'health_interval 5x'));
+      const { status, output } = run(caddy!, ['adapt', '--config', file], env);
+      assert.notEqual(status, 0);
+      assert.match(output, /bad interval value 5x/);
+    });
   });
 
   const analyze = tool('systemd-analyze', '/usr/bin/systemd-analyze');
@@ -102,6 +162,13 @@ describe('the guide as written', () => {
       const { status, output } = run(analyze!, ['verify', '--man=no', socket, service]);
       assert.equal(status, 0, output);
       assert.equal(output.trim(), '');
+    });
+
+    it('the service is not restarted after a settings error, which exits with its own status', () => {
+      const unit = readFileSync(service, 'utf8');
+      assert.match(unit, /^Restart=on-failure$/m);
+      // The status src/main.ts exits with for a ConfigError (test/http/request-logs.test.ts runs it).
+      assert.match(unit, new RegExp(`^RestartPreventExitStatus=${EXIT_SETTINGS}$`, 'm'));
     });
 
     it('the service is rated "OK" or better by systemd-analyze security', () => {

@@ -17,10 +17,12 @@ export interface ReceivedMail {
   html: string;
   /** The first link of the plain-text part. */
   link: string | undefined;
+  /** Whether it came over TLS (STARTTLS). */
+  secure: boolean;
 }
 
 export interface TestSmtp {
-  /** TESSERA_SMTP_URL, the password in TESSERA_SMTP_PASSWORD's place. */
+  /** TESSERA_SMTP_URL, the password in TESSERA_SMTP_PASSWORD's place (a relay: no user, no parameter). */
   url: string;
   password: string;
   /** The CA's certificate (PEM) and its file, for NODE_EXTRA_CA_CERTS. */
@@ -34,7 +36,11 @@ export interface TestSmtp {
   close(): Promise<void>;
 }
 
-export async function startSmtp(): Promise<TestSmtp> {
+/**
+ * `relay`: a relay on this machine as Postfix is on many hosts: STARTTLS offered (under a certificate
+ * nobody trusts, as Debian's snakeoil) but not required, and no credentials asked.
+ */
+export async function startSmtp(options: { relay?: boolean } = {}): Promise<TestSmtp> {
   const dir = await mkdtemp(join(tmpdir(), 'tessera-smtp-'));
   const ca = await createThrowawayCa(dir);
   const { readFile } = await import('node:fs/promises');
@@ -49,14 +55,14 @@ export async function startSmtp(): Promise<TestSmtp> {
     new SMTPServer({
       key: ca.key,
       cert: ca.cert,
-      authOptional: false,
+      authOptional: options.relay === true,
       // Credentials only over TLS (STARTTLS first), as a real submission server asks.
       allowInsecureAuth: false,
       onAuth(auth, _session, callback) {
         if (auth.username === 'tessera' && auth.password === password) callback(null, { user: 'tessera' });
         else callback(new Error('invalid credentials'));
       },
-      onData(stream, _session, callback) {
+      onData(stream, session, callback) {
         simpleParser(stream)
           .then((parsed) => {
             const text = parsed.text ?? '';
@@ -67,6 +73,7 @@ export async function startSmtp(): Promise<TestSmtp> {
               text,
               html: typeof parsed.html === 'string' ? parsed.html : '',
               link: /https?:\/\/\S+/.exec(text)?.[0],
+              secure: session.secure,
             };
             received.push(mail);
             for (const w of [...waiting]) {
@@ -96,7 +103,7 @@ export async function startSmtp(): Promise<TestSmtp> {
   };
   await start();
   return {
-    url: `smtp://tessera@127.0.0.1:${port}`,
+    url: options.relay ? `smtp://127.0.0.1:${port}` : `smtp://tessera@127.0.0.1:${port}`,
     password,
     ca: caPem,
     caFile: ca.caFile,

@@ -221,7 +221,7 @@ describe('X-Request-Id', () => {
 });
 
 describe('a failure to start', () => {
-  it('is a JSON line, fatal, saying why, and the process exits 2 for a configuration error', async () => {
+  it('is a JSON line, fatal, saying why, and the process exits 78 (EX_CONFIG) for a setting, which systemd does not restart', async () => {
     const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
     const child = spawn(process.execPath, start.split(' ').slice(1), {
       env: { PATH: process.env.PATH, TESSERA_SECRET: 'too-short' },
@@ -231,7 +231,7 @@ describe('a failure to start', () => {
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     const code = await new Promise((resolve) => child.once('exit', resolve));
-    assert.equal(code, 2);
+    assert.equal(code, 78);
     const lines = output.trim().split('\n');
     assert.equal(lines.length, 1, output);
     const line = JSON.parse(lines[0]!) as Line;

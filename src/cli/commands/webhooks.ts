@@ -5,7 +5,13 @@ import { resolveSecret } from '../../config/secret.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import { webhookPayload } from '../../events/webhooks/payload.ts';
 import { createWebhook, DEFAULT_SECRET_GRACE, describeWebhook } from '../../webhooks/subscriptions.ts';
-import { checkEventTypes, rotateWebhookSecret, WebhookInputError } from '../../webhooks/subscriptions.ts';
+import {
+  ALL_EVENTS,
+  checkEventTypes,
+  eventTypesShown,
+  rotateWebhookSecret,
+  WebhookInputError,
+} from '../../webhooks/subscriptions.ts';
 import { webhookUrlProblem } from '../../webhooks/subscriptions.ts';
 import { newOutboxEntry } from '../../store/outbox.ts';
 import type { Delivery, DeliveryAttempt, WebhookStore } from '../../store/webhooks.ts';
@@ -17,9 +23,9 @@ import { unknownEventTypes } from './event-types.ts';
 
 /** A refused --url or --events, said as an option's error; unknown event types by name. */
 function usageOf(err: WebhookInputError): UsageError {
-  return err.unknownTypes.length > 0
-    ? unknownEventTypes('--events', err.unknownTypes)
-    : new UsageError(`--${err.message}`);
+  if (err.unknownTypes.length === 0) return new UsageError(`--${err.message}`);
+  const named = unknownEventTypes('--events', err.unknownTypes);
+  return new UsageError(`${named.message}; or ${ALL_EVENTS}, alone, for every type (those added later too)`);
 }
 
 function describeDelivery(delivery: Delivery, attempts?: DeliveryAttempt[]): Record<string, unknown> {
@@ -80,7 +86,7 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
     case 'list': {
       const { values } = parse(rest, { json: { type: 'boolean' } });
       printList(io, values.json, await store.listWebhooks(), describeWebhook, 'no webhooks', (w) => {
-        return `${w.id}  ${w.url}  ${w.events}${w.ownerId ? `  (user ${w.ownerId})` : ''}`;
+        return `${w.id}  ${w.url}  ${eventTypesShown(w.events).join(' ')}${w.ownerId ? `  (user ${w.ownerId})` : ''}`;
       });
       return 0;
     }
@@ -107,7 +113,7 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
         if (err instanceof WebhookInputError) throw usageOf(err);
         throw err;
       }
-      const data = { webhook: webhook.id, url, events };
+      const data = { webhook: webhook.id, url, events: eventTypesShown(events.join(' ')) };
       const event = securityEvent('webhook.updated', now, { userId: webhook.ownerId, requester: CLI, data });
       await store.updateWebhook(webhook.id, { url, events: events.join(' ') }, event);
       const described = describeWebhook({ ...webhook, url, events: events.join(' ') });

@@ -1,0 +1,89 @@
+// docs/endpoints.md's "Not supported yet" says what the server really lacks: each item is checked
+// against the discovery document (or a request), and the list holds exactly the items checked here,
+// so that a feature added takes its line away and a line left behind fails.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, it } from 'node:test';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+type Metadata = Record<string, unknown>;
+
+const page = await readFile(new URL('../../docs/endpoints.md', import.meta.url), 'utf8');
+const section = page.slice(page.indexOf('## Not supported yet'));
+const listed = [...section.matchAll(/^- (.+?)[;.]$/gm)].map((m) => m[1]!);
+
+describe("docs/endpoints.md's list of what is not supported", () => {
+  let server: TestServer;
+  let metadata: Metadata;
+  before(async () => {
+    server = await startServer();
+    metadata = (await (await fetch(`${server.issuer}/.well-known/openid-configuration`)).json()) as Metadata;
+  });
+  after(() => server?.close());
+
+  const has = (field: string, value: string) => ((metadata[field] as string[] | undefined) ?? []).includes(value);
+
+  const checks: Record<string, () => Promise<void> | void> = {
+    'request objects (JAR) and pushed authorization requests (PAR)': () => {
+      assert.equal(metadata.request_parameter_supported, false);
+      assert.equal(metadata.request_uri_parameter_supported, false);
+      assert.equal(metadata.pushed_authorization_request_endpoint, undefined);
+    },
+    'DPoP and mutual-TLS sender constraints': () => {
+      assert.equal(metadata.dpop_signing_alg_values_supported, undefined);
+      assert.equal(metadata.tls_client_certificate_bound_access_tokens, undefined);
+    },
+    '`private_key_jwt` client authentication': () => {
+      assert.equal(has('token_endpoint_auth_methods_supported', 'private_key_jwt'), false);
+    },
+    'the device authorization grant': () => {
+      assert.equal(metadata.device_authorization_endpoint, undefined);
+      assert.equal(has('grant_types_supported', 'urn:ietf:params:oauth:grant-type:device_code'), false);
+    },
+    'token exchange': () => {
+      assert.equal(has('grant_types_supported', 'urn:ietf:params:oauth:grant-type:token-exchange'), false);
+    },
+    'the implicit and hybrid flows': () => {
+      assert.deepEqual(metadata.response_types_supported, ['code']);
+      assert.equal(has('grant_types_supported', 'implicit'), false);
+    },
+    'pairwise subject identifiers': () => {
+      assert.deepEqual(metadata.subject_types_supported, ['public']);
+    },
+    'the `claims` parameter': () => {
+      assert.equal(metadata.claims_parameter_supported, false);
+    },
+    'front- and back-channel logout': () => {
+      assert.equal(metadata.frontchannel_logout_supported, undefined);
+      assert.equal(metadata.backchannel_logout_supported, undefined);
+    },
+    'several resources in one request': async () => {
+      const client = server.clients.confidential;
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: client.id,
+        redirect_uri: client.redirectUri,
+        scope: 'openid',
+        state: 's',
+      });
+      query.append('resource', 'https://api.example.com/one');
+      query.append('resource', 'https://api.example.com/two');
+      const answer = await fetch(`${server.issuer}/oauth2/authorize?${query}`, { redirect: 'manual' });
+      assert.equal(answer.status, 302);
+      const location = new URL(answer.headers.get('location')!);
+      assert.equal(location.searchParams.get('error'), 'invalid_target');
+    },
+  };
+
+  it('lists exactly the items checked here', () => {
+    assert.deepEqual(listed, Object.keys(checks));
+  });
+
+  it('names nothing Tessera has: passkeys, second factors, sign-up, secret rotation', () => {
+    const list = listed.join('\n');
+    for (const feature of [/passkey/i, /multi-factor|second factor/i, /regist|sign-up|signup/i, /TESSERA_SECRET/])
+      assert.doesNotMatch(list, feature);
+  });
+
+  for (const [item, check] of Object.entries(checks)) it(`lacks ${item}`, check);
+});
