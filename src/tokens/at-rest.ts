@@ -56,3 +56,17 @@ export function decryptAtRest(
   }
   return undefined;
 }
+
+/**
+ * The plaintext of a value Tessera cannot work without (a signing key, a webhook's or an upstream's
+ * secret, an authenticator's): an error naming `what` when no secret of the keyring opens it.
+ */
+export function openAtRest(secrets: Secrets, purpose: AtRestPurpose, value: string, what: string): string {
+  const opened = decryptAtRest(secrets, purpose, value);
+  if (opened === undefined) {
+    throw new Error(
+      `${what}: cannot decrypt it; is TESSERA_SECRET (or one of TESSERA_SECRET_PREVIOUS) the secret it was stored under?`,
+    );
+  }
+  return opened.plaintext;
+}
