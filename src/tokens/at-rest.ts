@@ -64,9 +64,8 @@ export function decryptAtRest(
 export function openAtRest(secrets: Secrets, purpose: AtRestPurpose, value: string, what: string): string {
   const opened = decryptAtRest(secrets, purpose, value);
   if (opened === undefined) {
-    throw new Error(
-      `${what}: cannot decrypt it; is TESSERA_SECRET (or one of TESSERA_SECRET_PREVIOUS) the secret it was stored under?`,
-    );
+    const keyring = 'TESSERA_SECRET (or one of TESSERA_SECRET_PREVIOUS)';
+    throw new Error(`${what}: cannot decrypt it; is ${keyring} the secret it was stored under?`);
   }
   return opened.plaintext;
 }
