@@ -11,6 +11,12 @@ export function columns<Row>() {
     list.split(' ') as Split<S>;
 }
 
+/** Some of a row's columns, each checked to be one of them: the part of a row that `renamed` maps. */
+export function someColumns<Row>() {
+  return <const S extends string>(list: S & (Exact<Row, S>[1] extends never ? unknown : never)) =>
+    list.split(' ') as Split<S>;
+}
+
 /** How a database writes the n-th parameter of a statement: `?1` on SQLite, `$1` on PostgreSQL. */
 export type Placeholder = (n: number) => string;
 
@@ -31,16 +37,18 @@ type Camel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head
 export type Camelized<Row> = { [K in keyof Row & string as Camel<K>]: Row[K] };
 
 /**
- * Both ways between a row and its object, for a row whose columns the object only renames (snake_case
- * to camelCase, values as they are): `list` is its columns (checked by `columns<Row>()`).
+ * Both ways between a row's columns and the fields of its object that only rename them (snake_case to
+ * camelCase, values as they are): `list` is the whole row (checked by `columns<Row>()`), or the columns
+ * that need nothing more (`someColumns<Row>()`) beside the fields a mapper writes by hand (a flag, a list).
  */
-export function renamed<Row>(list: ReadonlyArray<keyof Row & string>) {
+export function renamed<const C extends string>(list: readonly C[]) {
   const names = list.map((column) => [column, column.replace(/_(.)/g, (_, c: string) => c.toUpperCase())] as const);
   return {
-    to: (row: Row): Camelized<Row> => Object.fromEntries(names.map(([c, k]) => [k, row[c]])) as Camelized<Row>,
-    from: (object: Camelized<Row>): Row => {
+    to: <Row extends Record<C, unknown>>(row: Row): Camelized<Pick<Row, C>> =>
+      Object.fromEntries(names.map(([c, k]) => [k, row[c]])) as Camelized<Pick<Row, C>>,
+    from: <Obj extends Record<Camel<C>, unknown>>(object: Obj): { [K in C]: Obj[Camel<K>] } => {
       const named = object as Record<string, unknown>;
-      return Object.fromEntries(names.map(([c, k]) => [c, named[k]])) as Row;
+      return Object.fromEntries(names.map(([c, k]) => [c, named[k]])) as { [K in C]: Obj[Camel<K>] };
     },
   };
 }

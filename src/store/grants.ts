@@ -111,14 +111,6 @@ export interface RevocationStore {
   getAccessTokenState(input: { userId: string; grantId: string; jti: string }): Promise<AccessTokenState>;
 }
 
-/** Access tokens revoked before they expire (RFC 7009), and what decides whether one is active. */
-export interface RevocationStore {
-  /** Kept until the token would have expired. */
-  revokeAccessToken(jti: string, expiresAt: number, event?: SecurityEvent): Promise<void>;
-  /** An access token's user, grant, and whether it was revoked by itself: one read. */
-  getAccessTokenState(input: { userId: string; grantId: string; jti: string }): Promise<AccessTokenState>;
-}
-
 export const GRANT_COLUMNS = columns<GrantRow>()(
   // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
   'id user_id client_id scope auth_time created_at revoked_at refresh_generation refresh_expires_at refresh_issued_at resource amr acr',

@@ -7,15 +7,15 @@ import type { Compilable, ExpressionBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
 import type { OutboxOutcome } from '../events/outbox.ts';
+import { columns, renamed, someColumns } from './columns.ts';
 import {
   attemptRecorded,
   claimEntries,
   dueEntries,
-  fromOutboxEntry,
   insertEvents,
   insertEventsWhen,
+  type OutboxEntry,
 } from './outbox.ts';
-import { type OutboxEntry, toOutboxEntry } from './outbox.ts';
 import { rowValues } from './row-values.ts';
 import type { Database, MailRow, MailTokenRow } from './tables.ts';
 import { type Redemption, redemptionEffects } from './mail-redemptions.ts';
@@ -92,29 +92,20 @@ export interface MailStore {
   listMails(limit: number): Promise<Mail[]>;
 }
 
-function toMail(row: MailRow): Mail {
-  const { id, kind, user_id: userId, recipient, message_enc: messageEnc } = row;
-  return { id, kind: kind as MailKind, userId, recipient, messageEnc, ...toOutboxEntry(row) };
-}
+const mailRows = renamed(
+  columns<MailRow>()(
+    // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
+    'id kind user_id recipient message_enc status attempts retry_base next_attempt_at locked_until created_at last_error finished_at',
+  ),
+);
+const toMail = (row: MailRow): Mail => ({ ...mailRows.to(row), kind: row.kind as MailKind });
+export const fromMail: (mail: Mail) => MailRow = mailRows.from;
 
-export function fromMail(mail: Mail): MailRow {
-  const { id, kind, userId: user_id, recipient, messageEnc: message_enc } = mail;
-  return { id, kind, user_id, recipient, message_enc, ...fromOutboxEntry(mail) };
-}
-
-function toToken(row: MailTokenRow): MailToken {
-  return {
-    hash: row.hash,
-    purpose: row.purpose,
-    userId: row.user_id,
-    email: row.email,
-    stamp: row.stamp,
-    data: row.data,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    usedAt: row.used_at,
-  };
-}
+/** A token's row but `used_by`, which only its redemption writes. */
+const tokenRows = renamed(
+  someColumns<MailTokenRow>()('hash purpose user_id email stamp data created_at expires_at used_at'),
+);
+const toToken: (row: MailTokenRow) => MailToken = tokenRows.to;
 
 type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
 
@@ -137,18 +128,7 @@ export class Mails extends Aggregate implements MailStore {
       statements.push(this.db.updateTable('mail_tokens').set({ used_at: replaces.now }).where(live));
     }
     if (token) {
-      const row: MailTokenRow = {
-        hash: token.hash,
-        purpose: token.purpose,
-        user_id: token.userId,
-        email: token.email,
-        stamp: token.stamp,
-        data: token.data,
-        created_at: token.createdAt,
-        expires_at: token.expiresAt,
-        used_at: null,
-        used_by: null,
-      };
+      const row: MailTokenRow = { ...tokenRows.from(token), used_at: null, used_by: null };
       statements.push(this.db.insertInto('mail_tokens').values(row));
     }
     statements.push(this.db.insertInto('mails').values(fromMail(input.mail)));

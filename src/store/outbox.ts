@@ -2,14 +2,14 @@
 // deliveries (./webhooks.ts) are built here as inserts that run in the same write as the change, so
 // that the change, its event and its deliveries are committed together or not at all. And what the
 // two outboxes (webhook_deliveries, ./webhooks.ts; mails, ./mails.ts) share, written once: the
-// columns of an entry's retry schedule and lease, a claim, and what an attempt makes of its row
+// fields of an entry's retry schedule and lease, a claim, and what an attempt makes of its row
 // (src/events/outbox.ts runs them).
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import type { OutboxOutcome } from '../events/outbox.ts';
 import { webhookAudience } from '../events/webhooks/audience.ts';
 import { rowValues } from './row-values.ts';
-import type { Database, EventRow, MailRow, WebhookDeliveryRow } from './tables.ts';
+import type { Database, EventRow } from './tables.ts';
 
 /** An outbox's table: each row one thing to send, with its retry schedule and lease. */
 export type OutboxTable = 'webhook_deliveries' | 'mails';
@@ -40,38 +40,6 @@ export function newOutboxEntry(now: number): OutboxEntry<never> {
     createdAt: now,
     lastError: null,
     finishedAt: null,
-  };
-}
-
-type EntryColumns = 'attempts' | 'retry_base' | 'next_attempt_at' | 'locked_until' | 'created_at' | 'last_error';
-/** The columns of OutboxEntry, the same in both tables. */
-type OutboxColumns<Done extends string> = Pick<WebhookDeliveryRow & MailRow, EntryColumns | 'finished_at'> & {
-  status: 'pending' | Done | 'failed';
-};
-
-export function toOutboxEntry<Done extends string>(row: OutboxColumns<Done>): OutboxEntry<Done> {
-  return {
-    status: row.status,
-    attempts: row.attempts,
-    retryBase: row.retry_base,
-    nextAttemptAt: row.next_attempt_at,
-    lockedUntil: row.locked_until,
-    createdAt: row.created_at,
-    lastError: row.last_error,
-    finishedAt: row.finished_at,
-  };
-}
-
-export function fromOutboxEntry<Done extends string>(entry: OutboxEntry<Done>): OutboxColumns<Done> {
-  return {
-    status: entry.status,
-    attempts: entry.attempts,
-    retry_base: entry.retryBase,
-    next_attempt_at: entry.nextAttemptAt,
-    locked_until: entry.lockedUntil,
-    created_at: entry.createdAt,
-    last_error: entry.lastError,
-    finished_at: entry.finishedAt,
   };
 }
 

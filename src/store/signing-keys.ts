@@ -33,7 +33,7 @@ export interface SigningKeyStore {
   deleteSigningKeys(kids: string[]): Promise<number>;
 }
 
-const keyRows = renamed<SigningKeyRow>(
+const keyRows = renamed(
   columns<SigningKeyRow>()('kid alg public_jwk private_jwk_enc created_at activates_at successor_of'),
 );
 const toSigningKey: (row: SigningKeyRow) => StoredSigningKey = keyRows.to;

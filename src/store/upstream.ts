@@ -4,7 +4,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
-import { splitScope } from './columns.ts';
+import { columns, renamed, someColumns, splitScope } from './columns.ts';
 import { insertEvents, insertEventsWhen } from './outbox.ts';
 import { fromSession, type Session } from './sessions.ts';
 import { rowValues } from './row-values.ts';
@@ -87,69 +87,40 @@ export interface UpstreamStore {
   findUsersByEmail(email: string): Promise<User[]>;
 }
 
+/** The provider's columns its object only renames; its flags and lists are written out below. */
+const providerRows = renamed(
+  someColumns<UpstreamProviderRow>()(
+    'id type name issuer client_id client_secret_enc github_url github_api_url created_at updated_at',
+  ),
+);
+
 function toProvider(row: UpstreamProviderRow): UpstreamProvider {
   return {
-    id: row.id,
-    type: row.type,
-    name: row.name,
-    issuer: row.issuer,
-    clientId: row.client_id,
-    clientSecretEnc: row.client_secret_enc,
+    ...providerRows.to(row),
     scopes: splitScope(row.scope),
     trustEmail: row.trust_email === 1,
     linkOnly: row.link_only === 1,
     trustUpstreamMfa: row.trust_upstream_mfa === 1,
     allowPrivateNetwork: row.allow_private_network === 1,
     loginHintDomains: splitScope(row.login_hint_domains),
-    githubUrl: row.github_url,
-    githubApiUrl: row.github_api_url,
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
   };
 }
 
-function fromProvider(p: UpstreamProvider): UpstreamProviderRow {
+function fromProvider(provider: UpstreamProvider): UpstreamProviderRow {
   return {
-    id: p.id,
-    type: p.type,
-    name: p.name,
-    issuer: p.issuer,
-    client_id: p.clientId,
-    client_secret_enc: p.clientSecretEnc,
-    scope: p.scopes.join(' '),
-    trust_email: p.trustEmail ? 1 : 0,
-    link_only: p.linkOnly ? 1 : 0,
-    trust_upstream_mfa: p.trustUpstreamMfa ? 1 : 0,
-    allow_private_network: p.allowPrivateNetwork ? 1 : 0,
-    login_hint_domains: p.loginHintDomains.join(' '),
-    github_url: p.githubUrl,
-    github_api_url: p.githubApiUrl,
-    created_at: p.createdAt,
-    updated_at: p.updatedAt,
+    ...providerRows.from(provider),
+    scope: provider.scopes.join(' '),
+    trust_email: provider.trustEmail ? 1 : 0,
+    link_only: provider.linkOnly ? 1 : 0,
+    trust_upstream_mfa: provider.trustUpstreamMfa ? 1 : 0,
+    allow_private_network: provider.allowPrivateNetwork ? 1 : 0,
+    login_hint_domains: provider.loginHintDomains.join(' '),
   };
 }
 
-function toLink(row: UpstreamLinkRow): UpstreamLink {
-  return {
-    providerId: row.provider_id,
-    subject: row.subject,
-    userId: row.user_id,
-    email: row.email,
-    createdAt: Number(row.created_at),
-    lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
-  };
-}
-
-function fromLink(link: UpstreamLink): UpstreamLinkRow {
-  return {
-    provider_id: link.providerId,
-    subject: link.subject,
-    user_id: link.userId,
-    email: link.email,
-    created_at: link.createdAt,
-    last_used_at: link.lastUsedAt,
-  };
-}
+const linkRows = renamed(columns<UpstreamLinkRow>()('provider_id subject user_id email created_at last_used_at'));
+const toLink: (row: UpstreamLinkRow) => UpstreamLink = linkRows.to;
+const fromLink: (link: UpstreamLink) => UpstreamLinkRow = linkRows.from;
 
 /**
  * The link's row as this write inserts it (its user and time): what is written with the link is

@@ -6,8 +6,7 @@ import type { SecurityEvent } from '../events/index.ts';
 import type { OutboxOutcome } from '../events/outbox.ts';
 import { Aggregate } from './aggregate.ts';
 import { columns, renamed } from './columns.ts';
-import { attemptRecorded, claimEntries, dueEntries, fromOutboxEntry, insertEventsIf } from './outbox.ts';
-import { type OutboxEntry, toOutboxEntry } from './outbox.ts';
+import { attemptRecorded, claimEntries, dueEntries, insertEventsIf, type OutboxEntry } from './outbox.ts';
 import { deliveriesInTurn, type LaneClaim } from './webhook-turns.ts';
 
 export type { LaneClaim } from './webhook-turns.ts';
@@ -87,39 +86,24 @@ export interface WebhookStore {
   redeliver(id: string, now: number): Promise<boolean>;
 }
 
-const webhookRows = renamed<WebhookRow>(
+const webhookRows = renamed(
   columns<WebhookRow>()('id url events owner_id secret_enc previous_secret_enc previous_until created_at'),
 );
 const toWebhook: (row: WebhookRow) => Webhook = webhookRows.to;
 const fromWebhook: (webhook: Webhook) => WebhookRow = webhookRows.from;
 
-function toDelivery(row: WebhookDeliveryRow): Delivery {
-  return {
-    id: row.id,
-    webhookId: row.webhook_id,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    payload: row.payload,
-    ...toOutboxEntry(row),
-    lastStatus: row.last_status,
-  };
-}
+const deliveryRows = renamed(
+  columns<WebhookDeliveryRow>()(
+    // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
+    'id webhook_id event_id event_type payload status attempts retry_base next_attempt_at locked_until created_at last_status last_error finished_at',
+  ),
+);
+const toDelivery: (row: WebhookDeliveryRow) => Delivery = deliveryRows.to;
+const fromDelivery: (delivery: Delivery) => WebhookDeliveryRow = deliveryRows.from;
 
-function fromDelivery(delivery: Delivery): WebhookDeliveryRow {
-  return {
-    id: delivery.id,
-    webhook_id: delivery.webhookId,
-    event_id: delivery.eventId,
-    event_type: delivery.eventType,
-    payload: delivery.payload,
-    ...fromOutboxEntry(delivery),
-    last_status: delivery.lastStatus,
-  };
-}
-
-const toAttempt: (row: WebhookAttemptRow) => DeliveryAttempt = renamed<WebhookAttemptRow>(
-  columns<WebhookAttemptRow>()('delivery_id attempt at status duration_ms error'),
-).to;
+const attemptRows = renamed(columns<WebhookAttemptRow>()('delivery_id attempt at status duration_ms error'));
+const toAttempt: (row: WebhookAttemptRow) => DeliveryAttempt = attemptRows.to;
+const fromAttempt: (attempt: DeliveryAttempt) => WebhookAttemptRow = attemptRows.from;
 
 type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
 
@@ -208,18 +192,10 @@ export class Webhooks extends Aggregate implements WebhookStore {
 
   async recordAttempt(attempt: DeliveryAttempt, outcome: OutboxOutcome<'delivered'>): Promise<void> {
     const set = { ...attemptRecorded(attempt, outcome), last_status: attempt.status };
-    const row: WebhookAttemptRow = {
-      delivery_id: attempt.deliveryId,
-      attempt: attempt.attempt,
-      at: attempt.at,
-      status: attempt.status,
-      duration_ms: attempt.durationMs,
-      error: attempt.error,
-    };
     const once = (c: OnConflictBuilder<Database, 'webhook_attempts'>) => c.doNothing();
     await this.write(
       this.db.updateTable('webhook_deliveries').set(set).where('id', '=', attempt.deliveryId),
-      this.db.insertInto('webhook_attempts').values(row).onConflict(once),
+      this.db.insertInto('webhook_attempts').values(fromAttempt(attempt)).onConflict(once),
     );
   }
 

@@ -56,3 +56,16 @@ export function decryptAtRest(
   }
   return undefined;
 }
+
+/**
+ * The plaintext of a value Tessera cannot work without (a signing key, a webhook's or an upstream's
+ * secret, an authenticator's): an error naming `what` when no secret of the keyring opens it.
+ */
+export function openAtRest(secrets: Secrets, purpose: AtRestPurpose, value: string, what: string): string {
+  const opened = decryptAtRest(secrets, purpose, value);
+  if (opened === undefined) {
+    const keyring = 'TESSERA_SECRET (or one of TESSERA_SECRET_PREVIOUS)';
+    throw new Error(`${what}: cannot decrypt it; is ${keyring} the secret it was stored under?`);
+  }
+  return opened.plaintext;
+}

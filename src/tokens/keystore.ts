@@ -5,7 +5,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { SigningKeyStore, StoredSigningKey } from '../store/signing-keys.ts';
 import { DEFAULT_TIMELINE, type KeyDates, type KeyTimeline, keyStates, nextChange } from './key-timeline.ts';
-import { decryptAtRest, encryptAtRest } from './at-rest.ts';
+import { encryptAtRest, openAtRest } from './at-rest.ts';
 import type { Secrets } from './secrets.ts';
 
 export type SigningAlg = 'RS256' | 'ES256';
@@ -26,13 +26,7 @@ export function sealPrivateJwk(jwk: JWK, secrets: Secrets): string {
 
 /** The private JWK, decrypted under whichever secret of the keyring encrypted it. */
 export function openPrivateJwk(sealed: string, secrets: Secrets): JWK {
-  const opened = decryptAtRest(secrets, 'signingKey', sealed);
-  if (opened === undefined)
-    throw new Error(
-      'signing key: cannot decrypt the private key; is TESSERA_SECRET (or one of TESSERA_SECRET_PREVIOUS) ' +
-        'the secret it was created with?',
-    );
-  return JSON.parse(opened.plaintext) as JWK;
+  return JSON.parse(openAtRest(secrets, 'signingKey', sealed, "a signing key's private key")) as JWK;
 }
 
 /** A new key of `alg` that replaces `successorOf` and signs from `activatesAt`. */

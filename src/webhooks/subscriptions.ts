@@ -8,7 +8,7 @@ import { UNSAFE_URI_CHARACTERS } from '../oauth/registration/redirect-rules.ts';
 import { EVERY_EVENT_TYPE } from '../store/outbox.ts';
 import type { Webhook, WebhookStore } from '../store/webhooks.ts';
 import { newSortableId } from '../tokens/opaque.ts';
-import { decryptAtRest, encryptAtRest } from '../tokens/at-rest.ts';
+import { encryptAtRest, openAtRest } from '../tokens/at-rest.ts';
 import type { Secrets } from '../tokens/secrets.ts';
 import { newWebhookSecret } from './signature.ts';
 
@@ -35,13 +35,7 @@ export function sealWebhookSecret(webhookSecret: string, secrets: Secrets): stri
 }
 
 export function openWebhookSecret(sealed: string, secrets: Secrets): string {
-  const opened = decryptAtRest(secrets, 'webhookSecret', sealed);
-  if (opened === undefined)
-    throw new Error(
-      'webhook secret: cannot decrypt it; is TESSERA_SECRET (or one of TESSERA_SECRET_PREVIOUS) ' +
-        'the one it was made with?',
-    );
-  return opened.plaintext;
+  return openAtRest(secrets, 'webhookSecret', sealed, 'a webhook secret');
 }
 
 /**

@@ -1,15 +1,16 @@
 // What the factor tests (./totp.test.ts, ./recovery.test.ts, ./passkeys.test.ts, ./password.test.ts)
 // verify against: a real store (SQLite in memory, migrated), so that a code or challenge spent once
-// is spent by the store's own conditional write, a user of the test's own, and a step's form.
+// is spent by the store's own conditional write, a user of the test's own (../helpers/users.ts), and a
+// step's form.
 import { securityEvent } from '../../src/events/index.ts';
 import type { FormAttempt } from '../../src/authn/step.ts';
 import type { ThrottlePolicy } from '../../src/authn/throttle.ts';
 import { openStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { User } from '../../src/store/users.ts';
-import { newId } from '../../src/tokens/opaque.ts';
+import { CREATED_AT, userRecord } from '../helpers/users.ts';
 
-export const NOW = 1_800_000_000;
+export const NOW = CREATED_AT;
 
 /** The sign-in policy's defaults (TESSERA_SIGNIN_*), as the config makes them. */
 export const THROTTLE: ThrottlePolicy = { freeFailures: 5, lockAfter: 20, lockSeconds: 900, window: 900 };
@@ -21,21 +22,7 @@ export async function memoryStore(): Promise<Store> {
 }
 
 export async function newUser(store: Store, over: Partial<User> = {}): Promise<User> {
-  const id = over.id ?? newId();
-  const user: User = {
-    id,
-    username: `user-${id.slice(0, 8).toLowerCase()}`,
-    email: `${id.slice(0, 8).toLowerCase()}@example.com`,
-    emailVerified: true,
-    name: null,
-    givenName: null,
-    familyName: null,
-    passwordHash: null,
-    disabled: false,
-    createdAt: NOW,
-    updatedAt: NOW,
-    ...over,
-  };
+  const user = userRecord(over);
   await store.createUser(user);
   return user;
 }

@@ -19,21 +19,10 @@ import {
 } from '../../src/authn/flow.ts';
 import { Level } from '../../src/authn/levels.ts';
 import type { User } from '../../src/store/users.ts';
+import { userRecord } from '../helpers/users.ts';
 
 const NOW = 1_800_000_000;
-const user: User = {
-  id: 'u1',
-  username: 'ada',
-  email: 'ada@example.com',
-  emailVerified: true,
-  name: null,
-  givenName: null,
-  familyName: null,
-  passwordHash: 'x',
-  disabled: false,
-  createdAt: NOW,
-  updatedAt: NOW,
-};
+const user = userRecord({ id: 'u1', username: 'ada', email: 'ada@example.com', passwordHash: 'x' });
 let stored: User | undefined = user;
 const deps: SignInDeps = {
   store: {

@@ -13,7 +13,7 @@ import { steps } from '../../src/authn/registry.ts';
 import type { Step } from '../../src/authn/step.ts';
 import { shortfall } from '../../src/authn/sufficiency.ts';
 import { parseFactors } from '../../src/store/sessions.ts';
-import type { User } from '../../src/store/users.ts';
+import { userRecord } from '../helpers/users.ts';
 
 const [SFA, MFA, PHR] = ACR_VALUES;
 const step = (method: string, s: Partial<Step> = {}): Step => ({
@@ -158,19 +158,7 @@ describe('nextStep: what a sign-in does after a factor', () => {
 });
 
 describe('shortfall: whether a session is enough for a request', () => {
-  const user: User = {
-    id: 'u',
-    username: 'u',
-    email: 'u@example.com',
-    emailVerified: true,
-    name: null,
-    givenName: null,
-    familyName: null,
-    passwordHash: 'x',
-    disabled: false,
-    createdAt: 0,
-    updatedAt: 0,
-  };
+  const user = userRecord({ id: 'u', passwordHash: 'x' });
   const session = (factors: Factor[]): BrowserSession => ({ id: 's', userId: 'u', authTime: factors[0]!.at, factors });
   it('no session, or its user gone or disabled', () => {
     assert.equal(shortfall(undefined, user, need()), 'no-session');

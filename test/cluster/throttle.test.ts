@@ -4,29 +4,9 @@
 // comes with the free failures here, so that the allowance does not depend on how long the burst takes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BrowserSim } from '../helpers/browser-sim.ts';
+import { preparedSignIn, tally } from '../helpers/bursts.ts';
 import { startCluster, type Cluster } from '../helpers/instances.ts';
 import { withPostgresDatabase, type TestDatabase } from '../store/databases.ts';
-
-/** A sign-in form loaded from `url`, ready to be posted there: where it sends the browser. */
-async function preparedSignIn(url: string, username: string, password: string) {
-  const browser = new BrowserSim(url);
-  const page = await (await browser.request('/account/login')).text();
-  const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  const body = new URLSearchParams({ csrf: BrowserSim.hidden(page, 'csrf'), username, password });
-  const headers = { cookie, 'content-type': 'application/x-www-form-urlencoded' };
-  return async () => {
-    const response = await fetch(`${url}/account/login`, { method: 'POST', redirect: 'manual', headers, body });
-    await response.body?.cancel();
-    return response.status === 303 && response.headers.get('location') === '/account' ? 'in' : String(response.status);
-  };
-}
-
-function tally(outcomes: string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const outcome of outcomes) counts[outcome] = (counts[outcome] ?? 0) + 1;
-  return counts;
-}
 
 describe('two instances over one PostgreSQL database share the throttle', async () => {
   const database: TestDatabase | undefined = await withPostgresDatabase();

@@ -2,6 +2,16 @@
 // login and consent pages.
 import assert from 'node:assert/strict';
 
+/** Text as the page wrote it in an attribute or an element (src/ui/html.ts escapes these five). */
+export function unescapeHtml(value: string): string {
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
 export class BrowserSim {
   readonly cookies = new Map<string, string>();
   readonly origin: string;
@@ -34,12 +44,7 @@ export class BrowserSim {
   static hidden(page: string, name: string): string {
     const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(page);
     assert.ok(match, `hidden field ${name} not found`);
-    return match[1]!
-      .replace(/&amp;/g, '&')
-      .replace(/&quot;/g, '"')
-      .replace(/&#39;/g, "'")
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>');
+    return unescapeHtml(match[1]!);
   }
 
   async login(loginLocation: string, username: string, password: string): Promise<Response> {

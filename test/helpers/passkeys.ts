@@ -6,7 +6,7 @@ import { hashPassword } from '../../src/authn/password/hash.ts';
 import { createUser } from '../../src/cli/operations.ts';
 import { newId } from '../../src/tokens/opaque.ts';
 import type { SoftAuthenticator } from './authenticator.ts';
-import { BrowserSim } from './browser-sim.ts';
+import { BrowserSim, unescapeHtml } from './browser-sim.ts';
 import { PASSWORD, type TestServer } from './server.ts';
 
 export async function newUser(server: TestServer, options: { password?: boolean } = {}) {
@@ -20,20 +20,12 @@ export async function newUser(server: TestServer, options: { password?: boolean 
   return { id: user.id, username, password: PASSWORD };
 }
 
-const unescape = (value: string) =>
-  value
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
-
 /** The WebAuthn options of the page's form marked data-passkey="kind" (sign-in, confirm, register). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function pageOptions(page: string, kind: string): any {
   const match = new RegExp(`data-passkey="${kind}"[^>]*?data-options="([^"]*)"`).exec(page);
   assert.ok(match, `no data-passkey="${kind}" form with options`);
-  return JSON.parse(unescape(match[1]!));
+  return JSON.parse(unescapeHtml(match[1]!));
 }
 
 /** Signs `browser` in at the account's sign-in page with the password; the answer (303). */

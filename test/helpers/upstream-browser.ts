@@ -2,6 +2,7 @@
 // per host name, as browsers keep them (not per port), manual redirects, and the forms of a page read
 // so that a test can submit one as a person would.
 import assert from 'node:assert/strict';
+import { unescapeHtml } from './browser-sim.ts';
 
 export interface Form {
   action: string;
@@ -18,20 +19,15 @@ export interface Page {
   forms: Form[];
 }
 
-const unescape = (value: string) =>
-  value
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
-
 /** The POST forms of a page, each with its action and hidden fields. */
 export function formsOf(body: string): Form[] {
   return [...body.matchAll(/<form method="post" action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)].map((m) => ({
-    action: unescape(m[1]!),
+    action: unescapeHtml(m[1]!),
     fields: Object.fromEntries(
-      [...m[2]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((f) => [f[1]!, unescape(f[2]!)]),
+      [...m[2]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((f) => [
+        f[1]!,
+        unescapeHtml(f[2]!),
+      ]),
     ),
   }));
 }

@@ -8,15 +8,13 @@ import { after, before, describe, it } from 'node:test';
 import * as OTPAuth from 'otpauth';
 import { ACR_VALUES } from '../../src/authn/levels.ts';
 import { linkTokenHash } from '../../src/authn/mail-link/tokens.ts';
-import { BrowserSim } from '../helpers/browser-sim.ts';
+import { BrowserSim, unescapeHtml } from '../helpers/browser-sim.ts';
 import { Mailbox } from '../helpers/mailbox.ts';
 import { newUser, passwordSignIn, signedIn } from '../helpers/passkeys.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { basic, tokenRequest } from '../helpers/tokens.ts';
 
 const CHOSEN = 'a brand new passphrase 42';
-
-const unescape = (value: string) => value.replace(/&amp;/g, '&');
 
 describe('a reset is no session before its new password', () => {
   let server: TestServer;
@@ -38,7 +36,7 @@ describe('a reset is no session before its new password', () => {
     const browser = new BrowserSim(server.issuer);
     await passwordSignIn(browser, user);
     const page = await (await browser.request('/account')).text();
-    const uri = unescape(/<a href="(otpauth:\/\/totp\/[^"]+)"/.exec(page)![1]!);
+    const uri = unescapeHtml(/<a href="(otpauth:\/\/totp\/[^"]+)"/.exec(page)![1]!);
     const totp = OTPAuth.URI.parse(uri) as OTPAuth.TOTP;
     const form = { csrf: BrowserSim.hidden(page, 'csrf'), enrolment: BrowserSim.hidden(page, 'enrolment') };
     assert.equal((await browser.request('/account/totp', { form: { ...form, code: codeOf(totp) } })).status, 200);

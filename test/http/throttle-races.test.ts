@@ -5,37 +5,12 @@
 // Password checks are counted (the hashing's own counter and the sign_in_failed events), never timed.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { buildApp } from '../../src/app.ts';
-import { openStore } from '../../src/store/index.ts';
 import { passwordStats } from '../../src/authn/password/hash.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
+import { freshThrottles, preparedSignIn, secondInstance, tally } from '../helpers/bursts.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { basic, tokenRequest } from '../helpers/tokens.ts';
 import { type TestDatabase, withPostgresDatabase } from '../store/databases.ts';
-
-/** A sign-in form loaded in its own browser, ready to be posted (to `origin`, another instance if given). */
-async function preparedSignIn(server: TestServer, username: string, password: string, origin = server.issuer) {
-  const browser = new BrowserSim(server.issuer);
-  const page = await (await browser.request('/account/login')).text();
-  const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  const body = new URLSearchParams({ csrf: BrowserSim.hidden(page, 'csrf'), username, password });
-  return async () =>
-    (
-      await fetch(`${origin}/account/login`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-        body,
-      })
-    ).status;
-}
-
-/** How many times each status came back. */
-function tally(statuses: number[]): Record<number, number> {
-  const counts: Record<number, number> = {};
-  for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
-  return counts;
-}
 
 for (const kind of ['SQLite', 'PostgreSQL'] as const) {
   describe(`throttles raced (${kind})`, async () => {
@@ -53,18 +28,14 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
       await database?.drop();
     });
     beforeEach(async () => {
-      if (skip) return;
-      // A frozen clock: a delay of one second is not over halfway through a burst.
-      server.clock.frozen = Math.floor(Date.now() / 1000);
-      server.clock.offset += 100_000;
-      await (await server.db()).deleteFrom('throttles').execute();
+      if (!skip) await freshThrottles(server);
     });
 
     const failures = async () => (await server.store.listEvents({ type: 'user.sign_in_failed', limit: 1000 })).length;
 
     it('60 wrong passwords at once: the allowance is checked, the rest refused unchecked', { skip }, async () => {
       const attempts = [];
-      for (let i = 0; i < 60; i++) attempts.push(await preparedSignIn(server, 'alice', `guess ${i}`));
+      for (let i = 0; i < 60; i++) attempts.push(await preparedSignIn(server.issuer, 'alice', `guess ${i}`));
       const [verified, failed] = [passwordStats().verified, await failures()];
       const statuses = await Promise.all(attempts.map((attempt) => attempt()));
       assert.deepEqual(tally(statuses), { 303: 5, 429: 55 });
@@ -73,21 +44,13 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
     });
 
     it('split over two instances of one database, still the allowance', { skip }, async () => {
-      const store = await openStore(server.config.databaseUrl, { thread: 'worker' });
-      const other = await buildApp({
-        config: server.config,
-        store,
-        keys: server.keys,
-        secret: server.secret,
-        logger: false,
-        now: () => server.clock.frozen! + server.clock.offset,
-      });
-      await other.listen({ port: 0, host: '127.0.0.1' });
+      const other = await secondInstance(server);
       try {
-        const otherOrigin = `http://127.0.0.1:${(other.server.address() as { port: number }).port}`;
         const attempts = [];
         for (let i = 0; i < 60; i++) {
-          attempts.push(await preparedSignIn(server, 'alice', `guess ${i}`, i % 2 ? otherOrigin : server.issuer));
+          attempts.push(
+            await preparedSignIn(server.issuer, 'alice', `guess ${i}`, i % 2 ? other.origin : server.issuer),
+          );
         }
         const verified = passwordStats().verified;
         const statuses = await Promise.all(attempts.map((attempt) => attempt()));
@@ -95,7 +58,6 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
         assert.equal(passwordStats().verified - verified, 5);
       } finally {
         await other.close();
-        await store.close();
       }
     });
 

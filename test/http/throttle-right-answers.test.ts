@@ -8,34 +8,13 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import * as OTPAuth from 'otpauth';
-import { buildApp } from '../../src/app.ts';
 import { passwordStats } from '../../src/authn/password/hash.ts';
-import { openStore } from '../../src/store/index.ts';
-import { BrowserSim } from '../helpers/browser-sim.ts';
+import { BrowserSim, unescapeHtml } from '../helpers/browser-sim.ts';
+import { freshThrottles, preparedSignIn, secondInstance, tally } from '../helpers/bursts.ts';
 import { newUser, passwordSignIn } from '../helpers/passkeys.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { basic } from '../helpers/tokens.ts';
 import { type TestDatabase, withPostgresDatabase } from '../store/databases.ts';
-
-/** A sign-in form loaded in its own browser, to be posted (to `origin`): where it sends the browser. */
-async function preparedSignIn(server: TestServer, username: string, password: string, origin = server.issuer) {
-  const browser = new BrowserSim(server.issuer);
-  const page = await (await browser.request('/account/login')).text();
-  const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  const body = new URLSearchParams({ csrf: BrowserSim.hidden(page, 'csrf'), username, password });
-  const headers = { cookie, 'content-type': 'application/x-www-form-urlencoded' };
-  return async () => {
-    const response = await fetch(`${origin}/account/login`, { method: 'POST', redirect: 'manual', headers, body });
-    await response.body?.cancel();
-    return response.status === 303 && response.headers.get('location') === '/account' ? 'in' : String(response.status);
-  };
-}
-
-function tally(outcomes: Array<string | number>): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const outcome of outcomes) counts[outcome] = (counts[outcome] ?? 0) + 1;
-  return counts;
-}
 
 /** A token request from `headers`' address: its status. */
 async function tokenStatus(server: TestServer, form: Record<string, string>, headers: Record<string, string>) {
@@ -47,12 +26,6 @@ async function tokenStatus(server: TestServer, form: Record<string, string>, hea
   await response.body?.cancel();
   return response.status;
 }
-
-const unescape = (value: string) =>
-  value
-    .replace(/&amp;/g, '&')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'");
 
 for (const kind of ['SQLite', 'PostgreSQL'] as const) {
   describe(`right answers at once are never refused (${kind})`, async () => {
@@ -72,11 +45,7 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
       await database?.drop();
     });
     beforeEach(async () => {
-      if (skip) return;
-      // A frozen clock: a delay of one second is not over halfway through a burst.
-      server.clock.frozen = Math.floor(Date.now() / 1000);
-      server.clock.offset += 100_000;
-      await (await server.db()).deleteFrom('throttles').execute();
+      if (!skip) await freshThrottles(server);
     });
     const free = () => server.config.throttle.freeFailures;
     const failures = async (userId: string) =>
@@ -86,8 +55,8 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
       const bob = await newUser(server);
       const right = [];
       const wrong = [];
-      for (let i = 0; i < 20; i++) right.push(await preparedSignIn(server, 'alice', server.user.password));
-      for (let i = 0; i < 60; i++) wrong.push(await preparedSignIn(server, bob.username, `guess ${i}`));
+      for (let i = 0; i < 20; i++) right.push(await preparedSignIn(server.issuer, 'alice', server.user.password));
+      for (let i = 0; i < 60; i++) wrong.push(await preparedSignIn(server.issuer, bob.username, `guess ${i}`));
       const hashed = passwordStats().verified;
       const [alice, mallory] = await Promise.all([
         Promise.all(right.map((attempt) => attempt())),
@@ -100,24 +69,16 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
     });
 
     it('the same, split over two instances of one database', { skip }, async () => {
-      const store = await openStore(server.config.databaseUrl, { thread: 'worker' });
-      const other = await buildApp({
-        config: server.config,
-        store,
-        keys: server.keys,
-        secret: server.secret,
-        logger: false,
-        now: () => server.clock.frozen! + server.clock.offset,
-      });
-      await other.listen({ port: 0, host: '127.0.0.1' });
+      const other = await secondInstance(server);
       try {
-        const origin = (i: number) =>
-          i % 2 ? `http://127.0.0.1:${(other.server.address() as { port: number }).port}` : server.issuer;
+        const origin = (i: number) => (i % 2 ? other.origin : server.issuer);
         const bob = await newUser(server);
         const right = [];
         const wrong = [];
-        for (let i = 0; i < 20; i++) right.push(await preparedSignIn(server, 'alice', server.user.password, origin(i)));
-        for (let i = 0; i < 60; i++) wrong.push(await preparedSignIn(server, bob.username, `guess ${i}`, origin(i)));
+        for (let i = 0; i < 20; i++)
+          right.push(await preparedSignIn(server.issuer, 'alice', server.user.password, origin(i)));
+        for (let i = 0; i < 60; i++)
+          wrong.push(await preparedSignIn(server.issuer, bob.username, `guess ${i}`, origin(i)));
         const hashed = passwordStats().verified;
         const [alice, mallory] = await Promise.all([
           Promise.all(right.map((attempt) => attempt())),
@@ -128,7 +89,6 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
         assert.equal(passwordStats().verified - hashed, 20 + free());
       } finally {
         await other.close();
-        await store.close();
       }
     });
 
@@ -138,7 +98,9 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
       const browser = new BrowserSim(server.issuer);
       await passwordSignIn(browser, user);
       const page = await (await browser.request('/account')).text();
-      const totp = OTPAuth.URI.parse(unescape(/<a href="(otpauth:\/\/totp\/[^"]+)"/.exec(page)![1]!)) as OTPAuth.TOTP;
+      const totp = OTPAuth.URI.parse(
+        unescapeHtml(/<a href="(otpauth:\/\/totp\/[^"]+)"/.exec(page)![1]!),
+      ) as OTPAuth.TOTP;
       const form = { csrf: BrowserSim.hidden(page, 'csrf'), enrolment: BrowserSim.hidden(page, 'enrolment') };
       const timestamp = (server.clock.frozen! + server.clock.offset) * 1000;
       const done = await browser.request('/account/totp', { form: { ...form, code: totp.generate({ timestamp }) } });

@@ -4,11 +4,10 @@
 // `tessera users unlock`; counters shared by two app instances over one database.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { buildApp } from '../../src/app.ts';
 import { run } from '../../src/cli/main.ts';
 import { passwordStats } from '../../src/authn/password/hash.ts';
-import { openStore } from '../../src/store/index.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
+import { freshThrottles, secondInstance } from '../helpers/bursts.ts';
 import { cliIo, startServer, type TestServer } from '../helpers/server.ts';
 import { basic, tokenRequest } from '../helpers/tokens.ts';
 import { withPostgresDatabase, type TestDatabase } from '../store/databases.ts';
@@ -40,10 +39,8 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
     beforeEach(async () => {
       if (skip) return;
       // A frozen clock, moved by the tests; every test starts outside the last one's window.
-      server.clock.frozen = Math.floor(Date.now() / 1000);
-      server.clock.offset += 100_000;
+      await freshThrottles(server);
       hashed = passwordStats();
-      await (await server.db()).deleteFrom('throttles').execute();
     });
 
     it(
@@ -156,15 +153,7 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
 
     it('counters are shared: failures at one instance lock the account at another', { skip }, async () => {
       // Another instance: its own connections to the same database.
-      const store = await openStore(server.config.databaseUrl, { thread: 'worker' });
-      const other = await buildApp({
-        config: server.config,
-        store,
-        keys: server.keys,
-        secret: server.secret,
-        logger: false,
-        now: () => server.clock.frozen! + server.clock.offset,
-      });
+      const { app: other, close } = await secondInstance(server);
       try {
         const attempt = async (app: typeof other | undefined, i: number) => {
           if (!app) return (await signIn(new BrowserSim(server.issuer), 'alice', `guess ${i}`)).status;
@@ -179,8 +168,7 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
         assert.equal(await attempt(other, 5), 429);
         assert.equal(await attempt(undefined, 6), 429);
       } finally {
-        await other.close();
-        await store.close();
+        await close();
       }
     });
   });

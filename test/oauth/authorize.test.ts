@@ -13,7 +13,7 @@ import { CodeSealer } from '../../src/oauth/codes.ts';
 import { InteractionSealer } from '../../src/oauth/interaction.ts';
 import { paramsFrom } from '../../src/oauth/params.ts';
 import { type Client, SERVER_LIFETIMES } from '../../src/store/clients.ts';
-import type { User } from '../../src/store/users.ts';
+import { userRecord } from '../helpers/users.ts';
 
 const [SFA, MFA, PHR] = ACR_VALUES;
 const NOW = 1_800_000_000;
@@ -40,19 +40,7 @@ const client: Client = {
   previousSecret: null,
   lifetimes: SERVER_LIFETIMES,
 };
-const user: User = {
-  id: 'user-1',
-  username: 'ada',
-  email: 'ada@example.com',
-  emailVerified: true,
-  name: null,
-  givenName: null,
-  familyName: null,
-  passwordHash: '$argon2id$…',
-  disabled: false,
-  createdAt: NOW,
-  updatedAt: NOW,
-};
+const user = userRecord({ id: 'user-1', username: 'ada', email: 'ada@example.com', passwordHash: '$argon2id$…' });
 const codes = new CodeSealer(SECRET);
 // Only what these requests read: the client, and (a step-up's enrolment) the user and their passkeys.
 let hasPasskey = false;

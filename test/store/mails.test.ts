@@ -12,23 +12,12 @@ import type { Store } from '../../src/store/store.ts';
 import type { User } from '../../src/store/users.ts';
 import { hashToken, newId, newSortableId } from '../../src/tokens/opaque.ts';
 import { withPostgresDatabase, withSqliteDatabase, type TestDatabase } from './databases.ts';
+import { userRecord } from '../helpers/users.ts';
 
 const NOW = 1_800_000_000;
 
-const user = (overrides: Partial<User> = {}): User => ({
-  id: newId(),
-  username: `user-${newId()}`,
-  email: 'person@example.com',
-  emailVerified: false,
-  name: null,
-  givenName: null,
-  familyName: null,
-  passwordHash: 'old-hash',
-  disabled: false,
-  createdAt: NOW,
-  updatedAt: NOW,
-  ...overrides,
-});
+const user = (overrides: Partial<User> = {}) =>
+  userRecord({ email: 'person@example.com', emailVerified: false, passwordHash: 'old-hash', ...overrides });
 
 const mail = (overrides: Partial<Mail> = {}): Mail => ({
   id: newSortableId(),

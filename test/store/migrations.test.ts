@@ -9,6 +9,7 @@ import { migrations } from '../../src/store/migrations/index.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { Database } from '../../src/store/tables.ts';
 import { withPostgresDatabase, withSqliteDatabase } from './databases.ts';
+import { userRecord } from '../helpers/users.ts';
 
 const TABLES = [
   'clients',
@@ -175,19 +176,7 @@ for (const [name, database] of [
 
       // The migrated store takes writes and enforces the grant's key.
       const now = 1_800_000_000;
-      await store.createUser({
-        id: 'u',
-        username: 'u',
-        email: 'u@example.com',
-        emailVerified: true,
-        name: null,
-        givenName: null,
-        familyName: null,
-        passwordHash: null,
-        disabled: false,
-        createdAt: now,
-        updatedAt: now,
-      });
+      await store.createUser(userRecord({ id: 'u', username: 'u', createdAt: now, updatedAt: now }));
       const grant = {
         id: 'g',
         userId: 'u',

@@ -11,8 +11,8 @@ import { noticeKind, SecurityNotifier, WINDOW } from '../../src/mail/security.ts
 import { openStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { User } from '../../src/store/users.ts';
-import { newId } from '../../src/tokens/opaque.ts';
 import { withPostgresDatabase, withSqliteDatabase, type TestDatabase } from './databases.ts';
+import { userRecord } from '../helpers/users.ts';
 
 const NOW = 1_800_000_000;
 const SECRET = 'the-secret-of-the-notices-test';
@@ -20,20 +20,7 @@ const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefo
 const quiet = { info() {}, warn() {}, error() {} };
 const mail = { mode: 'smtp', productName: 'Example ID', color: '#2f5bea', securityNotices: true } as const;
 
-const user = (overrides: Partial<User> = {}): User => ({
-  id: newId(),
-  username: `user-${newId()}`,
-  email: `${newId()}@example.com`,
-  emailVerified: true,
-  name: null,
-  givenName: null,
-  familyName: null,
-  passwordHash: 'hash',
-  disabled: false,
-  createdAt: NOW,
-  updatedAt: NOW,
-  ...overrides,
-});
+const user = (overrides: Partial<User> = {}) => userRecord({ passwordHash: 'hash', ...overrides });
 
 type Log = ConstructorParameters<typeof SecurityNotifier>[2]['log'];
 const notifier = (store: Store, log: Log = quiet) =>

@@ -10,6 +10,7 @@ import type { Passkey } from '../../src/store/passkeys.ts';
 import type { Store } from '../../src/store/store.ts';
 import { newId } from '../../src/tokens/opaque.ts';
 import { withPostgresDatabase, withSqliteDatabase, type TestDatabase } from './databases.ts';
+import { userRecord } from '../helpers/users.ts';
 
 const NOW = 1_800_000_000;
 
@@ -35,19 +36,7 @@ for (const [name, open] of [
     it('suspends once, with one event; then no use is recorded and the user has no passkey', async (t) => {
       if (!database) return t.skip('no PostgreSQL');
       const userId = newId();
-      await store.createUser({
-        id: userId,
-        username: `user-${userId}`,
-        email: '',
-        emailVerified: false,
-        name: null,
-        givenName: null,
-        familyName: null,
-        passwordHash: null,
-        disabled: false,
-        createdAt: NOW,
-        updatedAt: NOW,
-      });
+      await store.createUser(userRecord({ id: userId, email: '', emailVerified: false }));
       const passkey: Passkey = {
         id: newId(),
         userId,

@@ -13,6 +13,7 @@ import type { User } from '../../src/store/users.ts';
 import { newId } from '../../src/tokens/opaque.ts';
 import { CLI, securityEvent } from '../../src/events/index.ts';
 import { type TestDatabase, withPostgresDatabase, withSqliteDatabase } from './databases.ts';
+import { userRecord } from '../helpers/users.ts';
 
 const NOW = 1_800_000_000;
 
@@ -40,22 +41,7 @@ function client(overrides: Partial<Client> = {}): Client {
   };
 }
 
-function user(overrides: Partial<User> = {}): User {
-  return {
-    id: newId(),
-    username: `user-${newId()}`,
-    email: 'u@example.com',
-    emailVerified: true,
-    name: 'U',
-    givenName: null,
-    familyName: null,
-    passwordHash: null,
-    disabled: false,
-    createdAt: NOW,
-    updatedAt: NOW,
-    ...overrides,
-  };
-}
+const user = (overrides: Partial<User> = {}) => userRecord({ email: 'u@example.com', name: 'U', ...overrides });
 
 function grant(userId: string, clientId: string): Grant {
   return {

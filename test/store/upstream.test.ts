@@ -8,9 +8,9 @@ import { securityEvent } from '../../src/events/index.ts';
 import { openStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { UpstreamLink, UpstreamProvider } from '../../src/store/upstream.ts';
-import type { User } from '../../src/store/users.ts';
 import { newId } from '../../src/tokens/opaque.ts';
 import { withPostgresDatabase, withSqliteDatabase } from './databases.ts';
+import { userRecord } from '../helpers/users.ts';
 
 const NOW = 1_800_000_000;
 
@@ -33,23 +33,6 @@ function provider(overrides: Partial<UpstreamProvider> = {}): UpstreamProvider {
     loginHintDomains: [],
     githubUrl: null,
     githubApiUrl: null,
-    createdAt: NOW,
-    updatedAt: NOW,
-    ...overrides,
-  };
-}
-
-function user(overrides: Partial<User> = {}): User {
-  return {
-    id: newId(),
-    username: `user-${newId()}`,
-    email: 'person@example.com',
-    emailVerified: true,
-    name: null,
-    givenName: null,
-    familyName: null,
-    passwordHash: null,
-    disabled: false,
     createdAt: NOW,
     updatedAt: NOW,
     ...overrides,
@@ -114,7 +97,7 @@ for (const [name, database] of [
     it('links a person once, a user once per provider, each link with its event and no other', { skip }, async () => {
       const corp = provider();
       await store.createProvider(corp);
-      const [ada, bo] = [user(), user()];
+      const [ada, bo] = [userRecord(), userRecord()];
       await store.createUser(ada);
       await store.createUser(bo);
       assert.equal(await store.createLink(link(corp.id, 'sub-1', ada.id), linked(ada.id)), true);
@@ -143,18 +126,18 @@ for (const [name, database] of [
     it('makes a first sign-in’s user and link together, or neither', { skip }, async () => {
       const corp = provider();
       await store.createProvider(corp);
-      const first = user();
+      const first = userRecord();
       const created = securityEvent('user.created', NOW, { userId: first.id });
       await store.createUserWithLink(first, link(corp.id, 'sub-9', first.id), [created, linked(first.id)]);
       assert.equal((await store.getUserById(first.id))?.username, first.username);
       assert.equal((await store.getLink(corp.id, 'sub-9'))?.userId, first.id);
       // The same person again (a race lost): no second user, no event.
-      const second = user();
+      const second = userRecord();
       await assert.rejects(store.createUserWithLink(second, link(corp.id, 'sub-9', second.id), [linked(second.id)]));
       assert.equal(await store.getUserById(second.id), undefined);
       assert.equal((await eventsOf(second.id, 'user.upstream_linked')).length, 0);
       // A username taken: no link either.
-      const twin = user({ username: first.username });
+      const twin = userRecord({ username: first.username });
       await assert.rejects(store.createUserWithLink(twin, link(corp.id, 'sub-10', twin.id), []));
       assert.equal(await store.getLink(corp.id, 'sub-10'), undefined);
     });
@@ -165,7 +148,7 @@ for (const [name, database] of [
       async () => {
         const corp = provider();
         await store.createProvider(corp);
-        const [ada, bo] = [user(), user()];
+        const [ada, bo] = [userRecord(), userRecord()];
         await store.createUser(ada);
         await store.createUser(bo);
         const session = (userId: string) => ({
@@ -206,7 +189,7 @@ for (const [name, database] of [
       const [corp, other] = [provider(), provider()];
       await store.createProvider(corp);
       await store.createProvider(other);
-      const [ada, bo] = [user(), user()];
+      const [ada, bo] = [userRecord(), userRecord()];
       await store.createUser(ada);
       await store.createUser(bo);
       await store.createLink(link(corp.id, 'a', ada.id));
@@ -224,7 +207,7 @@ for (const [name, database] of [
     });
 
     it('finds users by email in any letter case', { skip }, async () => {
-      const mixed = user({ email: 'Mixed.Case@Example.ORG' });
+      const mixed = userRecord({ email: 'Mixed.Case@Example.ORG' });
       await store.createUser(mixed);
       assert.deepEqual(
         (await store.findUsersByEmail('mixed.case@example.org')).map((u) => u.id),

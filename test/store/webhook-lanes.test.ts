@@ -8,27 +8,15 @@ import { describe, it } from 'node:test';
 import { securityEvent } from '../../src/events/index.ts';
 import { openStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/store.ts';
-import type { User } from '../../src/store/users.ts';
 import type { Delivery, Webhook } from '../../src/store/webhooks.ts';
 import { withPostgresDatabase, withSqliteDatabase } from './databases.ts';
+import { userRecord } from '../helpers/users.ts';
 
 const NOW = 1_800_000_000;
 const OPERATOR = { operator: true, perWebhook: 50 };
 const USERS = { operator: false, perWebhook: 2 };
 
-const user = (id: string): User => ({
-  id,
-  username: id,
-  email: `${id}@example.com`,
-  emailVerified: true,
-  name: null,
-  givenName: null,
-  familyName: null,
-  passwordHash: null,
-  disabled: false,
-  createdAt: NOW,
-  updatedAt: NOW,
-});
+const user = (id: string) => userRecord({ id });
 
 const webhook = (id: string, ownerId: string | null): Webhook => ({
   id,

@@ -213,9 +213,7 @@ export class RelyingParty {
     try {
       const { verified, authenticationInfo } = await verifyAuthenticationResponse({
         response,
-        expectedChallenge: input.opened.challenge,
-        expectedOrigin: this.origin,
-        expectedRPID: this.id,
+        ...this.#expected(input.opened),
         // The counter is ours to judge, after the signature (below): the library's check would come first.
         credential: { id: passkey.credentialId, publicKey: passkey.publicKey, counter: 0 },
         requireUserVerification: input.requireUserVerification,
@@ -253,9 +251,7 @@ export class RelyingParty {
     try {
       const { verified, registrationInfo } = await verifyRegistrationResponse({
         response,
-        expectedChallenge: input.opened.challenge,
-        expectedOrigin: this.origin,
-        expectedRPID: this.id,
+        ...this.#expected(input.opened),
         requireUserVerification: false,
         supportedAlgorithmIDs: ALGORITHMS,
       });
@@ -273,6 +269,14 @@ export class RelyingParty {
     } catch (err) {
       return { ok: false, reason: 'invalid', detail: messageOf(err) };
     }
+  }
+
+  /**
+   * What either ceremony's response must show (WebAuthn §7.1 steps 8, 9 and 13, §7.2 steps 12, 13 and
+   * 15): the challenge this ceremony opened with, this site's origin and this relying party's id.
+   */
+  #expected(opened: OpenedCeremony) {
+    return { expectedChallenge: opened.challenge, expectedOrigin: this.origin, expectedRPID: this.id };
   }
 
   /** WebAuthn §7.1 step 9, §7.2 step 13: made on this site, never relayed from a look-alike. */

@@ -8,7 +8,7 @@ import type { EventStore } from '../../store/events.ts';
 import type { SecondFactorStore } from '../../store/second-factors.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import type { User } from '../../store/users.ts';
-import { decryptAtRest } from '../../tokens/at-rest.ts';
+import { openAtRest } from '../../tokens/at-rest.ts';
 import type { Secrets } from '../../tokens/secrets.ts';
 import type { Factor } from '../factor.ts';
 import { checkCode, type CodeCheckDeps, type CodeVerdict } from '../second-factor.ts';
@@ -38,10 +38,7 @@ export function totpFactor(at: number): Factor {
 
 /** The user's secret, decrypted; an error when no secret of the keyring opens it (TESSERA_SECRET changed). */
 export function totpSecret(secrets: Secrets, secretEnc: string): string {
-  const opened = decryptAtRest(secrets, 'totpSecret', secretEnc);
-  if (!opened)
-    throw new Error('an authenticator secret does not decrypt: is TESSERA_SECRET the one it was stored under?');
-  return opened.plaintext;
+  return openAtRest(secrets, 'totpSecret', secretEnc, "an authenticator app's secret");
 }
 
 /** Whether `code` is the user's current code (±1 step), never accepted before; spends its step if so. */
