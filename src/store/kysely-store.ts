@@ -370,6 +370,9 @@ export abstract class KyselyStore implements Store {
   }) {
     return this.restoreWatch.fenceDetectedRestore(input);
   }
+  recordTimeline(timeline: number) {
+    return this.restoreWatch.recordTimeline(timeline);
+  }
 
   // values encrypted under TESSERA_SECRET (./encrypted.ts)
   listEncryptedValues() {

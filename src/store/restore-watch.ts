@@ -65,6 +65,8 @@ export interface RestoreWatchStore {
   }): Promise<{ fence: RestoreFence | undefined; database: string; counter: number }>;
   /** PostgreSQL's current timeline; null on SQLite. Throws when the role may not read it. */
   databaseTimeline(): Promise<number | null>;
+  /** Records `timeline` as the one the database is on (`tessera restore-finish` fenced it already). */
+  recordTimeline(timeline: number): Promise<void>;
 }
 
 export class RestoreWatch extends Aggregate {
@@ -124,6 +126,10 @@ export class RestoreWatch extends Aggregate {
         .returning('counter'),
     );
     return row ? Number(row.counter) : undefined;
+  }
+
+  async recordTimeline(timeline: number): Promise<void> {
+    await this.write(this.db.updateTable('restore_watch').set({ timeline }).where('id', '=', ROW));
   }
 
   async fenceDetectedRestore(input: {

@@ -87,6 +87,10 @@ for (const [name, database] of [
       assert.equal((await fence({ epoch, timeline: 2 }, 2)).fence, undefined, 'timeline 2 is now the one recorded');
       assert.equal((await store.readRestoreWatch({ newDatabase: 'x', knownEpoch: '', now: 8 })).timeline, 2);
       assert.equal((await store.listEvents({ type: 'database.restored' })).length, 3);
+      // `tessera restore-finish` records the timeline it fenced on: the next check fences nothing more.
+      await store.recordTimeline(3);
+      assert.equal((await fence({ epoch, timeline: 3 }, 3)).fence, undefined);
+      assert.equal((await store.listEvents({ type: 'database.restored' })).length, 3);
     });
   });
 }
