@@ -47,7 +47,7 @@ export interface Config {
   readonly dbConnectTimeout: number;
   readonly keyRotationInterval: number;
   readonly keyReloadInterval: number;
-  /** Restores made without `tessera restore-finish`, detected (src/restores/watch.ts): how often, and on a new timeline. */
+  /** Restores detected (src/restores/watch.ts): seconds between checks, and whether a new timeline fences. */
   readonly restoreWatch: { interval: number; fenceNewTimeline: boolean };
   readonly shutdownDrain: number;
   readonly shutdownTimeout: number;

@@ -18,6 +18,8 @@ export interface WatchLog {
   error(obj: object, msg: string): void;
 }
 
+const isoTime = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
+
 const REQUESTER: Requester = { ip: null, userAgent: 'tessera server' };
 
 /** What a check found: the fence it wrote, if it fenced, and why. */
@@ -53,9 +55,10 @@ export class RestoreWatch {
     try {
       return await this.#check();
     } catch (err) {
+      const { message } = err as Error;
       this.#options.log.error(
-        { err: { message: (err as Error).message } },
-        `restore check failed (the database's fault, not a restore), tried again at the next check: ${(err as Error).message}`,
+        { err: { message } },
+        `restore check failed (the database's fault, not a restore), tried again at the next check: ${message}`,
       );
       return {};
     }
@@ -178,9 +181,7 @@ export class RestoreWatch {
     return {
       detected,
       fence: fence.id,
-      ...(detected.includes('backup') && fence.takenAt !== null
-        ? { backupTakenAt: new Date(fence.takenAt * 1000).toISOString() }
-        : {}),
+      ...(detected.includes('backup') && fence.takenAt !== null ? { backupTakenAt: isoTime(fence.takenAt) } : {}),
       ...(detected.includes('timeline') ? { timeline, recordedTimeline: state.timeline } : {}),
       ...(detected.includes('mark')
         ? {
@@ -198,9 +199,12 @@ export class RestoreWatch {
     return detected
       .map((what) => {
         if (what === 'backup')
-          return `a copy made by tessera backup${fence.takenAt === null ? '' : ` at ${new Date(fence.takenAt * 1000).toISOString()}`}`;
+          return `a copy made by tessera backup${fence.takenAt === null ? '' : ` at ${isoTime(fence.takenAt)}`}`;
         if (what === 'timeline')
-          return `PostgreSQL on timeline ${timeline}, the database recorded ${state.timeline}: a point-in-time recovery or a promoted standby`;
+          return (
+            `PostgreSQL on timeline ${timeline}, the database recorded ${state.timeline}: ` +
+            'a point-in-time recovery or a promoted standby'
+          );
         return seen && seen.epoch === state.epoch
           ? `activity mark ${state.counter}, behind the ${seen.counter} ${by} saw`
           : `the restore fence ${by} saw is gone`;
