@@ -12,7 +12,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import { type Cluster, type Instance, startBalancer, startCluster, startInstance } from '../helpers/instances.ts';
+import { type Cluster, type Instance, startCluster, startInstance } from '../helpers/instances.ts';
 import { clusterFlows, logLine } from '../helpers/restore-flows.ts';
 import { withPostgresDatabase, withSqliteDatabase } from '../store/databases.ts';
 
@@ -58,26 +58,23 @@ describe('a SQLite file copied back under a stopped instance', async () => {
       'a check after the copy',
     );
     await flows.revoke(revoked.refresh_token);
-    await cluster.stop();
+    // The instance stopped; the balancer stays on the issuer's port (no port left free meanwhile).
+    for (const stopped of cluster.instances) await stopped.stop();
 
     // Put back by hand, the database's own files moved aside, the mark beside them left as it is.
     for (const name of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(name)) renameSync(name, `${name}.before`);
     renameSync(copy, file);
-    instance = await startInstance(cluster.env, Number(new URL(cluster.instances[0]!.url).port));
+    instance = await startInstance(cluster.env);
     const line = await logLine(instance, 'restored database detected');
     assert.deepEqual(line.detected, ['mark']);
     assert.equal(line.seenBy, 'the previous start here');
-    const balancer = await startBalancer(Number(new URL(cluster.issuer).port), [instance.url]);
-    try {
-      assert.deepEqual(await flows.refresh(revoked.refresh_token), { status: 400, error: 'invalid_grant' });
-      const events = flows.restoredEvents();
-      assert.equal(events.length, 1);
-      assert.deepEqual(events[0]!.data.detected, ['mark']);
-      const fresh = await flows.tokens();
-      assert.equal((await flows.refresh(fresh.refresh_token)).status, 200);
-    } finally {
-      await balancer.close();
-    }
+    cluster.balancer.replaceBackends([instance.url]);
+    assert.deepEqual(await flows.refresh(revoked.refresh_token), { status: 400, error: 'invalid_grant' });
+    const events = flows.restoredEvents();
+    assert.equal(events.length, 1);
+    assert.deepEqual(events[0]!.data.detected, ['mark']);
+    const fresh = await flows.tokens();
+    assert.equal((await flows.refresh(fresh.refresh_token)).status, 200);
   });
 });
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import { type Cluster, type Instance, startBalancer, startCluster, startInstance } from '../helpers/instances.ts';
+import { type Cluster, type Instance, startCluster, startInstance } from '../helpers/instances.ts';
 import { createPgCluster, type PgCluster } from '../helpers/pg-cluster.ts';
 import { clusterFlows, logLine } from '../helpers/restore-flows.ts';
 
@@ -48,18 +48,20 @@ describe('a point-in-time recovery of PostgreSQL, without restore-finish', async
       assert.equal((await flows.refresh(revoked.refresh_token)).error, 'invalid_grant');
 
       // The operator's recovery: every instance stopped, the cluster recovered to the restore point.
-      await cluster.stop();
+      // The balancer stays on the issuer's port, and the instance comes back on a new one: no port is
+      // left free for another test's process to take meanwhile.
+      for (const stopped of cluster.instances) await stopped.stop();
       await pgCluster!.recoverTo(base, 'before-revocation');
 
-      instance = await startInstance(cluster.env, Number(new URL(cluster.instances[0]!.url).port));
+      instance = await startInstance(cluster.env);
       const line = await logLine(instance, 'restored database detected');
       assert.equal(line.level, 40, 'at warn');
       assert.deepEqual(line.detected, ['timeline'], 'by the timeline: the activity mark is as the instance left it');
       assert.equal(line.timeline, 2);
       assert.equal(line.recordedTimeline, 1);
 
-      const balancer = await startBalancer(Number(new URL(cluster.issuer).port), [instance.url]);
-      try {
+      cluster.balancer.replaceBackends([instance.url]);
+      {
         for (const [what, token] of [
           ['revoked after the target', revoked.refresh_token],
           ['issued before the base backup', kept.refresh_token],
@@ -71,8 +73,6 @@ describe('a point-in-time recovery of PostgreSQL, without restore-finish', async
         assert.equal(events[0]!.data.finished_by, 'detection');
         const fresh = await flows.tokens();
         assert.equal((await flows.refresh(fresh.refresh_token)).status, 200, 'users sign in again');
-      } finally {
-        await balancer.close();
       }
     },
   );
