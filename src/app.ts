@@ -37,6 +37,7 @@ import { CodeSealer } from './oauth/codes.ts';
 import { InteractionSealer } from './oauth/interaction.ts';
 import { ClientDocumentError, ClientDocuments, isClientIdUrl } from './oauth/registration/documents.ts';
 import type { Store } from './store/store.ts';
+import type { RestoreEpoch } from './tokens/epoch.ts';
 import type { KeyStore } from './tokens/keystore.ts';
 import { RefreshTokens } from './tokens/refresh.ts';
 import type { Secrets } from './tokens/secrets.ts';
@@ -64,9 +65,9 @@ export interface AppDeps {
   secret: Secrets;
   /**
    * The database's latest restore fence (src/store/restores.ts): codes and passkey challenges sealed
-   * before it do not open.
+   * before it do not open. A function when the instance's restore watch may change it (src/main.ts).
    */
-  restoreEpoch?: string;
+  restoreEpoch?: RestoreEpoch;
   /** Epoch seconds; tests inject a clock. */
   now?: () => number;
   logger?: boolean;

@@ -9,6 +9,8 @@ import { demoAuthorizationUrls, demoFile, readDemoCredentials, seedDemo } from '
 import { describeDatabase, finishRestore, inheritedSocket, Lifecycle, waitForDatabase } from './lifecycle.ts';
 import { DatabaseUnavailable } from './store/faults.ts';
 import { startHousekeeping } from './store/housekeeping.ts';
+import { localMarkFile } from './restores/local-mark.ts';
+import { RestoreWatch, startRestoreWatch } from './restores/watch.ts';
 import { WebhookDelivery } from './webhooks/delivery.ts';
 import { startMailDelivery } from './mail/start.ts';
 import { startMetricsListener } from './http/plugins/metrics.ts';
@@ -68,14 +70,32 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
         : (err as Error).message;
     throw new Error(`the database ${database}: ${cause}`, { cause: err });
   }
-  // A database restored from a marked backup is fenced before anything is served (docs/backup.md).
+  // A database restored from a marked backup, or found gone back in time (a point-in-time recovery, a
+  // copy put back by hand), is fenced before anything is served (docs/backup.md). The watch never
+  // fails a start; when its check could not run, finishRestore still fences a marked backup.
+  const watch = new RestoreWatch(store, {
+    file: localMarkFile(config.databaseUrl, config.dataDir),
+    fenceNewTimeline: config.restoreWatch.fenceNewTimeline,
+    log,
+  });
+  await watch.check();
   const restore = await finishRestore(store, { force: false, requester: { ip: null, userAgent: 'tessera server' } });
+  let restoreEpoch = restore.epoch;
   const keys = await KeyStore.open(store, secret, { timeline: keyTimeline(config) });
   const seeded = config.demo ? await seedDemo(store, config) : undefined;
   const demo = config.demo ? (seeded ?? (await readDemoCredentials(store, config))) : undefined;
 
   const lifecycle = new Lifecycle();
-  const app = await buildApp({ config, store, keys, secret, demo, lifecycle, restoreEpoch: restore.epoch, tracing });
+  const app = await buildApp({
+    config,
+    store,
+    keys,
+    secret,
+    demo,
+    lifecycle,
+    restoreEpoch: () => restoreEpoch,
+    tracing,
+  });
   if (restore.fence) {
     const takenAt = restore.fence.takenAt === null ? null : new Date(restore.fence.takenAt * 1000).toISOString();
     app.log.warn(
@@ -87,6 +107,17 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
   // Keys rotated by `tessera keys rotate` or another instance are picked up within the reload interval.
   const keyMaintenance = startKeyMaintenance(keys, app.log);
   const housekeeping = startHousekeeping(store, config, app.log);
+  // A restore under the running instance: fenced by this instance's check or another's, then taken up here.
+  const restoreChecks = startRestoreWatch(watch, {
+    interval: config.restoreWatch.interval,
+    epoch: restoreEpoch,
+    log: app.log,
+    onFence: async (epoch) => {
+      restoreEpoch = epoch;
+      store.clearCaches();
+      await keys.reload();
+    },
+  });
   // Webhooks: this instance's share of the outbox, delivered in the background.
   const webhooks = new WebhookDelivery(store, {
     secret,
@@ -116,6 +147,7 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
     });
     keyMaintenance.stop();
     housekeeping.stop();
+    restoreChecks.stop();
     await app.close();
     metricsListener?.close();
     await webhooks.stop();

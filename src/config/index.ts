@@ -48,6 +48,8 @@ export interface Config {
   readonly dbConnectTimeout: number;
   readonly keyRotationInterval: number;
   readonly keyReloadInterval: number;
+  /** Restores detected (src/restores/watch.ts): seconds between checks, and whether a new timeline fences. */
+  readonly restoreWatch: { interval: number; fenceNewTimeline: boolean };
   readonly shutdownDrain: number;
   readonly shutdownTimeout: number;
   /** Every scope Tessera knows, with its consent-page description. */
@@ -228,6 +230,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     dbConnectTimeout: e.TESSERA_DB_CONNECT_TIMEOUT,
     keyRotationInterval: e.TESSERA_KEY_ROTATION_INTERVAL,
     keyReloadInterval: e.TESSERA_KEY_RELOAD_INTERVAL,
+    restoreWatch: {
+      interval: e.TESSERA_RESTORE_CHECK_INTERVAL,
+      fenceNewTimeline: e.TESSERA_RESTORE_TIMELINE_FENCE === 'on',
+    },
     shutdownDrain: e.TESSERA_SHUTDOWN_DRAIN ?? (production ? 5 : 0),
     shutdownTimeout: e.TESSERA_SHUTDOWN_TIMEOUT,
     scopes,

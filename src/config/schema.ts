@@ -110,6 +110,16 @@ export const configSchema = z.object({
   TESSERA_KEY_ROTATION_INTERVAL: z.coerce.number().int().min(0).default(7_776_000),
   /** TESSERA_KEY_RELOAD_INTERVAL: seconds between an instance's re-reads of the signing keys. */
   TESSERA_KEY_RELOAD_INTERVAL: seconds(60),
+  /**
+   * TESSERA_RESTORE_CHECK_INTERVAL: seconds between an instance's checks that the database has not gone
+   * back in time under it (a restore made without `tessera restore-finish`, docs/backup.md).
+   */
+  TESSERA_RESTORE_CHECK_INTERVAL: seconds(60),
+  /**
+   * TESSERA_RESTORE_TIMELINE_FENCE: `on` fences a PostgreSQL database found on a new timeline (a
+   * point-in-time recovery, or a standby promoted); `off` where failovers promote standbys.
+   */
+  TESSERA_RESTORE_TIMELINE_FENCE: z.enum(['on', 'off']).default('on'),
   /** TESSERA_HOUSEKEEPING_INTERVAL: seconds between removals of expired sessions, grants and revocation records. */
   TESSERA_HOUSEKEEPING_INTERVAL: seconds(60),
   /** TESSERA_EVENT_RETENTION: seconds the audit trail's events are kept (90 days), then housekeeping removes them. */

@@ -4,6 +4,7 @@
 // Redeeming one creates the grant under the code's identifier, once, and only while the user is
 // still active (Store.redeemAuthorizationCode): that row is what makes a code single-use, and
 // housekeeping keeps it at least until the code has expired.
+import { perEpoch, type RestoreEpoch } from '../tokens/epoch.ts';
 import { SealedBox } from '../tokens/sealed.ts';
 import { newSortableId } from '../tokens/opaque.ts';
 import type { Secrets } from '../tokens/secrets.ts';
@@ -59,19 +60,22 @@ interface Sealed {
 }
 
 export class CodeSealer {
-  readonly #box: SealedBox<Sealed>;
+  readonly #box: () => SealedBox<Sealed>;
   /**
    * `restoreEpoch`: the database's latest restore fence (src/store/restores.ts), '' before any. Codes
    * sealed before a restore do not open after it: the grants they were redeemed for are gone with
    * the restore, and a code must not be redeemed twice.
    */
-  constructor(secrets: Secrets, restoreEpoch = '') {
-    this.#box = new SealedBox(secrets, `tessera authorization code v1${restoreEpoch ? ` ${restoreEpoch}` : ''}`);
+  constructor(secrets: Secrets, restoreEpoch: RestoreEpoch = '') {
+    this.#box = perEpoch(
+      restoreEpoch,
+      (epoch) => new SealedBox<Sealed>(secrets, `tessera authorization code v1${epoch ? ` ${epoch}` : ''}`),
+    );
   }
 
   /** A new code for `fields`, valid `ttl` seconds from `now`. */
   issue(fields: Omit<AuthorizationCode, 'id' | 'iat' | 'exp'>, now: number, ttl: number): string {
-    return this.#box.seal(
+    return this.#box().seal(
       {
         i: newSortableId(),
         c: fields.clientId,
@@ -95,7 +99,7 @@ export class CodeSealer {
 
   /** The code's contents, expired or not; undefined when it is not a code this server sealed. */
   open(code: string, now: number): AuthorizationCode | undefined {
-    const v = this.#box.open(code, now * 1000);
+    const v = this.#box().open(code, now * 1000);
     if (!v || typeof v.i !== 'string' || typeof v.e !== 'number') return undefined;
     return {
       id: v.i,

@@ -11,7 +11,7 @@ import type { Database } from './tables.ts';
 
 export type { Store } from './store.ts';
 
-function sqlitePath(databaseUrl: string): string | undefined {
+export function sqlitePath(databaseUrl: string): string | undefined {
   if (!databaseUrl.startsWith('sqlite:')) return undefined;
   const path = databaseUrl.slice('sqlite:'.length);
   if (path === '') throw new Error('DATABASE_URL: sqlite: needs a path, e.g. sqlite:./data/tessera.db');

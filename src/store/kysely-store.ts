@@ -15,6 +15,7 @@ import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFami
 import { Purge, type PurgeInput } from './housekeeping.ts';
 import { migrate } from './migrations/index.ts';
 import { type Resource, Resources } from './resources.ts';
+import { type FenceConditions, RestoreWatch, type RestoreWatchState } from './restore-watch.ts';
 import { Restores } from './restores.ts';
 import { SecondFactors, type TotpCredential } from './second-factors.ts';
 import { type Session, Sessions } from './sessions.ts';
@@ -41,6 +42,7 @@ export abstract class KyselyStore implements Store {
   protected readonly passkeys: Passkeys;
   protected readonly secondFactors: SecondFactors;
   protected readonly restores: Restores;
+  protected readonly restoreWatch: RestoreWatch;
   protected readonly encryptedValues: EncryptedValues;
   protected readonly upstream: Upstream;
   protected readonly mails: Mails;
@@ -61,6 +63,7 @@ export abstract class KyselyStore implements Store {
     this.passkeys = new Passkeys(connection);
     this.secondFactors = new SecondFactors(connection);
     this.restores = new Restores(connection);
+    this.restoreWatch = new RestoreWatch(connection);
     this.encryptedValues = new EncryptedValues(connection);
     this.upstream = new Upstream(connection);
     this.mails = new Mails(connection);
@@ -75,6 +78,8 @@ export abstract class KyselyStore implements Store {
     whileCommitting: (family: TokenFamily) => Promise<T>,
   ): Promise<RotationOutcome<T>>;
   abstract stats(): DatabaseStats;
+  /** PostgreSQL's current timeline (./restore-watch.ts); null on SQLite. */
+  abstract databaseTimeline(): Promise<number | null>;
 
   migrate(to?: string | NoMigrations): Promise<string[]> {
     return migrate(this.db, to);
@@ -347,6 +352,26 @@ export abstract class KyselyStore implements Store {
   }
   restoreEpoch() {
     return this.restores.restoreEpoch();
+  }
+
+  // restores detected (./restore-watch.ts)
+  readRestoreWatch(input: { newDatabase: string; knownEpoch: string; now: number }): Promise<RestoreWatchState> {
+    return this.restoreWatch.readRestoreWatch(input);
+  }
+  markActivity(input: { database: string; atLeast: number; timeline: number | null; now: number }) {
+    return this.restoreWatch.markActivity(input);
+  }
+  fenceDetectedRestore(input: {
+    id: string;
+    now: number;
+    event: SecurityEvent;
+    when: FenceConditions;
+    timeline: number | null;
+  }) {
+    return this.restoreWatch.fenceDetectedRestore(input);
+  }
+  recordTimeline(timeline: number) {
+    return this.restoreWatch.recordTimeline(timeline);
   }
 
   // values encrypted under TESSERA_SECRET (./encrypted.ts)

@@ -7,10 +7,11 @@
 // latest fence's id is an epoch the authorization codes are sealed in (src/oauth/codes.ts), so a
 // code issued before the restore does not open after it; each fence has an id of its own, so a
 // backup restored twice starts a new epoch each time.
+import type { Kysely } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
 import { insertEventsWhen } from './outbox.ts';
-import type { RestoreFenceRow } from './tables.ts';
+import type { Database, RestoreFenceRow } from './tables.ts';
 
 export interface RestoreFence {
   id: string;
@@ -37,6 +38,57 @@ export interface RestoreStore {
   restoreEpoch(): Promise<string>;
 }
 
+/**
+ * The fence's statements, to run in one write after whatever inserts a pending mark: when a mark is
+ * pending as they run, every grant revoked, every session ended, every signing key removed, `event`
+ * recorded and the fence (under `id`) written in place of the marks, its row returned; else nothing.
+ */
+export function fenceStatements(db: Kysely<Database>, input: { id: string; now: number; event: SecurityEvent }) {
+  const { now } = input;
+  const pending = db.selectFrom('restore_fences').select('id').where('fenced_at', 'is', null);
+  const fence = db
+    .insertInto('restore_fences')
+    .columns(['id', 'taken_at', 'fenced_at'])
+    .expression(
+      db
+        .selectFrom('restore_fences')
+        .select((eb) => [eb.val(input.id).as('id'), eb.fn.max('taken_at').as('taken_at'), eb.val(now).as('fenced_at')])
+        .where('fenced_at', 'is', null)
+        .having((eb) => eb.fn.countAll(), '>', 0),
+    )
+    .returning(['id', 'taken_at']);
+  return [
+    // First, the pending marks' rows are locked: of instances starting at the same moment on
+    // PostgreSQL, the others wait here, then find no mark (each statement reads anew) and change
+    // nothing. SQLite runs one write at a time anyway.
+    db
+      .updateTable('restore_fences')
+      .set((eb) => ({ taken_at: eb.ref('taken_at') }))
+      .where('fenced_at', 'is', null),
+    ...insertEventsWhen(db, input.event, pending),
+    db
+      .updateTable('grants')
+      .set({ revoked_at: now })
+      .where('revoked_at', 'is', null)
+      .where((eb) => eb.exists(pending)),
+    db.deleteFrom('sessions').where((eb) => eb.exists(pending)),
+    db.deleteFrom('signing_keys').where((eb) => eb.exists(pending)),
+    fence,
+    db.deleteFrom('restore_fences').where('fenced_at', 'is', null),
+  ];
+}
+
+/** The latest fence's id, '' before any: the epoch authorization codes are sealed in. */
+export function latestFence(db: Kysely<Database>) {
+  return db
+    .selectFrom('restore_fences')
+    .select('id')
+    .where('fenced_at', 'is not', null)
+    .orderBy('fenced_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1);
+}
+
 export class Restores extends Aggregate implements RestoreStore {
   async fenceRestore(input: {
     id: string;
@@ -50,40 +102,9 @@ export class Restores extends Aggregate implements RestoreStore {
     // Every start asks; only a restored database is written to (a start on a read-only file reads).
     if (!input.force && (await pending.limit(1).execute()).length === 0) return undefined;
     const mark = db.insertInto('restore_fences').values({ id: `mark:${input.id}`, taken_at: null, fenced_at: null });
-    const fence = db
-      .insertInto('restore_fences')
-      .columns(['id', 'taken_at', 'fenced_at'])
-      .expression(
-        db
-          .selectFrom('restore_fences')
-          .select((eb) => [
-            eb.val(input.id).as('id'),
-            eb.fn.max('taken_at').as('taken_at'),
-            eb.val(now).as('fenced_at'),
-          ])
-          .where('fenced_at', 'is', null)
-          .having((eb) => eb.fn.countAll(), '>', 0),
-      )
-      .returning(['id', 'taken_at']);
     const rows = await this.writeRows<Pick<RestoreFenceRow, 'id' | 'taken_at'>>(
       ...(input.force ? [mark] : []),
-      // First, the pending marks' rows are locked: of instances starting at the same moment on
-      // PostgreSQL, the others wait here, then find no mark (each statement reads anew) and change
-      // nothing. SQLite runs one write at a time anyway.
-      db
-        .updateTable('restore_fences')
-        .set((eb) => ({ taken_at: eb.ref('taken_at') }))
-        .where('fenced_at', 'is', null),
-      ...insertEventsWhen(db, input.event, pending),
-      db
-        .updateTable('grants')
-        .set({ revoked_at: now })
-        .where('revoked_at', 'is', null)
-        .where((eb) => eb.exists(pending)),
-      db.deleteFrom('sessions').where((eb) => eb.exists(pending)),
-      db.deleteFrom('signing_keys').where((eb) => eb.exists(pending)),
-      fence,
-      db.deleteFrom('restore_fences').where('fenced_at', 'is', null),
+      ...fenceStatements(db, input),
     );
     const [fenced] = rows;
     if (!fenced) return undefined;
@@ -91,14 +112,7 @@ export class Restores extends Aggregate implements RestoreStore {
   }
 
   async restoreEpoch(): Promise<string> {
-    const latest = await this.db
-      .selectFrom('restore_fences')
-      .select('id')
-      .where('fenced_at', 'is not', null)
-      .orderBy('fenced_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const latest = await latestFence(this.db).executeTakeFirst();
     return latest?.id ?? '';
   }
 }

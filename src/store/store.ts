@@ -12,6 +12,7 @@ import type { NoticeStore } from './notices.ts';
 import type { PurgeInput } from './housekeeping.ts';
 import type { PasskeyStore } from './passkeys.ts';
 import type { ResourceStore } from './resources.ts';
+import type { RestoreWatchStore } from './restore-watch.ts';
 import type { RestoreStore } from './restores.ts';
 import type { SecondFactorStore } from './second-factors.ts';
 import type { SessionStore } from './sessions.ts';
@@ -47,6 +48,7 @@ export interface Store
     PasskeyStore,
     SecondFactorStore,
     RestoreStore,
+    RestoreWatchStore,
     EncryptedValueStore,
     UpstreamStore,
     MailStore,

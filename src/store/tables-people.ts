@@ -106,6 +106,19 @@ export interface RestoreFenceRow {
   fenced_at: number | null;
 }
 
+/**
+ * The one row (id 'database') that tells a database gone back in time (src/store/restore-watch.ts):
+ * a random identity, a counter bumped by every instance at start and on a timer, the PostgreSQL
+ * timeline last seen (null on SQLite), and when it was last bumped.
+ */
+export interface RestoreWatchRow {
+  id: string;
+  database: string;
+  counter: number;
+  timeline: number | null;
+  marked_at: number;
+}
+
 /** A mail in the outbox (src/mail): its message encrypted until it is sent, then erased. */
 export interface MailRow {
   id: string;

@@ -225,6 +225,7 @@ export interface Database {
   totp_credentials: People.TotpCredentialRow;
   recovery_codes: People.RecoveryCodeRow;
   restore_fences: People.RestoreFenceRow;
+  restore_watch: People.RestoreWatchRow;
   upstream_providers: People.UpstreamProviderRow;
   upstream_links: People.UpstreamLinkRow;
   mails: People.MailRow;

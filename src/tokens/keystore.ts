@@ -82,27 +82,28 @@ export class KeyStore {
     this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
   }
 
-  /**
-   * Loads the keys, generating an active key for each supported algorithm that has none. Instances
-   * starting together on an empty database insert one key per algorithm between them.
-   */
+  /** Loads the keys, generating an active key for each supported algorithm that has none (reload). */
   static async open(store: SigningKeyStore, secret: Secrets, options: KeyStoreOptions = {}): Promise<KeyStore> {
     const keyStore = new KeyStore(store, secret, options);
-    const rows = await store.listSigningKeys();
-    const now = keyStore.now();
-    for (const alg of SIGNING_ALGS) {
-      if (!rows.some((row) => row.alg === alg)) {
-        await store.insertSigningKey(await generateKey(alg, secret, now, now, `initial:${alg}`));
-      }
-    }
     await keyStore.reload();
     return keyStore;
   }
 
-  /** Re-reads the keys from the database (another instance may have rotated them). */
+  /**
+   * Re-reads the keys from the database (another instance may have rotated them). An algorithm left
+   * without a key (a restore fence removes them all, src/store/restores.ts) gets a new one that signs
+   * at once; instances that find none at the same moment insert one between them.
+   */
   async reload(): Promise<void> {
-    this.#lastReload = this.now();
-    const rows = await this.store.listSigningKeys();
+    const now = this.now();
+    this.#lastReload = now;
+    let rows = await this.store.listSigningKeys();
+    const missing = SIGNING_ALGS.filter((alg) => !rows.some((row) => row.alg === alg));
+    if (missing.length > 0) {
+      for (const alg of missing)
+        await this.store.insertSigningKey(await generateKey(alg, this.secret, now, now, `initial:${alg}`));
+      rows = await this.store.listSigningKeys();
+    }
     const imported = new Map<string, { publicKey: CryptoKey; privateKey?: KeyObject }>();
     for (const row of rows) {
       imported.set(

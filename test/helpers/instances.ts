@@ -78,17 +78,23 @@ export interface Balancer {
   url: string;
   /** Requests sent to each backend. */
   served: number[];
+  /**
+   * Sends the requests to `backends` from now on: an instance restarted on a new port, so that no
+   * port is given up for another test's process to take meanwhile.
+   */
+  replaceBackends(backends: string[]): void;
   close(): Promise<void>;
 }
 
 /** A round-robin HTTP balancer on 127.0.0.1: each request goes to the next backend. */
 export async function startBalancer(port: number, backends: string[]): Promise<Balancer> {
   const served = backends.map(() => 0);
+  let targets = [...backends];
   let next = 0;
   const server: Server = createServer((req, res) => {
-    const index = next++ % backends.length;
+    const index = next++ % targets.length;
     served[index]!++;
-    const target = new URL(req.url ?? '/', backends[index]);
+    const target = new URL(req.url ?? '/', targets[index]);
     const upstream = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -96,10 +102,19 @@ export async function startBalancer(port: number, backends: string[]): Promise<B
     upstream.on('error', () => res.writeHead(502).end());
     req.pipe(upstream);
   });
+  // Idle connections are closed by the client only: a test that blocks its event loop (a child run
+  // synchronously) would otherwise have the balancer's idle timeout fire just as the client reuses
+  // the connection, which then fails with ECONNRESET.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${port}`,
     served,
+    replaceBackends: (urls) => {
+      targets = [...urls];
+      served.length = 0;
+      served.push(...urls.map(() => 0));
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

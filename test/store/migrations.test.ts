@@ -22,6 +22,7 @@ const TABLES = [
   'recovery_codes',
   'resources',
   'restore_fences',
+  'restore_watch',
   'revoked_access_tokens',
   'sessions',
   'signing_keys',

@@ -4,6 +4,7 @@
 // every visitor). A challenge is answered once: the store records its hash when it is used
 // (PasskeyStore.spendChallenge), until it would have expired.
 import { hashToken, randomToken } from '../../tokens/opaque.ts';
+import { perEpoch, type RestoreEpoch } from '../../tokens/epoch.ts';
 import { Sealer } from '../../tokens/sealed.ts';
 import type { Secrets } from '../../tokens/secrets.ts';
 
@@ -41,15 +42,15 @@ export interface OpenedCeremony {
 }
 
 export class Ceremonies {
-  readonly #sealer: CeremonySealer;
+  readonly #sealer: () => CeremonySealer;
 
-  constructor(secret: Secrets, restoreEpoch = '') {
-    this.#sealer = new CeremonySealer(secret, restoreEpoch);
+  constructor(secret: Secrets, restoreEpoch: RestoreEpoch = '') {
+    this.#sealer = perEpoch(restoreEpoch, (epoch) => new CeremonySealer(secret, epoch));
   }
 
   /** A new challenge, as the string whose UTF-8 bytes the options carry. */
   challenge(input: { purpose: CeremonyPurpose; userId: string | null; browser: string }, now: number): string {
-    return this.#sealer.seal({ ...input, iat: now, exp: now + CHALLENGE_TTL, nonce: randomToken() });
+    return this.#sealer().seal({ ...input, iat: now, exp: now + CHALLENGE_TTL, nonce: randomToken() });
   }
 
   /**
@@ -62,7 +63,7 @@ export class Ceremonies {
   ): OpenedCeremony | undefined {
     if (challenge.length > 2048) return undefined;
     const sealed = Buffer.from(challenge, 'base64url').toString('utf8');
-    const ceremony = this.#sealer.open(sealed, input.now);
+    const ceremony = this.#sealer().open(sealed, input.now);
     if (!ceremony || ceremony.purpose !== input.purpose || !input.isBound(ceremony.browser)) return undefined;
     return { ceremony, challenge };
   }

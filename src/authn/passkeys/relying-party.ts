@@ -2,6 +2,7 @@
 // options a page hands to the browser, and the checks of what the browser sends back. The relying
 // party's ID is the issuer's host and the only origin accepted is the issuer's (§5.1.4.1, §7.1 step
 // 9); each challenge is a sealed ceremony (./ceremony.ts).
+import type { RestoreEpoch } from '../../tokens/epoch.ts';
 import {
   type AuthenticationResponseJSON,
   generateAuthenticationOptions,
@@ -123,7 +124,7 @@ export class RelyingParty {
    */
   readonly usable: boolean;
 
-  constructor(issuer: string, secret: Secrets, restoreEpoch = '') {
+  constructor(issuer: string, secret: Secrets, restoreEpoch: RestoreEpoch = '') {
     const url = new URL(issuer);
     this.id = url.hostname;
     this.origin = url.origin;

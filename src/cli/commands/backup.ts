@@ -31,6 +31,10 @@ export async function backupCommand(config: Config, args: string[], io: Io): Pro
 export async function restoreFinishCommand(store: Store, config: Config, args: string[], io: Io): Promise<number> {
   parse(args, {});
   const { fence } = await finishRestore(store, { force: true, requester: CLI });
+  // After a point-in-time recovery, the new timeline is the database's now: the next start, which
+  // would take it for a restore nobody finished (docs/backup.md#restores-detected), fences nothing more.
+  const timeline = await store.databaseTimeline().catch(() => null);
+  if (timeline !== null) await store.recordTimeline(timeline);
   // New keys now, so that `tessera keys list` shows them; a server starting later would make them too.
   await KeyStore.open(store, await resolveSecret(config), { timeline: keyTimeline(config) });
   io.out(`restore finished at ${formatTime(fence!.fencedAt)}: every session and refresh token ended,`);

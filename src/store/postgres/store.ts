@@ -1,9 +1,9 @@
 // The Store on PostgreSQL: Kysely and named statements for everything (./connection.ts), and the two
 // hot writes batched, concurrent calls sharing one statement and its commit (./batches.ts).
-import { Kysely } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import type pg from 'pg';
 import { type Connection, kyselyReads } from '../aggregate.ts';
-import { FaultCounter } from '../faults.ts';
+import { DatabaseUnavailable, FaultCounter } from '../faults.ts';
 import { type FamilyRow, GRANT_COLUMNS, GRANT_FIELDS, type Grant, toTokenFamily } from '../grants.ts';
 import type { Rotation, RotationOutcome, TokenFamily } from '../grants.ts';
 import { KyselyStore } from '../kysely-store.ts';
@@ -68,6 +68,25 @@ export class PostgresStore extends KyselyStore {
         return new Map(rotated.map((row) => [row.g_id, toTokenFamily(row)!]));
       },
     });
+  }
+
+  /**
+   * The timeline the server writes WAL on (a point-in-time recovery or a promotion starts a new one),
+   * from the name of the current WAL file, which every role may read; else from pg_control_checkpoint()
+   * (the last checkpoint's, which follows a promotion within a checkpoint). Throws when neither may be
+   * called (an EXECUTE revoked from PUBLIC, a service that hides them): ../restore-watch.ts.
+   */
+  async databaseTimeline(): Promise<number> {
+    try {
+      const { rows } = await sql<{ wal: string }>`select pg_walfile_name(pg_current_wal_lsn()) as wal`.execute(this.db);
+      return Number.parseInt(rows[0]!.wal.slice(0, 8), 16);
+    } catch (err) {
+      if (err instanceof DatabaseUnavailable) throw err;
+      const { rows } = await sql<{
+        timeline: number;
+      }>`select timeline_id as timeline from pg_control_checkpoint()`.execute(this.db);
+      return Number(rows[0]!.timeline);
+    }
   }
 
   stats(): DatabaseStats {

@@ -79,6 +79,11 @@ export class SqliteStore extends KyselyStore {
     return { rotated: true, family: { grant: next, user: family.user }, value: await value };
   }
 
+  /** A SQLite file has no timeline: only the activity mark tells it went back (../restore-watch.ts). */
+  async databaseTimeline(): Promise<null> {
+    return null;
+  }
+
   stats(): DatabaseStats {
     const { queued, faults } = this.#writer.stats();
     return { open: 2, inUse: queued > 0 ? 1 : 0, waiting: queued, faults };

@@ -61,6 +61,7 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   webhook_deliveries: "the outbox's passing state: deliveries not yet made are not made from the new database",
   webhook_attempts: 'the log of deliveries made',
   restore_fences: "a property of one database's history (../restores.ts)",
+  restore_watch: "one database's identity and activity mark (../restore-watch.ts): the new database makes its own",
   webauthn_challenges: 'the passkey challenges answered, kept only until they would have expired',
   mails:
     "the mail outbox's passing state: mails not yet sent are not sent from the new database (their links would fail)",
