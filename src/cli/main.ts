@@ -61,7 +61,8 @@ export const USAGE = `Usage: tessera <command> [options]
   grants list --user USERNAME [--json]
   grants revoke GRANT_ID | revoke --user USERNAME --client CLIENT_ID
   keys list [--json] | rotate [--alg RS256|ES256] [--now]
-  events list [--user USERNAME] [--client CLIENT_ID] [--type TYPE] [--since DATE|24h|7d] [--limit N] [--json]
+  events list [--user USERNAME] [--client CLIENT_ID] [--type TYPE] [--request REQUEST_ID]
+              [--since DATE|24h|7d] [--limit N] [--json]
   secret reencrypt [--dry-run]     move stored values from TESSERA_SECRET_PREVIOUS to TESSERA_SECRET
   backup --output FILE             a consistent, owner-only copy, fenced when restored (never migrates)
   restore-finish                   after a restore made by other means: end every session and refresh

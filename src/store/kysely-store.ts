@@ -22,6 +22,7 @@ import { type StoredSigningKey, SigningKeys } from './signing-keys.ts';
 import type { DatabaseStats, Store } from './store.ts';
 import type { Database } from './tables.ts';
 import { Throttles } from './throttles.ts';
+import type { ThrottlePolicy } from '../authn/throttle.ts';
 import { type UpstreamLink, type UpstreamProvider, Upstream } from './upstream.ts';
 import { type User, Users } from './users.ts';
 import { type Delivery, type DeliveryAttempt, type LaneClaim, type Webhook, Webhooks } from './webhooks.ts';
@@ -270,6 +271,9 @@ export abstract class KyselyStore implements Store {
   getThrottlesOf(subject: string) {
     return this.throttles.getThrottlesOf(subject);
   }
+  countLockedAccounts(now: number, policy: ThrottlePolicy) {
+    return this.throttles.countLockedAccounts(now, policy);
+  }
 
   // webhooks (./webhooks.ts)
   createWebhook(webhook: Webhook, event?: SecurityEvent, perOwner?: number) {
@@ -304,6 +308,9 @@ export abstract class KyselyStore implements Store {
   }
   listDeliveries(webhookId: string, limit: number) {
     return this.webhooks.listDeliveries(webhookId, limit);
+  }
+  deliveryBacklog() {
+    return this.webhooks.deliveryBacklog();
   }
   listAttempts(deliveryId: string) {
     return this.webhooks.listAttempts(deliveryId);
