@@ -13,7 +13,7 @@ import { type Mail, Mails, type QueuedMail, type Redemption, type TokenPurpose }
 import { type NoticeRule, Notices } from './notices.ts';
 import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFamily } from './grants.ts';
 import { Purge, type PurgeInput } from './housekeeping.ts';
-import { migrate } from './migrations/index.ts';
+import { migrate, migrationState } from './migrations/index.ts';
 import { type Resource, Resources } from './resources.ts';
 import { Restores } from './restores.ts';
 import { SecondFactors, type TotpCredential } from './second-factors.ts';
@@ -79,6 +79,9 @@ export abstract class KyselyStore implements Store {
 
   migrate(to?: string | NoMigrations): Promise<string[]> {
     return migrate(this.db, to);
+  }
+  migrationState() {
+    return migrationState(this.db);
   }
 
   clearCaches(): void {
@@ -180,6 +183,12 @@ export abstract class KyselyStore implements Store {
   countUsers() {
     return this.users.countUsers();
   }
+  updateUserProfile(user: User, events: SecurityEvent[]) {
+    return this.users.updateUserProfile(user, events);
+  }
+  searchUsers(query: { search?: string; after?: string; limit?: number }) {
+    return this.users.searchUsers(query);
+  }
 
   // sessions and consent (./sessions.ts)
   createSession(session: Session, event?: SecurityEvent) {
@@ -219,6 +228,9 @@ export abstract class KyselyStore implements Store {
   }
   withdrawClient(userId: string, clientId: string, now: number, event?: SecurityEvent) {
     return this.grants.withdrawClient(userId, clientId, now, event);
+  }
+  withdrawClientFromAll(clientId: string, now: number, event?: SecurityEvent) {
+    return this.grants.withdrawClientFromAll(clientId, now, event);
   }
   revokeAccessToken(jti: string, expiresAt: number, event?: SecurityEvent) {
     return this.grants.revokeAccessToken(jti, expiresAt, event);

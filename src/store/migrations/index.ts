@@ -40,6 +40,16 @@ async function applied(db: Kysely<Database>): Promise<string[]> {
   return rows.map((row) => row.name);
 }
 
+/**
+ * Which of this release's migrations the database has not applied yet, and which it has that this
+ * release does not know (a newer release's): read only (`tessera check`).
+ */
+export async function migrationState(db: Kysely<Database>): Promise<{ pending: string[]; newer: string[] }> {
+  const done = await applied(db);
+  const known = Object.keys(migrations);
+  return { pending: known.filter((name) => !done.includes(name)), newer: done.filter((name) => !known.includes(name)) };
+}
+
 /** Runs pending migrations, or migrates up or down to `to`; returns the names applied or undone. */
 export async function migrate(db: Kysely<Database>, to?: string | NoMigrations): Promise<string[]> {
   if (to === undefined) {
