@@ -47,10 +47,11 @@ export async function checkDeployment(
     const skipped = (['database', 'migrations', 'mail', 'signing keys'] as const).map((check) =>
       fail(check, 'not checked: the settings are wrong'),
     );
-    return [fail('settings', err.message), ...skipped];
+    // One line: each setting's problem after the other.
+    const problems = err.message.split('\n').map((line) => line.trim());
+    return [fail('settings', `${problems[0]} ${problems.slice(1).join('; ')}`), ...skipped];
   }
-  const mode = env.NODE_ENV === 'production' ? 'production' : 'development';
-  const verdicts = [ok('settings', `${mode}, issuer ${config.issuer}`)];
+  const verdicts = [ok('settings', `NODE_ENV=${env.NODE_ENV ?? 'development'}, issuer ${config.issuer}`)];
   const mail = await checkMail(config, options);
   const store = await openExisting(config);
   if ('problem' in store) {
@@ -64,9 +65,13 @@ export async function checkDeployment(
   }
   try {
     verdicts.push(ok('database', `${describeDatabase(config.databaseUrl)} answers`));
-    verdicts.push(await checkMigrations(store.store));
-    verdicts.push(mail);
-    verdicts.push(await checkKeys(store.store, config, options.now ?? Math.floor(Date.now() / 1000)));
+    const migrations = await checkMigrations(store.store);
+    verdicts.push(migrations.verdict, mail);
+    verdicts.push(
+      migrations.tables
+        ? await checkKeys(store.store, config, options.now ?? Math.floor(Date.now() / 1000))
+        : { check: 'signing keys', status: 'skip', detail: 'not checked: the database has no tables yet' },
+    );
     return verdicts;
   } finally {
     await store.store.close();
@@ -91,13 +96,16 @@ async function openExisting(config: Config): Promise<{ store: Store } | { proble
   }
 }
 
-async function checkMigrations(store: Store): Promise<Verdict> {
+/** The migrations' verdict, and whether the tables are there at all (the first migration applied). */
+async function checkMigrations(store: Store): Promise<{ verdict: Verdict; tables: boolean }> {
   const { pending, newer } = await store.migrationState();
+  const tables = !pending.includes('001_initial');
   if (pending.length > 0) {
-    return fail('migrations', `pending: ${pending.join(', ')} (tessera migrate, or the next start, applies them)`);
+    const detail = `pending: ${pending.join(', ')} (tessera migrate, or the next start, applies them)`;
+    return { verdict: fail('migrations', detail), tables };
   }
   const also = newer.length > 0 ? `; and a newer release's: ${newer.join(', ')} (this release runs on them)` : '';
-  return ok('migrations', `every migration of this release applied${also}`);
+  return { verdict: ok('migrations', `every migration of this release applied${also}`), tables };
 }
 
 async function checkMail(config: Config, options: CheckOptions): Promise<Verdict> {
