@@ -45,6 +45,7 @@ import type { DemoCredentials } from './demo.ts';
 import { demoRoutes } from './http/routes/demo.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { upstreamMetrics } from './http/plugins/upstream-metrics.ts';
+import { alertingMetrics } from './http/plugins/alerting-metrics.ts';
 import { upstreamRoutes } from './http/routes/upstream.ts';
 import { accountUpstreamRoutes } from './http/routes/account-upstream.ts';
 import { PendingLinkSealer, UpstreamFlowSealer } from './authn/upstream/flow.ts';
@@ -153,6 +154,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metricsOptions = { onPublicListener: deps.config.metrics.port === null, token: deps.config.metrics.token };
   const { security, registry } = registerMetrics(app, deps.store, lifecycle, deps.keys, metricsOptions);
   app.decorate('metricsRegistry', registry);
+  const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
+  alertingMetrics(registry, deps.store, { throttle: deps.config.throttle, now });
 
   if (deps.config.clientMetadataDocuments) {
     const documents = new ClientDocuments({
@@ -189,7 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       store: deps.store,
       sessionTtl: deps.config.sessionTtl,
     }),
-    now: deps.now ?? (() => Math.floor(Date.now() / 1000)),
+    now,
     lifecycle,
     security,
     clientThrottle: new ClientAuthThrottle(deps.store, deps.config.throttle, security),

@@ -68,7 +68,7 @@ export async function checkCode(
     await counted.succeeded();
     return { kind: 'ok' };
   }
-  deps.observer?.signInFailed();
+  deps.observer?.signInFailed('second_factor_failed');
   const locked = await counted.failed();
   const data = { reason: verdict, method: attempt.method };
   await deps.store.recordEvent(

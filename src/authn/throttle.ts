@@ -37,6 +37,7 @@
 // network, which hands its holder 2^64 addresses). Addresses get ten times an account's allowance:
 // many people share one (a NAT, an office).
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { SignInFailureReason } from './failures.ts';
 import {
   addressKey,
   addressPolicy,
@@ -281,7 +282,7 @@ export class Throttle {
 
 /** What sign-ins and client authentications report to the metrics. */
 export interface ThrottleObserver {
-  signInFailed(): void;
+  signInFailed(reason: SignInFailureReason): void;
   signInRefused(locked: boolean): void;
   clientAuthFailed(): void;
   clientAuthRefused(locked: boolean): void;

@@ -1,12 +1,14 @@
 // The tessera command: tessera <clients|users|resources|providers|webhooks|grants|keys|events|secret|
-// backup|restore-finish|export|import|migrate|serve> … Reads the same environment variables as the
+// backup|restore-finish|export|import|check|migrate|serve> … Reads the same environment variables as the
 // server (DATABASE_URL, TESSERA_SECRET, …).
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { type Config, ConfigError, loadConfig } from '../config/index.ts';
 import type { Store } from '../store/store.ts';
 import { UsageError } from './operations.ts';
+import { AdminError, NotFoundError } from '../admin/errors.ts';
 import { backupCommand, restoreFinishCommand } from './commands/backup.ts';
+import { checkCommand } from './commands/check.ts';
 import { clientsCommand } from './commands/clients.ts';
 import { eventsCommand } from './commands/events.ts';
 import { grantsCommand } from './commands/grants.ts';
@@ -36,9 +38,12 @@ export const USAGE = `Usage: tessera <command> [options]
   clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--grace SECONDS] [--json]
   users create --username U --email E [--name N] [--given-name G] [--family-name F] [--password-stdin]
                  [--email-verified]
+  users update USERNAME [--username U] [--email E] [--email-verified] [--name N] [--given-name G]
+                 [--family-name F] [--json]   (a new email is unverified unless --email-verified)
   users invite --email ADDRESS [--username NAME] [--name N]      (a mail with a link to choose a password)
   users invite --email ADDRESS [--username NAME] --resend        (a new link; the earlier ones stop working)
-  users list [--json] | show USERNAME [--json] | sessions USERNAME [--json] | sign-out USERNAME [--grants]
+  users list [--search TEXT] [--limit N] [--cursor C] [--json]   (--limit prints the next page's cursor)
+  users show USERNAME [--json] | sessions USERNAME [--json] | sign-out USERNAME [--grants | --session ID]
         | set-password USERNAME --password-stdin | disable USERNAME | enable USERNAME | delete USERNAME
         | unlock USERNAME | unlink USERNAME PROVIDER | mfa show USERNAME [--json] | mfa reset USERNAME
   mail list [--limit N] [--json]   recent mails and their states (never their links)
@@ -60,14 +65,18 @@ export const USAGE = `Usage: tessera <command> [options]
   webhooks test ID | deliveries ID [--limit N] [--json] | redeliver DELIVERY_ID
   grants list --user USERNAME [--json]
   grants revoke GRANT_ID | revoke --user USERNAME --client CLIENT_ID
+        | revoke --client CLIENT_ID   (every user's grants of the client, and their consents)
   keys list [--json] | rotate [--alg RS256|ES256] [--now]
-  events list [--user USERNAME] [--client CLIENT_ID] [--type TYPE] [--since DATE|24h|7d] [--limit N] [--json]
+  events list [--user USERNAME] [--client CLIENT_ID] [--type TYPE] [--request REQUEST_ID]
+              [--since DATE|24h|7d] [--limit N] [--json]
   secret reencrypt [--dry-run]     move stored values from TESSERA_SECRET_PREVIOUS to TESSERA_SECRET
   backup --output FILE             a consistent, owner-only copy, fenced when restored (never migrates)
   restore-finish                   after a restore made by other means: end every session and refresh
                                    token, replace the signing keys
   export [--output FILE] [--include-keys] [--include-events]     JSON lines, to standard output
   import [--input FILE]            into an empty database, from standard input; all or nothing
+  check [--json]   the settings, the database and its migrations, the SMTP server, the signing keys: one
+                   verdict each; exit 0 when none failed, 1 otherwise; changes nothing
   migrate        apply pending database migrations
   serve          start the server (same as npm start)
 
@@ -120,6 +129,8 @@ export async function run(argv: string[], unsafeIo: Io): Promise<number> {
   try {
     if ((command === 'migrate' || command === 'serve') && rest.length > 0)
       throw new UsageError(`${command} takes no arguments`);
+    // It reads the settings itself (a wrong one is its first verdict) and opens the database without migrating it.
+    if (command === 'check') return await checkCommand(rest, io);
     if (command === 'serve') {
       // The server reads its configuration itself, and logs why it cannot start as JSON, as npm start does.
       const { start } = await import('../main.ts');
@@ -136,12 +147,17 @@ export async function run(argv: string[], unsafeIo: Io): Promise<number> {
       io.out(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
     return await withStore(config, async () => 0, migrated);
   } catch (err) {
-    if (err instanceof NotFound) {
+    if (err instanceof NotFound || err instanceof NotFoundError) {
       io.err(`tessera: ${err.message}`);
       return 1;
     }
     const code = String((err as { code?: unknown }).code);
-    if (err instanceof UsageError || err instanceof ConfigError || code.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      err instanceof UsageError ||
+      err instanceof AdminError ||
+      err instanceof ConfigError ||
+      code.startsWith('ERR_PARSE_ARGS')
+    ) {
       io.err(`tessera: ${(err as Error).message}`);
       io.err('Run "tessera --help" for usage.');
       return 2;

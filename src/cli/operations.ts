@@ -1,4 +1,5 @@
 // Operations shared by the CLI and the development demo seeding: plain functions over the store.
+import { emailProblem, usernameProblem } from '../admin/users.ts';
 import { CLI, type Requester, securityEvent } from '../events/index.ts';
 import type { Config } from '../config/index.ts';
 import { type Client, type ClientStore, SERVER_LIFETIMES, type TokenEndpointAuthMethod } from '../store/clients.ts';
@@ -262,10 +263,10 @@ export async function createUser(
   now = Math.floor(Date.now() / 1000),
   requester: Requester = CLI,
 ): Promise<User> {
-  if (!/^[A-Za-z0-9._@+-]{1,64}$/.test(input.username)) {
-    throw new UsageError('--username: 1 to 64 characters of letters, digits and . _ @ + -');
-  }
-  if (!/^[^\s@]+@[^\s@]+$/.test(input.email)) throw new UsageError(`--email: "${input.email}" is not an email address`);
+  const problem = usernameProblem(input.username);
+  if (problem) throw new UsageError(`--username: ${problem}`);
+  const emailIsNot = emailProblem(input.email);
+  if (emailIsNot) throw new UsageError(`--email: ${emailIsNot}`);
   if (await store.getUserByUsername(input.username))
     throw new UsageError(`a user named ${input.username} exists already`);
   const user: User = {

@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   'user.disabled',
   'user.enabled',
   'user.deleted',
+  'user.updated',
   'user.password_changed',
   'user.password_reset_requested',
   'user.password_reset',
@@ -49,6 +50,7 @@ export const EVENT_TYPES = [
   'client.updated',
   'client.deleted',
   'client.secret_rotated',
+  'client.grants_revoked',
   'client.registered',
   'resource.created',
   'resource.updated',
@@ -66,13 +68,15 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
- * Who sent the request an event comes from: its source address and user agent, and the language of
- * its page (a browser route's; the mail that tells the person of the event speaks it).
+ * Who sent the request an event comes from: its source address and user agent, the language of its
+ * page (a browser route's; the mail that tells the person of the event speaks it), and the request's
+ * id (the `reqId` of its log lines), so that the trail and the log can be joined.
  */
 export interface Requester {
   ip: string | null;
   userAgent: string | null;
   locale?: string | null;
+  requestId?: string | null;
 }
 
 /** Facts of an event beyond its user and client: ids, scopes, reasons; never a secret or a token. */
@@ -90,6 +94,8 @@ export interface SecurityEvent {
   data: EventData | null;
   /** The language of the page the event came from; null for the command line and the API. */
   locale: string | null;
+  /** The id of the request it came from (its log lines' `reqId`); null for the command line. */
+  requestId: string | null;
 }
 
 /** A user agent is kept to its first 256 characters: it describes, it is not evidence. */
@@ -110,6 +116,7 @@ export function securityEvent(
     userAgent: fields.requester?.userAgent?.slice(0, USER_AGENT_LENGTH) ?? null,
     data: fields.data ?? null,
     locale: fields.requester?.locale ?? null,
+    requestId: fields.requester?.requestId ?? null,
   };
 }
 

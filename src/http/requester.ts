@@ -1,6 +1,7 @@
 // Who sent a request, for the audit trail (src/events) and the throttles: the client's address
 // (Fastify's request.ip, which follows X-Forwarded-For only from TESSERA_TRUST_PROXY's peers), its
-// user agent, and on a browser route its page's language (what a security notification speaks).
+// user agent, on a browser route its page's language (what a security notification speaks), and the
+// request's id (Fastify's `request.id`, already made for its log lines: nothing new to compute).
 import type { FastifyRequest } from 'fastify';
 import { isIP } from 'node:net';
 import type { Requester } from '../events/index.ts';
@@ -22,5 +23,6 @@ export function requesterOf(request: FastifyRequest): Requester {
     ip: clientAddress(request),
     userAgent: request.headers['user-agent'] ?? null,
     locale: pageLocaleOf(request),
+    requestId: request.id,
   };
 }

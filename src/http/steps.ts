@@ -78,16 +78,6 @@ export function firstStepError(method: string, failure: StepFailure): string {
   return method === passkeyStep.method ? passkeyErrorCode(failure.reason) : 'login_failed';
 }
 
-/** The operator's log line of a failed step. */
-export function logFailure(request: FastifyRequest, method: string, failure: StepFailure): void {
-  if (method === passkeyStep.method) {
-    const { reason, detail } = failure;
-    request.log.info({ event: 'passkey_refused', reason, detail }, 'passkey refused');
-  } else if (method in WRONG_CODE) {
-    request.log.info({ event: 'second_factor_failed', method, reason: failure.reason }, 'code refused');
-  } else request.log.info({ event: 'login_failed' }, 'login failed');
-}
-
 /**
  * A later step that failed: a passkey's page again by its address (its ceremony starts afresh), a
  * code's page with what went wrong.
@@ -98,7 +88,6 @@ export async function sendStepFailed(
   reply: FastifyReply,
   input: StepPageInput & { failure: StepFailure },
 ): Promise<FastifyReply> {
-  logFailure(request, input.method, input.failure);
   if (input.method === passkeyStep.method) {
     const error = passkeyErrorCode(input.failure.reason);
     return reply.redirect(`/login/passkey?pending=${encodeURIComponent(input.sealed)}&error=${error}`, 303);

@@ -14,6 +14,8 @@ export interface Envelope extends Message {
 export interface MailTransport {
   /** Sends the mail; throws when the server did not take it. */
   send(mail: Envelope): Promise<void>;
+  /** Connects, greets, starts TLS and signs in, and sends nothing (`tessera check`); throws why not. */
+  verify(): Promise<void>;
   close(): void;
 }
 
@@ -56,6 +58,9 @@ export function smtpTransport(options: SmtpOptions): MailTransport {
         html: mail.html,
       });
     },
+    async verify() {
+      await transporter.verify();
+    },
     close: () => transporter.close(),
   };
 }
@@ -66,6 +71,7 @@ export function logTransport(log: { warn(obj: object, msg: string): void }): Mai
     async send(mail) {
       log.warn({ mail: { to: mail.to, subject: mail.subject, text: mail.text } }, 'mail (development: not sent)');
     },
+    async verify() {},
     close() {},
   };
 }

@@ -8,6 +8,8 @@ export interface EventFilter {
   userId?: string;
   clientId?: string;
   type?: EventType;
+  /** The events of one request (its log lines' `reqId`). */
+  requestId?: string;
   /** Epoch seconds: events at or after. */
   since?: number;
   /** At most this many, newest first (default 100). */
@@ -35,6 +37,7 @@ export function toEvent(row: EventRow): SecurityEvent {
     userAgent: row.user_agent,
     data: row.data === null ? null : (JSON.parse(row.data) as EventData),
     locale: row.locale,
+    requestId: row.request_id ?? null,
   };
 }
 
@@ -49,6 +52,7 @@ export class Events extends Aggregate implements EventStore {
     if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
     if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId);
     if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+    if (filter.requestId !== undefined) query = query.where('request_id', '=', filter.requestId);
     if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
     const rows = await query
       .orderBy('at', 'desc')

@@ -87,6 +87,12 @@ export interface GrantStore {
   listActiveGrants(userId: string, now: number): Promise<Array<Grant & { clientName: string | null }>>;
   /** Revokes every grant of the user for the client and forgets the consent; returns how many grants. */
   withdrawClient(userId: string, clientId: string, now: number, event?: SecurityEvent): Promise<number>;
+  /**
+   * Withdraws the client from every user (`tessera grants revoke --client`): each live grant revoked
+   * (its refresh tokens stop, its access tokens turn inactive) and each consent forgotten, in one
+   * write; the grants revoked.
+   */
+  withdrawClientFromAll(clientId: string, now: number, event?: SecurityEvent): Promise<number>;
   /** The grant and its user, read together. */
   getTokenFamily(grantId: string): Promise<TokenFamily | undefined>;
   /**
@@ -249,6 +255,13 @@ export class Grants
     const consent = (eb: Where<'consents'>) => eb.and({ user_id: userId, client_id: clientId });
     const revoked = this.db.updateTable('grants').set({ revoked_at: now }).where(live);
     return this.write(revoked, this.db.deleteFrom('consents').where(consent), ...this.events(event));
+  }
+
+  async withdrawClientFromAll(clientId: string, now: number, event?: SecurityEvent): Promise<number> {
+    const live = (eb: Where<'grants'>) => eb.and({ client_id: clientId, revoked_at: null });
+    const revoked = this.db.updateTable('grants').set({ revoked_at: now }).where(live);
+    const consents = this.db.deleteFrom('consents').where('client_id', '=', clientId);
+    return this.write(revoked, consents, ...this.events(event));
   }
 
   // access tokens (RFC 7009)

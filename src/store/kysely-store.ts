@@ -13,7 +13,7 @@ import { type Mail, Mails, type QueuedMail, type Redemption, type TokenPurpose }
 import { type NoticeRule, Notices } from './notices.ts';
 import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFamily } from './grants.ts';
 import { Purge, type PurgeInput } from './housekeeping.ts';
-import { migrate } from './migrations/index.ts';
+import { migrate, migrationState } from './migrations/index.ts';
 import { type Resource, Resources } from './resources.ts';
 import { type FenceConditions, RestoreWatch, type RestoreWatchState } from './restore-watch.ts';
 import { Restores } from './restores.ts';
@@ -23,6 +23,7 @@ import { type StoredSigningKey, SigningKeys } from './signing-keys.ts';
 import type { DatabaseStats, Store } from './store.ts';
 import type { Database } from './tables.ts';
 import { Throttles } from './throttles.ts';
+import type { ThrottlePolicy } from '../authn/throttle.ts';
 import { type UpstreamLink, type UpstreamProvider, Upstream } from './upstream.ts';
 import { type User, Users } from './users.ts';
 import { type Delivery, type DeliveryAttempt, type LaneClaim, type Webhook, Webhooks } from './webhooks.ts';
@@ -83,6 +84,9 @@ export abstract class KyselyStore implements Store {
 
   migrate(to?: string | NoMigrations): Promise<string[]> {
     return migrate(this.db, to);
+  }
+  migrationState() {
+    return migrationState(this.db);
   }
 
   clearCaches(): void {
@@ -184,6 +188,12 @@ export abstract class KyselyStore implements Store {
   countUsers() {
     return this.users.countUsers();
   }
+  updateUserProfile(user: User, events: SecurityEvent[]) {
+    return this.users.updateUserProfile(user, events);
+  }
+  searchUsers(query: { search?: string; after?: string; limit?: number }) {
+    return this.users.searchUsers(query);
+  }
 
   // sessions and consent (./sessions.ts)
   createSession(session: Session, event?: SecurityEvent) {
@@ -223,6 +233,9 @@ export abstract class KyselyStore implements Store {
   }
   withdrawClient(userId: string, clientId: string, now: number, event?: SecurityEvent) {
     return this.grants.withdrawClient(userId, clientId, now, event);
+  }
+  withdrawClientFromAll(clientId: string, now: number, event?: SecurityEvent) {
+    return this.grants.withdrawClientFromAll(clientId, now, event);
   }
   revokeAccessToken(jti: string, expiresAt: number, event?: SecurityEvent) {
     return this.grants.revokeAccessToken(jti, expiresAt, event);
@@ -275,6 +288,9 @@ export abstract class KyselyStore implements Store {
   getThrottlesOf(subject: string) {
     return this.throttles.getThrottlesOf(subject);
   }
+  countLockedAccounts(now: number, policy: ThrottlePolicy) {
+    return this.throttles.countLockedAccounts(now, policy);
+  }
 
   // webhooks (./webhooks.ts)
   createWebhook(webhook: Webhook, event?: SecurityEvent, perOwner?: number) {
@@ -309,6 +325,9 @@ export abstract class KyselyStore implements Store {
   }
   listDeliveries(webhookId: string, limit: number) {
     return this.webhooks.listDeliveries(webhookId, limit);
+  }
+  deliveryBacklog() {
+    return this.webhooks.deliveryBacklog();
   }
   listAttempts(deliveryId: string) {
     return this.webhooks.listAttempts(deliveryId);

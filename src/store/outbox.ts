@@ -99,6 +99,7 @@ export function fromEvent(event: SecurityEvent): EventRow {
     user_agent: event.userAgent,
     data: event.data && JSON.stringify(event.data),
     locale: event.locale,
+    request_id: event.requestId,
   };
 }
 

@@ -57,6 +57,8 @@ export interface Store
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
   /** Runs pending migrations (./migrations), or migrates up or down to `to`; returns the names applied or undone. */
   migrate(to?: string | NoMigrations): Promise<string[]>;
+  /** This release's migrations not applied yet, and a newer release's applied (./migrations): read only. */
+  migrationState(): Promise<{ pending: string[]; newer: string[] }>;
   /** Lets `resolver` answer getClient for https client ids (Client ID Metadata Documents). */
   resolveClientUrlsWith(resolver: ((clientId: string) => Promise<Client>) | undefined): void;
   /** Forgets cached data (clients), after changes made behind this store's back. */

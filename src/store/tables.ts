@@ -141,6 +141,8 @@ export interface EventRow {
   data: string | null;
   /** The language of the page the event came from (a security notification's, src/mail/security.ts). */
   locale: string | null;
+  /** The request it came from, its log lines' `reqId` (migration 016); null for the command line. */
+  request_id: string | null;
 }
 
 /** An API registered by the operator (RFC 8707): access tokens for it carry `aud` = uri. */

@@ -35,6 +35,12 @@ export interface ThrottleStore extends ThrottleCounter {
   clearThrottlesOf(subject: string, event?: SecurityEvent): Promise<number>;
   /** Every key counted for a username or client (`tessera users show`). */
   getThrottlesOf(subject: string): Promise<ThrottleState[]>;
+  /**
+   * The usernames locked at `now` under `policy` (their `account:` or `second-factor:` key at the
+   * limit, the lock not yet over): the metric tessera_locked_accounts. A device's own lock is no
+   * account's.
+   */
+  countLockedAccounts(now: number, policy: ThrottlePolicy): Promise<number>;
 }
 
 const COLUMNS = ['key', 'subject', 'failures', 'last_failure_at', 'pending', 'pending_until'] as const;
@@ -201,6 +207,19 @@ export class Throttles extends Aggregate implements ThrottleStore {
       .orderBy('key')
       .execute();
     return rows.map(toThrottleState);
+  }
+
+  async countLockedAccounts(now: number, policy: ThrottlePolicy): Promise<number> {
+    // The lock lasts lockSeconds after the last failure, and no count outlives the window (./throttle-rules.ts).
+    const since = now - Math.min(policy.lockSeconds, policy.window);
+    const row = await this.db
+      .selectFrom('throttles')
+      .select((eb) => eb.fn.count<number | string>('subject').distinct().as('n'))
+      .where('last_failure_at', '>', since)
+      .where('failures', '>=', policy.lockAfter)
+      .where((eb) => eb.or([eb('key', 'like', 'account:%'), eb('key', 'like', 'second-factor:%')]))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 }
 

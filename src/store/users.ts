@@ -3,9 +3,10 @@
 // their session or grant (./sessions.ts, ./grants.ts): those reads join the user's columns under their
 // own names (JOINED_USER; the other tables' under a prefix), so the row is read as a user's row as it
 // is, with nothing copied on the way.
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate, type Connection } from './aggregate.ts';
+import { insertEvents } from './outbox.ts';
 import { columns } from './columns.ts';
 import type { Database, UserRow } from './tables.ts';
 
@@ -47,6 +48,13 @@ export interface UserStore {
     event: SecurityEvent,
   ): Promise<void>;
   countUsers(): Promise<number>;
+  /** Writes the user's username, email, its verification and names (`tessera users update`); false when none. */
+  updateUserProfile(user: User, events: SecurityEvent[]): Promise<boolean>;
+  /**
+   * Users in username order after `after` (a cursor: the last username of the page before), those
+   * whose username, email or name contain `search` (any letter case), at most `limit` (all when none).
+   */
+  searchUsers(query: { search?: string; after?: string; limit?: number }): Promise<User[]>;
 }
 
 export const USER_COLUMNS = columns<UserRow>()(
@@ -209,6 +217,27 @@ export class Users extends Aggregate implements UserStore {
       this.endOtherSessions(input.userId, input.keepSession),
       ...this.events(event),
     );
+  }
+
+  async updateUserProfile(user: User, events: SecurityEvent[]): Promise<boolean> {
+    const { username, email, email_verified, name, given_name, family_name, updated_at } = fromUser(user);
+    const set = { username, email, email_verified, name, given_name, family_name, updated_at };
+    const updated = this.db.updateTable('users').set(set).where('id', '=', user.id);
+    return (await this.write(updated, ...insertEvents(this.db, events))) === 1;
+  }
+
+  async searchUsers(query: { search?: string; after?: string; limit?: number }): Promise<User[]> {
+    let select = this.db.selectFrom('users').selectAll();
+    if (query.after !== undefined) select = select.where('username', '>', query.after);
+    if (query.search) {
+      // LIKE's own characters are matched as themselves; lower() on both sides: PostgreSQL's LIKE minds case.
+      const pattern = `%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const like = (column: 'username' | 'email' | 'name') =>
+        sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+      select = select.where((eb) => eb.or([like('username'), like('email'), like('name')]));
+    }
+    if (query.limit !== undefined) select = select.limit(query.limit);
+    return (await select.orderBy('username').execute()).map(toUser);
   }
 
   async countUsers(): Promise<number> {

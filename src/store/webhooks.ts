@@ -84,6 +84,11 @@ export interface WebhookStore {
   listAttempts(deliveryId: string): Promise<DeliveryAttempt[]>;
   /** Makes a delivery due again now, with a fresh count of attempts; false when there is none. */
   redeliver(id: string, now: number): Promise<boolean>;
+  /**
+   * The deliveries not yet made (due, or waiting to be tried again) and when the oldest of them was
+   * enqueued (null when none): the metrics of the webhook backlog.
+   */
+  deliveryBacklog(): Promise<{ pending: number; oldestCreatedAt: number | null }>;
 }
 
 const webhookRows = renamed(
@@ -234,5 +239,14 @@ export class Webhooks extends Aggregate implements WebhookStore {
       }))
       .where('id', '=', id);
     return (await this.write(again)) === 1;
+  }
+
+  async deliveryBacklog(): Promise<{ pending: number; oldestCreatedAt: number | null }> {
+    const row = await this.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('created_at').as('oldest')])
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    return { pending: Number(row.n), oldestCreatedAt: row.oldest === null ? null : Number(row.oldest) };
   }
 }

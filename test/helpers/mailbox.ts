@@ -12,7 +12,7 @@ export class Mailbox {
 
   constructor(server: TestServer) {
     const silent = { info() {}, warn() {}, error() {} };
-    const transport = { send: async (mail: Envelope) => void this.sent.push(mail), close() {} };
+    const transport = { send: async (mail: Envelope) => void this.sent.push(mail), verify: async () => {}, close() {} };
     this.#issuer = server.issuer;
     this.#delivery = new MailDelivery(server.store, {
       secret: server.secret,

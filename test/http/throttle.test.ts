@@ -147,7 +147,7 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
         assert.equal((await token(wrong)).status, 401, 'the count started again');
         const metrics = await (await fetch(`${server.issuer}/metrics`)).text();
         assert.match(metrics, /^tessera_client_auth_failures_total\{outcome="throttled"\} [1-9]/m);
-        assert.match(metrics, /^tessera_signin_failures_total\{outcome="wrong"\} [1-9]/m);
+        assert.match(metrics, /^tessera_signin_failures_total\{outcome="wrong",reason="wrong_password"\} [1-9]/m);
       },
     );
 

@@ -6,6 +6,7 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { type Requester, securityEvent } from '../../events/index.ts';
 import type { ThrottleObserver } from '../throttle.ts';
+import { failureReason } from '../failures.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { Passkey, PasskeyStore } from '../../store/passkeys.ts';
 import type { User, UserStore } from '../../store/users.ts';
@@ -91,7 +92,7 @@ async function checkAssertion(
   });
   if (!opened || opened.ceremony.userId !== expected.userId) return { kind: 'failed', reason: 'challenge' };
   const fail = async (reason: PasskeyFailure, userId: string | null, detail?: string) => {
-    deps.observer?.signInFailed();
+    deps.observer?.signInFailed(failureReason(passkeyStep.method, { reason }));
     const data = { reason, method: passkeyStep.method };
     const event = { userId, clientId: attempt.clientId, requester: attempt.requester, data };
     await deps.store.recordEvent(securityEvent('user.sign_in_failed', now, event));

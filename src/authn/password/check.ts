@@ -7,18 +7,25 @@ import { type Requester, securityEvent } from '../../events/index.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import type { User, UserStore } from '../../store/users.ts';
+import type { PasswordFailure } from '../failures.ts';
 import { dummyPasswordHash, verifyPassword } from './hash.ts';
 import { type Refusal, signInAddressKey, Throttle, type ThrottleObserver, type ThrottlePolicy } from '../throttle.ts';
 
+/**
+ * The user a username and password sign in, or why not. The password is hashed whether or not the
+ * username exists, so that the time taken says nothing of which do.
+ */
 export async function authenticateUser(
   store: UserStore,
   username: string,
   password: string,
-): Promise<User | undefined> {
+): Promise<{ user: User } | { reason: PasswordFailure; user: User | undefined }> {
   const user = username ? await store.getUserByUsername(username) : undefined;
   const hash = user?.passwordHash ?? (await dummyPasswordHash());
   const valid = await verifyPassword(password, hash);
-  return valid && user && user.passwordHash !== null && !user.disabled ? user : undefined;
+  if (!user) return { reason: 'unknown_user', user };
+  if (user.disabled) return { reason: 'disabled', user };
+  return valid && user.passwordHash !== null ? { user } : { reason: 'wrong_password', user };
 }
 
 export interface SignInAttempt {
@@ -33,7 +40,9 @@ export interface SignInAttempt {
 }
 
 export type SignInOutcome =
-  { kind: 'signed-in'; user: User } | { kind: 'failed' } | { kind: 'refused'; refusal: Refusal };
+  | { kind: 'signed-in'; user: User }
+  | { kind: 'failed'; reason: PasswordFailure }
+  | { kind: 'refused'; refusal: Refusal };
 
 type SignInStore = UserStore & EventStore & ThrottleStore;
 
@@ -70,26 +79,29 @@ export async function signIn(
     return { kind: 'refused', refusal: refused };
   }
 
-  const user = await authenticateUser(store, attempt.username, attempt.password);
-  if (user) {
+  const authenticated = await authenticateUser(store, attempt.username, attempt.password);
+  if (!('reason' in authenticated)) {
     await counted.succeeded();
-    return { kind: 'signed-in', user };
+    return { kind: 'signed-in', user: authenticated.user };
   }
-  observer?.signInFailed();
+  const { reason, user } = authenticated;
+  observer?.signInFailed(reason);
   const locked = await counted.failed();
-  await recordFailure(store, attempt, locked.includes(account));
-  return { kind: 'failed' };
+  await recordFailure(store, attempt, { reason, userId: user?.id ?? null, locked: locked.includes(account) });
+  return { kind: 'failed', reason };
 }
 
 /**
  * `user.sign_in_failed` (and `user.locked` when this failure locked the account), with the user when
  * the username names one. An unknown username is not recorded: people type their password into it.
  */
-async function recordFailure(store: SignInStore, attempt: SignInAttempt, locked: boolean): Promise<void> {
+async function recordFailure(
+  store: SignInStore,
+  attempt: SignInAttempt,
+  failure: { reason: PasswordFailure; userId: string | null; locked: boolean },
+): Promise<void> {
   const { now, requester, clientId } = attempt;
-  const user = attempt.username ? await store.getUserByUsername(attempt.username) : undefined;
-  const reason = !user ? 'unknown_user' : user.disabled ? 'disabled' : 'wrong_password';
-  const userId = user?.id ?? null;
+  const { reason, userId, locked } = failure;
   await store.recordEvent(securityEvent('user.sign_in_failed', now, { userId, clientId, requester, data: { reason } }));
   if (locked) await store.recordEvent(securityEvent('user.locked', now, { userId, clientId, requester }));
 }

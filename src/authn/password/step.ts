@@ -46,7 +46,7 @@ async function verifyPassword(deps: PasswordDeps, attempt: FormAttempt): Promise
     deps.observer,
   );
   if (checked.kind === 'signed-in') return { kind: 'verified', user: checked.user, factor: passwordFactor(now) };
-  return checked.kind === 'failed' ? { kind: 'failed', reason: 'wrong_password' } : checked;
+  return checked.kind === 'failed' ? { kind: 'failed', reason: checked.reason } : checked;
 }
 
 export interface PasswordChange {

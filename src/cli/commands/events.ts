@@ -1,5 +1,5 @@
-// `tessera events list`: the audit trail (src/events), newest first, filtered by user, client, type
-// and time.
+// `tessera events list`: the audit trail (src/events), newest first, filtered by user, client, type,
+// time and request (the `reqId` of a log line, to go from a line to its events).
 import type { Config } from '../../config/index.ts';
 import { EVENT_TYPES, type EventType } from '../../events/index.ts';
 import type { EventStore } from '../../store/events.ts';
@@ -33,6 +33,7 @@ export async function eventsCommand(
     user: { type: 'string' },
     client: { type: 'string' },
     type: { type: 'string' },
+    request: { type: 'string' },
     since: { type: 'string' },
     limit: { type: 'string' },
     json: { type: 'boolean' },
@@ -52,6 +53,7 @@ export async function eventsCommand(
     ...(userId !== undefined ? { userId } : {}),
     ...(values.client !== undefined ? { clientId: values.client } : {}),
     ...(values.type !== undefined ? { type: values.type as EventType } : {}),
+    ...(values.request !== undefined ? { requestId: values.request } : {}),
     ...(values.since !== undefined ? { since: parseSince(values.since, now) } : {}),
     limit,
   });
@@ -64,6 +66,7 @@ export async function eventsCommand(
       client_id: e.clientId,
       ip: e.ip,
       user_agent: e.userAgent,
+      request_id: e.requestId,
       data: e.data,
     }));
     io.out(JSON.stringify(described, null, 2));
@@ -74,7 +77,8 @@ export async function eventsCommand(
   for (const e of events) {
     const user = e.userId === null ? '-' : (usernames.get(e.userId) ?? e.userId);
     const data = e.data ? `  ${JSON.stringify(e.data)}` : '';
-    io.out(`${formatTime(e.at)}  ${e.type.padEnd(22)}  ${user}  ${e.clientId ?? '-'}  ${e.ip ?? '-'}${data}`);
+    const request = e.requestId === null ? '' : `  request ${e.requestId}`;
+    io.out(`${formatTime(e.at)}  ${e.type.padEnd(22)}  ${user}  ${e.clientId ?? '-'}  ${e.ip ?? '-'}${data}${request}`);
   }
   return 0;
 }

@@ -1,4 +1,5 @@
-// `tessera grants …`: list a user's grants and revoke them.
+// `tessera grants …`: list a user's grants and revoke them, or every user's grants of a client.
+import { revokeClientGrants } from '../../admin/grants.ts';
 import type { Config } from '../../config/index.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { ClientStore } from '../../store/clients.ts';
@@ -49,8 +50,14 @@ export async function grantsCommand(store: Stores, _config: Config, args: string
         io.out(`revoked grant ${grantId}: its refresh tokens no longer work and its access tokens are inactive`);
         return 0;
       }
-      const username = requireOption(values.user, '--user (or a GRANT_ID)');
-      const clientId = requireOption(values.client, '--client');
+      const clientId = requireOption(values.client, '--client (or a GRANT_ID)');
+      if (values.user === undefined) {
+        // Every user's grants of the client: its refresh tokens stop, every user is asked to consent again.
+        const { grants } = await revokeClientGrants(store, clientId, { now });
+        io.out(`revoked ${grants} grant(s) of client ${clientId}, of every user, and forgot their consents`);
+        return 0;
+      }
+      const username = values.user;
       const user = await store.getUserByUsername(username);
       if (!user) throw new NotFound(`no user ${username}`);
       if (!(await store.getClient(clientId, { suspended: true }))) throw new NotFound(`no client ${clientId}`);

@@ -1,4 +1,4 @@
-// `tessera users …`: create, list, show, set passwords of, disable, unlock and sign out users.
+// `tessera users …`: create, update, list, show, set passwords of, disable, unlock and sign out users.
 import { passwordProblem } from '../../authn/password/rules.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
@@ -10,6 +10,7 @@ import { createUser, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, printList, readPassword, requireOption } from './common.ts';
 import { requirePositional } from './common.ts';
 import { inviteCommand } from './invite.ts';
+import { PAGE_OPTIONS, signOutOneSession, updateCommand, userPage } from './user-profile.ts';
 import { mfaCommand } from './user-mfa.ts';
 import { describeSessions, signOutEverywhere, upstreamLinksOf, type UserStores, userStatus } from './user-sessions.ts';
 import type { ClientStore } from '../../store/clients.ts';
@@ -107,12 +108,27 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       return 0;
     }
     case 'list': {
-      const { values } = parse(rest, { json: { type: 'boolean' } });
-      printList(io, values.json, await store.listUsers(), describe, 'no users', (u) => {
-        return `${u.id}  ${u.username.padEnd(20)}  ${u.email}${u.disabled ? '  (disabled)' : ''}`;
-      });
+      const options = { json: { type: 'boolean' }, ...PAGE_OPTIONS } as const;
+      const { values } = parse(rest, options);
+      const { users, nextCursor, paged } = await userPage(store, values);
+      const line = (u: User) => `${u.id}  ${u.username.padEnd(20)}  ${u.email}${u.disabled ? '  (disabled)' : ''}`;
+      // A page says where the next begins; the whole list stays a plain array, as it always was.
+      if (values.json && paged)
+        io.out(JSON.stringify({ users: users.map(describe), next_cursor: nextCursor }, null, 2));
+      else
+        printList(
+          io,
+          values.json,
+          users,
+          describe,
+          values.search ? `no users match "${values.search}"` : 'no users',
+          line,
+        );
+      if (!values.json && nextCursor) io.out(`more: --cursor ${nextCursor}`);
       return 0;
     }
+    case 'update':
+      return updateCommand(store, rest, io, now);
     case 'set-password': {
       const { values, positionals } = parse(rest, { 'password-stdin': { type: 'boolean' } }, 1);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
@@ -195,7 +211,10 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
     case 'sign-out': {
       // Every session ends; with --grants, every application loses its access too (refresh tokens
       // stop, access tokens turn inactive), as after a stolen laptop or a suspected compromise.
-      const { values, positionals } = parse(rest, { grants: { type: 'boolean' } }, 1);
+      // With --session, that one session only (as signing out in that browser).
+      const options = { grants: { type: 'boolean' }, session: { type: 'string' } } as const;
+      const { values, positionals } = parse(rest, options, 1);
+      if (values.session !== undefined) return signOutOneSession(store, positionals, values, io, now);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
       const { data, line } = await upstreamLinksOf(store, user);
       const ended = await signOutEverywhere(store, user, values.grants ?? false, now, data);
@@ -254,8 +273,8 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       throw new UsageError(
         sub
           ? `unknown users command "${sub}"`
-          : 'users needs a command: create, list, show, sessions, sign-out, set-password, disable, enable, ' +
-              'delete, unlock, unlink, mfa',
+          : 'users needs a command: create, update, list, show, sessions, sign-out, set-password, disable, ' +
+              'enable, delete, unlock, unlink, mfa',
       );
   }
 }

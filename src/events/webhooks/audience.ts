@@ -23,6 +23,7 @@ export const APP_OWNER_EVENT_TYPES: ReadonlySet<EventType> = new Set<EventType>(
   'client.registered',
   'client.updated',
   'client.secret_rotated',
+  'client.grants_revoked',
   'client.deleted',
 ]);
 

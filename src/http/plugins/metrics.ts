@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { hashToken, safeEqual } from '../../tokens/opaque.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Lifecycle } from '../../lifecycle.ts';
+import { refusalReason } from '../../authn/failures.ts';
 import type { ThrottleObserver } from '../../authn/throttle.ts';
 import type { Store } from '../../store/store.ts';
 import type { KeyStore } from '../../tokens/keystore.ts';
@@ -133,18 +134,30 @@ export async function startMetricsListener(
   return server;
 }
 
-/** Failed and refused sign-ins and client authentications (src/authn/throttle.ts). */
+/**
+ * Failed and refused sign-ins and client authentications (src/authn/throttle.ts). A sign-in's
+ * `reason` is its log line's (src/authn/failures.ts); `outcome` (wrong, throttled, locked) is the
+ * coarser word these counters had first.
+ */
 function securityCounters(registry: Registry): ThrottleObserver {
-  const counter = (name: string, help: string) =>
-    new Counter({ name, help, labelNames: ['outcome'] as const, registers: [registry] });
-  const signIns = counter('tessera_signin_failures_total', 'Sign-ins failed (wrong) or refused (throttled, locked)');
-  const clients = counter(
-    'tessera_client_auth_failures_total',
-    'Client authentications failed (wrong) or refused (throttled, locked)',
-  );
+  const signIns = new Counter({
+    name: 'tessera_signin_failures_total',
+    help: 'Sign-ins failed (wrong) or refused (throttled, locked), by reason',
+    labelNames: ['outcome', 'reason'] as const,
+    registers: [registry],
+  });
+  const clients = new Counter({
+    name: 'tessera_client_auth_failures_total',
+    help: 'Client authentications failed (wrong) or refused (throttled, locked)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   return {
-    signInFailed: () => signIns.inc({ outcome: 'wrong' }),
-    signInRefused: (locked) => signIns.inc({ outcome: locked ? 'locked' : 'throttled' }),
+    signInFailed: (reason) => signIns.inc({ outcome: 'wrong', reason }),
+    signInRefused: (locked) => {
+      const reason = refusalReason({ locked });
+      signIns.inc({ outcome: reason, reason });
+    },
     clientAuthFailed: () => clients.inc({ outcome: 'wrong' }),
     clientAuthRefused: (locked) => clients.inc({ outcome: locked ? 'locked' : 'throttled' }),
   };

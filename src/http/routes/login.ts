@@ -16,6 +16,7 @@ import { formValue, queryValue } from '../forms.ts';
 import { csrfFailedPage } from '../outcome.ts';
 import { signInError, stepError } from '../passkeys.ts';
 import { requesterOf } from '../requester.ts';
+import { logSignInFailure } from '../sign-in-log.ts';
 import {
   finishSignIn,
   openInteraction,
@@ -25,15 +26,7 @@ import {
   type SignInFor,
   signInPath,
 } from '../sign-in.ts';
-import {
-  enrolDuringSignIn,
-  enrolling,
-  firstStepError,
-  logFailure,
-  sendEnrolPage,
-  sendStepFailed,
-  sendStepPage,
-} from '../steps.ts';
+import { enrolDuringSignIn, enrolling, firstStepError, sendEnrolPage, sendStepFailed, sendStepPage } from '../steps.ts';
 import { directProvider, startUpstream } from '../upstream.ts';
 
 /** Where a first step's form came from: a request's sign-in page, the account's, or either (a passkey's button). */
@@ -110,12 +103,16 @@ export function loginRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const signInFor = opened ? { ...opened, sealed } : null;
     const purpose = purposeOf(ctx, request, reply, signInFor);
     const verified = await step.verify(deps, { ...attempt, user: null, clientId: purpose.clientId });
+    if (verified.kind === 'refused' || verified.kind === 'failed') {
+      // A passkey names its user itself: nothing was typed.
+      const typed = method === 'passkey' ? null : (formValue(request, 'username') ?? '');
+      logSignInFailure(request, { method, outcome: verified, username: typed, clientId: purpose.clientId });
+    }
     if (verified.kind === 'refused') {
       const username = formValue(request, 'username') ?? '';
       return sendSignInPage(ctx, request, reply, { for: signInFor, username, refusal: verified.refusal });
     }
     if (verified.kind === 'failed') {
-      logFailure(request, method, verified);
       return reply.redirect(signInPath(signInFor, `error=${firstStepError(method, verified)}`), 303);
     }
     return finishSignIn(ctx, request, reply, await advance(flow, begin(verified, purpose, attempt.now)));
@@ -133,7 +130,11 @@ export function loginRoutes(app: FastifyInstance, ctx: RouteContext): void {
     if (!opened) return sendExpired(reply);
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     if (await enrolling(ctx, method, opened)) return enrolDuringSignIn(ctx, request, reply, { sealed, opened, flow });
-    const verified = await step.verify(deps, { ...attempt, user: opened.user, clientId: opened.pending.clientId });
+    const { user, pending } = opened;
+    const verified = await step.verify(deps, { ...attempt, user, clientId: pending.clientId });
+    if (verified.kind === 'refused' || verified.kind === 'failed') {
+      logSignInFailure(request, { method, outcome: verified, username: user.username, clientId: pending.clientId });
+    }
     const page = { method, sealed, opened };
     if (verified.kind === 'refused') return sendStepPage(ctx, request, reply, { ...page, refusal: verified.refusal });
     if (verified.kind === 'failed') return sendStepFailed(ctx, request, reply, { ...page, failure: verified });

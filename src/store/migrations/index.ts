@@ -16,6 +16,7 @@ import * as throttlePending from './010_throttle_pending.ts';
 import * as passkeySuspension from './011_passkey_suspension.ts';
 import * as securityMail from './014_security_mail.ts';
 import * as restoreWatch from './015_restore_watch.ts';
+import * as eventRequestId from './016_event_request_id.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_initial': initial,
@@ -30,6 +31,7 @@ export const migrations: Record<string, Migration> = {
   '011_passkey_suspension': passkeySuspension,
   '014_security_mail': securityMail,
   '015_restore_watch': restoreWatch,
+  '016_event_request_id': eventRequestId,
 };
 
 /** The migrations applied to the database, none before the first. */
@@ -38,6 +40,16 @@ async function applied(db: Kysely<Database>): Promise<string[]> {
   if (!tables.some((table) => table.name === 'tessera_migrations')) return [];
   const { rows } = await sql<{ name: string }>`select name from tessera_migrations`.execute(db);
   return rows.map((row) => row.name);
+}
+
+/**
+ * Which of this release's migrations the database has not applied yet, and which it has that this
+ * release does not know (a newer release's): read only (`tessera check`).
+ */
+export async function migrationState(db: Kysely<Database>): Promise<{ pending: string[]; newer: string[] }> {
+  const done = await applied(db);
+  const known = Object.keys(migrations);
+  return { pending: known.filter((name) => !done.includes(name)), newer: done.filter((name) => !known.includes(name)) };
 }
 
 /** Runs pending migrations, or migrates up or down to `to`; returns the names applied or undone. */

@@ -1,0 +1,81 @@
+// `tessera users update USERNAME …`, the page of `users list [--search TEXT] [--limit N] [--cursor C]`
+// and `users sign-out USERNAME --session ID`: the arguments read, the work done by src/admin/users.ts,
+// the outcome said.
+import { listUsers, signOutSession, type UsersPage, updateUser } from '../../admin/users.ts';
+import { UsageError } from '../operations.ts';
+import { type Io, parse, requirePositional } from './common.ts';
+import type { UserStores } from './user-sessions.ts';
+
+export async function updateCommand(store: UserStores, args: string[], io: Io, now: number): Promise<number> {
+  const { values, positionals } = parse(
+    args,
+    {
+      username: { type: 'string' },
+      email: { type: 'string' },
+      'email-verified': { type: 'boolean' },
+      name: { type: 'string' },
+      'given-name': { type: 'string' },
+      'family-name': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    1,
+  );
+  const username = requirePositional(positionals, 'the username');
+  const changes = {
+    username: values.username,
+    email: values.email,
+    emailVerified: values['email-verified'],
+    name: values.name,
+    givenName: values['given-name'],
+    familyName: values['family-name'],
+  };
+  if (Object.values(changes).every((value) => value === undefined)) {
+    throw new UsageError('users update needs a change: --username, --email, --email-verified, --name, …');
+  }
+  const { user, changed } = await updateUser(store, username, changes, { now });
+  if (values.json) {
+    const { id, email, emailVerified, name, givenName, familyName } = user;
+    const described = { id, username: user.username, email, email_verified: emailVerified, name };
+    io.out(JSON.stringify({ ...described, given_name: givenName, family_name: familyName, changed }, null, 2));
+  } else if (changed.length === 0) io.out(`${username}: nothing to change`);
+  else {
+    io.out(`updated ${user.username}: ${changed.join(', ')}`);
+    if (changed.includes('email') && !user.emailVerified) {
+      io.out(`${user.email} is unverified until the user confirms it (or add --email-verified)`);
+    }
+  }
+  return 0;
+}
+
+/** The options of `users list` that make it a search or a page. */
+export const PAGE_OPTIONS = {
+  search: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+} as const;
+
+/** The users `users list` shows, and whether it was asked for a page (which then says where the next begins). */
+export async function userPage(
+  store: UserStores,
+  values: { search?: string | undefined; limit?: string | undefined; cursor?: string | undefined },
+): Promise<UsersPage & { paged: boolean }> {
+  if (values.limit !== undefined && !/^\d+$/.test(values.limit))
+    throw new UsageError('--limit: a whole number from 1 to 1000');
+  const limit = values.limit === undefined ? undefined : Number(values.limit);
+  const page = await listUsers(store, { search: values.search, limit, cursor: values.cursor });
+  return { ...page, paged: values.limit !== undefined || values.cursor !== undefined };
+}
+
+export async function signOutOneSession(
+  store: UserStores,
+  positionals: string[],
+  values: { session?: string | undefined; grants?: boolean | undefined },
+  io: Io,
+  now: number,
+): Promise<number> {
+  if (values.grants) throw new UsageError('--grants is for every session: give --session or --grants, not both');
+  const username = requirePositional(positionals, 'the username');
+  const ended = await signOutSession(store, username, values.session!, { now });
+  io.out(`signed ${ended.user.username} out of session ${ended.session}; applications keep their access`);
+  return 0;
+}
