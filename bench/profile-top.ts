@@ -26,8 +26,7 @@ function nameOf(frame: CallFrame): string {
 }
 
 const data = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as
-  | { nodes: Node[]; samples: number[]; timeDeltas: number[] }
-  | { head: HeapNode };
+  { nodes: Node[]; samples: number[]; timeDeltas: number[] } | { head: HeapNode };
 const byFunction = new Map<string, number>();
 let total = 0;
 const add = (key: string, amount: number) => {
