@@ -13,7 +13,7 @@ import { type Mail, Mails, type QueuedMail, type Redemption, type TokenPurpose }
 import { type NoticeRule, Notices } from './notices.ts';
 import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFamily } from './grants.ts';
 import { Purge, type PurgeInput } from './housekeeping.ts';
-import { migrate } from './migrations/index.ts';
+import { migrate, type MigrationStatus, migrationStatus } from './migrations/index.ts';
 import { type Resource, Resources } from './resources.ts';
 import { Restores } from './restores.ts';
 import { SecondFactors, type TotpCredential } from './second-factors.ts';
@@ -78,6 +78,10 @@ export abstract class KyselyStore implements Store {
 
   migrate(to?: string | NoMigrations): Promise<string[]> {
     return migrate(this.db, to);
+  }
+
+  migrationStatus(): Promise<MigrationStatus> {
+    return migrationStatus(this.db);
   }
 
   clearCaches(): void {
