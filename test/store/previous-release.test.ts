@@ -27,13 +27,16 @@ const NEW = 0;
 const OLD = 1;
 const WHO = ['this release', 'the previous release'];
 
-describe('the previous release on a database this release migrated', () => {
-  let previous: PreviousRelease | undefined;
-  before(async () => {
-    previous = await checkoutPreviousRelease();
+// The two databases run side by side, and the checkout (npm ci mostly) while this release issues its
+// first tokens: each run waits for it only where the previous release starts.
+describe('the previous release on a database this release migrated', { concurrency: true }, () => {
+  let checkout: Promise<PreviousRelease | undefined>;
+  before(() => {
+    checkout = checkoutPreviousRelease();
+    checkout.catch(() => undefined); // reported by the runs that wait for it
   });
   after(async () => {
-    await previous?.remove();
+    await (await checkout.catch(() => undefined))?.remove();
   });
 
   for (const [name, database] of [
@@ -41,7 +44,6 @@ describe('the previous release on a database this release migrated', () => {
     ['PostgreSQL', withPostgresDatabase],
   ] as const) {
     it(`on ${name}: going back, and both releases side by side`, async (t) => {
-      if (!previous) return t.skip('the previous release is not in this clone');
       const db = await database();
       if (!db) return t.skip(`${name} unreachable`);
       const dir = await mkdtemp(join(tmpdir(), 'tessera-previous-data-'));
@@ -60,10 +62,11 @@ describe('the previous release on a database this release migrated', () => {
         // This release migrates the database and seeds it.
         const client = (await seedDatabase(env)).confidential;
         balancer = await startBalancer(port, [`http://127.0.0.1:${newPort}`, `http://127.0.0.1:${oldPort}`]);
-        const release = previous;
         const start = async (which: number) => {
           const instance =
-            which === NEW ? await startInstance(env, newPort) : await startInstance(env, oldPort, { cwd: release.dir });
+            which === NEW
+              ? await startInstance(env, newPort)
+              : await startInstance(env, oldPort, { cwd: (await checkout)!.dir });
           running.add(instance);
           return instance;
         };
@@ -145,6 +148,7 @@ describe('the previous release on a database this release migrated', () => {
         const { code: newCode, browser: newSession } = await signIn(NEW);
         const fromNew = await redeem(NEW, newCode);
         await stop(newer);
+        if (!(await checkout)) return t.skip('the previous release is not in this clone');
 
         // Going back: the previous release starts alone on the migrated database and serves what this
         // release issued: its refresh token, its access token, its session; and signs in anew.
