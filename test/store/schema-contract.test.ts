@@ -141,3 +141,24 @@ for (const [name, database] of [
       });
   });
 }
+
+describe('a previous release whose commit is not in the clone', () => {
+  it('is named with the reason, skipped outside CI and a failure under CI=true', async () => {
+    const commit = 'f'.repeat(40);
+    const ci = process.env.CI;
+    try {
+      process.env.CI = 'true';
+      await assert.rejects(
+        unlessMissing(commit),
+        new RegExp(
+          `the previous release's commit ${commit} \\(release/previous.json\\) is not in this clone.*required under CI`,
+        ),
+      );
+      process.env.CI = 'false';
+      assert.equal(await unlessMissing(commit), undefined);
+    } finally {
+      if (ci === undefined) delete process.env.CI;
+      else process.env.CI = ci;
+    }
+  });
+});
