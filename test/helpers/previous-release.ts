@@ -63,8 +63,6 @@ export async function checkoutPreviousRelease(): Promise<PreviousRelease | undef
   const remove = async () => {
     if (added) await run('git', ['worktree', 'remove', '--force', dir]).catch(() => undefined);
     await rm(parent, { recursive: true, force: true });
-    // A worktree whose folder went another way is forgotten too.
-    await run('git', ['worktree', 'prune']).catch(() => undefined);
   };
   try {
     await run('git', ['worktree', 'add', '--detach', dir, commit]);
