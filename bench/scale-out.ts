@@ -67,7 +67,9 @@ function capCpu(pid: number, name: string): { how: string; release(): void } {
       },
     };
   } catch (err) {
-    throw new Error(`cannot cap the instance's CPU with a cgroup (${CGROUP} must be writable): ${String(err)}`);
+    throw new Error(`cannot cap the instance's CPU with a cgroup (${CGROUP} must be writable): ${String(err)}`, {
+      cause: err,
+    });
   }
 }
 

@@ -1,5 +1,4 @@
 // config -> database -> app -> listen. The only module that reads process.env or exits.
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.ts';
@@ -15,6 +14,7 @@ import { WebhookDelivery } from './webhooks/delivery.ts';
 import { startMailDelivery } from './mail/start.ts';
 import { startMetricsListener } from './http/plugins/metrics.ts';
 import { openStore, type Store } from './store/index.ts';
+import { logMigrations, VERSION } from './release.ts';
 import { startTracing } from './telemetry/index.ts';
 import { tracedStore } from './telemetry/store.ts';
 import { startKeyMaintenance } from './tokens/key-rotation.ts';
@@ -32,7 +32,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     await run(env, log);
   } catch (err) {
     const configuration = err instanceof ConfigError;
-    log.fatal(`cannot start: ${err instanceof Error ? err.message : String(err)}`);
+    log.fatal({ version: VERSION }, `cannot start: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(configuration ? EXIT_SETTINGS : 1);
   }
 }
@@ -43,10 +43,7 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
   const secret = await resolveSecret(config);
   const database = describeDatabase(config.databaseUrl);
   // OpenTelemetry, only with OTEL_EXPORTER_OTLP_ENDPOINT: otherwise nothing of it is even loaded.
-  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  const tracing = await startTracing(config, version);
+  const tracing = await startTracing(config, VERSION);
   if (tracing) log.info({ endpoint: config.tracing.endpoint }, 'sending traces (OpenTelemetry)');
   let store: Store;
   try {
@@ -62,7 +59,12 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
         { database, attempt, retry_in_ms: wait },
         `waiting for the database ${database} (attempt ${attempt}, again in ${wait} ms): ${error.message}`,
       );
-    await waitForDatabase(() => store.migrate().then(() => undefined), config.dbConnectTimeout, report);
+    // Each migration this start applies is a line of the log, naming the release that applied it.
+    await waitForDatabase(
+      () => store.migrate().then((applied) => logMigrations(log, applied)),
+      config.dbConnectTimeout,
+      report,
+    );
   } catch (err) {
     const cause =
       err instanceof DatabaseUnavailable
@@ -173,8 +175,11 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
     typeof bound === 'object' && bound
       ? `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`
       : String(bound);
-  // A log line like every other (JSON): the address actually bound, the issuer, the database.
-  app.log.info({ address: where, issuer: config.issuer, database }, `Tessera is listening on ${where}`);
+  // A log line like every other (JSON): the release, the address actually bound, the issuer, the database.
+  app.log.info(
+    { version: VERSION, address: where, issuer: config.issuer, database },
+    `Tessera ${VERSION} is listening on ${where}`,
+  );
   if (seeded) {
     const urls = demoAuthorizationUrls(config, seeded);
     console.log(`

@@ -98,7 +98,9 @@ async function openExisting(config: Config): Promise<{ store: Store } | { proble
 
 /** The migrations' verdict, and whether the tables are there at all (the first migration applied). */
 async function checkMigrations(store: Store): Promise<{ verdict: Verdict; tables: boolean }> {
-  const { pending, newer } = await store.migrationState();
+  const status = await store.migrationStatus();
+  const { pending } = status;
+  const newer = status.newer.map((migration) => migration.name);
   const tables = !pending.includes('001_initial');
   if (pending.length > 0) {
     const detail = `pending: ${pending.join(', ')} (tessera migrate, or the next start, applies them)`;

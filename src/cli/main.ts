@@ -1,5 +1,5 @@
 // The tessera command: tessera <clients|users|resources|providers|webhooks|grants|keys|events|secret|
-// backup|restore-finish|export|import|check|migrate|serve> … Reads the same environment variables as the
+// backup|restore-finish|export|import|check|migrate|serve>, and --version. Reads the same environment variables as the
 // server (DATABASE_URL, TESSERA_SECRET, …).
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
@@ -21,6 +21,8 @@ import { usersCommand } from './commands/users.ts';
 import { mailCommand } from './commands/mail.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
 import { NotFound, withStore, type Io } from './commands/common.ts';
+import { migrateCommand, migrationLogger } from './commands/migrate.ts';
+import { VERSION } from '../release.ts';
 
 export const USAGE = `Usage: tessera <command> [options]
 
@@ -77,8 +79,10 @@ export const USAGE = `Usage: tessera <command> [options]
   import [--input FILE]            into an empty database, from standard input; all or nothing
   check [--json]   the settings, the database and its migrations, the SMTP server, the signing keys: one
                    verdict each; exit 0 when none failed, 1 otherwise; changes nothing
-  migrate        apply pending database migrations
+  migrate [--status [--json]]      apply pending database migrations (a JSON log line each); with
+                                   --status, list applied, pending and newer ones, changing nothing
   serve          start the server (same as npm start)
+  --version, -v  print the release (tessera 0.2.0)
 
 Configuration comes from the environment: DATABASE_URL, TESSERA_SECRET, TESSERA_DATA_DIR, …`;
 
@@ -126,9 +130,12 @@ export async function run(argv: string[], unsafeIo: Io): Promise<number> {
     io.out(USAGE);
     return command ? 0 : 2;
   }
+  if (command === '--version' || command === '-v') {
+    io.out(`tessera ${VERSION}`);
+    return 0;
+  }
   try {
-    if ((command === 'migrate' || command === 'serve') && rest.length > 0)
-      throw new UsageError(`${command} takes no arguments`);
+    if (command === 'serve' && rest.length > 0) throw new UsageError(`${command} takes no arguments`);
     // It reads the settings itself (a wrong one is its first verdict) and opens the database without migrating it.
     if (command === 'check') return await checkCommand(rest, io);
     if (command === 'serve') {
@@ -140,12 +147,12 @@ export async function run(argv: string[], unsafeIo: Io): Promise<number> {
     const config = loadConfig(io.env);
     // A backup is of the schema as it is: taken before an upgrade, it must not apply the upgrade's migrations.
     if (command === 'backup') return await backupCommand(config, rest, io);
+    if (command === 'migrate') return await migrateCommand(config, rest, io);
     const handler = COMMANDS[command as keyof typeof COMMANDS];
-    if (handler) return await withStore(config, (store) => handler(store, config, rest, io));
-    if (command !== 'migrate') throw new UsageError(`unknown command "${command}"`);
-    const migrated = (applied: string[]) =>
-      io.out(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
-    return await withStore(config, async () => 0, migrated);
+    if (!handler) throw new UsageError(`unknown command "${command}"`);
+    // A command on a database not yet migrated migrates it first: each migration a log line, on
+    // standard error so that the command's own output (--json) stays as it is.
+    return await withStore(config, (store) => handler(store, config, rest, io), migrationLogger(io.err));
   } catch (err) {
     if (err instanceof NotFound || err instanceof NotFoundError) {
       io.err(`tessera: ${err.message}`);

@@ -13,7 +13,7 @@ import { type Mail, Mails, type QueuedMail, type Redemption, type TokenPurpose }
 import { type NoticeRule, Notices } from './notices.ts';
 import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFamily } from './grants.ts';
 import { Purge, type PurgeInput } from './housekeeping.ts';
-import { migrate, migrationState } from './migrations/index.ts';
+import { migrate, type MigrationStatus, migrationStatus } from './migrations/index.ts';
 import { type Resource, Resources } from './resources.ts';
 import { type FenceConditions, RestoreWatch, type RestoreWatchState } from './restore-watch.ts';
 import { Restores } from './restores.ts';
@@ -85,8 +85,8 @@ export abstract class KyselyStore implements Store {
   migrate(to?: string | NoMigrations): Promise<string[]> {
     return migrate(this.db, to);
   }
-  migrationState() {
-    return migrationState(this.db);
+  migrationStatus(): Promise<MigrationStatus> {
+    return migrationStatus(this.db);
   }
 
   clearCaches(): void {

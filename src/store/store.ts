@@ -3,6 +3,7 @@
 // (./sqlite/store.ts) and PostgreSQL (./postgres/store.ts) implement every method alike; they differ
 // inside, never in what they answer. The contract tests in test/store run against both.
 import type { NoMigrations } from 'kysely';
+import type { MigrationStatus } from './migrations/index.ts';
 import type { Client, ClientStore } from './clients.ts';
 import type { EncryptedValueStore } from './encrypted.ts';
 import type { EventStore } from './events.ts';
@@ -57,8 +58,8 @@ export interface Store
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
   /** Runs pending migrations (./migrations), or migrates up or down to `to`; returns the names applied or undone. */
   migrate(to?: string | NoMigrations): Promise<string[]>;
-  /** This release's migrations not applied yet, and a newer release's applied (./migrations): read only. */
-  migrationState(): Promise<{ pending: string[]; newer: string[] }>;
+  /** The database's migrations against this release's: applied, pending, and those of a newer release. */
+  migrationStatus(): Promise<MigrationStatus>;
   /** Lets `resolver` answer getClient for https client ids (Client ID Metadata Documents). */
   resolveClientUrlsWith(resolver: ((clientId: string) => Promise<Client>) | undefined): void;
   /** Forgets cached data (clients), after changes made behind this store's back. */

@@ -1,9 +1,11 @@
 // Several Tessera instances over one database, as production runs them: real processes started as
 // `npm start` starts them (package.json's start script), one issuer, one TESSERA_SECRET, and a
 // round-robin balancer in front, so that every step of a browser flow may land on another instance.
+// An instance may run another release's code (test/helpers/previous-release.ts): its own folder.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient, createUser } from '../../src/cli/operations.ts';
@@ -13,9 +15,11 @@ import { KeyStore } from '../../src/tokens/keystore.ts';
 import { hashPassword } from '../../src/authn/password/hash.ts';
 import { ALL_SCOPES, freePort, PASSWORD, type TestClient } from './server.ts';
 
-const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
-  .split(' ')
-  .slice(1);
+/** The Node.js arguments of `npm start` in the release at `dir`, from its package.json. */
+function startArgs(dir: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return scripts.start.split(' ').slice(1);
+}
 
 export interface Instance {
   /** Where this instance listens (the issuer is the balancer's address). */
@@ -27,11 +31,19 @@ export interface Instance {
   stop(): Promise<void>;
 }
 
-/** Starts an instance on `port` (default: a free one), waiting until it is ready. */
-export async function startInstance(env: Record<string, string>, port?: number): Promise<Instance> {
+/**
+ * Starts an instance on `port` (default: a free one), waiting until it is ready; `options.cwd` runs
+ * the release in that folder (default: this one), on this Node.js.
+ */
+export async function startInstance(
+  env: Record<string, string>,
+  port?: number,
+  options: { cwd?: string } = {},
+): Promise<Instance> {
   port ??= await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, START_ARGS, {
+  const child = spawn(process.execPath, startArgs(options.cwd ?? '.'), {
+    cwd: options.cwd,
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'test',
@@ -83,6 +95,8 @@ export interface Balancer {
    * port is given up for another test's process to take meanwhile.
    */
   replaceBackends(backends: string[]): void;
+  /** Sends every request to one backend (by its index) until called again; undefined: round robin. */
+  pin(index: number | undefined): void;
   close(): Promise<void>;
 }
 
@@ -91,8 +105,9 @@ export async function startBalancer(port: number, backends: string[]): Promise<B
   const served = backends.map(() => 0);
   let targets = [...backends];
   let next = 0;
+  let pinned: number | undefined;
   const server: Server = createServer((req, res) => {
-    const index = next++ % targets.length;
+    const index = pinned ?? next++ % targets.length;
     served[index]!++;
     const target = new URL(req.url ?? '/', targets[index]);
     const upstream = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
@@ -115,6 +130,7 @@ export async function startBalancer(port: number, backends: string[]): Promise<B
       served.length = 0;
       served.push(...urls.map(() => 0));
     },
+    pin: (index) => (pinned = index),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -134,18 +150,16 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-/** Seeds the database (schema, keys, a user, two clients), then starts `count` instances and the balancer. */
-export async function startCluster(
-  databaseUrl: string,
-  options: { count?: number; env?: Record<string, string> } = {},
-): Promise<Cluster> {
-  const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}`;
-  const secret = randomBytes(32).toString('base64url');
-  const env = { TESSERA_ISSUER: issuer, DATABASE_URL: databaseUrl, TESSERA_SECRET: secret, ...options.env };
+/**
+ * Seeds the database of `env` as this release makes it (every migration, signing keys, the user alice
+ * and two clients whose redirect URIs are under the issuer).
+ */
+export async function seedDatabase(
+  env: Record<string, string> & { TESSERA_ISSUER: string; DATABASE_URL: string; TESSERA_SECRET: string },
+): Promise<{ confidential: TestClient; public: TestClient }> {
+  const { TESSERA_ISSUER: issuer, DATABASE_URL: databaseUrl, TESSERA_SECRET: secret } = env;
   const config = loadConfig({ ...env, NODE_ENV: 'test' });
   const store = await openStore(databaseUrl);
-  let clients: Cluster['clients'];
   try {
     await store.migrate();
     await KeyStore.open(store, secret);
@@ -170,10 +184,22 @@ export async function startCluster(
         postLogoutRedirectUri: `${redirectUri}/logged-out`,
       };
     };
-    clients = { confidential: await make('confidential', false), public: await make('public', true) };
+    return { confidential: await make('confidential', false), public: await make('public', true) };
   } finally {
     await store.close();
   }
+}
+
+/** Seeds the database (seedDatabase), then starts `count` instances and the balancer. */
+export async function startCluster(
+  databaseUrl: string,
+  options: { count?: number; env?: Record<string, string> } = {},
+): Promise<Cluster> {
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const secret = randomBytes(32).toString('base64url');
+  const env = { TESSERA_ISSUER: issuer, DATABASE_URL: databaseUrl, TESSERA_SECRET: secret, ...options.env };
+  const clients = await seedDatabase(env);
   const instances: Instance[] = [];
   try {
     for (let i = 0; i < (options.count ?? 2); i++) instances.push(await startInstance(env));

@@ -28,7 +28,8 @@ export async function withPostgresDatabase(adminUrl = ADMIN_URL): Promise<TestDa
   try {
     await admin.connect();
   } catch (err) {
-    if (process.env.CI === 'true') throw new Error(`PostgreSQL is required under CI: ${(err as Error).message}`);
+    if (process.env.CI === 'true')
+      throw new Error(`PostgreSQL is required under CI: ${(err as Error).message}`, { cause: err });
     console.warn(`skipping PostgreSQL tests: ${(err as Error).message}`);
     return undefined;
   }

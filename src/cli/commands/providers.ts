@@ -122,6 +122,7 @@ async function checkDiscovery(provider: UpstreamProvider, config: Config, secret
       `the discovery document of ${provider.issuer} could not be read (${why}); check --issuer` +
         (provider.allowPrivateNetwork ? '' : ' (and --allow-private-network for a provider inside your network)') +
         ', or add --no-check to store it anyway',
+      { cause: err },
     );
   }
 }

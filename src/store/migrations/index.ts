@@ -1,8 +1,12 @@
 // Every migration, in order, and how they run. A static map (no directory scanning) so it works
-// without a build step. Migrations only add to the schema (docs/upgrades.md), so a release runs on a
-// database a newer release has migrated: during a rolling upgrade an old instance that restarts,
-// and after one, the release before, start on it rather than refuse it.
+// without a build step. Migrations are expand/contract (docs/upgrades.md): a migration only adds to
+// the schema, and what the previous release still uses is removed no sooner than two releases later,
+// so a release runs on a database a newer release has migrated: during a rolling upgrade an old
+// instance that restarts, and after one the release before, start on it rather than refuse it
+// (test/store/previous-release.test.ts runs the previous release so; schema-contract.test.ts checks
+// each new migration).
 import { type Kysely, type Migration, Migrator, type NoMigrations, sql } from 'kysely';
+import { DatabaseUnavailable } from '../faults.ts';
 import type { Database } from '../tables.ts';
 import * as initial from './001_initial.ts';
 import * as authenticationFactors from './002_authentication_factors.ts';
@@ -34,22 +38,46 @@ export const migrations: Record<string, Migration> = {
   '016_event_request_id': eventRequestId,
 };
 
-/** The migrations applied to the database, none before the first. */
-async function applied(db: Kysely<Database>): Promise<string[]> {
-  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
-  if (!tables.some((table) => table.name === 'tessera_migrations')) return [];
-  const { rows } = await sql<{ name: string }>`select name from tessera_migrations`.execute(db);
-  return rows.map((row) => row.name);
+interface AppliedMigration {
+  name: string;
+  /** When it was applied, as the migration table keeps it (an ISO 8601 time). */
+  appliedAt: string;
 }
 
-/**
- * Which of this release's migrations the database has not applied yet, and which it has that this
- * release does not know (a newer release's): read only (`tessera check`).
- */
-export async function migrationState(db: Kysely<Database>): Promise<{ pending: string[]; newer: string[] }> {
-  const done = await applied(db);
+/** The migrations applied to the database, in the order applied; none before the first. */
+async function appliedMigrations(db: Kysely<Database>): Promise<AppliedMigration[]> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((table) => table.name === 'tessera_migrations')) return [];
+  const { rows } = await sql<{
+    name: string;
+    timestamp: string;
+  }>`select name, timestamp from tessera_migrations order by timestamp, name`.execute(db);
+  return rows.map((row) => ({ name: row.name, appliedAt: row.timestamp }));
+}
+
+async function applied(db: Kysely<Database>): Promise<string[]> {
+  return (await appliedMigrations(db)).map((migration) => migration.name);
+}
+
+export interface MigrationStatus {
+  /** This release's migrations the database has. */
+  applied: AppliedMigration[];
+  /** This release's migrations the database lacks: the next start or `tessera migrate` applies them. */
+  pending: string[];
+  /** Migrations the database has that this release does not know: a newer release applied them. */
+  newer: AppliedMigration[];
+}
+
+/** Where the database stands against this release's migrations; changes nothing. */
+export async function migrationStatus(db: Kysely<Database>): Promise<MigrationStatus> {
   const known = Object.keys(migrations);
-  return { pending: known.filter((name) => !done.includes(name)), newer: done.filter((name) => !known.includes(name)) };
+  const done = await appliedMigrations(db);
+  const names = done.map((migration) => migration.name);
+  return {
+    applied: done.filter((migration) => known.includes(migration.name)),
+    pending: known.filter((name) => !names.includes(name)),
+    newer: done.filter((migration) => !known.includes(migration.name)),
+  };
 }
 
 /** Runs pending migrations, or migrates up or down to `to`; returns the names applied or undone. */
@@ -78,6 +106,15 @@ export async function migrate(db: Kysely<Database>, to?: string | NoMigrations):
     allowUnorderedMigrations: true,
   });
   const { error, results } = to === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(to);
-  if (error) throw error;
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const succeeded = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    // A database that cannot be reached is waited for (src/lifecycle.ts): its fault is kept as it is.
+    if (failed === undefined || error instanceof DatabaseUnavailable) throw error;
+    // With transactional DDL (PostgreSQL) the run was one transaction, and the failure undid it all.
+    const kept = db.getExecutor().adapter.supportsTransactionalDdl ? [] : succeeded;
+    const before = kept.length > 0 ? ` (applied before it: ${kept.join(', ')})` : '';
+    throw new Error(`migration ${failed} failed${before}: ${(error as Error).message}`, { cause: error });
+  }
+  return succeeded;
 }
