@@ -58,14 +58,16 @@ describe('OpenTelemetry traces', () => {
     endpoint = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
     // A service (client_credentials) in the database the servers below start on.
     const lines: string[] = [];
+    // The standard error has the log lines of the migrations this first command applies.
+    const logged: string[] = [];
     const io = {
       env: { DATABASE_URL: database, TESSERA_SECRET: SECRET, NODE_ENV: 'test' },
       out: (line: string) => lines.push(line),
-      err: (line: string) => lines.push(line),
+      err: (line: string) => logged.push(line),
       stdin: async () => '',
     };
     const args = ['clients', 'create', '--name', 'Service', '--grant-types', 'client_credentials', '--scope', 'apps'];
-    assert.equal(await run([...args, '--json'], io), 0, lines.join('\n'));
+    assert.equal(await run([...args, '--json'], io), 0, logged.join('\n'));
     service = JSON.parse(lines.join('\n'));
   });
   after(() => {
