@@ -33,6 +33,7 @@ import { revocationRoutes } from './http/routes/revocation.ts';
 import { tokenRoutes } from './http/routes/token.ts';
 import { userinfoRoutes } from './http/routes/userinfo.ts';
 import { ClientAuthThrottle } from './oauth/client-auth/throttle.ts';
+import { ClientAssertions } from './oauth/client-auth/assertion.ts';
 import { CodeSealer } from './oauth/codes.ts';
 import { InteractionSealer } from './oauth/interaction.ts';
 import { ClientDocumentError, ClientDocuments, isClientIdUrl } from './oauth/registration/documents.ts';
@@ -192,6 +193,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     lifecycle,
     security,
     clientThrottle: new ClientAuthThrottle(deps.store, deps.config.throttle, security),
+    clientAssertions: new ClientAssertions({
+      issuer: deps.config.issuer,
+      store: deps.store,
+      secrets: deps.secret,
+      allowPrivate: deps.config.outboundAllowPrivate,
+    }),
     mail: { secret: deps.secret, mail: deps.config.mail, issuer: deps.config.issuer },
     upstream: {
       deps: {

@@ -4,7 +4,12 @@ import { ACR_VALUES } from '../authn/levels.ts';
 import type { Config } from '../config/index.ts';
 import { SUPPORTED_GRANT_TYPES } from '../oauth/token.ts';
 import { SIGNING_ALGS } from '../tokens/keystore.ts';
+import { CLIENT_SECRET_JWT_ALGS, PRIVATE_KEY_JWT_ALGS } from '../oauth/client-auth/assertion.ts';
 import { SUPPORTED_CLAIMS } from '../tokens/claims.ts';
+
+/** How confidential clients authenticate (src/oauth/client-auth), and the algs of their assertions. */
+const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt'];
+const ASSERTION_ALGS = [...PRIVATE_KEY_JWT_ALGS, ...CLIENT_SECRET_JWT_ALGS];
 
 export function discoveryMetadata(
   config: Pick<Config, 'issuer' | 'scopes' | 'registration' | 'clientMetadataDocuments'>,
@@ -27,9 +32,12 @@ export function discoveryMetadata(
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: SIGNING_ALGS,
     userinfo_signing_alg_values_supported: [],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    token_endpoint_auth_methods_supported: [...AUTH_METHODS, 'none'],
+    token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
+    revocation_endpoint_auth_methods_supported: [...AUTH_METHODS, 'none'],
+    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
+    introspection_endpoint_auth_methods_supported: AUTH_METHODS,
+    introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
     code_challenge_methods_supported: ['S256'],
     claims_supported: SUPPORTED_CLAIMS,
     // OIDC Discovery §3: the levels acr_values may ask for, lowest first (src/authn/factors.ts).

@@ -14,6 +14,7 @@ import { type NoticeRule, Notices } from './notices.ts';
 import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFamily } from './grants.ts';
 import { Purge, type PurgeInput } from './housekeeping.ts';
 import { migrate } from './migrations/index.ts';
+import { OneTime, type PushedRequest } from './one-time.ts';
 import { type Resource, Resources } from './resources.ts';
 import { Restores } from './restores.ts';
 import { SecondFactors, type TotpCredential } from './second-factors.ts';
@@ -45,6 +46,7 @@ export abstract class KyselyStore implements Store {
   protected readonly upstream: Upstream;
   protected readonly mails: Mails;
   protected readonly notices: Notices;
+  protected readonly oneTime: OneTime;
   readonly #purge: Purge;
 
   constructor(connection: Connection) {
@@ -65,6 +67,7 @@ export abstract class KyselyStore implements Store {
     this.upstream = new Upstream(connection);
     this.mails = new Mails(connection);
     this.notices = new Notices(connection);
+    this.oneTime = new OneTime(connection);
     this.#purge = new Purge(connection);
   }
 
@@ -118,14 +121,26 @@ export abstract class KyselyStore implements Store {
     secretHash: string,
     event?: SecurityEvent,
     previous?: { hash: string; expiresAt: number } | null,
+    secretEncrypted?: string,
   ) {
-    return this.clients.setClientSecretHash(clientId, secretHash, event, previous);
+    return this.clients.setClientSecretHash(clientId, secretHash, event, previous, secretEncrypted);
   }
   updateClient(client: Client, event?: SecurityEvent) {
     return this.clients.updateClient(client, event);
   }
   listClientsOwnedBy(userId: string) {
     return this.clients.listClientsOwnedBy(userId);
+  }
+
+  // one-time ids and pushed authorization requests (./one-time.ts)
+  useOnce(id: string, expiresAt: number) {
+    return this.oneTime.useOnce(id, expiresAt);
+  }
+  pushRequest(id: string, request: PushedRequest, expiresAt: number) {
+    return this.oneTime.pushRequest(id, request, expiresAt);
+  }
+  takePushedRequest(id: string, now: number) {
+    return this.oneTime.takePushedRequest(id, now);
   }
 
   // APIs, RFC 8707 (./resources.ts)

@@ -3,7 +3,8 @@
 // `invalid_redirect_uri` or `invalid_client_metadata` (§3.2.2) with a fixed description that names
 // the field, never the value sent. Fields Tessera does not know are ignored (§2).
 import { InvalidClientMetadata, InvalidRedirectUri } from '../../errors/index.ts';
-import type { ClientDescription, TokenEndpointAuthMethod } from '../../store/clients.ts';
+import type { ClientDescription, ClientJwks, TokenEndpointAuthMethod } from '../../store/clients.ts';
+import { jwksProblem } from '../client-auth/keys.ts';
 import { SCOPE_TOKEN } from '../scopes.ts';
 import { normalizeRedirectUri, redirectUriProblem, webUriProblem } from './redirect-rules.ts';
 
@@ -18,6 +19,9 @@ export interface ClientMetadata {
   scopes: string[];
   idTokenSignedResponseAlg: 'RS256' | 'ES256' | null;
   description: ClientDescription;
+  /** Its public keys (RFC 7591 §2 jwks or jwks_uri, one at most); null for none. */
+  jwks: ClientJwks | null;
+  jwksUri: string | null;
 }
 
 export interface MetadataPolicy {
@@ -30,7 +34,13 @@ export interface MetadataPolicy {
 }
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
-const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'none'];
+// client_secret_jwt needs the server to hold the secret encrypted: for clients the operator registers.
+const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+  'none',
+];
 const MAX_NAME = 100;
 const MAX_CONTACTS = 10;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
@@ -138,6 +148,16 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
     throw new InvalidClientMetadata('id_token_signed_response_alg must be RS256 or ES256');
   }
 
+  // §2: jwks and jwks_uri MUST NOT both be present; private_key_jwt needs one of them.
+  const jwksUri = webUri(json, 'jwks_uri') ?? null;
+  const jwks = json.jwks === undefined || json.jwks === null ? null : json.jwks;
+  if (jwks !== null && jwksUri !== null) throw new InvalidClientMetadata('jwks and jwks_uri must not both be given');
+  const problem = jwks === null ? undefined : jwksProblem(jwks);
+  if (problem) throw new InvalidClientMetadata(`jwks ${problem}`);
+  if (authMethod === 'private_key_jwt' && jwks === null && jwksUri === null) {
+    throw new InvalidClientMetadata('token_endpoint_auth_method private_key_jwt needs jwks or jwks_uri');
+  }
+
   const description: ClientDescription = {};
   for (const field of ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const) {
     const uri = webUri(json, field);
@@ -158,5 +178,7 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
     scopes,
     idTokenSignedResponseAlg: alg ?? null,
     description,
+    jwks: jwks as ClientJwks | null,
+    jwksUri,
   };
 }

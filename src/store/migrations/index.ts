@@ -15,6 +15,7 @@ import * as upstreamProviders from './009_upstream_providers.ts';
 import * as throttlePending from './010_throttle_pending.ts';
 import * as passkeySuspension from './011_passkey_suspension.ts';
 import * as securityMail from './014_security_mail.ts';
+import * as clientKeys from './017_client_keys.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_initial': initial,
@@ -28,6 +29,7 @@ export const migrations: Record<string, Migration> = {
   '010_throttle_pending': throttlePending,
   '011_passkey_suspension': passkeySuspension,
   '014_security_mail': securityMail,
+  '017_client_keys': clientKeys,
 };
 
 /** The migrations applied to the database, none before the first. */
