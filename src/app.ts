@@ -31,6 +31,7 @@ import { registrationRoutes } from './http/routes/register.ts';
 import { webhooksApiRoutes } from './http/routes/webhooks-api.ts';
 import { revocationRoutes } from './http/routes/revocation.ts';
 import { tokenRoutes } from './http/routes/token.ts';
+import { parRoutes } from './http/routes/par.ts';
 import { userinfoRoutes } from './http/routes/userinfo.ts';
 import { ClientAuthThrottle } from './oauth/client-auth/throttle.ts';
 import { ClientAssertions } from './oauth/client-auth/assertion.ts';
@@ -219,6 +220,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   loginRoutes(app, ctx);
   interactionRoutes(app, ctx);
   tokenRoutes(app, ctx);
+  parRoutes(app, ctx);
   revocationRoutes(app, ctx);
   logoutRoutes(app, ctx, deps.secret);
   accountRoutes(app, ctx);

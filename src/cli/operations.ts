@@ -25,6 +25,8 @@ export interface CreateClientInput {
   keys?: Pick<Client, 'jwks' | 'jwksUri'> | undefined;
   /** client_secret_jwt: how its secret is encrypted for the server to keep (src/oauth/client-auth/assertion.ts). */
   sealSecret?: (secret: string) => string;
+  /** Its authorization requests must be pushed (RFC 9126 §6). */
+  requirePushedAuthorizationRequests?: boolean;
   /** RFC 7591 grant type names; authorization_code and refresh_token by default. */
   grantTypes?: string[];
   /** Origins that may call the token endpoints from a browser, besides a public client's redirect URIs'. */
@@ -147,12 +149,14 @@ export async function createClient(
     ...(keys.jwks ? { jwks: keys.jwks } : {}),
     ...(keys.jwksUri ? { jwksUri: keys.jwksUri } : {}),
     ...(method === 'client_secret_jwt' ? { secretEncrypted: sealed(input.sealSecret, clientSecret!) } : {}),
+    ...(input.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
   };
   const data = {
     name: client.name,
     public: clientSecret === null,
     scopes: client.scopes,
     ...(input.requireMfa ? { require_mfa: true } : {}),
+    ...(input.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
   };
   await store.createClient(
     client,
@@ -193,6 +197,8 @@ export interface UpdateClientInput {
   /** Replaces its public keys. */
   keys?: Pick<Client, 'jwks' | 'jwksUri'> | undefined;
   sealSecret?: (secret: string) => string;
+  /** `--require-pushed-authorization-requests` or `--no-require-pushed-authorization-requests`. */
+  requirePushedAuthorizationRequests?: boolean | undefined;
 }
 
 /** Changes what `tessera clients update` changes; the client_id, secret and owner stay. */
@@ -264,6 +270,9 @@ export async function updateClient(
           secretEncrypted: method === 'client_secret_jwt' ? sealed(input.sealSecret, newSecret) : null,
         }),
     ...(method !== 'client_secret_jwt' && client.secretEncrypted ? { secretEncrypted: null } : {}),
+    ...(input.requirePushedAuthorizationRequests === undefined
+      ? {}
+      : { requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests }),
   };
   // The client's own lifetimes, where it has them (seconds); the others follow the server's.
   const { accessToken, refreshToken, idToken } = updated.lifetimes;
@@ -275,6 +284,9 @@ export async function updateClient(
     ...(input.authMethod ? { token_endpoint_auth_method: method } : {}),
     ...(input.keys ? { jwks: keys.jwks ? 'inline' : (keys.jwksUri ?? '') } : {}),
     ...(newSecret === null ? {} : { secret_issued: true }),
+    ...(input.requirePushedAuthorizationRequests === undefined
+      ? {}
+      : { require_pushed_authorization_requests: input.requirePushedAuthorizationRequests }),
   };
 
   await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));

@@ -98,11 +98,15 @@ export const InsufficientScope = oauthError('insufficient_scope', 403);
  * Authorization-endpoint errors found before the redirect URI is trusted (unknown client,
  * unregistered redirect URI): shown as an HTML page, never redirected (RFC 6749 §4.1.2.1).
  */
+/** The errors shown before a redirect URI is trusted; the last two of a request_uri (RFC 9126 §4, RFC 9101 §7). */
+export type UntrustedRedirectErrorCode =
+  'invalid_request' | 'invalid_client' | 'invalid_request_uri' | 'request_uri_not_supported';
+
 export class UntrustedRedirectError extends Error {
-  readonly error: 'invalid_request' | 'invalid_client';
+  readonly error: UntrustedRedirectErrorCode;
   /** As OAuthError's: for the operator's log only. */
   readonly detail: string | undefined;
-  constructor(error: 'invalid_request' | 'invalid_client', description: string, detail?: string) {
+  constructor(error: UntrustedRedirectErrorCode, description: string, detail?: string) {
     super(description);
     this.error = error;
     this.detail = detail;

@@ -12,7 +12,10 @@ const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secre
 const ASSERTION_ALGS = [...PRIVATE_KEY_JWT_ALGS, ...CLIENT_SECRET_JWT_ALGS];
 
 export function discoveryMetadata(
-  config: Pick<Config, 'issuer' | 'scopes' | 'registration' | 'clientMetadataDocuments'>,
+  config: Pick<
+    Config,
+    'issuer' | 'scopes' | 'registration' | 'clientMetadataDocuments' | 'requirePushedAuthorizationRequests'
+  >,
 ): Record<string, unknown> {
   const base = config.issuer;
   return {
@@ -24,6 +27,9 @@ export function discoveryMetadata(
     revocation_endpoint: `${base}/oauth2/revoke`,
     introspection_endpoint: `${base}/oauth2/introspect`,
     end_session_endpoint: `${base}/oauth2/logout`,
+    // RFC 9126 §5.
+    pushed_authorization_request_endpoint: `${base}/oauth2/par`,
+    require_pushed_authorization_requests: config.requirePushedAuthorizationRequests,
     ...(config.registration.mode !== 'off' ? { registration_endpoint: `${base}/oauth2/register` } : {}),
     scopes_supported: [...config.scopes.keys()],
     response_types_supported: ['code'],

@@ -51,6 +51,7 @@ function describe(client: Client, config: Config, text = false): Record<string, 
     first_party: client.firstParty,
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
     require_mfa: client.requireMfa === true,
+    require_pushed_authorization_requests: client.requirePushedAuthorizationRequests === true,
     ...describeLifetimes(client.lifetimes, config, text),
     created_at: formatTime(client.createdAt),
     // Registered before today's rules: it keeps working, and is flagged here.
@@ -82,6 +83,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         public: { type: 'boolean' },
         'first-party': { type: 'boolean' },
         'require-mfa': { type: 'boolean' },
+        'require-pushed-authorization-requests': { type: 'boolean' },
         ...KEY_OPTIONS,
         alg: { type: 'string' },
         'grant-types': { type: 'string' },
@@ -106,6 +108,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         allowedOrigins: values['allowed-origin'] ?? [],
         lifetimes: lifetimesFrom(values, config, SERVER_LIFETIMES),
         requireMfa: values['require-mfa'] ?? false,
+        requirePushedAuthorizationRequests: values['require-pushed-authorization-requests'] ?? false,
         keys,
         ...(authMethod === 'client_secret_jwt' ? { sealSecret: await sealSecret() } : {}),
       });
@@ -160,6 +163,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
           'no-allowed-origins': { type: 'boolean' },
           'require-mfa': { type: 'boolean' },
           'no-require-mfa': { type: 'boolean' },
+          'require-pushed-authorization-requests': { type: 'boolean' },
+          'no-require-pushed-authorization-requests': { type: 'boolean' },
           ...KEY_OPTIONS,
           ...LIFETIME_OPTIONS,
           json: { type: 'boolean' },
@@ -181,6 +186,9 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         allowedOrigins: origins,
         lifetimes: lifetimesFrom(values, config, current.lifetimes),
         requireMfa: values['no-require-mfa'] ? false : values['require-mfa'],
+        requirePushedAuthorizationRequests: values['no-require-pushed-authorization-requests']
+          ? false
+          : values['require-pushed-authorization-requests'],
         authMethod,
         keys,
         ...(authMethod === 'client_secret_jwt' ? { sealSecret: await sealSecret() } : {}),

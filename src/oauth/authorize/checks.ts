@@ -50,6 +50,18 @@ export function noRequestObjects(params: Params): void {
   if (params.has('request_uri')) throw new RequestUriNotSupported('request_uri is not supported');
 }
 
+/**
+ * RFC 9126 §5, §6: where the server (TESSERA_REQUIRE_PAR) or the client requires pushed authorization
+ * requests, a plain one is refused. Read from the config and the client in hand: nothing more read.
+ */
+export function pushedIfRequired(config: { requirePushedAuthorizationRequests?: boolean }, client: Client): void {
+  if (config.requirePushedAuthorizationRequests || client.requirePushedAuthorizationRequests) {
+    throw new InvalidRequest(
+      'this client must push its authorization requests (pushed_authorization_request_endpoint)',
+    );
+  }
+}
+
 /** RFC 6749 §4.1.1: response_type=code, for a client allowed the authorization code grant. */
 export function responseType(params: Params, client: Client): void {
   const responseType = required(params, 'response_type');

@@ -104,6 +104,7 @@ export async function registerClient(
     lifetimes: SERVER_LIFETIMES,
     ...(metadata.jwks ? { jwks: metadata.jwks } : {}),
     ...(metadata.jwksUri ? { jwksUri: metadata.jwksUri } : {}),
+    ...(metadata.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
   };
   const data = { name: client.name, public: method === 'none', scopes: client.scopes };
   const event = securityEvent('client.registered', now, {
@@ -196,6 +197,7 @@ export async function replaceRegistration(
     metadata: metadata.description,
     jwks: metadata.jwks,
     jwksUri: metadata.jwksUri,
+    requirePushedAuthorizationRequests: metadata.requirePushedAuthorizationRequests,
   };
   const data = { name: updated.name, scopes: updated.scopes, grant_types: updated.grantTypes };
   const event = securityEvent('client.updated', now, { userId: client.ownerId, clientId, requester, data });
@@ -237,6 +239,7 @@ export function clientInformation(
     ...(client.idTokenSignedResponseAlg ? { id_token_signed_response_alg: client.idTokenSignedResponseAlg } : {}),
     ...(client.jwks ? { jwks: client.jwks } : {}),
     ...(client.jwksUri ? { jwks_uri: client.jwksUri } : {}),
+    ...(client.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
     ...client.metadata,
     registration_client_uri: `${issuer}/oauth2/register/${encodeURIComponent(client.clientId)}`,
     registration_access_token: secrets.registrationToken,

@@ -22,6 +22,8 @@ export interface ClientMetadata {
   /** Its public keys (RFC 7591 §2 jwks or jwks_uri, one at most); null for none. */
   jwks: ClientJwks | null;
   jwksUri: string | null;
+  /** RFC 9126 §6: its authorization requests must be pushed. */
+  requirePushedAuthorizationRequests: boolean;
 }
 
 export interface MetadataPolicy {
@@ -158,6 +160,11 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
     throw new InvalidClientMetadata('token_endpoint_auth_method private_key_jwt needs jwks or jwks_uri');
   }
 
+  const requirePar = json.require_pushed_authorization_requests ?? false;
+  if (typeof requirePar !== 'boolean') {
+    throw new InvalidClientMetadata('require_pushed_authorization_requests must be true or false');
+  }
+
   const description: ClientDescription = {};
   for (const field of ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const) {
     const uri = webUri(json, field);
@@ -180,5 +187,6 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
     description,
     jwks: jwks as ClientJwks | null,
     jwksUri,
+    requirePushedAuthorizationRequests: requirePar,
   };
 }
