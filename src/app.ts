@@ -35,6 +35,8 @@ import { parRoutes } from './http/routes/par.ts';
 import { userinfoRoutes } from './http/routes/userinfo.ts';
 import { ClientAuthThrottle } from './oauth/client-auth/throttle.ts';
 import { ClientAssertions } from './oauth/client-auth/assertion.ts';
+import { ClientKeySets } from './oauth/client-auth/keys.ts';
+import { RequestObjects } from './oauth/authorize/request-object.ts';
 import { CodeSealer } from './oauth/codes.ts';
 import { InteractionSealer } from './oauth/interaction.ts';
 import { ClientDocumentError, ClientDocuments, isClientIdUrl } from './oauth/registration/documents.ts';
@@ -169,6 +171,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   }
 
+  // The clients' public keys (jwks_uri fetched and kept), for their assertions and request objects.
+  const clientKeys = new ClientKeySets({ allowPrivate: deps.config.outboundAllowPrivate });
   const ctx: RouteContext = {
     config: deps.config,
     store: deps.store,
@@ -198,8 +202,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       issuer: deps.config.issuer,
       store: deps.store,
       secrets: deps.secret,
-      allowPrivate: deps.config.outboundAllowPrivate,
+      keys: clientKeys,
     }),
+    requestObjects: new RequestObjects(deps.config.issuer, clientKeys),
     mail: { secret: deps.secret, mail: deps.config.mail, issuer: deps.config.issuer },
     upstream: {
       deps: {

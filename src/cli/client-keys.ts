@@ -3,6 +3,7 @@
 // or a jwks_uri), checked here; src/oauth/client-auth verifies what the client then presents.
 import type { Client, ClientJwks, TokenEndpointAuthMethod } from '../store/clients.ts';
 import { jwksProblem } from '../oauth/client-auth/keys.ts';
+import { REQUEST_OBJECT_ALGS } from '../oauth/authorize/request-object.ts';
 
 export type ConfidentialAuthMethod = Exclude<TokenEndpointAuthMethod, 'none'>;
 export const CONFIDENTIAL_AUTH_METHODS: readonly ConfidentialAuthMethod[] = [
@@ -55,4 +56,17 @@ export function checkKeysFor(method: TokenEndpointAuthMethod, client: Pick<Clien
   if (method === 'private_key_jwt' && !client.jwks && !client.jwksUri) {
     throw new ClientKeysError('private_key_jwt needs the public keys: --jwks JWKS or --jwks-uri URL');
   }
+}
+
+/**
+ * `--request-object-signing-alg`: the one alg its request objects must use (`none`: unsigned ones
+ * accepted), or `any` for any asymmetric one (null). Undefined when not given.
+ */
+export function requestObjectAlgOption(value: string | undefined): string | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'any') return null;
+  if (!REQUEST_OBJECT_ALGS.includes(value)) {
+    throw new ClientKeysError(`--request-object-signing-alg must be any or one of ${REQUEST_OBJECT_ALGS.join(', ')}`);
+  }
+  return value;
 }

@@ -27,6 +27,8 @@ export interface CreateClientInput {
   sealSecret?: (secret: string) => string;
   /** Its authorization requests must be pushed (RFC 9126 §6). */
   requirePushedAuthorizationRequests?: boolean;
+  /** The alg its request objects must be signed with (`none`: unsigned); null or absent: any asymmetric. */
+  requestObjectSigningAlg?: string | null | undefined;
   /** RFC 7591 grant type names; authorization_code and refresh_token by default. */
   grantTypes?: string[];
   /** Origins that may call the token endpoints from a browser, besides a public client's redirect URIs'. */
@@ -150,6 +152,7 @@ export async function createClient(
     ...(keys.jwksUri ? { jwksUri: keys.jwksUri } : {}),
     ...(method === 'client_secret_jwt' ? { secretEncrypted: sealed(input.sealSecret, clientSecret!) } : {}),
     ...(input.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
+    ...(input.requestObjectSigningAlg ? { requestObjectSigningAlg: input.requestObjectSigningAlg } : {}),
   };
   const data = {
     name: client.name,
@@ -199,6 +202,8 @@ export interface UpdateClientInput {
   sealSecret?: (secret: string) => string;
   /** `--require-pushed-authorization-requests` or `--no-require-pushed-authorization-requests`. */
   requirePushedAuthorizationRequests?: boolean | undefined;
+  /** `--request-object-signing-alg`: an alg, `none`, or null for any asymmetric one. */
+  requestObjectSigningAlg?: string | null | undefined;
 }
 
 /** Changes what `tessera clients update` changes; the client_id, secret and owner stay. */
@@ -273,6 +278,7 @@ export async function updateClient(
     ...(input.requirePushedAuthorizationRequests === undefined
       ? {}
       : { requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests }),
+    ...(input.requestObjectSigningAlg === undefined ? {} : { requestObjectSigningAlg: input.requestObjectSigningAlg }),
   };
   // The client's own lifetimes, where it has them (seconds); the others follow the server's.
   const { accessToken, refreshToken, idToken } = updated.lifetimes;
@@ -287,6 +293,9 @@ export async function updateClient(
     ...(input.requirePushedAuthorizationRequests === undefined
       ? {}
       : { require_pushed_authorization_requests: input.requirePushedAuthorizationRequests }),
+    ...(input.requestObjectSigningAlg === undefined
+      ? {}
+      : { request_object_signing_alg: input.requestObjectSigningAlg ?? 'any' }),
   };
 
   await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));

@@ -5,6 +5,7 @@ import type { Config } from '../config/index.ts';
 import { SUPPORTED_GRANT_TYPES } from '../oauth/token.ts';
 import { SIGNING_ALGS } from '../tokens/keystore.ts';
 import { CLIENT_SECRET_JWT_ALGS, PRIVATE_KEY_JWT_ALGS } from '../oauth/client-auth/assertion.ts';
+import { REQUEST_OBJECT_ALGS } from '../oauth/authorize/request-object.ts';
 import { SUPPORTED_CLAIMS } from '../tokens/claims.ts';
 
 /** How confidential clients authenticate (src/oauth/client-auth), and the algs of their assertions. */
@@ -51,7 +52,9 @@ export function discoveryMetadata(
     claims_parameter_supported: false,
     // OIDC Discovery §3: the languages of the pages, which ui_locales chooses among (src/i18n).
     ui_locales_supported: [...LOCALES],
-    request_parameter_supported: false,
+    // RFC 9101, OIDC Core §6.1: request objects by value; by reference only as a pushed request's.
+    request_parameter_supported: true,
+    request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
     request_uri_parameter_supported: false,
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     authorization_response_iss_parameter_supported: true,

@@ -7,7 +7,7 @@ import { formParams } from '../forms.ts';
 
 export function parRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const guard = clientGuard(ctx, '/oauth2/par');
-  const deps = { config: ctx.config, store: ctx.store };
+  const deps = { config: ctx.config, store: ctx.store, requestObjects: ctx.requestObjects };
   app.post('/oauth2/par', async (request, reply) => {
     const now = ctx.now();
     const params = formParams(request);

@@ -30,6 +30,7 @@ import { redirectsErrors } from '../registration/trust.ts';
 import { checkScopesForResource, knownResource, resourceParam } from '../resources.ts';
 import * as check from './checks.ts';
 import { namesPushedRequest, pushedRequest } from './request-uri.ts';
+import type { RequestObjects } from './request-object.ts';
 import type { OneTimeStore } from '../../store/one-time.ts';
 
 export interface AuthorizeDeps {
@@ -41,6 +42,8 @@ export interface AuthorizeDeps {
   /** Seals a step-up's sign-in in progress (src/authn/flow.ts). */
   pending: PendingSignInSealer;
   codes: CodeSealer;
+  /** Verifies request objects (`request`); without it they are request_not_supported. */
+  requestObjects?: RequestObjects;
 }
 
 /** Why a request was refused, for the operator's log: the error, its description, and what was sent. */
@@ -128,6 +131,10 @@ export async function authorize(
   const pushed = namesPushedRequest(params);
   try {
     if (pushed) params = await pushedRequest(deps.store, params, now);
+    // A request object (RFC 9101): its parameters in place of the query's, once the client's key verified it.
+    if (deps.requestObjects && params.has('request')) {
+      params = await deps.requestObjects.resolve(await check.requestingClient(deps.store, params), params, now);
+    }
     trusted = await check.clientAndRedirectUri(deps.store, params);
   } catch (err) {
     if (!(err instanceof UntrustedRedirectError)) throw err;

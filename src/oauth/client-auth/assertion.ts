@@ -12,7 +12,7 @@ import type { OneTimeStore } from '../../store/one-time.ts';
 import { decryptAtRest, encryptAtRest } from '../../tokens/at-rest.ts';
 import { hashToken } from '../../tokens/opaque.ts';
 import type { Secrets } from '../../tokens/secrets.ts';
-import { ClientKeySets, ClientKeysUnavailable } from './keys.ts';
+import { type ClientKeySets, ClientKeysUnavailable } from './keys.ts';
 
 /** RFC 7523 §2.2: the client_assertion_type of a JWT. */
 export const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -41,7 +41,8 @@ export interface ClientAssertionOptions {
   store: OneTimeStore;
   /** TESSERA_SECRET, which opens client_secret_jwt clients' secrets. */
   secrets: Secrets;
-  allowPrivate: boolean;
+  /** The clients' public keys, shared with the request objects' checks (../authorize/request-object.ts). */
+  keys: ClientKeySets;
 }
 
 /** A client_secret_jwt client's secret as stored: encrypted under TESSERA_SECRET. */
@@ -62,7 +63,7 @@ export class ClientAssertions {
 
   constructor(options: ClientAssertionOptions) {
     this.#options = options;
-    this.#keys = new ClientKeySets({ allowPrivate: options.allowPrivate });
+    this.#keys = options.keys;
     this.#audiences = [options.issuer, `${options.issuer}/oauth2/token`];
   }
 

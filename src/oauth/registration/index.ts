@@ -105,6 +105,7 @@ export async function registerClient(
     ...(metadata.jwks ? { jwks: metadata.jwks } : {}),
     ...(metadata.jwksUri ? { jwksUri: metadata.jwksUri } : {}),
     ...(metadata.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
+    ...(metadata.requestObjectSigningAlg ? { requestObjectSigningAlg: metadata.requestObjectSigningAlg } : {}),
   };
   const data = { name: client.name, public: method === 'none', scopes: client.scopes };
   const event = securityEvent('client.registered', now, {
@@ -198,6 +199,7 @@ export async function replaceRegistration(
     jwks: metadata.jwks,
     jwksUri: metadata.jwksUri,
     requirePushedAuthorizationRequests: metadata.requirePushedAuthorizationRequests,
+    requestObjectSigningAlg: metadata.requestObjectSigningAlg,
   };
   const data = { name: updated.name, scopes: updated.scopes, grant_types: updated.grantTypes };
   const event = securityEvent('client.updated', now, { userId: client.ownerId, clientId, requester, data });
@@ -240,6 +242,7 @@ export function clientInformation(
     ...(client.jwks ? { jwks: client.jwks } : {}),
     ...(client.jwksUri ? { jwks_uri: client.jwksUri } : {}),
     ...(client.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
+    ...(client.requestObjectSigningAlg ? { request_object_signing_alg: client.requestObjectSigningAlg } : {}),
     ...client.metadata,
     registration_client_uri: `${issuer}/oauth2/register/${encodeURIComponent(client.clientId)}`,
     registration_access_token: secrets.registrationToken,

@@ -5,6 +5,7 @@
 import { InvalidClientMetadata, InvalidRedirectUri } from '../../errors/index.ts';
 import type { ClientDescription, ClientJwks, TokenEndpointAuthMethod } from '../../store/clients.ts';
 import { jwksProblem } from '../client-auth/keys.ts';
+import { REQUEST_OBJECT_ALGS } from '../authorize/request-object.ts';
 import { SCOPE_TOKEN } from '../scopes.ts';
 import { normalizeRedirectUri, redirectUriProblem, webUriProblem } from './redirect-rules.ts';
 
@@ -24,6 +25,8 @@ export interface ClientMetadata {
   jwksUri: string | null;
   /** RFC 9126 §6: its authorization requests must be pushed. */
   requirePushedAuthorizationRequests: boolean;
+  /** RFC 9101 §10.5: the alg of its request objects; null for any asymmetric one. */
+  requestObjectSigningAlg: string | null;
 }
 
 export interface MetadataPolicy {
@@ -165,6 +168,11 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
     throw new InvalidClientMetadata('require_pushed_authorization_requests must be true or false');
   }
 
+  const requestAlg = optionalString(json, 'request_object_signing_alg', 10) ?? null;
+  if (requestAlg !== null && !REQUEST_OBJECT_ALGS.includes(requestAlg)) {
+    throw new InvalidClientMetadata(`request_object_signing_alg must be one of ${REQUEST_OBJECT_ALGS.join(', ')}`);
+  }
+
   const description: ClientDescription = {};
   for (const field of ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const) {
     const uri = webUri(json, field);
@@ -188,5 +196,6 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
     jwks: jwks as ClientJwks | null,
     jwksUri,
     requirePushedAuthorizationRequests: requirePar,
+    requestObjectSigningAlg: requestAlg,
   };
 }
