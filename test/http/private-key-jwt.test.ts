@@ -3,13 +3,16 @@
 // driven by openid-client and oauth4webapi; a reused assertion, a wrong audience, an assertion too
 // long-lived or signed with an alg its method does not take are refused (invalid_client) and
 // counted by the throttle; a key rotated at the jwks_uri is fetched again; revocation and
-// introspection take assertions too; a client that registers itself may use private_key_jwt.
+// introspection take assertions too; a client that registers itself may use private_key_jwt; the MCP
+// SDK's PrivateKeyJwtProvider gets a machine client its token.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import * as client from 'openid-client';
 import * as oauth from 'oauth4webapi';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { run } from '../../src/cli/main.ts';
 import { cliIo, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -197,6 +200,20 @@ describe('private_key_jwt and client_secret_jwt', () => {
     }
     assert.equal(status, 429);
     assert.equal((await tokenRequest(id, await assertion(id, privateKey, kid))).status, 429);
+  });
+
+  it("the MCP SDK's PrivateKeyJwtProvider: a machine client's token (client_credentials)", async () => {
+    const { privateKey, jwk, kid } = await keyPair('mcp');
+    const id = await createService('--auth-method', 'private_key_jwt', '--jwks', JSON.stringify({ keys: [jwk] }));
+    const provider = new PrivateKeyJwtProvider({
+      clientId: id,
+      privateKey: { ...(await exportJWK(privateKey)), kid },
+      algorithm: 'ES256',
+      scope: 'apps',
+      expectedIssuer: server.issuer,
+    });
+    assert.equal(await auth(provider, { serverUrl: server.issuer }), 'AUTHORIZED');
+    assert.equal(provider.tokens()?.scope, 'apps');
   });
 
   it('client_secret_jwt with openid-client, also after the secret is rotated', async () => {
