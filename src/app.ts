@@ -31,8 +31,12 @@ import { registrationRoutes } from './http/routes/register.ts';
 import { webhooksApiRoutes } from './http/routes/webhooks-api.ts';
 import { revocationRoutes } from './http/routes/revocation.ts';
 import { tokenRoutes } from './http/routes/token.ts';
+import { parRoutes } from './http/routes/par.ts';
 import { userinfoRoutes } from './http/routes/userinfo.ts';
 import { ClientAuthThrottle } from './oauth/client-auth/throttle.ts';
+import { ClientAssertions } from './oauth/client-auth/assertion.ts';
+import { ClientKeySets } from './oauth/client-auth/keys.ts';
+import { RequestObjects } from './oauth/authorize/request-object.ts';
 import { CodeSealer } from './oauth/codes.ts';
 import { InteractionSealer } from './oauth/interaction.ts';
 import { ClientDocumentError, ClientDocuments, isClientIdUrl } from './oauth/registration/documents.ts';
@@ -171,6 +175,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   }
 
+  // The clients' public keys (jwks_uri fetched and kept), for their assertions and request objects.
+  const clientKeys = new ClientKeySets({ allowPrivate: deps.config.outboundAllowPrivate });
   const ctx: RouteContext = {
     config: deps.config,
     store: deps.store,
@@ -196,6 +202,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     lifecycle,
     security,
     clientThrottle: new ClientAuthThrottle(deps.store, deps.config.throttle, security),
+    clientAssertions: new ClientAssertions({
+      issuer: deps.config.issuer,
+      store: deps.store,
+      secrets: deps.secret,
+      keys: clientKeys,
+    }),
+    requestObjects: new RequestObjects(deps.config.issuer, clientKeys),
     mail: { secret: deps.secret, mail: deps.config.mail, issuer: deps.config.issuer },
     upstream: {
       deps: {
@@ -216,6 +229,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   loginRoutes(app, ctx);
   interactionRoutes(app, ctx);
   tokenRoutes(app, ctx);
+  parRoutes(app, ctx);
   revocationRoutes(app, ctx);
   logoutRoutes(app, ctx, deps.secret);
   accountRoutes(app, ctx);

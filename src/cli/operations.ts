@@ -7,6 +7,7 @@ import type { TokenLifetimes } from '../store/clients.ts';
 import type { User, UserStore } from '../store/users.ts';
 import { normalizeRedirectUri, redirectUriProblem } from '../oauth/registration/redirect-rules.ts';
 import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
+import { checkKeysFor, ClientKeysError, type ConfidentialAuthMethod } from './client-keys.ts';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -19,8 +20,16 @@ export interface CreateClientInput {
   scopes: string[];
   public: boolean;
   firstParty?: boolean;
-  authMethod?: Exclude<TokenEndpointAuthMethod, 'none'>;
+  authMethod?: ConfidentialAuthMethod;
   alg?: 'RS256' | 'ES256';
+  /** Its public keys (private_key_jwt, request objects): a JWK Set or where it is published. */
+  keys?: Pick<Client, 'jwks' | 'jwksUri'> | undefined;
+  /** client_secret_jwt: how its secret is encrypted for the server to keep (src/oauth/client-auth/assertion.ts). */
+  sealSecret?: (secret: string) => string;
+  /** Its authorization requests must be pushed (RFC 9126 §6). */
+  requirePushedAuthorizationRequests?: boolean;
+  /** The alg its request objects must be signed with (`none`: unsigned); null or absent: any asymmetric. */
+  requestObjectSigningAlg?: string | null | undefined;
   /** RFC 7591 grant type names; authorization_code and refresh_token by default. */
   grantTypes?: string[];
   /** Origins that may call the token endpoints from a browser, besides a public client's redirect URIs'. */
@@ -114,8 +123,12 @@ export async function createClient(
   ].filter((warning) => warning !== undefined);
   checkScopes(input.scopes, config);
   if (input.public && input.authMethod) throw new UsageError('--auth-method does not apply to a --public client');
+  const method: TokenEndpointAuthMethod = input.public ? 'none' : (input.authMethod ?? 'client_secret_basic');
+  const keys = input.keys ?? {};
+  usage(() => checkKeysFor(method, keys));
 
-  const clientSecret = input.public ? null : randomToken();
+  // A client that signs with its key has no secret.
+  const clientSecret = input.public || method === 'private_key_jwt' ? null : randomToken();
   const client: Client = {
     clientId: newId(),
     secretHash: clientSecret === null ? null : hashToken(clientSecret),
@@ -125,7 +138,7 @@ export async function createClient(
     scopes: [...new Set(input.scopes)],
     grantTypes,
     allowedOrigins,
-    tokenEndpointAuthMethod: input.public ? 'none' : (input.authMethod ?? 'client_secret_basic'),
+    tokenEndpointAuthMethod: method,
     firstParty: input.firstParty ?? false,
     idTokenSignedResponseAlg: input.alg ?? null,
     createdAt: now,
@@ -136,18 +149,39 @@ export async function createClient(
     previousSecret: null,
     lifetimes: input.lifetimes ?? SERVER_LIFETIMES,
     ...(input.requireMfa ? { requireMfa: true } : {}),
+    ...(keys.jwks ? { jwks: keys.jwks } : {}),
+    ...(keys.jwksUri ? { jwksUri: keys.jwksUri } : {}),
+    ...(method === 'client_secret_jwt' ? { secretEncrypted: sealed(input.sealSecret, clientSecret!) } : {}),
+    ...(input.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
+    ...(input.requestObjectSigningAlg ? { requestObjectSigningAlg: input.requestObjectSigningAlg } : {}),
   };
   const data = {
     name: client.name,
     public: clientSecret === null,
     scopes: client.scopes,
     ...(input.requireMfa ? { require_mfa: true } : {}),
+    ...(input.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
   };
   await store.createClient(
     client,
     securityEvent('client.created', now, { clientId: client.clientId, requester, data }),
   );
   return { client, clientSecret, warnings };
+}
+
+/** A ClientKeysError (./client-keys.ts) as the command line's usage error. */
+function usage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (err instanceof ClientKeysError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+function sealed(seal: ((secret: string) => string) | undefined, secret: string): string {
+  if (!seal) throw new TypeError('client_secret_jwt: the secret cannot be kept without TESSERA_SECRET');
+  return seal(secret);
 }
 
 /** Changes a client's grant types and allowed origins (`tessera clients update`). */
@@ -162,6 +196,15 @@ export interface UpdateClientInput {
   lifetimes?: TokenLifetimes | undefined;
   /** `--require-mfa` or `--no-require-mfa`. */
   requireMfa?: boolean | undefined;
+  /** A new way to authenticate: to a secret method from none, or to client_secret_jwt, a new secret is issued. */
+  authMethod?: ConfidentialAuthMethod | undefined;
+  /** Replaces its public keys. */
+  keys?: Pick<Client, 'jwks' | 'jwksUri'> | undefined;
+  sealSecret?: (secret: string) => string;
+  /** `--require-pushed-authorization-requests` or `--no-require-pushed-authorization-requests`. */
+  requirePushedAuthorizationRequests?: boolean | undefined;
+  /** `--request-object-signing-alg`: an alg, `none`, or null for any asymmetric one. */
+  requestObjectSigningAlg?: string | null | undefined;
 }
 
 /** Changes what `tessera clients update` changes; the client_id, secret and owner stay. */
@@ -172,10 +215,22 @@ export async function updateClient(
   now = Math.floor(Date.now() / 1000),
   requester: Requester = CLI,
   config?: Pick<Config, 'scopes'> & Partial<Pick<Config, 'allowHttpRedirectUris'>>,
-): Promise<{ client: Client; warnings: string[] }> {
+): Promise<{ client: Client; warnings: string[]; clientSecret: string | null }> {
   const client = await store.getClient(clientId, { suspended: true });
   if (!client) throw new UsageError(`no client ${clientId}`);
   const isPublic = client.tokenEndpointAuthMethod === 'none';
+  if (isPublic && input.authMethod) throw new UsageError('--auth-method does not apply to a public client');
+  const method = input.authMethod ?? client.tokenEndpointAuthMethod;
+  const keys = input.keys ?? { jwks: client.jwks ?? null, jwksUri: client.jwksUri ?? null };
+  usage(() => checkKeysFor(method, keys));
+  // A secret is issued to a client that comes to need one and has none, and for client_secret_jwt,
+  // whose secret the server must hold (a hash cannot check an HMAC).
+  const needsSecret = method !== 'none' && method !== 'private_key_jwt';
+  const newSecret =
+    (needsSecret && client.secretHash === null) ||
+    (method === 'client_secret_jwt' && client.tokenEndpointAuthMethod !== 'client_secret_jwt')
+      ? randomToken()
+      : null;
   const grantTypes = input.grantTypes ? checkGrantTypes(input.grantTypes, isPublic) : client.grantTypes;
   const allowHttp = config?.allowHttpRedirectUris ?? false;
   const warnings: Array<string | undefined> = [];
@@ -211,6 +266,20 @@ export async function updateClient(
     allowedOrigins,
     lifetimes: input.lifetimes ?? client.lifetimes,
     ...(input.requireMfa === undefined ? {} : { requireMfa: input.requireMfa }),
+    tokenEndpointAuthMethod: method,
+    ...keys,
+    ...(newSecret === null
+      ? {}
+      : {
+          secretHash: hashToken(newSecret),
+          previousSecret: null,
+          secretEncrypted: method === 'client_secret_jwt' ? sealed(input.sealSecret, newSecret) : null,
+        }),
+    ...(method !== 'client_secret_jwt' && client.secretEncrypted ? { secretEncrypted: null } : {}),
+    ...(input.requirePushedAuthorizationRequests === undefined
+      ? {}
+      : { requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests }),
+    ...(input.requestObjectSigningAlg === undefined ? {} : { requestObjectSigningAlg: input.requestObjectSigningAlg }),
   };
   // The client's own lifetimes, where it has them (seconds); the others follow the server's.
   const { accessToken, refreshToken, idToken } = updated.lifetimes;
@@ -219,10 +288,19 @@ export async function updateClient(
     ...{ name, scopes, grant_types: grantTypes, allowed_origins: allowedOrigins, redirect_uris: redirectUris },
     ...Object.fromEntries(Object.entries(lifetimes).filter((entry): entry is [string, number] => entry[1] !== null)),
     ...(input.requireMfa === undefined ? {} : { require_mfa: input.requireMfa }),
+    ...(input.authMethod ? { token_endpoint_auth_method: method } : {}),
+    ...(input.keys ? { jwks: keys.jwks ? 'inline' : (keys.jwksUri ?? '') } : {}),
+    ...(newSecret === null ? {} : { secret_issued: true }),
+    ...(input.requirePushedAuthorizationRequests === undefined
+      ? {}
+      : { require_pushed_authorization_requests: input.requirePushedAuthorizationRequests }),
+    ...(input.requestObjectSigningAlg === undefined
+      ? {}
+      : { request_object_signing_alg: input.requestObjectSigningAlg ?? 'any' }),
   };
 
   await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));
-  return { client: updated, warnings: warnings.filter((w) => w !== undefined) };
+  return { client: updated, warnings: warnings.filter((w) => w !== undefined), clientSecret: newSecret };
 }
 
 /**
@@ -235,14 +313,22 @@ export async function rotateClientSecret(
   now = Math.floor(Date.now() / 1000),
   requester: Requester = CLI,
   grace = 0,
+  sealSecret?: (secret: string) => string,
 ): Promise<string> {
   const client = await store.getClient(clientId, { suspended: true });
   if (!client) throw new UsageError(`no client ${clientId}`);
   if (client.tokenEndpointAuthMethod === 'none') throw new UsageError(`client ${clientId} is public and has no secret`);
+  if (client.tokenEndpointAuthMethod === 'private_key_jwt') {
+    throw new UsageError(`client ${clientId} authenticates with its key (private_key_jwt) and has no secret`);
+  }
   const secret = randomToken();
-  const previous = grace > 0 && client.secretHash !== null ? { hash: client.secretHash, expiresAt: now + grace } : null;
+  // A client_secret_jwt client's assertions are checked with its current secret only: no grace period.
+  const jwt = client.tokenEndpointAuthMethod === 'client_secret_jwt';
+  const previous =
+    grace > 0 && !jwt && client.secretHash !== null ? { hash: client.secretHash, expiresAt: now + grace } : null;
   const event = securityEvent('client.secret_rotated', now, { clientId, requester, data: { grace } });
-  await store.setClientSecretHash(clientId, hashToken(secret), event, previous);
+  const encrypted = jwt ? sealed(sealSecret, secret) : undefined;
+  await store.setClientSecretHash(clientId, hashToken(secret), event, previous, encrypted);
   return secret;
 }
 

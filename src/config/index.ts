@@ -70,6 +70,8 @@ export interface Config {
   };
   /** Whether an https client_id names a Client ID Metadata Document. */
   readonly clientMetadataDocuments: boolean;
+  /** Whether every authorization request must be pushed first (RFC 9126, TESSERA_REQUIRE_PAR). */
+  readonly requirePushedAuthorizationRequests: boolean;
   /** Whether fetches of client-supplied URLs may reach private addresses (development and tests). */
   readonly outboundAllowPrivate: boolean;
   readonly webhookInterval: number;
@@ -250,6 +252,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       perHour: e.TESSERA_REGISTRATION_LIMIT,
     },
     clientMetadataDocuments: e.TESSERA_CLIENT_ID_METADATA_DOCUMENTS === 'true',
+    requirePushedAuthorizationRequests: e.TESSERA_REQUIRE_PAR === 'true',
     outboundAllowPrivate: e.TESSERA_OUTBOUND_ALLOW_PRIVATE === 'true',
     webhookInterval: e.TESSERA_WEBHOOK_INTERVAL,
     webhooksPerUser: e.TESSERA_WEBHOOKS_PER_USER,

@@ -182,6 +182,12 @@ export const configSchema = z.object({
    */
   TESSERA_CLIENT_ID_METADATA_DOCUMENTS: z.enum(['true', 'false']).default('true'),
   /**
+   * TESSERA_REQUIRE_PAR: every authorization request must be pushed first (RFC 9126 §5,
+   * `require_pushed_authorization_requests`); a plain one is invalid_request. Per client:
+   * `tessera clients create|update --require-pushed-authorization-requests`.
+   */
+  TESSERA_REQUIRE_PAR: z.enum(['true', 'false']).default('false'),
+  /**
    * TESSERA_OUTBOUND_ALLOW_PRIVATE: let fetches of URLs that clients supply (metadata documents),
    * webhooks and upstream providers reach loopback, private and link-local addresses, over plain http
    * too. For development and tests only (a provider inside the network: --allow-private-network).

@@ -19,6 +19,7 @@ export type OAuthErrorCode =
   | 'unmet_authentication_requirements'
   | 'request_not_supported'
   | 'request_uri_not_supported'
+  | 'invalid_request_object'
   | 'invalid_token'
   | 'insufficient_scope'
   | 'invalid_target'
@@ -70,6 +71,8 @@ export const ConsentRequired = oauthError('consent_required');
 export const UnmetAuthenticationRequirements = oauthError('unmet_authentication_requirements');
 export const RequestNotSupported = oauthError('request_not_supported');
 export const RequestUriNotSupported = oauthError('request_uri_not_supported');
+/** RFC 9101 §7, OIDC Core §6.4: a request object that cannot be used. */
+export const InvalidRequestObject = oauthError('invalid_request_object');
 /** RFC 8707 §2: the resource asked for is malformed, unknown, or not one the grant covers. */
 export const InvalidTarget = oauthError('invalid_target');
 /** RFC 7591 §3.2.2: a redirect URI the registration refuses. */
@@ -94,15 +97,19 @@ export const InvalidToken = oauthError('invalid_token', 401);
 /** RFC 6750 §3.1: a valid token without the scope the request needs; 403. */
 export const InsufficientScope = oauthError('insufficient_scope', 403);
 
+/** The errors shown before a redirect URI is trusted; the last two of request_uris and request objects (RFC 9101). */
+export type UntrustedRedirectErrorCode =
+  'invalid_request' | 'invalid_client' | 'invalid_request_uri' | 'invalid_request_object';
+
 /**
  * Authorization-endpoint errors found before the redirect URI is trusted (unknown client,
  * unregistered redirect URI): shown as an HTML page, never redirected (RFC 6749 §4.1.2.1).
  */
 export class UntrustedRedirectError extends Error {
-  readonly error: 'invalid_request' | 'invalid_client';
+  readonly error: UntrustedRedirectErrorCode;
   /** As OAuthError's: for the operator's log only. */
   readonly detail: string | undefined;
-  constructor(error: 'invalid_request' | 'invalid_client', description: string, detail?: string) {
+  constructor(error: UntrustedRedirectErrorCode, description: string, detail?: string) {
     super(description);
     this.error = error;
     this.detail = detail;

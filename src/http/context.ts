@@ -6,6 +6,8 @@ import type { Config } from '../config/index.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { MailSettings } from '../mail/compose.ts';
 import type { ClientAuthThrottle } from '../oauth/client-auth/throttle.ts';
+import type { ClientAssertions } from '../oauth/client-auth/assertion.ts';
+import type { RequestObjects } from '../oauth/authorize/request-object.ts';
 import type { ThrottleObserver } from '../authn/throttle.ts';
 import type { CodeSealer } from '../oauth/codes.ts';
 import type { InteractionSealer } from '../oauth/interaction.ts';
@@ -37,6 +39,10 @@ export interface RouteContext {
   security: ThrottleObserver;
   /** This instance's view of throttled client authentications (src/oauth/client-auth/throttle.ts). */
   clientThrottle: ClientAuthThrottle;
+  /** Checks client assertions (private_key_jwt, client_secret_jwt), with the client keys it fetched. */
+  clientAssertions: ClientAssertions;
+  /** Verifies request objects (RFC 9101) with the same clients' keys. */
+  requestObjects: RequestObjects;
   /** What mails need: the keyring their messages are encrypted under, the mail settings, the issuer (src/mail). */
   mail: MailSettings;
   /** Upstream providers (src/upstream): how they are reached, and what a sign-in through one keeps in the browser. */

@@ -4,10 +4,19 @@ import { ACR_VALUES } from '../authn/levels.ts';
 import type { Config } from '../config/index.ts';
 import { SUPPORTED_GRANT_TYPES } from '../oauth/token.ts';
 import { SIGNING_ALGS } from '../tokens/keystore.ts';
+import { CLIENT_SECRET_JWT_ALGS, PRIVATE_KEY_JWT_ALGS } from '../oauth/client-auth/assertion.ts';
+import { REQUEST_OBJECT_ALGS } from '../oauth/authorize/request-object.ts';
 import { SUPPORTED_CLAIMS } from '../tokens/claims.ts';
 
+/** How confidential clients authenticate (src/oauth/client-auth), and the algs of their assertions. */
+const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt'];
+const ASSERTION_ALGS = [...PRIVATE_KEY_JWT_ALGS, ...CLIENT_SECRET_JWT_ALGS];
+
 export function discoveryMetadata(
-  config: Pick<Config, 'issuer' | 'scopes' | 'registration' | 'clientMetadataDocuments'>,
+  config: Pick<
+    Config,
+    'issuer' | 'scopes' | 'registration' | 'clientMetadataDocuments' | 'requirePushedAuthorizationRequests'
+  >,
 ): Record<string, unknown> {
   const base = config.issuer;
   return {
@@ -19,6 +28,9 @@ export function discoveryMetadata(
     revocation_endpoint: `${base}/oauth2/revoke`,
     introspection_endpoint: `${base}/oauth2/introspect`,
     end_session_endpoint: `${base}/oauth2/logout`,
+    // RFC 9126 §5.
+    pushed_authorization_request_endpoint: `${base}/oauth2/par`,
+    require_pushed_authorization_requests: config.requirePushedAuthorizationRequests,
     ...(config.registration.mode !== 'off' ? { registration_endpoint: `${base}/oauth2/register` } : {}),
     scopes_supported: [...config.scopes.keys()],
     response_types_supported: ['code'],
@@ -27,9 +39,12 @@ export function discoveryMetadata(
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: SIGNING_ALGS,
     userinfo_signing_alg_values_supported: [],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    token_endpoint_auth_methods_supported: [...AUTH_METHODS, 'none'],
+    token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
+    revocation_endpoint_auth_methods_supported: [...AUTH_METHODS, 'none'],
+    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
+    introspection_endpoint_auth_methods_supported: AUTH_METHODS,
+    introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
     code_challenge_methods_supported: ['S256'],
     claims_supported: SUPPORTED_CLAIMS,
     // OIDC Discovery §3: the levels acr_values may ask for, lowest first (src/authn/factors.ts).
@@ -37,7 +52,9 @@ export function discoveryMetadata(
     claims_parameter_supported: false,
     // OIDC Discovery §3: the languages of the pages, which ui_locales chooses among (src/i18n).
     ui_locales_supported: [...LOCALES],
-    request_parameter_supported: false,
+    // RFC 9101, OIDC Core §6.1: request objects by value; by reference only as a pushed request's.
+    request_parameter_supported: true,
+    request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
     request_uri_parameter_supported: false,
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     authorization_response_iss_parameter_supported: true,

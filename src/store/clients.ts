@@ -9,7 +9,13 @@ import { ClientCache } from './client-cache.ts';
 import { splitScope } from './columns.ts';
 import type { ClientRow, Database } from './tables.ts';
 
-export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+export type TokenEndpointAuthMethod =
+  'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' | 'private_key_jwt' | 'none';
+
+/** A JWK Set (RFC 7517 §5) of a client's public keys. */
+export interface ClientJwks {
+  keys: Array<Record<string, unknown>>;
+}
 
 export interface Client {
   clientId: string;
@@ -45,6 +51,17 @@ export interface Client {
   lifetimes: TokenLifetimes;
   /** Its sign-ins need two factors (`--require-mfa`, src/authn/policy.ts); absent: false. */
   requireMfa?: boolean;
+  // Migration 017's (a client's keys and pushed requests): absent or null, none (null clears it on update).
+  /** Its public keys (private_key_jwt, request objects), given inline. */
+  jwks?: ClientJwks | null;
+  /** Where its public keys are published (fetched through src/net/outbound.ts). */
+  jwksUri?: string | null;
+  /** client_secret_jwt: its secret encrypted under TESSERA_SECRET (src/oauth/client-auth/assertion.ts). */
+  secretEncrypted?: string | null;
+  /** Its authorization requests must be pushed (RFC 9126 §6, `--require-pushed-authorization-requests`). */
+  requirePushedAuthorizationRequests?: boolean | null;
+  /** The alg its request objects must be signed with (`none` only if so registered); absent: any asymmetric. */
+  requestObjectSigningAlg?: string | null;
 }
 
 /** A client's token lifetimes in seconds, each shorter than the server's setting or null for it. */
@@ -89,6 +106,8 @@ export interface ClientStore {
     secretHash: string,
     event?: SecurityEvent,
     previous?: { hash: string; expiresAt: number } | null,
+    /** client_secret_jwt: the new secret encrypted, which the server needs back. */
+    secretEncrypted?: string,
   ): Promise<boolean>;
   /** Replaces what a client may change: everything but its id, secret, owner and creation time. */
   updateClient(client: Client, event?: SecurityEvent): Promise<boolean>;
@@ -128,6 +147,34 @@ function toClient(row: ClientRow): Client {
           },
     // Absent before migration 006 and for clients never given the option.
     ...(row.require_mfa === null || row.require_mfa === undefined ? {} : { requireMfa: row.require_mfa === 1 }),
+    // Absent before migration 017 and for clients without them.
+    ...(row.jwks ? { jwks: JSON.parse(row.jwks) as ClientJwks } : {}),
+    ...(row.jwks_uri ? { jwksUri: row.jwks_uri } : {}),
+    ...(row.secret_enc ? { secretEncrypted: row.secret_enc } : {}),
+    ...(row.require_par === 1 ? { requirePushedAuthorizationRequests: true } : {}),
+    ...(row.request_object_signing_alg ? { requestObjectSigningAlg: row.request_object_signing_alg } : {}),
+  };
+}
+
+/**
+ * Migration 017's columns, written only for a client that says any of them (null: none), so that a
+ * database before it takes the others.
+ */
+function keyColumns(client: Client): Partial<ClientRow> {
+  const said = [
+    client.jwks,
+    client.jwksUri,
+    client.secretEncrypted,
+    client.requirePushedAuthorizationRequests,
+    client.requestObjectSigningAlg,
+  ];
+  if (said.every((value) => value === undefined)) return {};
+  return {
+    jwks: client.jwks ? JSON.stringify(client.jwks) : null,
+    jwks_uri: client.jwksUri ?? null,
+    secret_enc: client.secretEncrypted ?? null,
+    require_par: client.requirePushedAuthorizationRequests ? 1 : null,
+    request_object_signing_alg: client.requestObjectSigningAlg ?? null,
   };
 }
 
@@ -156,6 +203,7 @@ function fromClient(client: Client): Omit<ClientRow, 'require_mfa'> & Partial<Pi
     id_token_ttl: client.lifetimes.idToken,
     // Written only when said, so that a database before migration 006 takes the other columns.
     ...(client.requireMfa === undefined ? {} : { require_mfa: client.requireMfa ? 1 : 0 }),
+    ...keyColumns(client),
   };
 }
 
@@ -229,12 +277,14 @@ export class Clients extends Aggregate implements ClientStore {
     secretHash: string,
     event?: SecurityEvent,
     previous: { hash: string; expiresAt: number } | null = null,
+    secretEncrypted?: string,
   ): Promise<boolean> {
     this.#cache.forget(clientId);
     const set = {
       secret_hash: secretHash,
       previous_secret_hash: previous?.hash ?? null,
       previous_secret_expires_at: previous?.expiresAt ?? null,
+      ...(secretEncrypted === undefined ? {} : { secret_enc: secretEncrypted }),
     };
     const updated = this.db.updateTable('clients').set(set).where('client_id', '=', clientId);
     return (await this.write(updated, ...this.events(event))) === 1;

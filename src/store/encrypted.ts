@@ -30,6 +30,8 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   // A mail's message, with its link, while it waits in the outbox (erased once sent).
   encrypted('mails', 'id', 'message_enc', 'mailMessage'),
   encrypted('totp_credentials', 'user_id', 'secret_enc', 'totpSecret'),
+  // A client_secret_jwt client's secret, which checks its assertions' HMAC.
+  encrypted('clients', 'client_id', 'secret_enc', 'clientSecret'),
 ];
 
 /** One encrypted value: where it is and what it holds now. */

@@ -67,6 +67,9 @@ export class Purge extends Aggregate {
     const sent = (eb: Where<'mails'>) =>
       eb.and([eb('status', '!=', 'pending'), eb('created_at', '<', now - input.eventRetention)]);
     const mails = await this.write(this.db.deleteFrom('mails').where(sent));
+    // Assertions' jtis once the assertions expired (refused as expired then); pushed requests unused.
+    const jtis = await this.write(this.db.deleteFrom('used_jtis').where('expires_at', '<=', now));
+    const pushed = await this.write(this.db.deleteFrom('pushed_requests').where('expires_at', '<=', now));
     return {
       sessions,
       revoked_access_tokens: revoked,
@@ -77,6 +80,8 @@ export class Purge extends Aggregate {
       webhook_deliveries: deliveries,
       mail_tokens: tokens,
       mails,
+      used_jtis: jtis,
+      pushed_requests: pushed,
     };
   }
 }

@@ -14,6 +14,7 @@ import { type NoticeRule, Notices } from './notices.ts';
 import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFamily } from './grants.ts';
 import { Purge, type PurgeInput } from './housekeeping.ts';
 import { migrate, type MigrationStatus, migrationStatus } from './migrations/index.ts';
+import { OneTime, type PushedRequest } from './one-time.ts';
 import { type Resource, Resources } from './resources.ts';
 import { type FenceConditions, RestoreWatch, type RestoreWatchState } from './restore-watch.ts';
 import { Restores } from './restores.ts';
@@ -48,6 +49,7 @@ export abstract class KyselyStore implements Store {
   protected readonly upstream: Upstream;
   protected readonly mails: Mails;
   protected readonly notices: Notices;
+  protected readonly oneTime: OneTime;
   readonly #purge: Purge;
 
   constructor(connection: Connection) {
@@ -69,6 +71,7 @@ export abstract class KyselyStore implements Store {
     this.upstream = new Upstream(connection);
     this.mails = new Mails(connection);
     this.notices = new Notices(connection);
+    this.oneTime = new OneTime(connection);
     this.#purge = new Purge(connection);
   }
 
@@ -127,14 +130,26 @@ export abstract class KyselyStore implements Store {
     secretHash: string,
     event?: SecurityEvent,
     previous?: { hash: string; expiresAt: number } | null,
+    secretEncrypted?: string,
   ) {
-    return this.clients.setClientSecretHash(clientId, secretHash, event, previous);
+    return this.clients.setClientSecretHash(clientId, secretHash, event, previous, secretEncrypted);
   }
   updateClient(client: Client, event?: SecurityEvent) {
     return this.clients.updateClient(client, event);
   }
   listClientsOwnedBy(userId: string) {
     return this.clients.listClientsOwnedBy(userId);
+  }
+
+  // one-time ids and pushed authorization requests (./one-time.ts)
+  useOnce(id: string, expiresAt: number) {
+    return this.oneTime.useOnce(id, expiresAt);
+  }
+  pushRequest(id: string, request: PushedRequest, expiresAt: number) {
+    return this.oneTime.pushRequest(id, request, expiresAt);
+  }
+  takePushedRequest(id: string, now: number) {
+    return this.oneTime.takePushedRequest(id, now);
   }
 
   // APIs, RFC 8707 (./resources.ts)

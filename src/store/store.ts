@@ -10,6 +10,7 @@ import type { EventStore } from './events.ts';
 import type { GrantStore, RevocationStore } from './grants.ts';
 import type { MailStore } from './mails.ts';
 import type { NoticeStore } from './notices.ts';
+import type { OneTimeStore } from './one-time.ts';
 import type { PurgeInput } from './housekeeping.ts';
 import type { PasskeyStore } from './passkeys.ts';
 import type { ResourceStore } from './resources.ts';
@@ -53,7 +54,8 @@ export interface Store
     EncryptedValueStore,
     UpstreamStore,
     MailStore,
-    NoticeStore {
+    NoticeStore,
+    OneTimeStore {
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
   /** Runs pending migrations (./migrations), or migrates up or down to `to`; returns the names applied or undone. */

@@ -20,7 +20,8 @@ export interface ClientRow {
   grant_types: string;
   /** JSON array of origins allowed to call the token, userinfo and revocation endpoints (CORS). */
   allowed_origins: string;
-  token_endpoint_auth_method: 'client_secret_basic' | 'client_secret_post' | 'none';
+  token_endpoint_auth_method:
+    'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' | 'private_key_jwt' | 'none';
   first_party: number;
   id_token_signed_response_alg: string | null;
   created_at: number;
@@ -41,6 +42,31 @@ export interface ClientRow {
   id_token_ttl: number | null;
   /** 1: the client's sign-ins need two factors (migration 006); null or 0: the server's policy. */
   require_mfa: number | null;
+  /** Its public keys, a JSON JWK Set (migration 017); null: none, or at jwks_uri. */
+  jwks?: string | null;
+  /** Where its public keys are published (migration 017). */
+  jwks_uri?: string | null;
+  /** client_secret_jwt: its secret encrypted under TESSERA_SECRET (src/tokens/at-rest.ts), to check HMACs. */
+  secret_enc?: string | null;
+  /** 1: its authorization requests must be pushed (RFC 9126 §6, migration 017). */
+  require_par?: number | null;
+  /** The alg its request objects are signed with (`none` allowed only so); null: any asymmetric one. */
+  request_object_signing_alg?: string | null;
+}
+
+/** A `jti` used once (a client assertion's), hashed with what it is for; kept until it expires. */
+export interface UsedJtiRow {
+  id: string;
+  expires_at: number;
+}
+
+/** A pushed authorization request (RFC 9126), under the hash of its request_uri, until used or expired. */
+export interface PushedRequestRow {
+  id: string;
+  client_id: string;
+  /** JSON object of the request's parameters. */
+  params: string;
+  expires_at: number;
 }
 
 export interface UserRow {
@@ -211,6 +237,8 @@ export interface WebhookAttemptRow {
 export interface Database {
   revoked_access_tokens: RevokedAccessTokenRow;
   clients: ClientRow;
+  used_jtis: UsedJtiRow;
+  pushed_requests: PushedRequestRow;
   users: UserRow;
   sessions: SessionRow;
   consents: ConsentRow;

@@ -18,6 +18,7 @@ export const AT_REST = {
   upstreamClientSecret: 'tessera upstream client secret v1',
   mailMessage: 'tessera mail message v1',
   totpSecret: 'tessera totp secret v1',
+  clientSecret: 'tessera client secret v1',
 } as const;
 
 export type AtRestPurpose = keyof typeof AT_REST;

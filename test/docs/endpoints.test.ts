@@ -24,17 +24,17 @@ describe("docs/endpoints.md's list of what is not supported", () => {
   const has = (field: string, value: string) => ((metadata[field] as string[] | undefined) ?? []).includes(value);
 
   const checks: Record<string, () => Promise<void> | void> = {
-    'request objects (JAR) and pushed authorization requests (PAR)': () => {
-      assert.equal(metadata.request_parameter_supported, false);
+    "request objects by reference (a `request_uri` of the client's) and signed with HMAC": () => {
       assert.equal(metadata.request_uri_parameter_supported, false);
-      assert.equal(metadata.pushed_authorization_request_endpoint, undefined);
+      const algs = (metadata.request_object_signing_alg_values_supported as string[] | undefined) ?? [];
+      assert.equal(
+        algs.some((alg) => alg.startsWith('HS')),
+        false,
+      );
     },
     'DPoP and mutual-TLS sender constraints': () => {
       assert.equal(metadata.dpop_signing_alg_values_supported, undefined);
       assert.equal(metadata.tls_client_certificate_bound_access_tokens, undefined);
-    },
-    '`private_key_jwt` client authentication': () => {
-      assert.equal(has('token_endpoint_auth_methods_supported', 'private_key_jwt'), false);
     },
     'the device authorization grant': () => {
       assert.equal(metadata.device_authorization_endpoint, undefined);
@@ -79,9 +79,10 @@ describe("docs/endpoints.md's list of what is not supported", () => {
     assert.deepEqual(listed, Object.keys(checks));
   });
 
-  it('names nothing Tessera has: passkeys, second factors, sign-up, secret rotation', () => {
+  it('names nothing Tessera has: passkeys, second factors, sign-up, secret rotation, PAR, private_key_jwt', () => {
     const list = listed.join('\n');
-    for (const feature of [/passkey/i, /multi-factor|second factor/i, /regist|sign-up|signup/i, /TESSERA_SECRET/])
+    const had = [/passkey/i, /multi-factor|second factor/i, /regist|sign-up|signup/i, /TESSERA_SECRET/];
+    for (const feature of [...had, /pushed authorization|\bPAR\b/, /private_key_jwt/])
       assert.doesNotMatch(list, feature);
   });
 

@@ -132,7 +132,6 @@ describe('GET /oauth2/authorize', () => {
       ],
       ['public client without PKCE', () => base({}, server.clients.public), 'invalid_request'],
       ['repeated scope parameter', () => base({ scope: ['openid', 'openid'] }), 'invalid_request'],
-      ['request object', () => base({ request: 'eyJ.eyJ.x' }), 'request_not_supported'],
       ['request_uri', () => base({ request_uri: 'https://app.example/req' }), 'request_uri_not_supported'],
       ['prompt=none combined with login', () => base({ prompt: 'none login' }), 'invalid_request'],
       ['unknown prompt value', () => base({ prompt: 'bogus' }), 'invalid_request'],
@@ -155,6 +154,12 @@ describe('GET /oauth2/authorize', () => {
         assert.equal(location.searchParams.get('code'), null);
       });
     }
+  });
+
+  it('a request object that is not a JWT: invalid_request_object, on the error page (never redirected)', async () => {
+    const response = await get(base({ request: 'eyJ.eyJ.x' }));
+    assert.equal(response.status, 400);
+    assert.match(await response.text(), /invalid_request_object/);
   });
 
   it('ignores unknown parameters and the OIDC hints that need no support', async () => {

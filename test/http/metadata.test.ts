@@ -27,12 +27,16 @@ describe('discovery, JWKS, health and metrics', () => {
       assert.deepEqual(metadata.token_endpoint_auth_methods_supported, [
         'client_secret_basic',
         'client_secret_post',
+        'client_secret_jwt',
+        'private_key_jwt',
         'none',
       ]);
+      assert.ok((metadata.token_endpoint_auth_signing_alg_values_supported as string[]).includes('ES256'));
+      assert.ok((metadata.token_endpoint_auth_signing_alg_values_supported as string[]).includes('HS256'));
       assert.deepEqual(metadata.id_token_signing_alg_values_supported, ['RS256', 'ES256']);
       assert.equal(metadata.authorization_response_iss_parameter_supported, true);
       assert.deepEqual(metadata.scopes_supported, ['openid', 'profile', 'email', 'apps', 'webhooks']);
-      assert.equal(metadata.request_parameter_supported, false);
+      assert.equal(metadata.request_parameter_supported, true);
       assert.equal(metadata.request_uri_parameter_supported, false);
     });
   }

@@ -8,6 +8,37 @@ import { redirectUriProblem } from '../../oauth/registration/redirect-rules.ts';
 import { createClient, updateClient, rotateClientSecret, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, printList, requireOption, requirePositional } from './common.ts';
 import { describeLifetimes, LIFETIME_OPTIONS, lifetimesFrom } from './lifetimes.ts';
+import { authMethodOption, ClientKeysError, clientKeysOption, requestObjectAlgOption } from '../client-keys.ts';
+import { resolveSecret } from '../../config/secret.ts';
+import { sealJwtSecret } from '../../oauth/client-auth/assertion.ts';
+
+/** The options of a client's keys, on create and update. */
+const KEY_OPTIONS = {
+  'auth-method': { type: 'string' },
+  jwks: { type: 'string' },
+  'jwks-uri': { type: 'string' },
+  'request-object-signing-alg': { type: 'string' },
+} as const;
+
+/** The auth method and keys given, checked; and how a client_secret_jwt secret is kept (under TESSERA_SECRET). */
+function keyOptions(
+  values: { 'auth-method'?: string; jwks?: string; 'jwks-uri'?: string; 'request-object-signing-alg'?: string },
+  config: Config,
+) {
+  try {
+    const authMethod = authMethodOption(values['auth-method']);
+    const requestObjectSigningAlg = requestObjectAlgOption(values['request-object-signing-alg']);
+    const keys = clientKeysOption(values.jwks, values['jwks-uri'], config.outboundAllowPrivate);
+    const sealSecret = async () => {
+      const secrets = await resolveSecret(config);
+      return (secret: string) => sealJwtSecret(secret, secrets);
+    };
+    return { authMethod, keys, sealSecret, requestObjectSigningAlg };
+  } catch (err) {
+    if (err instanceof ClientKeysError) throw new UsageError(err.message);
+    throw err;
+  }
+}
 
 function describe(client: Client, config: Config, text = false): Record<string, unknown> {
   return {
@@ -20,9 +51,13 @@ function describe(client: Client, config: Config, text = false): Record<string, 
     allowed_origins: client.allowedOrigins,
     cors_origins: allowedOrigins(client),
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    jwks_uri: client.jwksUri ?? null,
+    jwks_kids: client.jwks ? client.jwks.keys.map((key) => String(key.kid ?? '(no kid)')) : [],
     first_party: client.firstParty,
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
     require_mfa: client.requireMfa === true,
+    require_pushed_authorization_requests: client.requirePushedAuthorizationRequests === true,
+    request_object_signing_alg: client.requestObjectSigningAlg ?? null,
     ...describeLifetimes(client.lifetimes, config, text),
     created_at: formatTime(client.createdAt),
     // Registered before today's rules: it keeps working, and is flagged here.
@@ -54,7 +89,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         public: { type: 'boolean' },
         'first-party': { type: 'boolean' },
         'require-mfa': { type: 'boolean' },
-        'auth-method': { type: 'string' },
+        'require-pushed-authorization-requests': { type: 'boolean' },
+        ...KEY_OPTIONS,
         alg: { type: 'string' },
         'grant-types': { type: 'string' },
         'allowed-origin': { type: 'string', multiple: true },
@@ -62,10 +98,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         json: { type: 'boolean' },
       });
       const grantTypes = values['grant-types']?.split(',').map((g) => g.trim());
-      const authMethod = values['auth-method'];
-      if (authMethod !== undefined && authMethod !== 'client_secret_basic' && authMethod !== 'client_secret_post') {
-        throw new UsageError('--auth-method must be client_secret_basic or client_secret_post');
-      }
+      const { authMethod, keys, sealSecret, requestObjectSigningAlg } = keyOptions(values, config);
       const alg = values.alg;
       if (alg !== undefined && alg !== 'RS256' && alg !== 'ES256') throw new UsageError('--alg must be RS256 or ES256');
       const { client, clientSecret, warnings } = await createClient(store, config, {
@@ -81,6 +114,10 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         allowedOrigins: values['allowed-origin'] ?? [],
         lifetimes: lifetimesFrom(values, config, SERVER_LIFETIMES),
         requireMfa: values['require-mfa'] ?? false,
+        requirePushedAuthorizationRequests: values['require-pushed-authorization-requests'] ?? false,
+        keys,
+        requestObjectSigningAlg,
+        ...(authMethod === 'client_secret_jwt' ? { sealSecret: await sealSecret() } : {}),
       });
       for (const warning of warnings) io.err(`warning: ${warning}`);
       const secret = clientSecret ? { client_secret: clientSecret } : {};
@@ -133,6 +170,9 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
           'no-allowed-origins': { type: 'boolean' },
           'require-mfa': { type: 'boolean' },
           'no-require-mfa': { type: 'boolean' },
+          'require-pushed-authorization-requests': { type: 'boolean' },
+          'no-require-pushed-authorization-requests': { type: 'boolean' },
+          ...KEY_OPTIONS,
           ...LIFETIME_OPTIONS,
           json: { type: 'boolean' },
         },
@@ -141,6 +181,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
       const id = requirePositional(positionals, 'the client id');
       const current = await store.getClient(id, { suspended: true });
       if (!current) throw new NotFound(`no client ${id}`);
+      const { authMethod, keys, sealSecret, requestObjectSigningAlg } = keyOptions(values, config);
       const origins = values['no-allowed-origins'] ? [] : values['allowed-origin'];
       const postLogout = values['no-post-logout-redirect-uris'] ? [] : values['post-logout-redirect-uri'];
       const input = {
@@ -152,12 +193,21 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         allowedOrigins: origins,
         lifetimes: lifetimesFrom(values, config, current.lifetimes),
         requireMfa: values['no-require-mfa'] ? false : values['require-mfa'],
+        requirePushedAuthorizationRequests: values['no-require-pushed-authorization-requests']
+          ? false
+          : values['require-pushed-authorization-requests'],
+        authMethod,
+        keys,
+        requestObjectSigningAlg,
+        ...(authMethod === 'client_secret_jwt' ? { sealSecret: await sealSecret() } : {}),
       };
       const now = Math.floor(Date.now() / 1000);
-      const { client, warnings } = await updateClient(store, id, input, now, CLI, config);
+      const { client, warnings, clientSecret } = await updateClient(store, id, input, now, CLI, config);
       for (const warning of warnings) io.err(`warning: ${warning}`);
-      if (values.json) io.out(JSON.stringify(describe(client, config), null, 2));
-      else printClient(io, describe(client, config, true));
+      const secret = clientSecret ? { client_secret: clientSecret } : {};
+      if (values.json) io.out(JSON.stringify({ ...describe(client, config), ...secret }, null, 2));
+      else printClient(io, { ...describe(client, config, true), ...secret });
+      if (clientSecret && !values.json) io.out('\nStore the new client secret now: it is shown only once.');
       return 0;
     }
     case 'rotate-secret': {
@@ -167,7 +217,10 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
       const grace = values.grace === undefined ? 0 : Number(values.grace);
       if (!Number.isInteger(grace) || grace < 0) throw new UsageError('--grace must be a whole number of seconds');
       const now = Math.floor(Date.now() / 1000);
-      const secret = await rotateClientSecret(store, id, now, CLI, grace);
+      const current = await store.getClient(id, { suspended: true });
+      const jwt = current?.tokenEndpointAuthMethod === 'client_secret_jwt';
+      const seal = jwt ? await keyOptions({}, config).sealSecret() : undefined;
+      const secret = await rotateClientSecret(store, id, now, CLI, grace, seal);
       const until = grace > 0 ? formatTime(now + grace) : null;
       if (values.json) {
         io.out(JSON.stringify({ client_id: id, client_secret: secret, previous_secret_expires_at: until }, null, 2));

@@ -6,7 +6,14 @@ import type { RouteContext } from '../context.ts';
 import { sendOutcome } from '../outcome.ts';
 
 export function authorizeRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const deps = { config: ctx.config, store: ctx.store, sealer: ctx.sealer, pending: ctx.pending, codes: ctx.codes };
+  const deps = {
+    config: ctx.config,
+    store: ctx.store,
+    sealer: ctx.sealer,
+    pending: ctx.pending,
+    codes: ctx.codes,
+    requestObjects: ctx.requestObjects,
+  };
   /** The same request by either method; only the redirect's status differs (302 after GET, 303 after POST). */
   async function answer(request: FastifyRequest, reply: FastifyReply, form: URLSearchParams, status: 302 | 303) {
     const now = ctx.now();

@@ -2,12 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import { tokenEndpoint } from '../../oauth/token.ts';
 import type { RouteContext } from '../context.ts';
-import { clientAddress, requesterOf } from '../requester.ts';
+import { requesterOf } from '../requester.ts';
+import { clientGuard } from '../client-guard.ts';
 import { allowOrigin, namedClient } from '../plugins/cors.ts';
 import { originAllowedFor } from '../../oauth/origins.ts';
 import { formParams } from '../forms.ts';
 
 export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const guard = clientGuard(ctx, '/oauth2/token');
   app.post('/oauth2/token', async (request, reply) => {
     const now = ctx.now();
     // From a browser: its answers, errors included, are readable by the origins its client allows.
@@ -27,7 +29,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
       },
       request.headers.authorization,
       formParams(request),
-      { throttle: ctx.clientThrottle, ip: clientAddress(request), now },
+      guard(request, now),
       request.headers.origin,
     );
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);

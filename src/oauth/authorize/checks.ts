@@ -15,19 +15,7 @@ const PROMPTS = ['none', 'login', 'consent', 'select_account'];
 
 /** RFC 6749 §3.1.2.3: the client must be known and the redirect URI registered, exactly. */
 export async function clientAndRedirectUri(store: ClientStore, params: Params) {
-  if ((params.get('client_id')?.length ?? 0) > 1)
-    throw new UntrustedRedirectError('invalid_request', 'client_id is included more than once');
-  const clientId = single(params, 'client_id');
-  if (!clientId) throw new UntrustedRedirectError('invalid_request', 'client_id is required');
-  let client;
-  try {
-    client = await store.getClient(clientId);
-  } catch (err) {
-    // A client ID metadata document that cannot be used: shown, not redirected (its redirect URIs are unknown).
-    if (err instanceof ClientDocumentError) throw new UntrustedRedirectError('invalid_client', err.message);
-    throw err;
-  }
-  if (!client) throw new UntrustedRedirectError('invalid_client', 'the client is unknown', 'no such client');
+  const client = await requestingClient(store, params);
   if ((params.get('redirect_uri')?.length ?? 0) > 1)
     throw new UntrustedRedirectError('invalid_request', 'redirect_uri is included more than once');
   const redirectUri = single(params, 'redirect_uri');
@@ -44,10 +32,40 @@ export async function clientAndRedirectUri(store: ClientStore, params: Params) {
   return { client, redirectUri };
 }
 
-/** OIDC Core §6: request objects are not supported. */
+/** The client the request names, which must be known. */
+export async function requestingClient(store: ClientStore, params: Params): Promise<Client> {
+  if ((params.get('client_id')?.length ?? 0) > 1)
+    throw new UntrustedRedirectError('invalid_request', 'client_id is included more than once');
+  const clientId = single(params, 'client_id');
+  if (!clientId) throw new UntrustedRedirectError('invalid_request', 'client_id is required');
+  let client;
+  try {
+    client = await store.getClient(clientId);
+  } catch (err) {
+    // A client ID metadata document that cannot be used: shown, not redirected (its redirect URIs are unknown).
+    if (err instanceof ClientDocumentError) throw new UntrustedRedirectError('invalid_client', err.message);
+    throw err;
+  }
+  if (!client) throw new UntrustedRedirectError('invalid_client', 'the client is unknown', 'no such client');
+  return client;
+}
+
+/** OIDC Core §6: a request object left is one nobody resolved (./request-object.ts); request_uri only as PAR's. */
 export function noRequestObjects(params: Params): void {
   if (params.has('request')) throw new RequestNotSupported('request objects are not supported');
   if (params.has('request_uri')) throw new RequestUriNotSupported('request_uri is not supported');
+}
+
+/**
+ * RFC 9126 §5, §6: where the server (TESSERA_REQUIRE_PAR) or the client requires pushed authorization
+ * requests, a plain one is refused. Read from the config and the client in hand: nothing more read.
+ */
+export function pushedIfRequired(config: { requirePushedAuthorizationRequests?: boolean }, client: Client): void {
+  if (config.requirePushedAuthorizationRequests || client.requirePushedAuthorizationRequests) {
+    throw new InvalidRequest(
+      'this client must push its authorization requests (pushed_authorization_request_endpoint)',
+    );
+  }
 }
 
 /** RFC 6749 §4.1.1: response_type=code, for a client allowed the authorization code grant. */

@@ -29,15 +29,21 @@ import { redirectWith } from '../redirect.ts';
 import { redirectsErrors } from '../registration/trust.ts';
 import { checkScopesForResource, knownResource, resourceParam } from '../resources.ts';
 import * as check from './checks.ts';
+import { namesPushedRequest, pushedRequest } from './request-uri.ts';
+import type { RequestObjects } from './request-object.ts';
+import type { OneTimeStore } from '../../store/one-time.ts';
 
 export interface AuthorizeDeps {
   /** `mfa`: TESSERA_MFA and its scopes; absent, `optional` and none. */
-  config: Pick<Config, 'issuer' | 'codeTtl' | 'scopes'> & Partial<Pick<Config, 'mfa'>>;
-  store: ClientStore & SignInDeps['store'] & SessionStore & ResourceStore;
+  config: Pick<Config, 'issuer' | 'codeTtl' | 'scopes'> &
+    Partial<Pick<Config, 'mfa' | 'requirePushedAuthorizationRequests'>>;
+  store: ClientStore & SignInDeps['store'] & SessionStore & ResourceStore & Pick<OneTimeStore, 'takePushedRequest'>;
   sealer: InteractionSealer;
   /** Seals a step-up's sign-in in progress (src/authn/flow.ts). */
   pending: PendingSignInSealer;
   codes: CodeSealer;
+  /** Verifies request objects (`request`); without it they are request_not_supported. */
+  requestObjects?: RequestObjects;
 }
 
 /** Why a request was refused, for the operator's log: the error, its description, and what was sent. */
@@ -61,17 +67,23 @@ type Outcome = Promise<AuthorizeOutcome>;
 /** How long the user has to complete login and consent. */
 const INTERACTION_TTL = 30 * 60;
 
-/** The steps after the client and its redirect URI are trusted, in order; each reports to the client. */
-function checkRequest(
+/**
+ * The steps after the client and its redirect URI are trusted, in order; each reports to the client.
+ * `pushed`: the request came through the pushed authorization request endpoint (RFC 9126), or is
+ * being pushed there.
+ */
+export function checkRequest(
   config: AuthorizeDeps['config'],
   client: Client,
   redirectUri: string,
   params: Params,
+  pushed = false,
 ): { request: Request; acrValues: string[] } {
   // Before the duplicates: a repeated resource is invalid_target (RFC 8707 §2), one per request here.
   const resource = resourceParam(params) ?? null;
   rejectDuplicates(params);
   check.noRequestObjects(params);
+  if (!pushed) check.pushedIfRequired(config, client);
   check.responseType(params, client);
   const scopes = check.scope(params, client, config.scopes);
   const pkce = check.pkce(params, client);
@@ -115,7 +127,14 @@ export async function authorize(
   bind?: () => string,
 ): Outcome {
   let trusted: { client: Client; redirectUri: string };
+  // A pushed request (RFC 9126 §4): its own parameters. A plain request reads nothing more.
+  const pushed = namesPushedRequest(params);
   try {
+    if (pushed) params = await pushedRequest(deps.store, params, now);
+    // A request object (RFC 9101): its parameters in place of the query's, once the client's key verified it.
+    if (deps.requestObjects && params.has('request')) {
+      params = await deps.requestObjects.resolve(await check.requestingClient(deps.store, params), params, now);
+    }
     trusted = await check.clientAndRedirectUri(deps.store, params);
   } catch (err) {
     if (!(err instanceof UntrustedRedirectError)) throw err;
@@ -124,7 +143,7 @@ export async function authorize(
   }
   let checked: { request: Request; acrValues: string[] };
   try {
-    checked = checkRequest(deps.config, trusted.client, trusted.redirectUri, params);
+    checked = checkRequest(deps.config, trusted.client, trusted.redirectUri, params, pushed);
     const { resource, scopes } = checked.request;
     if (resource !== null) checkScopesForResource(scopes, await knownResource(deps.store, resource));
   } catch (err) {

@@ -15,6 +15,7 @@
 // a burst of wrong secrets from the very address of a client known here, sent before the first of
 // them fails: those are compared, counted after, and the pair is no longer trusted from then on.
 import type { Client } from '../../store/clients.ts';
+import type { AssertionCheck } from './assertion.ts';
 import type { ThrottleStore } from '../../store/throttles.ts';
 import {
   addressKey,
@@ -38,6 +39,8 @@ export interface ClientAuthGuard {
   throttle: ClientAuthThrottle;
   ip: string | null;
   now: number;
+  /** What checks client assertions (private_key_jwt, client_secret_jwt); without it they are refused. */
+  assertion?: AssertionCheck;
 }
 
 /** What to do before the secret is compared. */

@@ -80,7 +80,8 @@ export async function registerClient(
     await counted.failed();
     throw err;
   }
-  const clientSecret = metadata.tokenEndpointAuthMethod === 'none' ? null : randomToken();
+  const method = metadata.tokenEndpointAuthMethod;
+  const clientSecret = method === 'none' || method === 'private_key_jwt' ? null : randomToken();
   const registrationToken = randomToken();
   const client: Client = {
     clientId: newId(),
@@ -101,8 +102,12 @@ export async function registerClient(
     metadata: metadata.description,
     previousSecret: null,
     lifetimes: SERVER_LIFETIMES,
+    ...(metadata.jwks ? { jwks: metadata.jwks } : {}),
+    ...(metadata.jwksUri ? { jwksUri: metadata.jwksUri } : {}),
+    ...(metadata.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
+    ...(metadata.requestObjectSigningAlg ? { requestObjectSigningAlg: metadata.requestObjectSigningAlg } : {}),
   };
-  const data = { name: client.name, public: clientSecret === null, scopes: client.scopes };
+  const data = { name: client.name, public: method === 'none', scopes: client.scopes };
   const event = securityEvent('client.registered', now, {
     userId: ownerId,
     clientId: client.clientId,
@@ -176,7 +181,7 @@ export async function replaceRegistration(
   // RFC 7592 §2.2 lets the server replace or refuse values: no scope or grant type it does not have now.
   const metadata = checkClientMetadata(body, { scopes: client.scopes, grantTypes: client.grantTypes });
   // A client that becomes confidential gets a secret; one that becomes public loses it.
-  const needsSecret = metadata.tokenEndpointAuthMethod !== 'none';
+  const needsSecret = !['none', 'private_key_jwt'].includes(metadata.tokenEndpointAuthMethod);
   const clientSecret = needsSecret && client.secretHash === null ? randomToken() : null;
   const registrationToken = randomToken();
   const updated: Client = {
@@ -191,6 +196,10 @@ export async function replaceRegistration(
     idTokenSignedResponseAlg: metadata.idTokenSignedResponseAlg,
     registrationTokenHash: hashToken(registrationToken),
     metadata: metadata.description,
+    jwks: metadata.jwks,
+    jwksUri: metadata.jwksUri,
+    requirePushedAuthorizationRequests: metadata.requirePushedAuthorizationRequests,
+    requestObjectSigningAlg: metadata.requestObjectSigningAlg,
   };
   const data = { name: updated.name, scopes: updated.scopes, grant_types: updated.grantTypes };
   const event = securityEvent('client.updated', now, { userId: client.ownerId, clientId, requester, data });
@@ -230,6 +239,10 @@ export function clientInformation(
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
     scope: client.scopes.join(' '),
     ...(client.idTokenSignedResponseAlg ? { id_token_signed_response_alg: client.idTokenSignedResponseAlg } : {}),
+    ...(client.jwks ? { jwks: client.jwks } : {}),
+    ...(client.jwksUri ? { jwks_uri: client.jwksUri } : {}),
+    ...(client.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
+    ...(client.requestObjectSigningAlg ? { request_object_signing_alg: client.requestObjectSigningAlg } : {}),
     ...client.metadata,
     registration_client_uri: `${issuer}/oauth2/register/${encodeURIComponent(client.clientId)}`,
     registration_access_token: secrets.registrationToken,

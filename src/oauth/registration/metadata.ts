@@ -3,7 +3,9 @@
 // `invalid_redirect_uri` or `invalid_client_metadata` (§3.2.2) with a fixed description that names
 // the field, never the value sent. Fields Tessera does not know are ignored (§2).
 import { InvalidClientMetadata, InvalidRedirectUri } from '../../errors/index.ts';
-import type { ClientDescription, TokenEndpointAuthMethod } from '../../store/clients.ts';
+import type { ClientDescription, ClientJwks, TokenEndpointAuthMethod } from '../../store/clients.ts';
+import { jwksProblem } from '../client-auth/keys.ts';
+import { REQUEST_OBJECT_ALGS } from '../authorize/request-object.ts';
 import { SCOPE_TOKEN } from '../scopes.ts';
 import { normalizeRedirectUri, redirectUriProblem, webUriProblem } from './redirect-rules.ts';
 
@@ -18,6 +20,13 @@ export interface ClientMetadata {
   scopes: string[];
   idTokenSignedResponseAlg: 'RS256' | 'ES256' | null;
   description: ClientDescription;
+  /** Its public keys (RFC 7591 §2 jwks or jwks_uri, one at most); null for none. */
+  jwks: ClientJwks | null;
+  jwksUri: string | null;
+  /** RFC 9126 §6: its authorization requests must be pushed. */
+  requirePushedAuthorizationRequests: boolean;
+  /** RFC 9101 §10.5: the alg of its request objects; null for any asymmetric one. */
+  requestObjectSigningAlg: string | null;
 }
 
 export interface MetadataPolicy {
@@ -30,7 +39,13 @@ export interface MetadataPolicy {
 }
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
-const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'none'];
+// client_secret_jwt needs the server to hold the secret encrypted: for clients the operator registers.
+const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+  'none',
+];
 const MAX_NAME = 100;
 const MAX_CONTACTS = 10;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
@@ -138,6 +153,26 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
     throw new InvalidClientMetadata('id_token_signed_response_alg must be RS256 or ES256');
   }
 
+  // §2: jwks and jwks_uri MUST NOT both be present; private_key_jwt needs one of them.
+  const jwksUri = webUri(json, 'jwks_uri') ?? null;
+  const jwks = json.jwks === undefined || json.jwks === null ? null : json.jwks;
+  if (jwks !== null && jwksUri !== null) throw new InvalidClientMetadata('jwks and jwks_uri must not both be given');
+  const problem = jwks === null ? undefined : jwksProblem(jwks);
+  if (problem) throw new InvalidClientMetadata(`jwks ${problem}`);
+  if (authMethod === 'private_key_jwt' && jwks === null && jwksUri === null) {
+    throw new InvalidClientMetadata('token_endpoint_auth_method private_key_jwt needs jwks or jwks_uri');
+  }
+
+  const requirePar = json.require_pushed_authorization_requests ?? false;
+  if (typeof requirePar !== 'boolean') {
+    throw new InvalidClientMetadata('require_pushed_authorization_requests must be true or false');
+  }
+
+  const requestAlg = optionalString(json, 'request_object_signing_alg', 10) ?? null;
+  if (requestAlg !== null && !REQUEST_OBJECT_ALGS.includes(requestAlg)) {
+    throw new InvalidClientMetadata(`request_object_signing_alg must be one of ${REQUEST_OBJECT_ALGS.join(', ')}`);
+  }
+
   const description: ClientDescription = {};
   for (const field of ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const) {
     const uri = webUri(json, field);
@@ -158,5 +193,9 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
     scopes,
     idTokenSignedResponseAlg: alg ?? null,
     description,
+    jwks: jwks as ClientJwks | null,
+    jwksUri,
+    requirePushedAuthorizationRequests: requirePar,
+    requestObjectSigningAlg: requestAlg,
   };
 }

@@ -67,6 +67,8 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
     "the mail outbox's passing state: mails not yet sent are not sent from the new database (their links would fail)",
   mail_tokens:
     'short-lived single-use links: a reset or confirmation is asked for again, an invitation resent (--resend)',
+  used_jtis: 'the client assertions used, kept only until they expire',
+  pushed_requests: 'pushed authorization requests, each used within a minute',
   tessera_migrations: "the header names the migrations; the target's own are applied by the import",
   tessera_migrations_lock: "the migrator's lock",
 };

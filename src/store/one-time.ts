@@ -1,0 +1,49 @@
+// What may be used once across every instance, so kept in the database rather than in memory: the
+// `jti`s of client assertions already presented (RFC 7523 §3), and pushed authorization requests
+// (RFC 9126 §2.2) waiting for their one use at the authorization endpoint. Each use is one
+// conditional write (an insert that conflicts, a delete that returns the row), so that of two uses
+// at once, on any instances, exactly one succeeds. Housekeeping deletes what expired (./housekeeping.ts).
+import { Aggregate } from './aggregate.ts';
+
+/** A pushed authorization request: who pushed it and its parameters. */
+export interface PushedRequest {
+  clientId: string;
+  params: Record<string, string>;
+}
+
+export interface OneTimeStore {
+  /**
+   * Records `id` (a hash of what it identifies) as used until `expiresAt`: true the first time, false
+   * when it was used before (and has not yet been purged).
+   */
+  useOnce(id: string, expiresAt: number): Promise<boolean>;
+  /** Keeps a pushed request under `id` (the hash of its request_uri) until `expiresAt`. */
+  pushRequest(id: string, request: PushedRequest, expiresAt: number): Promise<void>;
+  /** The pushed request under `id`, deleted as it is taken; undefined when unknown, used or expired. */
+  takePushedRequest(id: string, now: number): Promise<PushedRequest | undefined>;
+}
+
+export class OneTime extends Aggregate implements OneTimeStore {
+  async useOnce(id: string, expiresAt: number): Promise<boolean> {
+    const insert = this.db
+      .insertInto('used_jtis')
+      .values({ id, expires_at: expiresAt })
+      .onConflict((oc) => oc.column('id').doNothing());
+    return (await this.write(insert)) === 1;
+  }
+
+  async pushRequest(id: string, request: PushedRequest, expiresAt: number): Promise<void> {
+    const row = { id, client_id: request.clientId, params: JSON.stringify(request.params), expires_at: expiresAt };
+    await this.write(this.db.insertInto('pushed_requests').values(row));
+  }
+
+  async takePushedRequest(id: string, now: number): Promise<PushedRequest | undefined> {
+    const taken = this.db
+      .deleteFrom('pushed_requests')
+      .where('id', '=', id)
+      .where('expires_at', '>', now)
+      .returning(['client_id', 'params']);
+    const [row] = await this.writeRows<{ client_id: string; params: string }>(taken);
+    return row && { clientId: row.client_id, params: JSON.parse(row.params) as Record<string, string> };
+  }
+}
