@@ -1,4 +1,5 @@
 // Operations shared by the CLI and the development demo seeding: plain functions over the store.
+import { checkRoles } from '../admin/roles.ts';
 import { emailProblem, usernameProblem } from '../admin/users.ts';
 import { CLI, type Requester, securityEvent } from '../events/index.ts';
 import type { Config } from '../config/index.ts';
@@ -29,6 +30,10 @@ export interface CreateClientInput {
   lifetimes?: TokenLifetimes;
   /** Its sign-ins need two factors (`--require-mfa`). */
   requireMfa?: boolean;
+  /** Marked as an admin client (`--admin`): it may hold the `admin` scope. */
+  admin?: boolean;
+  /** The roles it may see (`--roles`); absent: every role. */
+  allowedRoles?: string[];
 }
 
 /** An origin as a browser sends it: http(s)://host[:port], nothing after. */
@@ -136,12 +141,16 @@ export async function createClient(
     previousSecret: null,
     lifetimes: input.lifetimes ?? SERVER_LIFETIMES,
     ...(input.requireMfa ? { requireMfa: true } : {}),
+    ...(input.admin ? { admin: true } : {}),
+    ...(input.allowedRoles ? { allowedRoles: checkRoles(input.allowedRoles, '--roles') } : {}),
   };
   const data = {
     name: client.name,
     public: clientSecret === null,
     scopes: client.scopes,
     ...(input.requireMfa ? { require_mfa: true } : {}),
+    ...(client.admin ? { admin: true } : {}),
+    ...(client.allowedRoles ? { roles: client.allowedRoles } : {}),
   };
   await store.createClient(
     client,
@@ -162,6 +171,10 @@ export interface UpdateClientInput {
   lifetimes?: TokenLifetimes | undefined;
   /** `--require-mfa` or `--no-require-mfa`. */
   requireMfa?: boolean | undefined;
+  /** `--admin` or `--no-admin`. */
+  admin?: boolean | undefined;
+  /** `--roles a,b`, or null (`--all-roles`) for every role. */
+  allowedRoles?: string[] | null | undefined;
 }
 
 /** Changes what `tessera clients update` changes; the client_id, secret and owner stay. */
@@ -211,6 +224,10 @@ export async function updateClient(
     allowedOrigins,
     lifetimes: input.lifetimes ?? client.lifetimes,
     ...(input.requireMfa === undefined ? {} : { requireMfa: input.requireMfa }),
+    ...(input.admin === undefined ? {} : { admin: input.admin }),
+    ...(input.allowedRoles === undefined
+      ? {}
+      : { allowedRoles: input.allowedRoles && checkRoles(input.allowedRoles, '--roles') }),
   };
   // The client's own lifetimes, where it has them (seconds); the others follow the server's.
   const { accessToken, refreshToken, idToken } = updated.lifetimes;
@@ -219,6 +236,8 @@ export async function updateClient(
     ...{ name, scopes, grant_types: grantTypes, allowed_origins: allowedOrigins, redirect_uris: redirectUris },
     ...Object.fromEntries(Object.entries(lifetimes).filter((entry): entry is [string, number] => entry[1] !== null)),
     ...(input.requireMfa === undefined ? {} : { require_mfa: input.requireMfa }),
+    ...(input.admin === undefined ? {} : { admin: input.admin }),
+    ...(input.allowedRoles === undefined ? {} : { roles: updated.allowedRoles ?? 'all' }),
   };
 
   await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));
@@ -254,6 +273,8 @@ export interface CreateUserInput {
   familyName?: string | undefined;
   emailVerified?: boolean;
   passwordHash?: string | null;
+  /** Roles given at once (`--role`, `--admin`: src/admin/roles.ts). */
+  roles?: string[];
 }
 
 export async function createUser(
@@ -281,7 +302,9 @@ export async function createUser(
     disabled: false,
     createdAt: now,
     updatedAt: now,
+    roles: checkRoles(input.roles ?? [], '--role'),
   };
-  await store.createUser(user, securityEvent('user.created', now, { userId: user.id, requester }));
+  const data = user.roles.length > 0 ? { roles: user.roles } : undefined;
+  await store.createUser(user, securityEvent('user.created', now, { userId: user.id, requester, ...(data ? { data } : {}) }));
   return user;
 }

@@ -2,7 +2,7 @@
 // ways, and their Kysely code. Clients are read on every authorization and token request, so they
 // are cached for a few seconds (./client-cache.ts); the client ids that are https URLs (Client ID
 // Metadata Documents) are resolved by src/oauth/registration/documents.ts and never stored.
-import type { ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
 import { ClientCache } from './client-cache.ts';
@@ -45,6 +45,10 @@ export interface Client {
   lifetimes: TokenLifetimes;
   /** Its sign-ins need two factors (`--require-mfa`, src/authn/policy.ts); absent: false. */
   requireMfa?: boolean;
+  /** Marked by the operator (`--admin`): it alone may hold the `admin` scope (src/admin/roles.ts); absent: false. */
+  admin?: boolean;
+  /** The roles it may see in tokens (`--roles`), or null (absent) for every role. */
+  allowedRoles?: string[] | null;
 }
 
 /** A client's token lifetimes in seconds, each shorter than the server's setting or null for it. */
@@ -96,7 +100,7 @@ export interface ClientStore {
   listClientsOwnedBy(userId: string): Promise<Client[]>;
 }
 
-function toClient(row: ClientRow): Client {
+function toClient(row: Selectable<ClientRow>): Client {
   return {
     clientId: row.client_id,
     secretHash: row.secret_hash,
@@ -128,10 +132,13 @@ function toClient(row: ClientRow): Client {
           },
     // Absent before migration 006 and for clients never given the option.
     ...(row.require_mfa === null || row.require_mfa === undefined ? {} : { requireMfa: row.require_mfa === 1 }),
+    // Absent before migration 018.
+    ...(row.admin === 1 ? { admin: true } : {}),
+    ...(row.allowed_roles === null || row.allowed_roles === undefined ? {} : { allowedRoles: splitScope(row.allowed_roles) }),
   };
 }
 
-function fromClient(client: Client): Omit<ClientRow, 'require_mfa'> & Partial<Pick<ClientRow, 'require_mfa'>> {
+function fromClient(client: Client): Insertable<ClientRow> {
   return {
     client_id: client.clientId,
     secret_hash: client.secretHash,
@@ -156,6 +163,9 @@ function fromClient(client: Client): Omit<ClientRow, 'require_mfa'> & Partial<Pi
     id_token_ttl: client.lifetimes.idToken,
     // Written only when said, so that a database before migration 006 takes the other columns.
     ...(client.requireMfa === undefined ? {} : { require_mfa: client.requireMfa ? 1 : 0 }),
+    // Likewise before migration 018.
+    ...(client.admin === undefined ? {} : { admin: client.admin ? 1 : 0 }),
+    ...(client.allowedRoles === undefined ? {} : { allowed_roles: client.allowedRoles?.join(' ') ?? null }),
   };
 }
 
@@ -244,7 +254,7 @@ export class Clients extends Aggregate implements ClientStore {
     this.#cache.forget(client.clientId);
     // Its id, owner, origin and creation time stay.
     const kept = ['client_id', 'owner_id', 'created_at', 'registered_via'];
-    const set: Partial<ClientRow> = Object.fromEntries(
+    const set: Updateable<ClientRow> = Object.fromEntries(
       Object.entries(fromClient(client)).filter(([column]) => !kept.includes(column)),
     );
     const updated = this.db.updateTable('clients').set(set).where('client_id', '=', client.clientId);

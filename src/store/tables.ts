@@ -41,6 +41,10 @@ export interface ClientRow {
   id_token_ttl: number | null;
   /** 1: the client's sign-ins need two factors (migration 006); null or 0: the server's policy. */
   require_mfa: number | null;
+  /** 1: marked by the operator as an admin client, which alone may hold the `admin` scope (migration 018). */
+  admin: Generated<number>;
+  /** Space-separated roles the client may see in tokens (migration 018); null: every role. */
+  allowed_roles: string | null;
 }
 
 export interface UserRow {
@@ -56,6 +60,8 @@ export interface UserRow {
   disabled: number;
   created_at: number;
   updated_at: number;
+  /** Space-separated role names (migration 018); '' for none. */
+  roles: string;
 }
 
 export interface SessionRow {

@@ -23,6 +23,9 @@ function describe(client: Client, config: Config, text = false): Record<string, 
     first_party: client.firstParty,
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
     require_mfa: client.requireMfa === true,
+    admin: client.admin === true,
+    // The roles it may see in tokens; null: every role.
+    roles: client.allowedRoles ?? (text ? '(every role)' : null),
     ...describeLifetimes(client.lifetimes, config, text),
     created_at: formatTime(client.createdAt),
     // Registered before today's rules: it keeps working, and is flagged here.
@@ -34,6 +37,13 @@ function describe(client: Client, config: Config, text = false): Record<string, 
     registered_via: client.registeredVia,
     owner_id: client.ownerId,
   };
+}
+
+/** `--roles a,b`: the roles a client may see, at least one (`--all-roles` for every role). */
+function roleList(value: string): string[] {
+  const roles = value.split(',').map((r) => r.trim()).filter((r) => r !== '');
+  if (roles.length === 0) throw new UsageError('--roles: a comma-separated list of roles (or --all-roles)');
+  return roles;
 }
 
 function printClient(io: Io, described: Record<string, unknown>): void {
@@ -58,6 +68,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         alg: { type: 'string' },
         'grant-types': { type: 'string' },
         'allowed-origin': { type: 'string', multiple: true },
+        admin: { type: 'boolean' },
+        roles: { type: 'string' },
         ...LIFETIME_OPTIONS,
         json: { type: 'boolean' },
       });
@@ -81,6 +93,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         allowedOrigins: values['allowed-origin'] ?? [],
         lifetimes: lifetimesFrom(values, config, SERVER_LIFETIMES),
         requireMfa: values['require-mfa'] ?? false,
+        admin: values.admin ?? false,
+        ...(values.roles === undefined ? {} : { allowedRoles: roleList(values.roles) }),
       });
       for (const warning of warnings) io.err(`warning: ${warning}`);
       const secret = clientSecret ? { client_secret: clientSecret } : {};
@@ -97,7 +111,9 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         const flagged = c.redirectUris.some((uri) => redirectUriProblem(uri))
           ? '  (! a redirect URI breaks the rules)'
           : '';
-        return `${c.clientId}  ${c.tokenEndpointAuthMethod.padEnd(19)}  ${c.name}${via}${flagged}`;
+        const admin = c.admin ? '  (admin)' : '';
+        const roles = c.allowedRoles ? `  [roles: ${c.allowedRoles.join(' ')}]` : '';
+        return `${c.clientId}  ${c.tokenEndpointAuthMethod.padEnd(19)}  ${c.name}${admin}${roles}${via}${flagged}`;
       });
       return 0;
     }
@@ -133,6 +149,10 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
           'no-allowed-origins': { type: 'boolean' },
           'require-mfa': { type: 'boolean' },
           'no-require-mfa': { type: 'boolean' },
+          admin: { type: 'boolean' },
+          'no-admin': { type: 'boolean' },
+          roles: { type: 'string' },
+          'all-roles': { type: 'boolean' },
           ...LIFETIME_OPTIONS,
           json: { type: 'boolean' },
         },
@@ -152,6 +172,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         allowedOrigins: origins,
         lifetimes: lifetimesFrom(values, config, current.lifetimes),
         requireMfa: values['no-require-mfa'] ? false : values['require-mfa'],
+        admin: values['no-admin'] ? false : values.admin,
+        allowedRoles: values['all-roles'] ? null : values.roles === undefined ? undefined : roleList(values.roles),
       };
       const now = Math.floor(Date.now() / 1000);
       const { client, warnings } = await updateClient(store, id, input, now, CLI, config);
