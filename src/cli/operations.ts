@@ -305,6 +305,9 @@ export async function createUser(
     roles: checkRoles(input.roles ?? [], '--role'),
   };
   const data = user.roles.length > 0 ? { roles: user.roles } : undefined;
-  await store.createUser(user, securityEvent('user.created', now, { userId: user.id, requester, ...(data ? { data } : {}) }));
+  await store.createUser(
+    user,
+    securityEvent('user.created', now, { userId: user.id, requester, ...(data ? { data } : {}) }),
+  );
   return user;
 }

@@ -9,7 +9,6 @@ import type { Resource, ResourceStore } from '../store/resources.ts';
 import type { Params } from './params.ts';
 import { USER_SCOPES } from './scopes.ts';
 
-
 /** The `resource` parameter, at most once: an absolute URI without a fragment (RFC 8707 §2). */
 export function resourceParam(params: Params): string | undefined {
   const values = params.get('resource') ?? [];

@@ -134,7 +134,9 @@ function toClient(row: Selectable<ClientRow>): Client {
     ...(row.require_mfa === null || row.require_mfa === undefined ? {} : { requireMfa: row.require_mfa === 1 }),
     // Absent before migration 018.
     ...(row.admin === 1 ? { admin: true } : {}),
-    ...(row.allowed_roles === null || row.allowed_roles === undefined ? {} : { allowedRoles: splitScope(row.allowed_roles) }),
+    ...(row.allowed_roles === null || row.allowed_roles === undefined
+      ? {}
+      : { allowedRoles: splitScope(row.allowed_roles) }),
   };
 }
 

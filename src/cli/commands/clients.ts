@@ -41,7 +41,10 @@ function describe(client: Client, config: Config, text = false): Record<string, 
 
 /** `--roles a,b`: the roles a client may see, at least one (`--all-roles` for every role). */
 function roleList(value: string): string[] {
-  const roles = value.split(',').map((r) => r.trim()).filter((r) => r !== '');
+  const roles = value
+    .split(',')
+    .map((r) => r.trim())
+    .filter((r) => r !== '');
   if (roles.length === 0) throw new UsageError('--roles: a comma-separated list of roles (or --all-roles)');
   return roles;
 }

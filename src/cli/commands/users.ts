@@ -108,7 +108,9 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       const names = { name: values.name, givenName: values['given-name'], familyName: values['family-name'] };
       const roles = [...(values.role ?? []), ...(values.admin ? [ADMIN_ROLE] : [])];
       const user = await createUser(store, config, { username, email, emailVerified, ...names, passwordHash, roles });
-      io.out(`created user ${user.username} (${user.id})${user.roles.length > 0 ? ` with roles ${user.roles.join(' ')}` : ''}`);
+      io.out(
+        `created user ${user.username} (${user.id})${user.roles.length > 0 ? ` with roles ${user.roles.join(' ')}` : ''}`,
+      );
       if (!passwordHash) io.out('The user has no password and cannot sign in until "users set-password" sets one.');
       return 0;
     }

@@ -242,7 +242,14 @@ export async function completeConsent(
   await deps.store.saveConsent(session.userId, request.clientId, scopes, now, consented);
   // The roles it may see: a client changed since the consent page showed is read as it is now.
   const client = await deps.store.getClient(request.clientId);
-  if (!client) return errorRedirect(deps.config.issuer, { redirectUri: request.redirectUri, chosenByUser: true }, request.state, new AccessDenied('the client no longer exists'), request.clientId);
+  if (!client)
+    return errorRedirect(
+      deps.config.issuer,
+      { redirectUri: request.redirectUri, chosenByUser: true },
+      request.state,
+      new AccessDenied('the client no longer exists'),
+      request.clientId,
+    );
   return issueCode(deps, client, interaction, session, user, now);
 }
 
