@@ -108,9 +108,8 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       const names = { name: values.name, givenName: values['given-name'], familyName: values['family-name'] };
       const roles = [...(values.role ?? []), ...(values.admin ? [ADMIN_ROLE] : [])];
       const user = await createUser(store, config, { username, email, emailVerified, ...names, passwordHash, roles });
-      io.out(
-        `created user ${user.username} (${user.id})${user.roles.length > 0 ? ` with roles ${user.roles.join(' ')}` : ''}`,
-      );
+      const given = user.roles.length > 0 ? ` with roles ${user.roles.join(' ')}` : '';
+      io.out(`created user ${user.username} (${user.id})${given}`);
       if (!passwordHash) io.out('The user has no password and cannot sign in until "users set-password" sets one.');
       return 0;
     }
@@ -118,8 +117,10 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       const options = { json: { type: 'boolean' }, ...PAGE_OPTIONS } as const;
       const { values } = parse(rest, options);
       const { users, nextCursor, paged } = await userPage(store, values);
-      const line = (u: User) =>
-        `${u.id}  ${u.username.padEnd(20)}  ${u.email}${u.roles.length > 0 ? `  [${u.roles.join(' ')}]` : ''}${u.disabled ? '  (disabled)' : ''}`;
+      const line = (u: User) => {
+        const roles = u.roles.length > 0 ? `  [${u.roles.join(' ')}]` : '';
+        return `${u.id}  ${u.username.padEnd(20)}  ${u.email}${roles}${u.disabled ? '  (disabled)' : ''}`;
+      };
       // A page says where the next begins; the whole list stays a plain array, as it always was.
       if (values.json && paged)
         io.out(JSON.stringify({ users: users.map(describe), next_cursor: nextCursor }, null, 2));
