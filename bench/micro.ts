@@ -101,6 +101,7 @@ function report(label: string, us: number): void {
       disabled: false,
       createdAt: now,
       updatedAt: now,
+      roles: [],
     });
     console.log('SQLite (synchronous=FULL), CPU per operation:');
     report(

@@ -82,6 +82,7 @@ async function fill(
         disabled: 0,
         created_at: now,
         updated_at: now,
+        roles: '',
       });
     }
     await db.insertInto('users').values(rows).execute();

@@ -117,6 +117,7 @@ export async function confirmSignup(
     disabled: false,
     createdAt: now,
     updatedAt: now,
+    roles: [],
   };
   const event = securityEvent('user.registered', now, { userId: user.id, requester: input.requester });
   const redemption = { hash: token.hash, purpose: 'signup' as const, now, nonce: newId() };

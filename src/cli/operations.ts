@@ -1,4 +1,5 @@
 // Operations shared by the CLI and the development demo seeding: plain functions over the store.
+import { checkRoles } from '../admin/roles.ts';
 import { emailProblem, usernameProblem } from '../admin/users.ts';
 import { CLI, type Requester, securityEvent } from '../events/index.ts';
 import type { Config } from '../config/index.ts';
@@ -38,6 +39,10 @@ export interface CreateClientInput {
   lifetimes?: TokenLifetimes;
   /** Its sign-ins need two factors (`--require-mfa`). */
   requireMfa?: boolean;
+  /** Marked as an admin client (`--admin`): it may hold the `admin` scope. */
+  admin?: boolean;
+  /** The roles it may see (`--roles`); absent: every role. */
+  allowedRoles?: string[];
 }
 
 /** An origin as a browser sends it: http(s)://host[:port], nothing after. */
@@ -154,6 +159,8 @@ export async function createClient(
     ...(method === 'client_secret_jwt' ? { secretEncrypted: sealed(input.sealSecret, clientSecret!) } : {}),
     ...(input.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
     ...(input.requestObjectSigningAlg ? { requestObjectSigningAlg: input.requestObjectSigningAlg } : {}),
+    ...(input.admin ? { admin: true } : {}),
+    ...(input.allowedRoles ? { allowedRoles: checkRoles(input.allowedRoles, '--roles') } : {}),
   };
   const data = {
     name: client.name,
@@ -161,6 +168,8 @@ export async function createClient(
     scopes: client.scopes,
     ...(input.requireMfa ? { require_mfa: true } : {}),
     ...(input.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
+    ...(client.admin ? { admin: true } : {}),
+    ...(client.allowedRoles ? { roles: client.allowedRoles } : {}),
   };
   await store.createClient(
     client,
@@ -205,6 +214,10 @@ export interface UpdateClientInput {
   requirePushedAuthorizationRequests?: boolean | undefined;
   /** `--request-object-signing-alg`: an alg, `none`, or null for any asymmetric one. */
   requestObjectSigningAlg?: string | null | undefined;
+  /** `--admin` or `--no-admin`. */
+  admin?: boolean | undefined;
+  /** `--roles a,b`, or null (`--all-roles`) for every role. */
+  allowedRoles?: string[] | null | undefined;
 }
 
 /** Changes what `tessera clients update` changes; the client_id, secret and owner stay. */
@@ -280,6 +293,10 @@ export async function updateClient(
       ? {}
       : { requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests }),
     ...(input.requestObjectSigningAlg === undefined ? {} : { requestObjectSigningAlg: input.requestObjectSigningAlg }),
+    ...(input.admin === undefined ? {} : { admin: input.admin }),
+    ...(input.allowedRoles === undefined
+      ? {}
+      : { allowedRoles: input.allowedRoles && checkRoles(input.allowedRoles, '--roles') }),
   };
   // The client's own lifetimes, where it has them (seconds); the others follow the server's.
   const { accessToken, refreshToken, idToken } = updated.lifetimes;
@@ -297,6 +314,8 @@ export async function updateClient(
     ...(input.requestObjectSigningAlg === undefined
       ? {}
       : { request_object_signing_alg: input.requestObjectSigningAlg ?? 'any' }),
+    ...(input.admin === undefined ? {} : { admin: input.admin }),
+    ...(input.allowedRoles === undefined ? {} : { roles: updated.allowedRoles ?? 'all' }),
   };
 
   await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));
@@ -340,6 +359,8 @@ export interface CreateUserInput {
   familyName?: string | undefined;
   emailVerified?: boolean;
   passwordHash?: string | null;
+  /** Roles given at once (`--role`, `--admin`: src/admin/roles.ts). */
+  roles?: string[];
 }
 
 export async function createUser(
@@ -367,7 +388,12 @@ export async function createUser(
     disabled: false,
     createdAt: now,
     updatedAt: now,
+    roles: checkRoles(input.roles ?? [], '--role'),
   };
-  await store.createUser(user, securityEvent('user.created', now, { userId: user.id, requester }));
+  const data = user.roles.length > 0 ? { roles: user.roles } : undefined;
+  await store.createUser(
+    user,
+    securityEvent('user.created', now, { userId: user.id, requester, ...(data ? { data } : {}) }),
+  );
   return user;
 }

@@ -109,6 +109,10 @@ export const OIDC_SCOPES: ReadonlyArray<readonly [string, string]> = [
   ['openid', 'Sign you in with your account'],
   ['profile', 'Your name and username'],
   ['email', 'Your email address'],
+  // The user's roles in the tokens (src/tokens/claims.ts).
+  ['roles', 'Your roles'],
+  // Never granted through consent alone (src/oauth/scopes.ts): for admin clients and admin users only.
+  ['admin', 'Administer this server'],
 ];
 
 /** What the mail transport would refuse, refused at start (its message never shows the URL's password). */
@@ -168,6 +172,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const scopes = new Map<string, string>(OIDC_SCOPES);
   for (const [name, description] of parseApiScopes(e.TESSERA_API_SCOPES)) scopes.set(name, description);
   const registrationScopes = [...new Set(e.TESSERA_REGISTRATION_SCOPES.split(' ').filter((s) => s !== ''))];
+  // The admin scope is never had by registering (src/oauth/scopes.ts): only by the operator's mark.
+  if (registrationScopes.includes('admin'))
+    throw new ConfigError('TESSERA_REGISTRATION_SCOPES: admin is never granted through registration');
   const unknownScopes = registrationScopes.filter((s) => !scopes.has(s));
   if (unknownScopes.length > 0 || registrationScopes.length === 0) {
     const known = [...scopes.keys()].join(' ');

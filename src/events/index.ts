@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   'user.enabled',
   'user.deleted',
   'user.updated',
+  'user.roles_changed',
   'user.password_changed',
   'user.password_reset_requested',
   'user.password_reset',

@@ -7,9 +7,7 @@
 import { InvalidScope, InvalidTarget } from '../errors/index.ts';
 import type { Resource, ResourceStore } from '../store/resources.ts';
 import type { Params } from './params.ts';
-
-/** Scopes about the user rather than an API: allowed beside a resource, never in its access token. */
-const USER_SCOPES = new Set(['openid', 'profile', 'email']);
+import { USER_SCOPES } from './scopes.ts';
 
 /** The `resource` parameter, at most once: an absolute URI without a fragment (RFC 8707 §2). */
 export function resourceParam(params: Params): string | undefined {
@@ -42,7 +40,7 @@ export async function knownResource(store: ResourceStore, uri: string): Promise<
  * user (openid, profile, email), and at least one is the resource's.
  */
 export function checkScopesForResource(scopes: readonly string[], resource: Resource): void {
-  const foreign = scopes.filter((s) => !USER_SCOPES.has(s) && !resource.scopes.includes(s));
+  const foreign = scopes.filter((s) => !USER_SCOPES.includes(s) && !resource.scopes.includes(s));
   if (foreign.length > 0) {
     throw new InvalidScope('scope names a scope the resource does not accept', `foreign: ${foreign.join(' ')}`);
   }

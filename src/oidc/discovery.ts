@@ -32,7 +32,8 @@ export function discoveryMetadata(
     pushed_authorization_request_endpoint: `${base}/oauth2/par`,
     require_pushed_authorization_requests: config.requirePushedAuthorizationRequests,
     ...(config.registration.mode !== 'off' ? { registration_endpoint: `${base}/oauth2/register` } : {}),
-    scopes_supported: [...config.scopes.keys()],
+    // RFC 8414 §2: admin is not offered to clients at large (src/oauth/scopes.ts), so not advertised.
+    scopes_supported: [...config.scopes.keys()].filter((s) => s !== 'admin'),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: SUPPORTED_GRANT_TYPES,

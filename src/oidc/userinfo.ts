@@ -1,5 +1,5 @@
 // OIDC Core §5.3: the claims of the user an access token was issued for.
-import { OAuthError } from '../errors/index.ts';
+import { InvalidToken, OAuthError } from '../errors/index.ts';
 import { activeAccessToken, type TokenStatusDeps } from '../oauth/token-status.ts';
 import { claimsForScopes } from '../tokens/claims.ts';
 
@@ -15,5 +15,9 @@ export async function userinfo(
   // the privileges userinfo needs.
   if (!scopes.includes('openid') || !user)
     throw new OAuthError('insufficient_scope', 'the access token lacks the openid scope', 403);
-  return { body: { sub: user.id, ...claimsForScopes(user, scopes) }, clientId: claims.client_id };
+  // The roles the client may see come with the client (cached); nothing is read without the roles scope.
+  const client = scopes.includes('roles') ? await deps.store.getClient(claims.client_id) : undefined;
+  if (scopes.includes('roles') && !client) throw new InvalidToken('the client no longer exists');
+  const body = { sub: user.id, ...claimsForScopes(user, scopes, client ?? {}) };
+  return { body, clientId: claims.client_id };
 }

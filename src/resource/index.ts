@@ -65,6 +65,11 @@ export interface AccessToken extends JWTPayload {
   client_id: string;
   scope: string;
   scopes: string[];
+  /**
+   * The user's roles, from a token issued with the `roles` scope (only those the client may see);
+   * empty without the scope, for a user without roles, and for a client's own token.
+   */
+  roles: string[];
 }
 
 export interface VerifierOptions {
@@ -134,7 +139,8 @@ export function createVerifier(options: VerifierOptions): Verifier {
     if (missing.length > 0) {
       throw fail('insufficient_scope', `the access token lacks the scope ${missing.join(' ')}`, requiredScope);
     }
-    return { ...(payload as AccessToken), scopes };
+    const roles = Array.isArray(payload.roles) ? payload.roles.filter((r) => typeof r === 'string') : [];
+    return { ...(payload as AccessToken), scopes, roles };
   };
 }
 

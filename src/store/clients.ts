@@ -2,7 +2,7 @@
 // ways, and their Kysely code. Clients are read on every authorization and token request, so they
 // are cached for a few seconds (./client-cache.ts); the client ids that are https URLs (Client ID
 // Metadata Documents) are resolved by src/oauth/registration/documents.ts and never stored.
-import type { ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
 import { ClientCache } from './client-cache.ts';
@@ -62,6 +62,10 @@ export interface Client {
   requirePushedAuthorizationRequests?: boolean | null;
   /** The alg its request objects must be signed with (`none` only if so registered); absent: any asymmetric. */
   requestObjectSigningAlg?: string | null;
+  /** Marked by the operator (`--admin`): it alone may hold the `admin` scope (src/admin/roles.ts); absent: false. */
+  admin?: boolean;
+  /** The roles it may see in tokens (`--roles`), or null (absent) for every role. */
+  allowedRoles?: string[] | null;
 }
 
 /** A client's token lifetimes in seconds, each shorter than the server's setting or null for it. */
@@ -115,7 +119,7 @@ export interface ClientStore {
   listClientsOwnedBy(userId: string): Promise<Client[]>;
 }
 
-function toClient(row: ClientRow): Client {
+function toClient(row: Selectable<ClientRow>): Client {
   return {
     clientId: row.client_id,
     secretHash: row.secret_hash,
@@ -153,6 +157,11 @@ function toClient(row: ClientRow): Client {
     ...(row.secret_enc ? { secretEncrypted: row.secret_enc } : {}),
     ...(row.require_par === 1 ? { requirePushedAuthorizationRequests: true } : {}),
     ...(row.request_object_signing_alg ? { requestObjectSigningAlg: row.request_object_signing_alg } : {}),
+    // Absent before migration 018.
+    ...(row.admin === 1 ? { admin: true } : {}),
+    ...(row.allowed_roles === null || row.allowed_roles === undefined
+      ? {}
+      : { allowedRoles: splitScope(row.allowed_roles) }),
   };
 }
 
@@ -160,7 +169,7 @@ function toClient(row: ClientRow): Client {
  * Migration 017's columns, written only for a client that says any of them (null: none), so that a
  * database before it takes the others.
  */
-function keyColumns(client: Client): Partial<ClientRow> {
+function keyColumns(client: Client): Partial<Insertable<ClientRow>> {
   const said = [
     client.jwks,
     client.jwksUri,
@@ -178,7 +187,7 @@ function keyColumns(client: Client): Partial<ClientRow> {
   };
 }
 
-function fromClient(client: Client): Omit<ClientRow, 'require_mfa'> & Partial<Pick<ClientRow, 'require_mfa'>> {
+function fromClient(client: Client): Insertable<ClientRow> {
   return {
     client_id: client.clientId,
     secret_hash: client.secretHash,
@@ -204,6 +213,9 @@ function fromClient(client: Client): Omit<ClientRow, 'require_mfa'> & Partial<Pi
     // Written only when said, so that a database before migration 006 takes the other columns.
     ...(client.requireMfa === undefined ? {} : { require_mfa: client.requireMfa ? 1 : 0 }),
     ...keyColumns(client),
+    // Likewise before migration 018.
+    ...(client.admin === undefined ? {} : { admin: client.admin ? 1 : 0 }),
+    ...(client.allowedRoles === undefined ? {} : { allowed_roles: client.allowedRoles?.join(' ') ?? null }),
   };
 }
 
@@ -294,7 +306,7 @@ export class Clients extends Aggregate implements ClientStore {
     this.#cache.forget(client.clientId);
     // Its id, owner, origin and creation time stay.
     const kept = ['client_id', 'owner_id', 'created_at', 'registered_via'];
-    const set: Partial<ClientRow> = Object.fromEntries(
+    const set: Updateable<ClientRow> = Object.fromEntries(
       Object.entries(fromClient(client)).filter(([column]) => !kept.includes(column)),
     );
     const updated = this.db.updateTable('clients').set(set).where('client_id', '=', client.clientId);

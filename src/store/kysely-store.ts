@@ -209,6 +209,9 @@ export abstract class KyselyStore implements Store {
   searchUsers(query: { search?: string; after?: string; limit?: number }) {
     return this.users.searchUsers(query);
   }
+  setUserRoles(id: string, roles: readonly string[], now: number, events: SecurityEvent[]) {
+    return this.users.setUserRoles(id, roles, now, events);
+  }
 
   // sessions and consent (./sessions.ts)
   createSession(session: Session, event?: SecurityEvent) {

@@ -52,6 +52,10 @@ export interface ClientRow {
   require_par?: number | null;
   /** The alg its request objects are signed with (`none` allowed only so); null: any asymmetric one. */
   request_object_signing_alg?: string | null;
+  /** 1: marked by the operator as an admin client, which alone may hold the `admin` scope (migration 018). */
+  admin: Generated<number>;
+  /** Space-separated roles the client may see in tokens (migration 018); null: every role. */
+  allowed_roles: string | null;
 }
 
 /** A `jti` used once (a client assertion's), hashed with what it is for; kept until it expires. */
@@ -82,6 +86,8 @@ export interface UserRow {
   disabled: number;
   created_at: number;
   updated_at: number;
+  /** Space-separated role names (migration 018); '' for none. */
+  roles: string;
 }
 
 export interface SessionRow {

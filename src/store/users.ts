@@ -7,7 +7,7 @@ import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate, type Connection } from './aggregate.ts';
 import { insertEvents } from './outbox.ts';
-import { columns } from './columns.ts';
+import { columns, splitScope } from './columns.ts';
 import type { Database, UserRow } from './tables.ts';
 
 export interface User {
@@ -22,6 +22,8 @@ export interface User {
   disabled: boolean;
   createdAt: number;
   updatedAt: number;
+  /** The roles the operator gave (src/admin/roles.ts), in the order given; none: []. */
+  roles: string[];
 }
 
 export interface UserStore {
@@ -55,10 +57,12 @@ export interface UserStore {
    * whose username, email or name contain `search` (any letter case), at most `limit` (all when none).
    */
   searchUsers(query: { search?: string; after?: string; limit?: number }): Promise<User[]>;
+  /** Writes the user's roles (`tessera users update --role`), with their events; false when none. */
+  setUserRoles(id: string, roles: readonly string[], now: number, events: SecurityEvent[]): Promise<boolean>;
 }
 
 export const USER_COLUMNS = columns<UserRow>()(
-  'id username email email_verified name given_name family_name password_hash disabled created_at updated_at',
+  'id username email email_verified name given_name family_name password_hash disabled created_at updated_at roles',
 );
 
 export function toUser(row: UserRow): User {
@@ -74,6 +78,7 @@ export function toUser(row: UserRow): User {
     disabled: row.disabled === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    roles: splitScope(row.roles),
   };
 }
 
@@ -99,6 +104,7 @@ export function fromUser(user: User): UserRow {
     disabled: user.disabled ? 1 : 0,
     created_at: user.createdAt,
     updated_at: user.updatedAt,
+    roles: user.roles.join(' '),
   };
 }
 
@@ -223,6 +229,12 @@ export class Users extends Aggregate implements UserStore {
     const { username, email, email_verified, name, given_name, family_name, updated_at } = fromUser(user);
     const set = { username, email, email_verified, name, given_name, family_name, updated_at };
     const updated = this.db.updateTable('users').set(set).where('id', '=', user.id);
+    return (await this.write(updated, ...insertEvents(this.db, events))) === 1;
+  }
+
+  async setUserRoles(id: string, roles: readonly string[], now: number, events: SecurityEvent[]): Promise<boolean> {
+    const set = { roles: roles.join(' '), updated_at: now };
+    const updated = this.db.updateTable('users').set(set).where('id', '=', id);
     return (await this.write(updated, ...insertEvents(this.db, events))) === 1;
   }
 

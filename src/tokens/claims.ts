@@ -1,7 +1,22 @@
-// OIDC Core §5.4: the claims each scope releases, for the ID token and userinfo.
+// OIDC Core §5.4: the claims each scope releases, for the ID token and userinfo; and `roles`, the
+// user's roles the client may see, for the ID token, userinfo and the access token.
+import type { Client } from '../store/clients.ts';
 import type { User } from '../store/users.ts';
 
-export function claimsForScopes(user: User, scopes: readonly string[]): Record<string, unknown> {
+/**
+ * The user's roles a client may see: those among its allowed roles (`clients update --roles`), all
+ * of them when it has none set.
+ */
+export function visibleRoles(user: Pick<User, 'roles'>, client: Pick<Client, 'allowedRoles'>): string[] {
+  const allowed = client.allowedRoles;
+  return allowed ? user.roles.filter((role) => allowed.includes(role)) : [...user.roles];
+}
+
+export function claimsForScopes(
+  user: User,
+  scopes: readonly string[],
+  client: Pick<Client, 'allowedRoles'>,
+): Record<string, unknown> {
   const claims: Record<string, unknown> = {};
   if (scopes.includes('profile')) {
     if (user.name !== null) claims.name = user.name;
@@ -14,6 +29,11 @@ export function claimsForScopes(user: User, scopes: readonly string[]): Record<s
   if (scopes.includes('email') && user.email !== '') {
     claims.email = user.email;
     claims.email_verified = user.emailVerified;
+  }
+  // An array, left out when there is no role to tell (never an empty string, which some apps map to a role).
+  if (scopes.includes('roles')) {
+    const roles = visibleRoles(user, client);
+    if (roles.length > 0) claims.roles = roles;
   }
   return claims;
 }
@@ -37,4 +57,5 @@ export const SUPPORTED_CLAIMS = [
   'updated_at',
   'email',
   'email_verified',
+  'roles',
 ];

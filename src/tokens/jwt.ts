@@ -16,6 +16,8 @@ export interface AccessTokenInput {
   grantId?: string;
   /** When the user signed in; absent without a user. */
   authTime?: number;
+  /** The user's roles the client may see (the `roles` scope); left out when absent or empty. */
+  roles?: readonly string[];
   now: number;
   ttl: number;
   alg: SigningAlg;
@@ -102,6 +104,7 @@ export async function signAccessToken(keys: KeyStore, input: AccessTokenInput): 
     auth_time: input.authTime,
     // Lets userinfo, revocation and introspection find the token's family without storing each token.
     grant_id: input.grantId,
+    ...(input.roles && input.roles.length > 0 ? { roles: input.roles } : {}),
     iat: input.now,
     exp: input.now + input.ttl,
     jti: newId(),
@@ -159,6 +162,8 @@ export interface AccessTokenClaims {
   scope: string;
   /** Absent from a client's own token (client_credentials): no grant, no user, `sub` is the client. */
   grant_id?: string;
+  /** The user's roles, with the `roles` scope (./claims.ts). */
+  roles?: string[];
   jti: string;
   iat: number;
   exp: number;

@@ -140,6 +140,7 @@ async function createUser(
       disabled: false,
       createdAt: now,
       updatedAt: now,
+      roles: [],
     };
     const link = {
       providerId: provider.id,

@@ -220,7 +220,7 @@ describe('tessera CLI', () => {
     ],
     [
       'unknown scope',
-      ['clients', 'create', '--name', 'x', '--redirect-uri', 'https://a.example/cb', '--scope', 'openid admin'],
+      ['clients', 'create', '--name', 'x', '--redirect-uri', 'https://a.example/cb', '--scope', 'openid superuser'],
       /unknown scope/,
     ],
     [

@@ -21,6 +21,7 @@ export function userRecord(over: Partial<User> = {}): User {
     disabled: false,
     createdAt: CREATED_AT,
     updatedAt: CREATED_AT,
+    roles: [],
     ...over,
   };
 }

@@ -180,7 +180,7 @@ describe('configuration', () => {
     assert.equal(config.codeTtl, 60);
     assert.equal(config.signingAlg, 'RS256');
     assert.equal(config.demo, true);
-    assert.deepEqual([...config.scopes.keys()], ['openid', 'profile', 'email', 'apps', 'webhooks']);
+    assert.deepEqual([...config.scopes.keys()], ['openid', 'profile', 'email', 'roles', 'admin', 'apps', 'webhooks']);
     assert.ok(Object.isFrozen(config));
   });
   it('production requires https and a secret, and has no demo data', () => {

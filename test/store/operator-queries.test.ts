@@ -24,6 +24,7 @@ const user = (username: string, overrides: Partial<User> = {}): User => ({
   passwordHash: null,
   disabled: false,
   createdAt: NOW,
+  roles: [],
   updatedAt: NOW,
   ...overrides,
 });

@@ -345,6 +345,7 @@ describe('export and import', async () => {
         disabled: 0,
         created_at: 1,
         updated_at: 1,
+        roles: '',
       });
       const consent = (id: string, client: string) => ({
         user_id: id,

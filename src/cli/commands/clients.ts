@@ -58,6 +58,9 @@ function describe(client: Client, config: Config, text = false): Record<string, 
     require_mfa: client.requireMfa === true,
     require_pushed_authorization_requests: client.requirePushedAuthorizationRequests === true,
     request_object_signing_alg: client.requestObjectSigningAlg ?? null,
+    admin: client.admin === true,
+    // The roles it may see in tokens; null: every role.
+    roles: client.allowedRoles ?? (text ? '(every role)' : null),
     ...describeLifetimes(client.lifetimes, config, text),
     created_at: formatTime(client.createdAt),
     // Registered before today's rules: it keeps working, and is flagged here.
@@ -69,6 +72,16 @@ function describe(client: Client, config: Config, text = false): Record<string, 
     registered_via: client.registeredVia,
     owner_id: client.ownerId,
   };
+}
+
+/** `--roles a,b`: the roles a client may see, at least one (`--all-roles` for every role). */
+function roleList(value: string): string[] {
+  const roles = value
+    .split(',')
+    .map((r) => r.trim())
+    .filter((r) => r !== '');
+  if (roles.length === 0) throw new UsageError('--roles: a comma-separated list of roles (or --all-roles)');
+  return roles;
 }
 
 function printClient(io: Io, described: Record<string, unknown>): void {
@@ -94,6 +107,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         alg: { type: 'string' },
         'grant-types': { type: 'string' },
         'allowed-origin': { type: 'string', multiple: true },
+        admin: { type: 'boolean' },
+        roles: { type: 'string' },
         ...LIFETIME_OPTIONS,
         json: { type: 'boolean' },
       });
@@ -118,6 +133,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         keys,
         requestObjectSigningAlg,
         ...(authMethod === 'client_secret_jwt' ? { sealSecret: await sealSecret() } : {}),
+        admin: values.admin ?? false,
+        ...(values.roles === undefined ? {} : { allowedRoles: roleList(values.roles) }),
       });
       for (const warning of warnings) io.err(`warning: ${warning}`);
       const secret = clientSecret ? { client_secret: clientSecret } : {};
@@ -134,7 +151,9 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         const flagged = c.redirectUris.some((uri) => redirectUriProblem(uri))
           ? '  (! a redirect URI breaks the rules)'
           : '';
-        return `${c.clientId}  ${c.tokenEndpointAuthMethod.padEnd(19)}  ${c.name}${via}${flagged}`;
+        const admin = c.admin ? '  (admin)' : '';
+        const roles = c.allowedRoles ? `  [roles: ${c.allowedRoles.join(' ')}]` : '';
+        return `${c.clientId}  ${c.tokenEndpointAuthMethod.padEnd(19)}  ${c.name}${admin}${roles}${via}${flagged}`;
       });
       return 0;
     }
@@ -173,6 +192,10 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
           'require-pushed-authorization-requests': { type: 'boolean' },
           'no-require-pushed-authorization-requests': { type: 'boolean' },
           ...KEY_OPTIONS,
+          admin: { type: 'boolean' },
+          'no-admin': { type: 'boolean' },
+          roles: { type: 'string' },
+          'all-roles': { type: 'boolean' },
           ...LIFETIME_OPTIONS,
           json: { type: 'boolean' },
         },
@@ -200,6 +223,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         keys,
         requestObjectSigningAlg,
         ...(authMethod === 'client_secret_jwt' ? { sealSecret: await sealSecret() } : {}),
+        admin: values['no-admin'] ? false : values.admin,
+        allowedRoles: values['all-roles'] ? null : values.roles === undefined ? undefined : roleList(values.roles),
       };
       const now = Math.floor(Date.now() / 1000);
       const { client, warnings, clientSecret } = await updateClient(store, id, input, now, CLI, config);

@@ -67,6 +67,7 @@ export async function inviteCommand(store: UserStores, config: Config, args: str
     disabled: false,
     createdAt: now,
     updatedAt: now,
+    roles: [],
   };
   await inviteUser(deps, { user, requester: CLI, now });
   io.out(`invited ${username} (${user.id}): a link to choose a password is on its way to ${email} (7 days)`);

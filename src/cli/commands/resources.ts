@@ -2,6 +2,7 @@
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
 import { resourceUriProblem } from '../../oauth/resources.ts';
+import { USER_SCOPES } from '../../oauth/scopes.ts';
 import { splitScope } from '../../store/columns.ts';
 import type { Resource, ResourceStore } from '../../store/resources.ts';
 import { UsageError } from '../operations.ts';
@@ -21,9 +22,9 @@ function describe(resource: Resource): Record<string, unknown> {
 function apiScopes(config: Config, value: string): string[] {
   const scopes = [...new Set(splitScope(value))];
   if (scopes.length === 0) throw new UsageError('--scope must name at least one scope');
-  const unknown = scopes.filter((s) => !config.scopes.has(s) || ['openid', 'profile', 'email'].includes(s));
+  const unknown = scopes.filter((s) => !config.scopes.has(s) || USER_SCOPES.includes(s));
   if (unknown.length > 0) {
-    const api = [...config.scopes.keys()].filter((s) => !['openid', 'profile', 'email'].includes(s));
+    const api = [...config.scopes.keys()].filter((s) => !USER_SCOPES.includes(s));
     throw new UsageError(`--scope: ${unknown.join(' ')} is not an API scope (API scopes: ${api.join(' ')})`);
   }
   return scopes;

@@ -1,6 +1,7 @@
 // `tessera users update USERNAME …`, the page of `users list [--search TEXT] [--limit N] [--cursor C]`
 // and `users sign-out USERNAME --session ID`: the arguments read, the work done by src/admin/users.ts,
 // the outcome said.
+import { ADMIN_ROLE, changeUserRoles } from '../../admin/roles.ts';
 import { listUsers, signOutSession, type UsersPage, updateUser } from '../../admin/users.ts';
 import { UsageError } from '../operations.ts';
 import { type Io, parse, requirePositional } from './common.ts';
@@ -16,10 +17,19 @@ export async function updateCommand(store: UserStores, args: string[], io: Io, n
       name: { type: 'string' },
       'given-name': { type: 'string' },
       'family-name': { type: 'string' },
+      role: { type: 'string', multiple: true },
+      'no-role': { type: 'string', multiple: true },
+      admin: { type: 'boolean' },
+      'no-admin': { type: 'boolean' },
       json: { type: 'boolean' },
     },
     1,
   );
+  const roles = {
+    add: [...(values.role ?? []), ...(values.admin ? [ADMIN_ROLE] : [])],
+    remove: [...(values['no-role'] ?? []), ...(values['no-admin'] ? [ADMIN_ROLE] : [])],
+  };
+  const rolesChange = roles.add.length > 0 || roles.remove.length > 0;
   const username = requirePositional(positionals, 'the username');
   const changes = {
     username: values.username,
@@ -29,17 +39,30 @@ export async function updateCommand(store: UserStores, args: string[], io: Io, n
     givenName: values['given-name'],
     familyName: values['family-name'],
   };
-  if (Object.values(changes).every((value) => value === undefined)) {
-    throw new UsageError('users update needs a change: --username, --email, --email-verified, --name, …');
+  const profileChange = Object.values(changes).some((value) => value !== undefined);
+  if (!profileChange && !rolesChange) {
+    throw new UsageError('users update needs a change: --username, --email, --email-verified, --name, --role, …');
   }
-  const { user, changed } = await updateUser(store, username, changes, { now });
+  const profile = profileChange
+    ? await updateUser(store, username, changes, { now })
+    : { user: undefined, changed: [] as string[] };
+  // The roles after the profile: a rename in the same command is already made.
+  const roleChange = rolesChange
+    ? await changeUserRoles(store, profile.user?.username ?? username, roles, { now })
+    : { user: undefined, added: [] as string[], removed: [] as string[] };
+  const user = roleChange.user ?? profile.user!;
+  const { added, removed } = roleChange;
+  const changed = [...profile.changed, ...(added.length > 0 || removed.length > 0 ? ['roles'] : [])];
   if (values.json) {
     const { id, email, emailVerified, name, givenName, familyName } = user;
     const described = { id, username: user.username, email, email_verified: emailVerified, name };
-    io.out(JSON.stringify({ ...described, given_name: givenName, family_name: familyName, changed }, null, 2));
+    const names = { given_name: givenName, family_name: familyName };
+    io.out(JSON.stringify({ ...described, ...names, roles: user.roles, changed }, null, 2));
   } else if (changed.length === 0) io.out(`${username}: nothing to change`);
   else {
-    io.out(`updated ${user.username}: ${changed.join(', ')}`);
+    if (profile.changed.length > 0) io.out(`updated ${user.username}: ${profile.changed.join(', ')}`);
+    if (added.length > 0) io.out(`${user.username}: roles given: ${added.join(' ')}`);
+    if (removed.length > 0) io.out(`${user.username}: roles taken away: ${removed.join(' ')}`);
     if (changed.includes('email') && !user.emailVerified) {
       io.out(`${user.email} is unverified until the user confirms it (or add --email-verified)`);
     }

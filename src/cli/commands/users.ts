@@ -6,6 +6,7 @@ import type { Passkey } from '../../store/passkeys.ts';
 import type { UpstreamLink } from '../../store/upstream.ts';
 import type { User, UserStore } from '../../store/users.ts';
 import { hashPassword } from '../../authn/password/hash.ts';
+import { ADMIN_ROLE } from '../../admin/roles.ts';
 import { createUser, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, printList, readPassword, requireOption } from './common.ts';
 import { requirePositional } from './common.ts';
@@ -25,6 +26,7 @@ function describe(user: User): Record<string, unknown> {
     email_verified: emailVerified,
     name,
     disabled,
+    roles: user.roles,
     has_password: passwordHash !== null,
     created_at: formatTime(createdAt),
   };
@@ -94,6 +96,8 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
         'family-name': { type: 'string' },
         'password-stdin': { type: 'boolean' },
         'email-verified': { type: 'boolean' },
+        role: { type: 'string', multiple: true },
+        admin: { type: 'boolean' },
       });
       const [username, email] = [requireOption(values.username, '--username'), requireOption(values.email, '--email')];
       // The operator's word that the address is the user's; else a link must confirm it (docs/mail.md).
@@ -102,8 +106,10 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
         ? await hashPassword(await newPassword(io, config, username))
         : null;
       const names = { name: values.name, givenName: values['given-name'], familyName: values['family-name'] };
-      const user = await createUser(store, config, { username, email, emailVerified, ...names, passwordHash });
-      io.out(`created user ${user.username} (${user.id})`);
+      const roles = [...(values.role ?? []), ...(values.admin ? [ADMIN_ROLE] : [])];
+      const user = await createUser(store, config, { username, email, emailVerified, ...names, passwordHash, roles });
+      const given = user.roles.length > 0 ? ` with roles ${user.roles.join(' ')}` : '';
+      io.out(`created user ${user.username} (${user.id})${given}`);
       if (!passwordHash) io.out('The user has no password and cannot sign in until "users set-password" sets one.');
       return 0;
     }
@@ -111,7 +117,10 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       const options = { json: { type: 'boolean' }, ...PAGE_OPTIONS } as const;
       const { values } = parse(rest, options);
       const { users, nextCursor, paged } = await userPage(store, values);
-      const line = (u: User) => `${u.id}  ${u.username.padEnd(20)}  ${u.email}${u.disabled ? '  (disabled)' : ''}`;
+      const line = (u: User) => {
+        const roles = u.roles.length > 0 ? `  [${u.roles.join(' ')}]` : '';
+        return `${u.id}  ${u.username.padEnd(20)}  ${u.email}${roles}${u.disabled ? '  (disabled)' : ''}`;
+      };
       // A page says where the next begins; the whole list stays a plain array, as it always was.
       if (values.json && paged)
         io.out(JSON.stringify({ users: users.map(describe), next_cursor: nextCursor }, null, 2));

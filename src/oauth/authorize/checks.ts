@@ -9,7 +9,7 @@ import { UnauthorizedClient, UnsupportedResponseType, UntrustedRedirectError } f
 import type { Client, ClientStore } from '../../store/clients.ts';
 import { type Params, required, single } from '../params.ts';
 import { isWellFormedPkceValue } from '../pkce.ts';
-import { checkAllowedScopes, parseScope } from '../scopes.ts';
+import { checkAdminClient, checkAllowedScopes, parseScope } from '../scopes.ts';
 
 const PROMPTS = ['none', 'login', 'consent', 'select_account'];
 
@@ -85,6 +85,7 @@ export function scope(params: Params, client: Client, known: ReadonlyMap<string,
   if (unknown.length > 0)
     throw new InvalidScope('scope names a scope this server does not know', `unknown: ${unknown.join(' ')}`);
   checkAllowedScopes(scopes, client.scopes);
+  checkAdminClient(scopes, client);
   return scopes;
 }
 

@@ -28,6 +28,7 @@ import { type Params, rejectDuplicates, single } from '../params.ts';
 import { redirectWith } from '../redirect.ts';
 import { redirectsErrors } from '../registration/trust.ts';
 import { checkScopesForResource, knownResource, resourceParam } from '../resources.ts';
+import { checkAdminUser } from '../scopes.ts';
 import * as check from './checks.ts';
 import { namesPushedRequest, pushedRequest } from './request-uri.ts';
 import type { RequestObjects } from './request-object.ts';
@@ -208,12 +209,17 @@ export async function continueAuthorization(
     if (progress.kind === 'next-step') return { kind: 'step', method: progress.method, pending: progress.pending };
     return fail(new UnmetAuthenticationRequirements('the sign-in cannot meet the authentication the client asked for'));
   }
+  try {
+    checkAdminUser(request.scopes, user);
+  } catch (err) {
+    return fail(err as OAuthError);
+  }
   const missing = client.firstParty ? [] : await scopesNeedingConsent(deps.store, session, request);
   if (missing.length > 0) {
     if (request.prompts.includes('none')) return fail(new ConsentRequired('the user must consent'));
     return { kind: 'consent', interaction: seal() };
   }
-  return issueCode(deps, interaction, session, user, now);
+  return issueCode(deps, client, interaction, session, user, now);
 }
 
 /** Scopes still to be approved: the new ones, or all of them on prompt=consent. */
@@ -253,18 +259,29 @@ export async function completeConsent(
     data: { scopes: request.scopes },
   });
   await deps.store.saveConsent(session.userId, request.clientId, scopes, now, consented);
-  return issueCode(deps, interaction, session, user, now);
+  // The roles it may see: a client changed since the consent page showed is read as it is now.
+  const client = await deps.store.getClient(request.clientId);
+  if (!client)
+    return errorRedirect(
+      deps.config.issuer,
+      { redirectUri: request.redirectUri, chosenByUser: true },
+      request.state,
+      new AccessDenied('the client no longer exists'),
+      request.clientId,
+    );
+  return issueCode(deps, client, interaction, session, user, now);
 }
 
 function issueCode(
   deps: AuthorizeDeps,
+  client: Pick<Client, 'allowedRoles'>,
   { request, need }: Interaction,
   session: Session,
   user: User,
   now: number,
 ): AuthorizeOutcome {
   const { clientId, redirectUri, scopes, codeChallenge, codeChallengeMethod, nonce } = request;
-  const claims = claimsForScopes(user, scopes);
+  const claims = claimsForScopes(user, scopes, client);
   const fields = { clientId, userId: session.userId, redirectUri, scope: scopes.join(' '), codeChallenge };
   const resource = request.resource ?? null;
   // The sign-in's methods and level travel in the code to the ID token (RFC 8176, OIDC Core §2).

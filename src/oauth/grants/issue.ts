@@ -38,6 +38,8 @@ export async function signTokens(ctx: GrantContext, input: IssueInput): Promise<
     scope,
     grantId: input.grantId,
     authTime: input.authTime,
+    // With the roles scope, the user's roles the client may see (claimsForScopes), for the APIs too.
+    ...(Array.isArray(input.claims.roles) ? { roles: input.claims.roles as string[] } : {}),
     now,
     ttl,
     alg,

@@ -10,7 +10,8 @@ import type { Client } from '../../store/clients.ts';
 import type { TokenFamily } from '../../store/grants.ts';
 import type { RefreshTokenId } from '../../tokens/refresh.ts';
 import { type Params, required, single } from '../params.ts';
-import { parseScope } from '../scopes.ts';
+import { ADMIN_SCOPE, parseScope } from '../scopes.ts';
+import { ADMIN_ROLE } from '../../admin/roles.ts';
 import { knownResource, resourceParam, tokenTarget } from '../resources.ts';
 import { signTokens } from './issue.ts';
 import {
@@ -129,12 +130,15 @@ async function refreshed(
 ) {
   const { grant, user } = family;
   const granted = scopes ?? grant.scope.split(' ').filter((s) => s !== '');
+  // The admin scope lasts while the client is marked and the user holds the role, not a moment longer.
+  if (granted.includes(ADMIN_SCOPE) && (client.admin !== true || !user!.roles.includes(ADMIN_ROLE)))
+    throw new InvalidGrant('the admin scope is no longer granted to this client or user');
   const audience = ctx.config.accessTokenAudience;
   const target = await tokenTarget(ctx.store, audience, { resource: grant.resource, scopes: granted }, resource);
   return signTokens(ctx, {
     client,
     subject: user!.id,
-    claims: claimsForScopes(user!, granted),
+    claims: claimsForScopes(user!, granted, client),
     scopes: granted,
     target,
     grantId: grant.id,

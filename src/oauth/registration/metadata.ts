@@ -6,7 +6,7 @@ import { InvalidClientMetadata, InvalidRedirectUri } from '../../errors/index.ts
 import type { ClientDescription, ClientJwks, TokenEndpointAuthMethod } from '../../store/clients.ts';
 import { jwksProblem } from '../client-auth/keys.ts';
 import { REQUEST_OBJECT_ALGS } from '../authorize/request-object.ts';
-import { SCOPE_TOKEN } from '../scopes.ts';
+import { ADMIN_SCOPE, SCOPE_TOKEN } from '../scopes.ts';
 import { normalizeRedirectUri, redirectUriProblem, webUriProblem } from './redirect-rules.ts';
 
 export interface ClientMetadata {
@@ -137,6 +137,9 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
   const scope = optionalString(json, 'scope', 1000);
   const scopes = scope === undefined ? [...policy.scopes] : [...new Set(scope.split(' ').filter((s) => s !== ''))];
   if (scopes.some((s) => !SCOPE_TOKEN.test(s))) throw new InvalidClientMetadata('scope is not a list of scope tokens');
+  // Only the operator's mark gives the admin scope (../scopes.ts), whatever TESSERA_REGISTRATION_SCOPES says.
+  if (scopes.includes(ADMIN_SCOPE))
+    throw new InvalidClientMetadata('the admin scope is never granted through registration');
   if (scopes.length === 0 || scopes.some((s) => !policy.scopes.includes(s))) {
     throw new InvalidClientMetadata(`scope must be drawn from ${policy.scopes.join(' ')}`);
   }

@@ -22,6 +22,7 @@ import * as securityMail from './014_security_mail.ts';
 import * as restoreWatch from './015_restore_watch.ts';
 import * as eventRequestId from './016_event_request_id.ts';
 import * as clientKeys from './017_client_keys.ts';
+import * as roles from './018_roles.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_initial': initial,
@@ -38,6 +39,7 @@ export const migrations: Record<string, Migration> = {
   '015_restore_watch': restoreWatch,
   '016_event_request_id': eventRequestId,
   '017_client_keys': clientKeys,
+  '018_roles': roles,
 };
 
 interface AppliedMigration {

@@ -1,0 +1,107 @@
+// Roles in the store (migration 018), on SQLite and PostgreSQL alike: a user's roles are written with
+// their event and read back wherever the user is read, alone and joined with the session (the hot
+// paths read no more than that); a client's admin mark and the roles it may see are read with it,
+// and updating a client keeps or clears them.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { securityEvent } from '../../src/events/index.ts';
+import { openStore } from '../../src/store/index.ts';
+import type { Client } from '../../src/store/clients.ts';
+import { SERVER_LIFETIMES } from '../../src/store/clients.ts';
+import type { Store } from '../../src/store/store.ts';
+import { newId } from '../../src/tokens/opaque.ts';
+import { withPostgresDatabase, withSqliteDatabase, type TestDatabase } from './databases.ts';
+import { userRecord } from '../helpers/users.ts';
+
+const NOW = 1_800_000_000;
+
+function clientRecord(over: Partial<Client> = {}): Client {
+  return {
+    clientId: newId(),
+    secretHash: null,
+    name: 'roles',
+    redirectUris: ['https://app.example.com/cb'],
+    postLogoutRedirectUris: [],
+    scopes: ['openid', 'roles'],
+    grantTypes: ['authorization_code'],
+    allowedOrigins: [],
+    tokenEndpointAuthMethod: 'none',
+    firstParty: false,
+    idTokenSignedResponseAlg: null,
+    createdAt: NOW,
+    registeredVia: 'operator',
+    ownerId: null,
+    registrationTokenHash: null,
+    metadata: {},
+    previousSecret: null,
+    lifetimes: SERVER_LIFETIMES,
+    ...over,
+  };
+}
+
+for (const [name, open] of [
+  ['SQLite', withSqliteDatabase],
+  ['PostgreSQL', withPostgresDatabase],
+] as const) {
+  describe(`roles on ${name}`, () => {
+    let database: TestDatabase | undefined;
+    let store: Store;
+
+    before(async () => {
+      database = await open();
+      if (!database) return;
+      store = await openStore(database.url);
+      await store.migrate();
+    });
+    after(async () => {
+      await store?.close();
+      await database?.drop();
+    });
+
+    it("a user's roles: none by default, written with their event, read alone and with the session", async (t) => {
+      if (!database) return t.skip('no PostgreSQL');
+      const user = userRecord();
+      await store.createUser(user);
+      assert.deepEqual((await store.getUserById(user.id))!.roles, []);
+      const event = securityEvent('user.roles_changed', NOW, { userId: user.id, data: { added: ['editor', 'admin'] } });
+      assert.equal(await store.setUserRoles(user.id, ['editor', 'admin'], NOW + 1, [event]), true);
+      assert.equal(await store.setUserRoles(newId(), ['editor'], NOW + 1, []), false);
+      const read = (await store.getUserById(user.id))!;
+      assert.deepEqual(read.roles, ['editor', 'admin']);
+      assert.equal(read.updatedAt, NOW + 1);
+      assert.deepEqual((await store.getUserByUsername(user.username))!.roles, ['editor', 'admin']);
+      const session = {
+        id: newId(),
+        userId: user.id,
+        authTime: NOW,
+        factors: [],
+        createdAt: NOW,
+        expiresAt: NOW + 3600,
+      };
+      await store.createSession(session);
+      assert.deepEqual((await store.getSessionAndUser(session.id, NOW))!.user!.roles, ['editor', 'admin']);
+      const [recorded] = await store.listEvents({ type: 'user.roles_changed', userId: user.id });
+      assert.deepEqual(recorded?.data, { added: ['editor', 'admin'] });
+    });
+
+    it("a client's admin mark and allowed roles: absent by default, kept, changed and cleared", async (t) => {
+      if (!database) return t.skip('no PostgreSQL');
+      const plain = clientRecord();
+      await store.createClient(plain);
+      const readPlain = (await store.getClient(plain.clientId))!;
+      assert.equal(readPlain.admin, undefined);
+      assert.equal(readPlain.allowedRoles, undefined);
+      const marked = clientRecord({ admin: true, allowedRoles: ['editor', 'ops'] });
+      await store.createClient(marked);
+      const read = (await store.getClient(marked.clientId))!;
+      assert.equal(read.admin, true);
+      assert.deepEqual(read.allowedRoles, ['editor', 'ops']);
+      await store.updateClient({ ...read, name: 'renamed' });
+      assert.deepEqual((await store.getClient(marked.clientId))!.allowedRoles, ['editor', 'ops']);
+      await store.updateClient({ ...read, admin: false, allowedRoles: null });
+      const cleared = (await store.getClient(marked.clientId))!;
+      assert.equal(cleared.admin, undefined);
+      assert.equal(cleared.allowedRoles, undefined);
+    });
+  });
+}
