@@ -1,5 +1,6 @@
 // Operations shared by the CLI and the development demo seeding: plain functions over the store.
-import { emailProblem, usernameProblem } from '../admin/users.ts';
+import { emailProblem, heldClaimsAfter, usernameProblem } from '../admin/users.ts';
+import type { HeldClaimChanges } from '../tokens/held-claims.ts';
 import { CLI, type Requester, securityEvent } from '../events/index.ts';
 import type { Config } from '../config/index.ts';
 import { type Client, type ClientStore, SERVER_LIFETIMES, type TokenEndpointAuthMethod } from '../store/clients.ts';
@@ -254,6 +255,8 @@ export interface CreateUserInput {
   familyName?: string | undefined;
   emailVerified?: boolean;
   passwordHash?: string | null;
+  /** The standard claims held beyond the names (src/tokens/held-claims.ts). */
+  claims?: HeldClaimChanges;
 }
 
 export async function createUser(
@@ -269,6 +272,7 @@ export async function createUser(
   if (emailIsNot) throw new UsageError(`--email: ${emailIsNot}`);
   if (await store.getUserByUsername(input.username))
     throw new UsageError(`a user named ${input.username} exists already`);
+  const { claims } = heldClaimsAfter(null, input.claims);
   const user: User = {
     id: newId(),
     username: input.username,
@@ -281,6 +285,7 @@ export async function createUser(
     disabled: false,
     createdAt: now,
     updatedAt: now,
+    claims,
   };
   await store.createUser(user, securityEvent('user.created', now, { userId: user.id, requester }));
   return user;

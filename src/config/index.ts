@@ -107,6 +107,8 @@ export const OIDC_SCOPES: ReadonlyArray<readonly [string, string]> = [
   ['openid', 'Sign you in with your account'],
   ['profile', 'Your name and username'],
   ['email', 'Your email address'],
+  ['address', 'Your postal address'],
+  ['phone', 'Your phone number'],
 ];
 
 /** What the mail transport would refuse, refused at start (its message never shows the URL's password). */

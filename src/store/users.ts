@@ -22,6 +22,11 @@ export interface User {
   disabled: boolean;
   createdAt: number;
   updatedAt: number;
+  /**
+   * The standard claims held beyond the fields above, users.claims as it is read (a JSON object,
+   * src/tokens/held-claims.ts, parsed only when a request asks for one of them); null or absent: none.
+   */
+  claims?: string | null;
 }
 
 export interface UserStore {
@@ -48,7 +53,7 @@ export interface UserStore {
     event: SecurityEvent,
   ): Promise<void>;
   countUsers(): Promise<number>;
-  /** Writes the user's username, email, its verification and names (`tessera users update`); false when none. */
+  /** Writes the user's username, email, its verification, names and held claims (`tessera users update`); false when none. */
   updateUserProfile(user: User, events: SecurityEvent[]): Promise<boolean>;
   /**
    * Users in username order after `after` (a cursor: the last username of the page before), those
@@ -58,7 +63,7 @@ export interface UserStore {
 }
 
 export const USER_COLUMNS = columns<UserRow>()(
-  'id username email email_verified name given_name family_name password_hash disabled created_at updated_at',
+  'id username email email_verified name given_name family_name password_hash disabled created_at updated_at claims',
 );
 
 export function toUser(row: UserRow): User {
@@ -74,6 +79,7 @@ export function toUser(row: UserRow): User {
     disabled: row.disabled === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    claims: row.claims ?? null,
   };
 }
 
@@ -99,6 +105,7 @@ export function fromUser(user: User): UserRow {
     disabled: user.disabled ? 1 : 0,
     created_at: user.createdAt,
     updated_at: user.updatedAt,
+    claims: user.claims ?? null,
   };
 }
 
@@ -220,8 +227,8 @@ export class Users extends Aggregate implements UserStore {
   }
 
   async updateUserProfile(user: User, events: SecurityEvent[]): Promise<boolean> {
-    const { username, email, email_verified, name, given_name, family_name, updated_at } = fromUser(user);
-    const set = { username, email, email_verified, name, given_name, family_name, updated_at };
+    const { username, email, email_verified, name, given_name, family_name, updated_at, claims } = fromUser(user);
+    const set = { username, email, email_verified, name, given_name, family_name, updated_at, claims };
     const updated = this.db.updateTable('users').set(set).where('id', '=', user.id);
     return (await this.write(updated, ...insertEvents(this.db, events))) === 1;
   }

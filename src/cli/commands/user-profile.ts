@@ -2,7 +2,9 @@
 // and `users sign-out USERNAME --session ID`: the arguments read, the work done by src/admin/users.ts,
 // the outcome said.
 import { listUsers, signOutSession, type UsersPage, updateUser } from '../../admin/users.ts';
+import { parseHeldClaims } from '../../tokens/held-claims.ts';
 import { UsageError } from '../operations.ts';
+import { CLAIM_OPTIONS, claimChanges } from './user-claims.ts';
 import { type Io, parse, requirePositional } from './common.ts';
 import type { UserStores } from './user-sessions.ts';
 
@@ -16,6 +18,7 @@ export async function updateCommand(store: UserStores, args: string[], io: Io, n
       name: { type: 'string' },
       'given-name': { type: 'string' },
       'family-name': { type: 'string' },
+      ...CLAIM_OPTIONS,
       json: { type: 'boolean' },
     },
     1,
@@ -29,14 +32,16 @@ export async function updateCommand(store: UserStores, args: string[], io: Io, n
     givenName: values['given-name'],
     familyName: values['family-name'],
   };
-  if (Object.values(changes).every((value) => value === undefined)) {
+  const claims = claimChanges(values);
+  if (Object.values(changes).every((value) => value === undefined) && Object.keys(claims).length === 0) {
     throw new UsageError('users update needs a change: --username, --email, --email-verified, --name, …');
   }
-  const { user, changed } = await updateUser(store, username, changes, { now });
+  const { user, changed } = await updateUser(store, username, { ...changes, claims }, { now });
   if (values.json) {
     const { id, email, emailVerified, name, givenName, familyName } = user;
     const described = { id, username: user.username, email, email_verified: emailVerified, name };
-    io.out(JSON.stringify({ ...described, given_name: givenName, family_name: familyName, changed }, null, 2));
+    const names = { given_name: givenName, family_name: familyName };
+    io.out(JSON.stringify({ ...described, ...names, claims: parseHeldClaims(user.claims), changed }, null, 2));
   } else if (changed.length === 0) io.out(`${username}: nothing to change`);
   else {
     io.out(`updated ${user.username}: ${changed.join(', ')}`);

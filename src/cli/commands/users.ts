@@ -12,6 +12,7 @@ import { requirePositional } from './common.ts';
 import { inviteCommand } from './invite.ts';
 import { PAGE_OPTIONS, signOutOneSession, updateCommand, userPage } from './user-profile.ts';
 import { mfaCommand } from './user-mfa.ts';
+import { CLAIM_OPTIONS, claimChanges } from './user-claims.ts';
 import { describeSessions, signOutEverywhere, upstreamLinksOf, type UserStores, userStatus } from './user-sessions.ts';
 import type { ClientStore } from '../../store/clients.ts';
 import type { WebhookStore } from '../../store/webhooks.ts';
@@ -94,6 +95,7 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
         'family-name': { type: 'string' },
         'password-stdin': { type: 'boolean' },
         'email-verified': { type: 'boolean' },
+        ...CLAIM_OPTIONS,
       });
       const [username, email] = [requireOption(values.username, '--username'), requireOption(values.email, '--email')];
       // The operator's word that the address is the user's; else a link must confirm it (docs/mail.md).
@@ -102,7 +104,8 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
         ? await hashPassword(await newPassword(io, config, username))
         : null;
       const names = { name: values.name, givenName: values['given-name'], familyName: values['family-name'] };
-      const user = await createUser(store, config, { username, email, emailVerified, ...names, passwordHash });
+      const claims = claimChanges(values);
+      const user = await createUser(store, config, { username, email, emailVerified, ...names, passwordHash, claims });
       io.out(`created user ${user.username} (${user.id})`);
       if (!passwordHash) io.out('The user has no password and cannot sign in until "users set-password" sets one.');
       return 0;
