@@ -31,7 +31,15 @@ describe('discovery, JWKS, health and metrics', () => {
       ]);
       assert.deepEqual(metadata.id_token_signing_alg_values_supported, ['RS256', 'ES256']);
       assert.equal(metadata.authorization_response_iss_parameter_supported, true);
-      assert.deepEqual(metadata.scopes_supported, ['openid', 'profile', 'email', 'apps', 'webhooks']);
+      assert.deepEqual(metadata.scopes_supported, [
+        'openid',
+        'profile',
+        'email',
+        'address',
+        'phone',
+        'apps',
+        'webhooks',
+      ]);
       assert.equal(metadata.request_parameter_supported, false);
       assert.equal(metadata.request_uri_parameter_supported, false);
     });

@@ -100,11 +100,13 @@ for (const [name, database] of [
         side,
       );
       assert.deepEqual(await store.migrate('002_authentication_factors'), ['002_authentication_factors']);
+      // Read by this release, whose reads name the columns of later migrations too.
+      await store.migrate();
       const found = (await store.getSessionAndUser('old-session', now))!;
       assert.deepEqual(found.session.factors, [{ method: 'password', amr: ['pwd'], at: now - 5 }]);
       const grant = (await store.getGrant('old-grant'))!;
       assert.deepEqual([grant.amr, grant.acr], [null, null]);
-      assert.deepEqual(await store.migrate(NO_MIGRATIONS), ['002_authentication_factors', '001_initial']);
+      assert.deepEqual(await store.migrate(NO_MIGRATIONS), Object.keys(migrations).reverse());
     });
 
     it("clients written before 004 follow the server's token lifetimes", { skip }, async () => {
@@ -195,7 +197,8 @@ for (const [name, database] of [
       };
       assert.equal(await store.redeemAuthorizationCode({ grant }), true);
       assert.equal(await store.redeemAuthorizationCode({ grant: { ...grant, scope: 'email' } }), false);
-      assert.deepEqual({ ...(await store.getGrant('g')) }, grant);
+      // A grant without a claims parameter reads with claimsRequest null (migration 019).
+      assert.deepEqual({ ...(await store.getGrant('g')) }, { ...grant, claimsRequest: null });
     });
   });
 }
