@@ -160,7 +160,8 @@ function toGrant(row: GrantRow): Grant {
     resource: row.resource,
     amr: row.amr,
     acr: row.acr,
-    claimsRequest: row.claims_request ?? null,
+    // Only when the authorization request had a claims parameter.
+    ...(row.claims_request != null ? { claimsRequest: row.claims_request } : {}),
   };
 }
 
@@ -183,7 +184,7 @@ export function toTokenFamily(row: FamilyRow | undefined): TokenFamily | undefin
     resource: row.g_resource,
     amr: row.g_amr,
     acr: row.g_acr,
-    claimsRequest: row.g_claims_request ?? null,
+    ...(row.g_claims_request != null ? { claimsRequest: row.g_claims_request } : {}),
   };
   return { grant, user: joinedUser(row) };
 }
@@ -197,8 +198,8 @@ type AccessTokenRow = Partial<UserRow> & {
 
 function toAccessTokenState(row: AccessTokenRow | undefined): AccessTokenState {
   const revokedAt = row?.g_revoked_at == null ? null : Number(row.g_revoked_at);
-  const grant =
-    row?.g_id == null ? undefined : { id: row.g_id, revokedAt, claimsRequest: row.g_claims_request ?? null };
+  const asked = row?.g_claims_request != null ? { claimsRequest: row.g_claims_request } : {};
+  const grant = row?.g_id == null ? undefined : { id: row.g_id, revokedAt, ...asked };
   return { user: joinedUser(row), grant, revoked: Number(row?.revoked ?? 0) > 0 };
 }
 

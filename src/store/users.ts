@@ -79,7 +79,8 @@ export function toUser(row: UserRow): User {
     disabled: row.disabled === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    claims: row.claims ?? null,
+    // Only when the user holds some: most users read as they did before migration 019.
+    ...(row.claims != null ? { claims: row.claims } : {}),
   };
 }
 
