@@ -78,7 +78,7 @@ describe('tessera users: standard claims', () => {
       phone_number: '+15550100001',
     });
     const events = await server.store.listEvents({ type: 'user.updated', limit: 1 });
-    assert.deepEqual(events[0]!.data.changed, ['middle_name', 'gender', 'address']);
+    assert.deepEqual(events[0]!.data?.changed, ['middle_name', 'gender', 'address']);
   });
 
   for (const [option, value, says] of [
