@@ -215,7 +215,8 @@ function statements(p: Placeholder) {
      * one row (from a one-row source), so that a missing user or grant still reads as absent.
      */
     accessTokenState: `select ${JOINED_USER}, g.id as g_id, g.revoked_at as g_revoked_at,
-        g.claims_request as g_claims_request, (select count(*) from revoked_access_tokens r where r.jti = ${p(3)}) as revoked
+        g.claims_request as g_claims_request,
+        (select count(*) from revoked_access_tokens r where r.jti = ${p(3)}) as revoked
       from (select 1 as one) x left join users u on u.id = ${p(1)} left join grants g on g.id = ${p(2)}`,
   };
 }

@@ -56,7 +56,7 @@ export interface UserRow {
   disabled: number;
   created_at: number;
   updated_at: number;
-  /** The standard claims (OIDC Core §5.1) held beyond the columns, a JSON object (src/tokens/held-claims.ts); null: none. */
+  /** The standard claims (OIDC Core §5.1) held beyond the columns, JSON (src/tokens/held-claims.ts); null: none. */
   claims: string | null;
 }
 
@@ -104,7 +104,7 @@ export interface GrantRow {
   amr: string | null;
   /** The sign-in's level (OIDC Core §2 acr), for refreshed ID tokens; null when none was recorded. */
   acr: string | null;
-  /** The claims the authorization request's claims parameter asked for (src/oauth/claims-request.ts), JSON; null: none. */
+  /** The claims the request's claims parameter asked for (src/oauth/claims-request.ts), JSON; null: none. */
   claims_request?: string | null;
 }
 

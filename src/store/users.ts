@@ -53,7 +53,10 @@ export interface UserStore {
     event: SecurityEvent,
   ): Promise<void>;
   countUsers(): Promise<number>;
-  /** Writes the user's username, email, its verification, names and held claims (`tessera users update`); false when none. */
+  /**
+   * Writes the user's username, email, its verification, names and held claims (`tessera users update`,
+   * the account page's profile); false when none.
+   */
   updateUserProfile(user: User, events: SecurityEvent[]): Promise<boolean>;
   /**
    * Users in username order after `after` (a cursor: the last username of the page before), those

@@ -1,6 +1,6 @@
 // The account page: the applications with access (each withdrawable), the apps the user registered,
-// the recent sign-ins, the password form, the profile (the claims the person owns), the passkeys, the authenticator app and recovery codes, and
-// the linked providers.
+// the recent sign-ins, the password form, the profile (the claims the person owns), the passkeys, the
+// authenticator app and recovery codes, and the linked providers.
 import { deviceName } from './device.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout, type PageContext, postButton, say, type Text } from './layout.ts';
