@@ -119,6 +119,21 @@ describe('standard claims and the claims parameter', () => {
     assert.deepEqual(info, { sub: server.user.id, nickname: 'Al' });
   });
 
+  it('acr asked with values in the claims parameter stands for acr_values (OIDC Core §5.5.1.1)', async () => {
+    const browser = new BrowserSim(server.issuer);
+    const first = client.buildAuthorizationUrl(config, { redirect_uri: app.redirectUri, scope: 'openid' });
+    await browser.authorize(first.href, server.user);
+    const silently = async (acr: string) => {
+      const claims = JSON.stringify({ id_token: { acr: { essential: true, values: [acr] } } });
+      const parameters = { redirect_uri: app.redirectUri, scope: 'openid', prompt: 'none', claims };
+      const response = await browser.request(client.buildAuthorizationUrl(config, parameters).href);
+      return new URL(response.headers.get('location')!);
+    };
+    // The password session is enough for sfa; mfa needs a second factor, which prompt=none cannot ask.
+    assert.ok((await silently('urn:tessera:acr:sfa')).searchParams.get('code'));
+    assert.equal((await silently('urn:tessera:acr:mfa')).searchParams.get('error'), 'login_required');
+  });
+
   for (const [what, parameters] of [
     ['claims that is not JSON', { claims: '{"id_token":' }],
     ['claims that is not an object', { claims: '[1]' }],
