@@ -6,6 +6,7 @@ import { CLI, type Requester, securityEvent, type SecurityEvent } from '../event
 import type { SessionStore } from '../store/sessions.ts';
 import type { User, UserStore } from '../store/users.ts';
 import type { UpstreamStore } from '../store/upstream.ts';
+import { applyClaimChanges, ClaimError, type HeldClaimChanges } from '../tokens/held-claims.ts';
 import { AdminError, NotFoundError } from './errors.ts';
 
 /** 1 to 64 letters, digits and `. _ @ + -`: a username. */
@@ -33,6 +34,19 @@ export interface ProfileChanges {
   name?: string | undefined;
   givenName?: string | undefined;
   familyName?: string | undefined;
+  /** The standard claims held beyond these (src/tokens/held-claims.ts): a value sets one, null clears it. */
+  claims?: HeldClaimChanges | undefined;
+}
+
+/** The users.claims value after `changes`, an AdminError naming the option of a bad value. */
+export function heldClaimsAfter(raw: string | null | undefined, changes: HeldClaimChanges | undefined) {
+  try {
+    return applyClaimChanges(raw, changes ?? {});
+  } catch (err) {
+    if (err instanceof ClaimError)
+      throw new AdminError(`--${err.claim.replaceAll('_', '-')}: ${err.message.slice(err.claim.length + 2)}`);
+    throw err;
+  }
 }
 
 /**
@@ -75,6 +89,8 @@ export async function updateUser(
   next.name = name(changes.name, user.name);
   next.givenName = name(changes.givenName, user.givenName);
   next.familyName = name(changes.familyName, user.familyName);
+  const held = heldClaimsAfter(user.claims, changes.claims);
+  next.claims = held.claims;
 
   const fields: Array<[string, keyof User]> = [
     ['username', 'username'],
@@ -84,7 +100,10 @@ export async function updateUser(
     ['given_name', 'givenName'],
     ['family_name', 'familyName'],
   ];
-  const changed = fields.filter(([, key]) => next[key] !== user[key]).map(([field]) => field);
+  const changed: string[] = [
+    ...fields.filter(([, key]) => next[key] !== user[key]).map(([field]) => field),
+    ...held.changed,
+  ];
   if (changed.length === 0) return { user, changed };
   next.updatedAt = now;
   const renamed: Record<string, string> =

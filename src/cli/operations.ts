@@ -1,6 +1,7 @@
 // Operations shared by the CLI and the development demo seeding: plain functions over the store.
 import { checkRoles } from '../admin/roles.ts';
-import { emailProblem, usernameProblem } from '../admin/users.ts';
+import { emailProblem, heldClaimsAfter, usernameProblem } from '../admin/users.ts';
+import type { HeldClaimChanges } from '../tokens/held-claims.ts';
 import { CLI, type Requester, securityEvent } from '../events/index.ts';
 import type { Config } from '../config/index.ts';
 import { type Client, type ClientStore, SERVER_LIFETIMES, type TokenEndpointAuthMethod } from '../store/clients.ts';
@@ -361,6 +362,8 @@ export interface CreateUserInput {
   passwordHash?: string | null;
   /** Roles given at once (`--role`, `--admin`: src/admin/roles.ts). */
   roles?: string[];
+  /** The standard claims held beyond the names (src/tokens/held-claims.ts). */
+  claims?: HeldClaimChanges;
 }
 
 export async function createUser(
@@ -376,6 +379,7 @@ export async function createUser(
   if (emailIsNot) throw new UsageError(`--email: ${emailIsNot}`);
   if (await store.getUserByUsername(input.username))
     throw new UsageError(`a user named ${input.username} exists already`);
+  const { claims } = heldClaimsAfter(null, input.claims);
   const user: User = {
     id: newId(),
     username: input.username,
@@ -389,6 +393,7 @@ export async function createUser(
     createdAt: now,
     updatedAt: now,
     roles: checkRoles(input.roles ?? [], '--role'),
+    claims,
   };
   const data = user.roles.length > 0 ? { roles: user.roles } : undefined;
   await store.createUser(

@@ -109,6 +109,8 @@ export const OIDC_SCOPES: ReadonlyArray<readonly [string, string]> = [
   ['openid', 'Sign you in with your account'],
   ['profile', 'Your name and username'],
   ['email', 'Your email address'],
+  ['address', 'Your postal address'],
+  ['phone', 'Your phone number'],
   // The user's roles in the tokens (src/tokens/claims.ts).
   ['roles', 'Your roles'],
   // Never granted through consent alone (src/oauth/scopes.ts): for admin clients and admin users only.

@@ -83,6 +83,9 @@ export async function sendSignInPage(
   input: { for: SignInFor; error?: Text; note?: Text; username?: string; refusal?: Refusal },
 ): Promise<FastifyReply> {
   const { for: signInFor, refusal, ...said } = input;
+  // OIDC Core §3.1.2.1 login_hint: the username field filled in with it, unless the person typed one.
+  const hint = signInFor?.interaction.request.loginHint;
+  if (said.username === undefined && hint !== undefined) said.username = hint;
   const forPage = signInFor
     ? {
         interaction: signInFor.sealed,

@@ -31,6 +31,11 @@ export interface AuthorizationCode {
    * issued: the ID token is made from them, so the token request reads no user.
    */
   claims: Record<string, unknown>;
+  /**
+   * The claims parameter's claims (./claims-request.ts, as the grant keeps them), for userinfo and
+   * refreshed ID tokens; null without one.
+   */
+  claimsRequest: string | null;
   /** Issued and expiry times, epoch seconds. */
   iat: number;
   exp: number;
@@ -57,6 +62,8 @@ interface Sealed {
   x?: string;
   /** acr; left out when null. */
   l?: string;
+  /** The claims request; left out when null. */
+  q?: string;
 }
 
 export class CodeSealer {
@@ -74,7 +81,11 @@ export class CodeSealer {
   }
 
   /** A new code for `fields`, valid `ttl` seconds from `now`. */
-  issue(fields: Omit<AuthorizationCode, 'id' | 'iat' | 'exp'>, now: number, ttl: number): string {
+  issue(
+    fields: Omit<AuthorizationCode, 'id' | 'iat' | 'exp' | 'claimsRequest'> & { claimsRequest?: string | null },
+    now: number,
+    ttl: number,
+  ): string {
     return this.#box().seal(
       {
         i: newSortableId(),
@@ -92,6 +103,7 @@ export class CodeSealer {
         ...(fields.resource !== null ? { d: fields.resource } : {}),
         ...(fields.amr.length > 0 ? { x: fields.amr.join(' ') } : {}),
         ...(fields.acr !== null ? { l: fields.acr } : {}),
+        ...(fields.claimsRequest != null ? { q: fields.claimsRequest } : {}),
       },
       now * 1000,
     );
@@ -115,6 +127,7 @@ export class CodeSealer {
       resource: v.d ?? null,
       amr: v.x ? v.x.split(' ') : [],
       acr: v.l ?? null,
+      claimsRequest: v.q ?? null,
       iat: v.t,
       exp: v.e,
     };

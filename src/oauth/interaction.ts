@@ -2,6 +2,7 @@
 // login and consent pages as a sealed value (src/tokens/sealed.ts), so Tessera keeps no state per pending
 // request and the value cannot be altered by the browser.
 import type { Requirement } from '../authn/requirement.ts';
+import type { ClaimsRequest } from './claims-request.ts';
 import { Sealer } from '../tokens/sealed.ts';
 import type { Secrets } from '../tokens/secrets.ts';
 
@@ -21,6 +22,11 @@ export interface AuthorizationRequest {
   loginHint?: string;
   /** `idp_hint` (Keycloak's kc_idp_hint): the upstream provider to sign in with, by its id. */
   idpHint?: string;
+  /**
+   * The claims parameter (OIDC Core §5.5): the user's claims asked for in the ID token and at
+   * userinfo, those the client may learn (src/oauth/claims-request.ts); absent without one.
+   */
+  claims?: ClaimsRequest;
   /** OIDC Core §3.1.2.1 ui_locales: the languages the pages are asked in, preferred first (src/i18n). */
   uiLocales?: string[];
 }

@@ -22,6 +22,8 @@ export interface ActiveAccessToken {
   claims: AccessTokenClaims;
   /** Undefined for a client's own token (client_credentials): no user. */
   user: User | undefined;
+  /** The grant's claims parameter (src/oauth/claims-request.ts), for userinfo; absent for a client's own token. */
+  grant?: Pick<Grant, 'claimsRequest'>;
 }
 
 /**
@@ -55,7 +57,7 @@ export async function activeAccessToken(
   });
   if (!grant || grant.revokedAt !== null || revoked) throw new InvalidToken('the access token has been revoked');
   if (!user || user.disabled) throw new InvalidToken('the user is no longer active');
-  return { claims, user };
+  return { claims, user, grant };
 }
 
 /** The token of an `Authorization: Bearer …` header (RFC 6750 §2.1), or undefined. */

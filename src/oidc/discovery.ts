@@ -50,7 +50,9 @@ export function discoveryMetadata(
     claims_supported: SUPPORTED_CLAIMS,
     // OIDC Discovery §3: the levels acr_values may ask for, lowest first (src/authn/factors.ts).
     acr_values_supported: [...ACR_VALUES],
-    claims_parameter_supported: false,
+    claims_parameter_supported: true,
+    // OIDC Core §3.1.2.1 display: accepted, and every page is the same whatever it asks.
+    display_values_supported: ['page', 'popup', 'touch', 'wap'],
     // OIDC Discovery §3: the languages of the pages, which ui_locales chooses among (src/i18n).
     ui_locales_supported: [...LOCALES],
     // RFC 9101, OIDC Core §6.1: request objects by value; by reference only as a pushed request's.

@@ -2,6 +2,7 @@
 import { InvalidToken, OAuthError } from '../errors/index.ts';
 import { activeAccessToken, type TokenStatusDeps } from '../oauth/token-status.ts';
 import { claimsForScopes } from '../tokens/claims.ts';
+import { parseClaimsRequest } from '../oauth/claims-request.ts';
 
 /** The claims, and the client the token was issued to (whose allowed origins may read them). */
 export async function userinfo(
@@ -9,7 +10,7 @@ export async function userinfo(
   accessToken: string,
   now: number,
 ): Promise<{ body: Record<string, unknown>; clientId: string }> {
-  const { claims, user } = await activeAccessToken(deps, accessToken, now);
+  const { claims, user, grant } = await activeAccessToken(deps, accessToken, now);
   const scopes = claims.scope.split(' ');
   // RFC 6750 §3.1: a valid token without the openid scope (a client's own token never has it) lacks
   // the privileges userinfo needs.
@@ -18,6 +19,8 @@ export async function userinfo(
   // The roles the client may see come with the client (cached); nothing is read without the roles scope.
   const client = scopes.includes('roles') ? await deps.store.getClient(claims.client_id) : undefined;
   if (scopes.includes('roles') && !client) throw new InvalidToken('the client no longer exists');
-  const body = { sub: user.id, ...claimsForScopes(user, scopes, client ?? {}) };
+  // The claims parameter's userinfo member (OIDC Core §5.5), kept with the grant when there was one.
+  const requested = parseClaimsRequest(grant?.claimsRequest)?.userinfo;
+  const body = { sub: user.id, ...claimsForScopes(user, scopes, client ?? {}, requested) };
   return { body, clientId: claims.client_id };
 }

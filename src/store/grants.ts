@@ -33,6 +33,11 @@ export interface Grant {
   amr: string | null;
   /** The level the sign-in reached (OIDC Core §2 acr), for refreshed ID tokens; null if not recorded. */
   acr: string | null;
+  /**
+   * The claims the authorization request's claims parameter asked for (src/oauth/claims-request.ts),
+   * JSON, for userinfo and refreshed ID tokens; null or absent when it had none.
+   */
+  claimsRequest?: string | null;
 }
 
 /** A grant, which holds its refresh tokens' state (src/tokens/refresh.ts), and its user. */
@@ -46,7 +51,7 @@ export interface AccessTokenState {
   /** Undefined when the user has been deleted. */
   user: User | undefined;
   /** Undefined once housekeeping has removed the grant. */
-  grant: Pick<Grant, 'id' | 'revokedAt'> | undefined;
+  grant: Pick<Grant, 'id' | 'revokedAt' | 'claimsRequest'> | undefined;
   /** Whether the token itself was revoked (RFC 7009). */
   revoked: boolean;
 }
@@ -119,7 +124,7 @@ export interface RevocationStore {
 
 export const GRANT_COLUMNS = columns<GrantRow>()(
   // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
-  'id user_id client_id scope auth_time created_at revoked_at refresh_generation refresh_expires_at refresh_issued_at resource amr acr',
+  'id user_id client_id scope auth_time created_at revoked_at refresh_generation refresh_expires_at refresh_issued_at resource amr acr claims_request',
 );
 
 /** The grant's field of each column: the hot writes pass a grant's values in GRANT_COLUMNS' order. */
@@ -137,6 +142,7 @@ export const GRANT_FIELDS = {
   resource: 'resource',
   amr: 'amr',
   acr: 'acr',
+  claims_request: 'claimsRequest',
 } as const satisfies Record<(typeof GRANT_COLUMNS)[number], keyof Grant>;
 
 function toGrant(row: GrantRow): Grant {
@@ -154,6 +160,8 @@ function toGrant(row: GrantRow): Grant {
     resource: row.resource,
     amr: row.amr,
     acr: row.acr,
+    // Only when the authorization request had a claims parameter.
+    ...(row.claims_request != null ? { claimsRequest: row.claims_request } : {}),
   };
 }
 
@@ -176,6 +184,7 @@ export function toTokenFamily(row: FamilyRow | undefined): TokenFamily | undefin
     resource: row.g_resource,
     amr: row.g_amr,
     acr: row.g_acr,
+    ...(row.g_claims_request != null ? { claimsRequest: row.g_claims_request } : {}),
   };
   return { grant, user: joinedUser(row) };
 }
@@ -183,12 +192,14 @@ export function toTokenFamily(row: FamilyRow | undefined): TokenFamily | undefin
 type AccessTokenRow = Partial<UserRow> & {
   g_id: string | null;
   g_revoked_at: number | string | null;
+  g_claims_request?: string | null;
   revoked: number | string;
 };
 
 function toAccessTokenState(row: AccessTokenRow | undefined): AccessTokenState {
   const revokedAt = row?.g_revoked_at == null ? null : Number(row.g_revoked_at);
-  const grant = row?.g_id == null ? undefined : { id: row.g_id, revokedAt };
+  const asked = row?.g_claims_request != null ? { claimsRequest: row.g_claims_request } : {};
+  const grant = row?.g_id == null ? undefined : { id: row.g_id, revokedAt, ...asked };
   return { user: joinedUser(row), grant, revoked: Number(row?.revoked ?? 0) > 0 };
 }
 
@@ -204,6 +215,7 @@ function statements(p: Placeholder) {
      * one row (from a one-row source), so that a missing user or grant still reads as absent.
      */
     accessTokenState: `select ${JOINED_USER}, g.id as g_id, g.revoked_at as g_revoked_at,
+        g.claims_request as g_claims_request,
         (select count(*) from revoked_access_tokens r where r.jti = ${p(3)}) as revoked
       from (select 1 as one) x left join users u on u.id = ${p(1)} left join grants g on g.id = ${p(2)}`,
   };

@@ -88,6 +88,8 @@ export interface UserRow {
   updated_at: number;
   /** Space-separated role names (migration 018); '' for none. */
   roles: string;
+  /** The standard claims (OIDC Core §5.1) held beyond the columns, JSON (src/tokens/held-claims.ts); null: none. */
+  claims: string | null;
 }
 
 export interface SessionRow {
@@ -134,6 +136,8 @@ export interface GrantRow {
   amr: string | null;
   /** The sign-in's level (OIDC Core §2 acr), for refreshed ID tokens; null when none was recorded. */
   acr: string | null;
+  /** The claims the request's claims parameter asked for (src/oauth/claims-request.ts), JSON; null: none. */
+  claims_request?: string | null;
 }
 
 export interface SigningKeyRow {

@@ -24,6 +24,11 @@ export interface User {
   updatedAt: number;
   /** The roles the operator gave (src/admin/roles.ts), in the order given; none: []. */
   roles: string[];
+  /**
+   * The standard claims held beyond the fields above, users.claims as it is read (a JSON object,
+   * src/tokens/held-claims.ts, parsed only when a request asks for one of them); null or absent: none.
+   */
+  claims?: string | null;
 }
 
 export interface UserStore {
@@ -50,7 +55,10 @@ export interface UserStore {
     event: SecurityEvent,
   ): Promise<void>;
   countUsers(): Promise<number>;
-  /** Writes the user's username, email, its verification and names (`tessera users update`); false when none. */
+  /**
+   * Writes the user's username, email, its verification, names and held claims (`tessera users update`,
+   * the account page's profile); false when none.
+   */
   updateUserProfile(user: User, events: SecurityEvent[]): Promise<boolean>;
   /**
    * Users in username order after `after` (a cursor: the last username of the page before), those
@@ -62,7 +70,7 @@ export interface UserStore {
 }
 
 export const USER_COLUMNS = columns<UserRow>()(
-  'id username email email_verified name given_name family_name password_hash disabled created_at updated_at roles',
+  'id username email email_verified name given_name family_name password_hash disabled created_at updated_at roles claims',
 );
 
 export function toUser(row: UserRow): User {
@@ -79,6 +87,8 @@ export function toUser(row: UserRow): User {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     roles: splitScope(row.roles),
+    // Only when the user holds some: most users read as they did before migration 019.
+    ...(row.claims != null ? { claims: row.claims } : {}),
   };
 }
 
@@ -105,6 +115,7 @@ export function fromUser(user: User): UserRow {
     created_at: user.createdAt,
     updated_at: user.updatedAt,
     roles: user.roles.join(' '),
+    claims: user.claims ?? null,
   };
 }
 
@@ -226,8 +237,8 @@ export class Users extends Aggregate implements UserStore {
   }
 
   async updateUserProfile(user: User, events: SecurityEvent[]): Promise<boolean> {
-    const { username, email, email_verified, name, given_name, family_name, updated_at } = fromUser(user);
-    const set = { username, email, email_verified, name, given_name, family_name, updated_at };
+    const { username, email, email_verified, name, given_name, family_name, updated_at, claims } = fromUser(user);
+    const set = { username, email, email_verified, name, given_name, family_name, updated_at, claims };
     const updated = this.db.updateTable('users').set(set).where('id', '=', user.id);
     return (await this.write(updated, ...insertEvents(this.db, events))) === 1;
   }

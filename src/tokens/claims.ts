@@ -1,8 +1,88 @@
-// OIDC Core §5.4: the claims each scope releases, for the ID token and userinfo; and `roles`, the
-// user's roles the client may see, for the ID token, userinfo and the access token.
+// OIDC Core §5.4: the claims each scope releases, for the ID token and userinfo; and the individual
+// claims a claims parameter (§5.5) asks for. The user's claims held as JSON (./held-claims.ts) are
+// parsed only when a scope or the claims parameter asks for one of them. And `roles`, the user's roles
+// the client may see, for the ID token, userinfo and the access token.
 import type { Client } from '../store/clients.ts';
 import type { User } from '../store/users.ts';
+import { type HeldClaims, parseHeldClaims } from './held-claims.ts';
 
+/** The user's claims of each scope (§5.4), in the order they are released. */
+export const SCOPE_CLAIMS: Readonly<Record<string, readonly string[]>> = {
+  profile: [
+    'name',
+    'family_name',
+    'given_name',
+    'middle_name',
+    'nickname',
+    'preferred_username',
+    'profile',
+    'picture',
+    'website',
+    'gender',
+    'birthdate',
+    'zoneinfo',
+    'locale',
+    'updated_at',
+  ],
+  email: ['email', 'email_verified'],
+  address: ['address'],
+  phone: ['phone_number', 'phone_number_verified'],
+};
+
+/** Each user's claim and the scope it falls under. */
+export const CLAIM_SCOPES: ReadonlyMap<string, string> = new Map(
+  Object.entries(SCOPE_CLAIMS).flatMap(([scope, claims]) => claims.map((claim) => [claim, scope] as const)),
+);
+
+/** The claims kept in users.claims: asking for one of them is what makes it parsed. */
+const HELD: ReadonlySet<string> = new Set([
+  'middle_name',
+  'nickname',
+  'profile',
+  'picture',
+  'website',
+  'gender',
+  'birthdate',
+  'zoneinfo',
+  'locale',
+  'address',
+  'phone_number',
+  'phone_number_verified',
+]);
+
+/** The value of one claim of `user`, or undefined when they have none (never an empty string). */
+function claimOf(user: User, held: () => HeldClaims, claim: string): unknown {
+  switch (claim) {
+    case 'name':
+      return user.name ?? undefined;
+    case 'given_name':
+      return user.givenName ?? undefined;
+    case 'family_name':
+      return user.familyName ?? undefined;
+    case 'preferred_username':
+      return user.username;
+    case 'updated_at':
+      return user.updatedAt;
+    // A user an upstream provider made without an email has none to release ('').
+    case 'email':
+      return user.email === '' ? undefined : user.email;
+    case 'email_verified':
+      return user.email === '' ? undefined : user.emailVerified;
+    case 'phone_number_verified': {
+      const claims = held();
+      return claims.phone_number === undefined ? undefined : claims.phone_number_verified === true;
+    }
+    default: {
+      const value = held()[claim as keyof HeldClaims];
+      return value === '' ? undefined : value;
+    }
+  }
+}
+
+/**
+ * The claims of `user` that `scopes` release, and the individual claims `requested` names (a claims
+ * parameter's member, already limited to what the client may learn), those the user has.
+ */
 /**
  * The user's roles a client may see: those among its allowed roles (`clients update --roles`), all
  * of them when it has none set.
@@ -16,26 +96,29 @@ export function claimsForScopes(
   user: User,
   scopes: readonly string[],
   client: Pick<Client, 'allowedRoles'>,
+  requested: readonly string[] = [],
 ): Record<string, unknown> {
-  const claims: Record<string, unknown> = {};
-  if (scopes.includes('profile')) {
-    if (user.name !== null) claims.name = user.name;
-    if (user.givenName !== null) claims.given_name = user.givenName;
-    if (user.familyName !== null) claims.family_name = user.familyName;
-    claims.preferred_username = user.username;
-    claims.updated_at = user.updatedAt;
+  const names: string[] = [];
+  for (const scope of scopes) {
+    const claims = SCOPE_CLAIMS[scope];
+    if (claims) names.push(...claims);
   }
-  // A user an upstream provider made without an email has none to release ('').
-  if (scopes.includes('email') && user.email !== '') {
-    claims.email = user.email;
-    claims.email_verified = user.emailVerified;
+  for (const claim of requested) if (!names.includes(claim)) names.push(claim);
+  let parsed: HeldClaims | undefined;
+  const held = () => (parsed ??= parseHeldClaims(user.claims));
+  const released: Record<string, unknown> = {};
+  for (const claim of names) {
+    // Nothing held: the JSON is not there to parse.
+    if (HELD.has(claim) && !user.claims) continue;
+    const value = claimOf(user, held, claim);
+    if (value !== undefined) released[claim] = value;
   }
   // An array, left out when there is no role to tell (never an empty string, which some apps map to a role).
   if (scopes.includes('roles')) {
     const roles = visibleRoles(user, client);
-    if (roles.length > 0) claims.roles = roles;
+    if (roles.length > 0) released.roles = roles;
   }
-  return claims;
+  return released;
 }
 
 export const SUPPORTED_CLAIMS = [
@@ -50,12 +133,6 @@ export const SUPPORTED_CLAIMS = [
   'nonce',
   'at_hash',
   'azp',
-  'name',
-  'given_name',
-  'family_name',
-  'preferred_username',
-  'updated_at',
-  'email',
-  'email_verified',
+  ...CLAIM_SCOPES.keys(),
   'roles',
 ];

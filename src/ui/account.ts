@@ -1,6 +1,6 @@
 // The account page: the applications with access (each withdrawable), the apps the user registered,
-// the recent sign-ins, the password form, the passkeys, the authenticator app and recovery codes, and
-// the linked providers.
+// the recent sign-ins, the password form, the profile (the claims the person owns), the passkeys, the
+// authenticator app and recovery codes, and the linked providers.
 import { deviceName } from './device.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout, type PageContext, postButton, say, type Text } from './layout.ts';
@@ -9,6 +9,7 @@ import { scopeList } from './pages.ts';
 import { type SecondFactorsSection, secondFactorsSection } from './second-factors.ts';
 import type { ScopeLine } from './scopes.ts';
 import { emailSection } from './mail-pages.ts';
+import { type ProfileSection, profileSection } from './profile.ts';
 import { linkedProvidersSection, type LinkedProviderRow, type ProviderButton } from './upstream.ts';
 
 export interface AccountGrant {
@@ -71,6 +72,8 @@ export function accountPage(
     };
     /** The address and the form to change it (./mail-pages.ts), when mail is available. */
     email?: Parameters<typeof emailSection>[1];
+    /** The claims the person owns and their form (./profile.ts). */
+    profile?: ProfileSection;
   },
 ): string {
   const { t } = ui;
@@ -150,6 +153,7 @@ ${input.password?.changed ? passwordChanged(ui, input.upstream?.linked ?? []) : 
 </form>`
 }
 ${input.email ? emailSection(ui, input.email) : ''}
+${input.profile ? profileSection(ui, { ...input.profile, csrfToken: input.csrfToken }) : ''}
 ${input.passkeys ? passkeysSection(ui, input.passkeys, input.csrfToken) : ''}
 ${input.secondFactors ? secondFactorsSection(ui, input.secondFactors, input.csrfToken) : ''}
 ${input.upstream ? linkedProvidersSection(ui, { ...input.upstream, csrfToken: input.csrfToken }) : ''}`,

@@ -7,6 +7,8 @@ const BUILT_IN: Readonly<Record<string, MessageKey>> = {
   openid: 'scope.openid',
   profile: 'scope.profile',
   email: 'scope.email',
+  address: 'scope.address',
+  phone: 'scope.phone',
   roles: 'scope.roles',
   admin: 'scope.admin',
   apps: 'scope.apps',

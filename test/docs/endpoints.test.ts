@@ -50,9 +50,6 @@ describe("docs/endpoints.md's list of what is not supported", () => {
     'pairwise subject identifiers': () => {
       assert.deepEqual(metadata.subject_types_supported, ['public']);
     },
-    'the `claims` parameter': () => {
-      assert.equal(metadata.claims_parameter_supported, false);
-    },
     'front- and back-channel logout': () => {
       assert.equal(metadata.frontchannel_logout_supported, undefined);
       assert.equal(metadata.backchannel_logout_supported, undefined);

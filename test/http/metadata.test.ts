@@ -35,7 +35,16 @@ describe('discovery, JWKS, health and metrics', () => {
       assert.ok((metadata.token_endpoint_auth_signing_alg_values_supported as string[]).includes('HS256'));
       assert.deepEqual(metadata.id_token_signing_alg_values_supported, ['RS256', 'ES256']);
       assert.equal(metadata.authorization_response_iss_parameter_supported, true);
-      assert.deepEqual(metadata.scopes_supported, ['openid', 'profile', 'email', 'roles', 'apps', 'webhooks']);
+      assert.deepEqual(metadata.scopes_supported, [
+        'openid',
+        'profile',
+        'email',
+        'address',
+        'phone',
+        'roles',
+        'apps',
+        'webhooks',
+      ]);
       assert.equal(metadata.request_parameter_supported, true);
       assert.equal(metadata.request_uri_parameter_supported, false);
     });

@@ -91,7 +91,7 @@ describe('sealed values', () => {
     };
     const code = codes.issue(fields, 10, 60);
     const { id, ...rest } = codes.open(code, 10)!;
-    assert.deepEqual(rest, { ...fields, iat: 10, exp: 70 });
+    assert.deepEqual(rest, { ...fields, claimsRequest: null, iat: 10, exp: 70 });
     assert.match(id, /^[0-9a-f]{12}[A-Za-z0-9_-]{16}$/);
     assert.notEqual(codes.open(codes.issue(fields, 10, 60), 10)!.id, id, 'every code has an id of its own');
     assert.match(code, /^[A-Za-z0-9_-]+$/);
@@ -101,6 +101,11 @@ describe('sealed values', () => {
     );
     // Without claims the code carries none, and opens with none.
     assert.deepEqual(codes.open(codes.issue({ ...fields, claims: {} }, 10, 60), 10)!.claims, {});
+    // A claims parameter travels in the code only when the request had one.
+    const claimsRequest = '{"id_token":["name"],"userinfo":["picture"]}';
+    const withRequest = codes.issue({ ...fields, claimsRequest }, 10, 60);
+    assert.equal(codes.open(withRequest, 10)!.claimsRequest, claimsRequest);
+    assert.ok(withRequest.length > code.length, 'the claims request is sealed in the code');
     for (const at of [0, 20, 40, Math.floor(code.length / 2), code.length - 2]) {
       const flipped = `${code.slice(0, at)}${code[at] === 'A' ? 'B' : 'A'}${code.slice(at + 1)}`;
       assert.equal(codes.open(flipped, 10), undefined, `a change at ${at} is detected`);
@@ -180,7 +185,10 @@ describe('configuration', () => {
     assert.equal(config.codeTtl, 60);
     assert.equal(config.signingAlg, 'RS256');
     assert.equal(config.demo, true);
-    assert.deepEqual([...config.scopes.keys()], ['openid', 'profile', 'email', 'roles', 'admin', 'apps', 'webhooks']);
+    assert.deepEqual(
+      [...config.scopes.keys()],
+      ['openid', 'profile', 'email', 'address', 'phone', 'roles', 'admin', 'apps', 'webhooks'],
+    );
     assert.ok(Object.isFrozen(config));
   });
   it('production requires https and a secret, and has no demo data', () => {

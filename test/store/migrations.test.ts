@@ -102,14 +102,14 @@ for (const [name, database] of [
         side,
       );
       assert.deepEqual(await store.migrate('002_authentication_factors'), ['002_authentication_factors']);
-      // The store reads the user's columns of today (migration 018 added one): it runs on the whole schema.
+      // Read by this release, whose reads name the columns of later migrations too.
       await store.migrate();
       const found = (await store.getSessionAndUser('old-session', now))!;
       assert.deepEqual(found.session.factors, [{ method: 'password', amr: ['pwd'], at: now - 5 }]);
       assert.deepEqual(found.user!.roles, []);
       const grant = (await store.getGrant('old-grant'))!;
       assert.deepEqual([grant.amr, grant.acr], [null, null]);
-      assert.deepEqual((await store.migrate(NO_MIGRATIONS)).slice(-2), ['002_authentication_factors', '001_initial']);
+      assert.deepEqual(await store.migrate(NO_MIGRATIONS), Object.keys(migrations).reverse());
     });
 
     it("clients written before 004 follow the server's token lifetimes", { skip }, async () => {

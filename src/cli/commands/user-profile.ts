@@ -3,7 +3,9 @@
 // the outcome said.
 import { ADMIN_ROLE, changeUserRoles } from '../../admin/roles.ts';
 import { listUsers, signOutSession, type UsersPage, updateUser } from '../../admin/users.ts';
+import { parseHeldClaims } from '../../tokens/held-claims.ts';
 import { UsageError } from '../operations.ts';
+import { CLAIM_OPTIONS, claimChanges } from './user-claims.ts';
 import { type Io, parse, requirePositional } from './common.ts';
 import type { UserStores } from './user-sessions.ts';
 
@@ -21,6 +23,7 @@ export async function updateCommand(store: UserStores, args: string[], io: Io, n
       'no-role': { type: 'string', multiple: true },
       admin: { type: 'boolean' },
       'no-admin': { type: 'boolean' },
+      ...CLAIM_OPTIONS,
       json: { type: 'boolean' },
     },
     1,
@@ -39,12 +42,13 @@ export async function updateCommand(store: UserStores, args: string[], io: Io, n
     givenName: values['given-name'],
     familyName: values['family-name'],
   };
-  const profileChange = Object.values(changes).some((value) => value !== undefined);
+  const claims = claimChanges(values);
+  const profileChange = Object.values(changes).some((value) => value !== undefined) || Object.keys(claims).length > 0;
   if (!profileChange && !rolesChange) {
     throw new UsageError('users update needs a change: --username, --email, --email-verified, --name, --role, …');
   }
   const profile = profileChange
-    ? await updateUser(store, username, changes, { now })
+    ? await updateUser(store, username, { ...changes, claims }, { now })
     : { user: undefined, changed: [] as string[] };
   // The roles after the profile: a rename in the same command is already made.
   const roleChange = rolesChange
@@ -57,7 +61,13 @@ export async function updateCommand(store: UserStores, args: string[], io: Io, n
     const { id, email, emailVerified, name, givenName, familyName } = user;
     const described = { id, username: user.username, email, email_verified: emailVerified, name };
     const names = { given_name: givenName, family_name: familyName };
-    io.out(JSON.stringify({ ...described, ...names, roles: user.roles, changed }, null, 2));
+    io.out(
+      JSON.stringify(
+        { ...described, ...names, roles: user.roles, claims: parseHeldClaims(user.claims), changed },
+        null,
+        2,
+      ),
+    );
   } else if (changed.length === 0) io.out(`${username}: nothing to change`);
   else {
     if (profile.changed.length > 0) io.out(`updated ${user.username}: ${profile.changed.join(', ')}`);

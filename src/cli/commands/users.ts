@@ -13,6 +13,7 @@ import { requirePositional } from './common.ts';
 import { inviteCommand } from './invite.ts';
 import { PAGE_OPTIONS, signOutOneSession, updateCommand, userPage } from './user-profile.ts';
 import { mfaCommand } from './user-mfa.ts';
+import { CLAIM_OPTIONS, claimChanges } from './user-claims.ts';
 import { describeSessions, signOutEverywhere, upstreamLinksOf, type UserStores, userStatus } from './user-sessions.ts';
 import type { ClientStore } from '../../store/clients.ts';
 import type { WebhookStore } from '../../store/webhooks.ts';
@@ -98,6 +99,7 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
         'email-verified': { type: 'boolean' },
         role: { type: 'string', multiple: true },
         admin: { type: 'boolean' },
+        ...CLAIM_OPTIONS,
       });
       const [username, email] = [requireOption(values.username, '--username'), requireOption(values.email, '--email')];
       // The operator's word that the address is the user's; else a link must confirm it (docs/mail.md).
@@ -107,7 +109,9 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
         : null;
       const names = { name: values.name, givenName: values['given-name'], familyName: values['family-name'] };
       const roles = [...(values.role ?? []), ...(values.admin ? [ADMIN_ROLE] : [])];
-      const user = await createUser(store, config, { username, email, emailVerified, ...names, passwordHash, roles });
+      const claims = claimChanges(values);
+      const fields = { username, email, emailVerified, ...names, passwordHash, roles, claims };
+      const user = await createUser(store, config, fields);
       const given = user.roles.length > 0 ? ` with roles ${user.roles.join(' ')}` : '';
       io.out(`created user ${user.username} (${user.id})${given}`);
       if (!passwordHash) io.out('The user has no password and cannot sign in until "users set-password" sets one.');

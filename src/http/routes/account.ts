@@ -1,5 +1,6 @@
 // The user's account page: the applications they have granted access to, each with a button to
-// withdraw it, the apps they registered, their recent sign-ins, and a form to change their password.
+// withdraw it, the apps they registered, their recent sign-ins, a form to change their password, and
+// one for the claims they own (./account-profile.ts).
 // Each form calls one domain function (src/account, src/authn/password/step.ts). Its sign-in page,
 // /account/login, is the sign-in's (./login.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -21,6 +22,8 @@ import { formValue, queryValue } from '../forms.ts';
 import { throttledText } from '../outcome.ts';
 import { passkeyNote } from '../passkeys.ts';
 import { accountForm, signedInSession } from '../sign-in.ts';
+import type { ProfileSection } from '../../ui/profile.ts';
+import { accountProfileRoutes, profileValues } from './account-profile.ts';
 
 type PasswordNote = { error?: Text; changed?: boolean };
 
@@ -64,6 +67,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     reply: FastifyReply,
     current: { session: BrowserSession; user: User },
     password?: PasswordNote,
+    profile?: ProfileSection,
   ) {
     const { user, session } = current;
     const now = ctx.now();
@@ -82,7 +86,17 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const email = mailAvailable(ctx.mail)
       ? { email: { email: user.email, verified: user.emailVerified, csrfToken, ...emailNote } }
       : {};
-    const page = { username: user.username, csrfToken, ...overview, upstream, hasPassword, ...email };
+    const saved = queryValue(request, 'profile') === 'saved';
+    const ownClaims = profile ?? { values: profileValues(user), ...(saved ? { saved } : {}) };
+    const page = {
+      username: user.username,
+      csrfToken,
+      ...overview,
+      upstream,
+      hasPassword,
+      ...email,
+      profile: ownClaims,
+    };
     const withPasskeys = { ...page, passkeys: { ...passkeys, ...(note ? { note } : {}) } };
     // Authenticator app and recovery codes, unless TESSERA_MFA=off.
     const mfaNote = SECOND_FACTOR_NOTES[queryValue(request, 'mfa') ?? ''];
@@ -136,6 +150,10 @@ export function accountRoutes(app: FastifyInstance, ctx: RouteContext): void {
         return sendAccount(request, reply.code(400), current, { error: ruleText(outcome.problem) });
     }
   });
+
+  accountProfileRoutes(app, ctx, (request, reply, current, profile) =>
+    sendAccount(request, reply, current, undefined, profile),
+  );
 
   app.post('/account/withdraw', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
     const current = await accountForm(ctx, request, reply);

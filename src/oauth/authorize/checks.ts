@@ -12,6 +12,8 @@ import { isWellFormedPkceValue } from '../pkce.ts';
 import { checkAdminClient, checkAllowedScopes, parseScope } from '../scopes.ts';
 
 const PROMPTS = ['none', 'login', 'consent', 'select_account'];
+/** OIDC Core §3.1.2.1: the display values defined; Tessera's pages are the same for each. */
+const DISPLAYS = ['page', 'popup', 'touch', 'wap'];
 
 /** RFC 6749 §3.1.2.3: the client must be known and the redirect URI registered, exactly. */
 export async function clientAndRedirectUri(store: ClientStore, params: Params) {
@@ -124,6 +126,16 @@ export function prompt(params: Params): string[] {
   if (prompts.includes('none') && prompts.length > 1)
     throw new InvalidRequest('prompt=none must not be combined with other values');
   return prompts;
+}
+
+/** OIDC Core §3.1.2.1: display, one of the values defined; it changes nothing on the pages. */
+export function display(params: Params): void {
+  const display = single(params, 'display');
+  if (display !== undefined && !DISPLAYS.includes(display))
+    throw new InvalidRequest(
+      `display may only be ${DISPLAYS.join(', ')}`,
+      `display ${JSON.stringify(display.slice(0, 64))}`,
+    );
 }
 
 /** OIDC Core §3.1.2.1: max_age, seconds. */

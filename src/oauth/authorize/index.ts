@@ -29,6 +29,7 @@ import { redirectWith } from '../redirect.ts';
 import { redirectsErrors } from '../registration/trust.ts';
 import { checkScopesForResource, knownResource, resourceParam } from '../resources.ts';
 import { checkAdminUser } from '../scopes.ts';
+import { allowedClaims, claimsParam, scopesOfClaims, serializeClaimsRequest } from '../claims-request.ts';
 import * as check from './checks.ts';
 import { namesPushedRequest, pushedRequest } from './request-uri.ts';
 import type { RequestObjects } from './request-object.ts';
@@ -90,10 +91,14 @@ export function checkRequest(
   const pkce = check.pkce(params, client);
   const prompts = check.prompt(params);
   const maxAge = check.maxAge(params);
-  const acrValues = check.acrValues(params);
+  check.display(params);
+  const asked = claimsParam(params);
+  // OIDC Core §5.5.1.1: acr asked with value(s) in the claims parameter stands for acr_values.
+  const acrValues = params.has('acr_values') ? check.acrValues(params) : (asked?.acrValues ?? []);
+  const claims = asked && allowedClaims(asked.request, client.scopes);
   const [state, nonce] = [single(params, 'state') ?? null, single(params, 'nonce') ?? null];
   const request = { clientId: client.clientId, redirectUri, scopes, state, nonce, ...pkce, prompts, maxAge, resource };
-  return { request: Object.assign(request, check.signInHints(params)), acrValues };
+  return { request: Object.assign(request, check.signInHints(params), claims ? { claims } : {}), acrValues };
 }
 
 /**
@@ -224,13 +229,20 @@ export async function continueAuthorization(
 
 /** Scopes still to be approved: the new ones, or all of them on prompt=consent. */
 export async function scopesNeedingConsent(store: SessionStore, session: Session, request: Request): Promise<string[]> {
-  if (request.prompts.includes('consent')) return request.scopes;
+  const asked = consentScopes(request);
+  if (request.prompts.includes('consent')) return asked;
   const { consented } = session;
   const granted =
     consented?.clientId === request.clientId
       ? consented.scopes
       : await store.getConsentedScopes(session.userId, request.clientId);
-  return request.scopes.filter((s) => !granted.includes(s));
+  return asked.filter((s) => !granted.includes(s));
+}
+
+/** The scopes a consent covers: the request's, and those of the claims its claims parameter asks for. */
+function consentScopes(request: Request): string[] {
+  if (!request.claims) return request.scopes;
+  return [...new Set([...request.scopes, ...scopesOfClaims(request.claims)])];
 }
 
 /** The user's answer on the consent page. */
@@ -251,7 +263,7 @@ export async function completeConsent(
     return errorRedirect(deps.config.issuer, target, request.state, denied, request.clientId);
   }
   const granted = await deps.store.getConsentedScopes(session.userId, request.clientId);
-  const scopes = [...new Set([...granted, ...request.scopes])];
+  const scopes = [...new Set([...granted, ...consentScopes(request)])];
   const consented = securityEvent('consent.granted', now, {
     userId: session.userId,
     clientId: request.clientId,
@@ -281,14 +293,15 @@ function issueCode(
   now: number,
 ): AuthorizeOutcome {
   const { clientId, redirectUri, scopes, codeChallenge, codeChallengeMethod, nonce } = request;
-  const claims = claimsForScopes(user, scopes, client);
+  const claims = claimsForScopes(user, scopes, client, request.claims?.idToken);
   const fields = { clientId, userId: session.userId, redirectUri, scope: scopes.join(' '), codeChallenge };
   const resource = request.resource ?? null;
   // The sign-in's methods and level travel in the code to the ID token (RFC 8176, OIDC Core §2).
   // auth_time is the last factor's time, from which max_age counts too: a relying party that checks
   // max_age against auth_time itself (OIDC Core §3.1.2.1) agrees with us after a step-up.
   const { authTime, amr, acr } = signInClaims(session.factors, need.acrValues);
-  const sealed = { ...fields, codeChallengeMethod, nonce, authTime, amr, acr, claims, resource };
+  const claimsRequest = request.claims ? serializeClaimsRequest(request.claims) : null;
+  const sealed = { ...fields, codeChallengeMethod, nonce, authTime, amr, acr, claims, resource, claimsRequest };
   const code = deps.codes.issue(sealed, now, deps.config.codeTtl);
   return {
     kind: 'redirect',

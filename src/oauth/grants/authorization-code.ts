@@ -86,6 +86,8 @@ export const authorizationCodeGrant: GrantHandler = {
         // What a refreshed ID token states of the sign-in, kept with the grant: a refresh reads nothing else.
         amr: code.amr.length > 0 ? code.amr.join(' ') : null,
         acr: code.acr,
+        // Written only when the request had a claims parameter.
+        ...(code.claimsRequest !== null ? { claimsRequest: code.claimsRequest } : {}),
       },
     });
     // Lost: the code was redeemed before (or by a concurrent request), a second use; or the user is

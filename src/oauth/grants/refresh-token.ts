@@ -6,6 +6,7 @@ import type { Config } from '../../config/index.ts';
 import { InvalidGrant, InvalidScope, InvalidTarget } from '../../errors/index.ts';
 import { securityEvent } from '../../events/index.ts';
 import { claimsForScopes } from '../../tokens/claims.ts';
+import { parseClaimsRequest } from '../claims-request.ts';
 import type { Client } from '../../store/clients.ts';
 import type { TokenFamily } from '../../store/grants.ts';
 import type { RefreshTokenId } from '../../tokens/refresh.ts';
@@ -138,7 +139,8 @@ async function refreshed(
   return signTokens(ctx, {
     client,
     subject: user!.id,
-    claims: claimsForScopes(user!, granted, client),
+    // The claims parameter's id_token member, when the authorization request had one.
+    claims: claimsForScopes(user!, granted, client, parseClaimsRequest(grant.claimsRequest)?.idToken),
     scopes: granted,
     target,
     grantId: grant.id,

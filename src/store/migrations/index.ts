@@ -23,6 +23,7 @@ import * as restoreWatch from './015_restore_watch.ts';
 import * as eventRequestId from './016_event_request_id.ts';
 import * as clientKeys from './017_client_keys.ts';
 import * as roles from './018_roles.ts';
+import * as standardClaims from './019_standard_claims.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_initial': initial,
@@ -40,6 +41,7 @@ export const migrations: Record<string, Migration> = {
   '016_event_request_id': eventRequestId,
   '017_client_keys': clientKeys,
   '018_roles': roles,
+  '019_standard_claims': standardClaims,
 };
 
 interface AppliedMigration {

@@ -47,7 +47,7 @@ export class PostgresStore extends KyselyStore {
       statement: async (grants) => {
         const redeemed = (await reads(
           REDEEM_AUTHORIZATION_CODES,
-          GRANT_COLUMNS.map((c) => grants.map((g) => g[GRANT_FIELDS[c]])),
+          GRANT_COLUMNS.map((c) => grants.map((g) => g[GRANT_FIELDS[c]] ?? null)),
         )) as Array<{ id: string }>;
         return new Map(redeemed.map((row) => [row.id, true as const]));
       },

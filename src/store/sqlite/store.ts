@@ -49,7 +49,7 @@ export class SqliteStore extends KyselyStore {
 
   async redeemAuthorizationCode({ grant }: { grant: Grant }): Promise<boolean> {
     const [inserted] = await this.#writer.execute([
-      { sql: WRITES.insertGrant, parameters: GRANT_COLUMNS.map((c) => grant[GRANT_FIELDS[c]]) },
+      { sql: WRITES.insertGrant, parameters: GRANT_COLUMNS.map((c) => grant[GRANT_FIELDS[c]] ?? null) },
     ]);
     return inserted!.numAffectedRows === 1n;
   }
