@@ -16,7 +16,7 @@ import { Purge, type PurgeInput } from './housekeeping.ts';
 import { migrate, type MigrationStatus, migrationStatus } from './migrations/index.ts';
 import { OneTime, type PushedRequest } from './one-time.ts';
 import { type Resource, Resources } from './resources.ts';
-import { type FenceConditions, RestoreWatch, type RestoreWatchState } from './restore-watch.ts';
+import { RestoreWatch, type RestoreWatchState, type RestoreWatchStore } from './restore-watch.ts';
 import { Restores } from './restores.ts';
 import { SecondFactors, type TotpCredential } from './second-factors.ts';
 import { type Session, Sessions } from './sessions.ts';
@@ -125,14 +125,8 @@ export abstract class KyselyStore implements Store {
   deleteClient(clientId: string, event?: SecurityEvent) {
     return this.clients.deleteClient(clientId, event);
   }
-  setClientSecretHash(
-    clientId: string,
-    secretHash: string,
-    event?: SecurityEvent,
-    previous?: { hash: string; expiresAt: number } | null,
-    secretEncrypted?: string,
-  ) {
-    return this.clients.setClientSecretHash(clientId, secretHash, event, previous, secretEncrypted);
+  setClientSecretHash(...args: Parameters<Clients['setClientSecretHash']>) {
+    return this.clients.setClientSecretHash(...args);
   }
   updateClient(client: Client, event?: SecurityEvent) {
     return this.clients.updateClient(client, event);
@@ -398,13 +392,7 @@ export abstract class KyselyStore implements Store {
   markActivity(input: { database: string; atLeast: number; timeline: number | null; now: number }) {
     return this.restoreWatch.markActivity(input);
   }
-  fenceDetectedRestore(input: {
-    id: string;
-    now: number;
-    event: SecurityEvent;
-    when: FenceConditions;
-    timeline: number | null;
-  }) {
+  fenceDetectedRestore(input: Parameters<RestoreWatchStore['fenceDetectedRestore']>[0]) {
     return this.restoreWatch.fenceDetectedRestore(input);
   }
   recordTimeline(timeline: number) {

@@ -4,7 +4,7 @@
 // the client may see, for the ID token, userinfo and the access token.
 import type { Client } from '../store/clients.ts';
 import type { User } from '../store/users.ts';
-import { type HeldClaims, parseHeldClaims } from './held-claims.ts';
+import { HELD_CLAIMS, type HeldClaims, parseHeldClaims } from './held-claims.ts';
 
 /** The user's claims of each scope (§5.4), in the order they are released. */
 export const SCOPE_CLAIMS: Readonly<Record<string, readonly string[]>> = {
@@ -35,20 +35,7 @@ export const CLAIM_SCOPES: ReadonlyMap<string, string> = new Map(
 );
 
 /** The claims kept in users.claims: asking for one of them is what makes it parsed. */
-const HELD: ReadonlySet<string> = new Set([
-  'middle_name',
-  'nickname',
-  'profile',
-  'picture',
-  'website',
-  'gender',
-  'birthdate',
-  'zoneinfo',
-  'locale',
-  'address',
-  'phone_number',
-  'phone_number_verified',
-]);
+const HELD: ReadonlySet<string> = new Set(HELD_CLAIMS);
 
 /** The value of one claim of `user`, or undefined when they have none (never an empty string). */
 function claimOf(user: User, held: () => HeldClaims, claim: string): unknown {
