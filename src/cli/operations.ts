@@ -2,10 +2,20 @@
 import { emailProblem, usernameProblem } from '../admin/users.ts';
 import { CLI, type Requester, securityEvent } from '../events/index.ts';
 import type { Config } from '../config/index.ts';
-import { type Client, type ClientStore, SERVER_LIFETIMES, type TokenEndpointAuthMethod } from '../store/clients.ts';
+import {
+  type BackchannelLogout,
+  type Client,
+  type ClientStore,
+  SERVER_LIFETIMES,
+  type TokenEndpointAuthMethod,
+} from '../store/clients.ts';
 import type { TokenLifetimes } from '../store/clients.ts';
 import type { User, UserStore } from '../store/users.ts';
-import { normalizeRedirectUri, redirectUriProblem } from '../oauth/registration/redirect-rules.ts';
+import {
+  backchannelLogoutUriProblem,
+  normalizeRedirectUri,
+  redirectUriProblem,
+} from '../oauth/registration/redirect-rules.ts';
 import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
 
 export class UsageError extends Error {
@@ -29,6 +39,21 @@ export interface CreateClientInput {
   lifetimes?: TokenLifetimes;
   /** Its sign-ins need two factors (`--require-mfa`). */
   requireMfa?: boolean;
+  /** Back-Channel Logout 1.0 (`--backchannel-logout-uri`, `--backchannel-logout-session-required`). */
+  backchannelLogout?: BackchannelLogout;
+}
+
+/**
+ * A backchannel_logout_uri: https, or plain http where redirect URIs may be (and on loopback), as a
+ * redirect URI is checked.
+ */
+function checkBackchannelLogout(logout: BackchannelLogout, allowHttp: boolean): BackchannelLogout {
+  const { uri } = logout;
+  const problem = backchannelLogoutUriProblem(uri);
+  const plainHttp =
+    uri.startsWith('http:') && backchannelLogoutUriProblem(uri.replace(/^http:/, 'https:')) === undefined;
+  if (problem && !(allowHttp && plainHttp)) throw new UsageError(`--backchannel-logout-uri: "${uri}" ${problem}`);
+  return logout;
 }
 
 /** An origin as a browser sends it: http(s)://host[:port], nothing after. */
@@ -136,6 +161,9 @@ export async function createClient(
     previousSecret: null,
     lifetimes: input.lifetimes ?? SERVER_LIFETIMES,
     ...(input.requireMfa ? { requireMfa: true } : {}),
+    ...(input.backchannelLogout
+      ? { backchannelLogout: checkBackchannelLogout(input.backchannelLogout, allowHttp) }
+      : {}),
   };
   const data = {
     name: client.name,
@@ -162,6 +190,8 @@ export interface UpdateClientInput {
   lifetimes?: TokenLifetimes | undefined;
   /** `--require-mfa` or `--no-require-mfa`. */
   requireMfa?: boolean | undefined;
+  /** A new backchannel_logout_uri and its session_required, or null to remove it (`--no-backchannel-logout-uri`). */
+  backchannelLogout?: BackchannelLogout | null | undefined;
 }
 
 /** Changes what `tessera clients update` changes; the client_id, secret and owner stay. */
@@ -212,6 +242,9 @@ export async function updateClient(
     lifetimes: input.lifetimes ?? client.lifetimes,
     ...(input.requireMfa === undefined ? {} : { requireMfa: input.requireMfa }),
   };
+  if (input.backchannelLogout === null) delete updated.backchannelLogout;
+  else if (input.backchannelLogout)
+    updated.backchannelLogout = checkBackchannelLogout(input.backchannelLogout, allowHttp);
   // The client's own lifetimes, where it has them (seconds); the others follow the server's.
   const { accessToken, refreshToken, idToken } = updated.lifetimes;
   const lifetimes = { access_token_ttl: accessToken, refresh_token_ttl: refreshToken, id_token_ttl: idToken };
@@ -219,6 +252,7 @@ export async function updateClient(
     ...{ name, scopes, grant_types: grantTypes, allowed_origins: allowedOrigins, redirect_uris: redirectUris },
     ...Object.fromEntries(Object.entries(lifetimes).filter((entry): entry is [string, number] => entry[1] !== null)),
     ...(input.requireMfa === undefined ? {} : { require_mfa: input.requireMfa }),
+    ...(input.backchannelLogout === undefined ? {} : { backchannel_logout_uri: input.backchannelLogout?.uri ?? '' }),
   };
 
   await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));

@@ -26,6 +26,8 @@ export interface AuthorizationCode {
   acr: string | null;
   /** The API the tokens are for (RFC 8707), or null. */
   resource: string | null;
+  /** The sid of the browser session it was issued in (OIDC `sid`), or null. */
+  sid: string | null;
   /**
    * The user's claims the code's scopes release (claimsForScopes), as they were when the code was
    * issued: the ID token is made from them, so the token request reads no user.
@@ -57,6 +59,8 @@ interface Sealed {
   x?: string;
   /** acr; left out when null. */
   l?: string;
+  /** The session's sid; left out when null. */
+  o?: string;
 }
 
 export class CodeSealer {
@@ -74,7 +78,11 @@ export class CodeSealer {
   }
 
   /** A new code for `fields`, valid `ttl` seconds from `now`. */
-  issue(fields: Omit<AuthorizationCode, 'id' | 'iat' | 'exp'>, now: number, ttl: number): string {
+  issue(
+    fields: Omit<AuthorizationCode, 'id' | 'iat' | 'exp' | 'sid'> & { sid?: string | null },
+    now: number,
+    ttl: number,
+  ): string {
     return this.#box().seal(
       {
         i: newSortableId(),
@@ -92,6 +100,7 @@ export class CodeSealer {
         ...(fields.resource !== null ? { d: fields.resource } : {}),
         ...(fields.amr.length > 0 ? { x: fields.amr.join(' ') } : {}),
         ...(fields.acr !== null ? { l: fields.acr } : {}),
+        ...(fields.sid ? { o: fields.sid } : {}),
       },
       now * 1000,
     );
@@ -115,6 +124,7 @@ export class CodeSealer {
       resource: v.d ?? null,
       amr: v.x ? v.x.split(' ') : [],
       acr: v.l ?? null,
+      sid: v.o ?? null,
       iat: v.t,
       exp: v.e,
     };

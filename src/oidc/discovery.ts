@@ -19,6 +19,9 @@ export function discoveryMetadata(
     revocation_endpoint: `${base}/oauth2/revoke`,
     introspection_endpoint: `${base}/oauth2/introspect`,
     end_session_endpoint: `${base}/oauth2/logout`,
+    // Back-Channel Logout 1.0 §2.1: logout tokens to the clients registered for them, with `sid`.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     ...(config.registration.mode !== 'off' ? { registration_endpoint: `${base}/oauth2/register` } : {}),
     scopes_supported: [...config.scopes.keys()],
     response_types_supported: ['code'],

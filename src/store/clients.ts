@@ -45,6 +45,16 @@ export interface Client {
   lifetimes: TokenLifetimes;
   /** Its sign-ins need two factors (`--require-mfa`, src/authn/policy.ts); absent: false. */
   requireMfa?: boolean;
+  /**
+   * Back-Channel Logout 1.0 §2.2: where its logout tokens are posted, and whether they must carry
+   * `sid`; absent: it is not told of sign-outs.
+   */
+  backchannelLogout?: BackchannelLogout;
+}
+
+export interface BackchannelLogout {
+  uri: string;
+  sessionRequired: boolean;
 }
 
 /** A client's token lifetimes in seconds, each shorter than the server's setting or null for it. */
@@ -128,6 +138,14 @@ function toClient(row: ClientRow): Client {
           },
     // Absent before migration 006 and for clients never given the option.
     ...(row.require_mfa === null || row.require_mfa === undefined ? {} : { requireMfa: row.require_mfa === 1 }),
+    ...(row.backchannel_logout_uri == null
+      ? {}
+      : {
+          backchannelLogout: {
+            uri: row.backchannel_logout_uri,
+            sessionRequired: Number(row.backchannel_logout_session_required) === 1,
+          },
+        }),
   };
 }
 
@@ -156,6 +174,8 @@ function fromClient(client: Client): Omit<ClientRow, 'require_mfa'> & Partial<Pi
     id_token_ttl: client.lifetimes.idToken,
     // Written only when said, so that a database before migration 006 takes the other columns.
     ...(client.requireMfa === undefined ? {} : { require_mfa: client.requireMfa ? 1 : 0 }),
+    backchannel_logout_uri: client.backchannelLogout?.uri ?? null,
+    backchannel_logout_session_required: client.backchannelLogout?.sessionRequired ? 1 : 0,
   };
 }
 

@@ -33,6 +33,8 @@ export interface Grant {
   amr: string | null;
   /** The level the sign-in reached (OIDC Core §2 acr), for refreshed ID tokens; null if not recorded. */
   acr: string | null;
+  /** The sid of the session its code came from (OIDC `sid`), for refreshed ID tokens; null: none. */
+  sid: string | null;
 }
 
 /** A grant, which holds its refresh tokens' state (src/tokens/refresh.ts), and its user. */
@@ -119,7 +121,7 @@ export interface RevocationStore {
 
 export const GRANT_COLUMNS = columns<GrantRow>()(
   // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
-  'id user_id client_id scope auth_time created_at revoked_at refresh_generation refresh_expires_at refresh_issued_at resource amr acr',
+  'id user_id client_id scope auth_time created_at revoked_at refresh_generation refresh_expires_at refresh_issued_at resource amr acr sid',
 );
 
 /** The grant's field of each column: the hot writes pass a grant's values in GRANT_COLUMNS' order. */
@@ -137,6 +139,7 @@ export const GRANT_FIELDS = {
   resource: 'resource',
   amr: 'amr',
   acr: 'acr',
+  sid: 'sid',
 } as const satisfies Record<(typeof GRANT_COLUMNS)[number], keyof Grant>;
 
 function toGrant(row: GrantRow): Grant {
@@ -154,6 +157,7 @@ function toGrant(row: GrantRow): Grant {
     resource: row.resource,
     amr: row.amr,
     acr: row.acr,
+    sid: row.sid ?? null,
   };
 }
 
@@ -176,6 +180,7 @@ export function toTokenFamily(row: FamilyRow | undefined): TokenFamily | undefin
     resource: row.g_resource,
     amr: row.g_amr,
     acr: row.g_acr,
+    sid: row.g_sid ?? null,
   };
   return { grant, user: joinedUser(row) };
 }

@@ -9,6 +9,7 @@ import type { EncryptedValueStore } from './encrypted.ts';
 import type { EventStore } from './events.ts';
 import type { GrantStore, RevocationStore } from './grants.ts';
 import type { MailStore } from './mails.ts';
+import type { LogoutDeliveryStore } from './logout-deliveries.ts';
 import type { NoticeStore } from './notices.ts';
 import type { PurgeInput } from './housekeeping.ts';
 import type { PasskeyStore } from './passkeys.ts';
@@ -53,6 +54,7 @@ export interface Store
     EncryptedValueStore,
     UpstreamStore,
     MailStore,
+    LogoutDeliveryStore,
     NoticeStore {
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;

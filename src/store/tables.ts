@@ -41,6 +41,10 @@ export interface ClientRow {
   id_token_ttl: number | null;
   /** 1: the client's sign-ins need two factors (migration 006); null or 0: the server's policy. */
   require_mfa: number | null;
+  /** Back-Channel Logout 1.0 §2.2 (migration 020): where logout tokens are posted; null: none. */
+  backchannel_logout_uri: string | null;
+  /** 1: the client's logout tokens must carry `sid`. */
+  backchannel_logout_session_required: number;
 }
 
 export interface UserRow {
@@ -71,6 +75,8 @@ export interface SessionRow {
   factors: string | null;
   created_at: number;
   expires_at: number;
+  /** The session's public id (OIDC `sid`, migration 020), random; null for sessions from before. */
+  sid: string | null;
 }
 
 export interface ConsentRow {
@@ -102,6 +108,25 @@ export interface GrantRow {
   amr: string | null;
   /** The sign-in's level (OIDC Core §2 acr), for refreshed ID tokens; null when none was recorded. */
   acr: string | null;
+  /** The sid of the session the code came from (migration 020), for refreshed ID tokens and logout. */
+  sid: string | null;
+}
+
+/** A logout token to post to a client (Back-Channel Logout 1.0): the outbox `logout_deliveries`. */
+export interface LogoutDeliveryRow {
+  id: string;
+  client_id: string;
+  uri: string;
+  sub: string;
+  sid: string | null;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  retry_base: number;
+  next_attempt_at: number;
+  locked_until: number | null;
+  created_at: number;
+  last_error: string | null;
+  finished_at: number | null;
 }
 
 export interface SigningKeyRow {
@@ -231,5 +256,6 @@ export interface Database {
   upstream_providers: People.UpstreamProviderRow;
   upstream_links: People.UpstreamLinkRow;
   mails: People.MailRow;
+  logout_deliveries: LogoutDeliveryRow;
   mail_tokens: People.MailTokenRow;
 }

@@ -192,6 +192,7 @@ for (const [name, database] of [
         resource: null,
         amr: 'pwd',
         acr: 'urn:tessera:acr:sfa',
+        sid: null,
       };
       assert.equal(await store.redeemAuthorizationCode({ grant }), true);
       assert.equal(await store.redeemAuthorizationCode({ grant: { ...grant, scope: 'email' } }), false);

@@ -58,6 +58,7 @@ function grant(userId: string, clientId: string): Grant {
     resource: null,
     amr: 'pwd',
     acr: 'urn:tessera:acr:sfa',
+    sid: null,
   };
 }
 
@@ -77,6 +78,7 @@ function grantRow(g: Grant): GrantRow {
     resource: g.resource,
     amr: g.amr,
     acr: g.acr,
+    sid: g.sid,
   };
 }
 

@@ -2,7 +2,7 @@
 import { allowedOrigins } from '../../oauth/origins.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
-import { type Client, type ClientStore, SERVER_LIFETIMES } from '../../store/clients.ts';
+import { type BackchannelLogout, type Client, type ClientStore, SERVER_LIFETIMES } from '../../store/clients.ts';
 import { splitScope } from '../../store/columns.ts';
 import { redirectUriProblem } from '../../oauth/registration/redirect-rules.ts';
 import { createClient, updateClient, rotateClientSecret, UsageError } from '../operations.ts';
@@ -23,6 +23,8 @@ function describe(client: Client, config: Config, text = false): Record<string, 
     first_party: client.firstParty,
     id_token_signed_response_alg: client.idTokenSignedResponseAlg,
     require_mfa: client.requireMfa === true,
+    backchannel_logout_uri: client.backchannelLogout?.uri ?? null,
+    backchannel_logout_session_required: client.backchannelLogout?.sessionRequired ?? false,
     ...describeLifetimes(client.lifetimes, config, text),
     created_at: formatTime(client.createdAt),
     // Registered before today's rules: it keeps working, and is flagged here.
@@ -34,6 +36,33 @@ function describe(client: Client, config: Config, text = false): Record<string, 
     registered_via: client.registeredVia,
     owner_id: client.ownerId,
   };
+}
+
+const BACKCHANNEL_OPTIONS = {
+  'backchannel-logout-uri': { type: 'string' },
+  'backchannel-logout-session-required': { type: 'boolean' },
+} as const;
+
+/**
+ * The client's back-channel logout from `--backchannel-logout-uri` and
+ * `--[no-]backchannel-logout-session-required`, over what `current` has; nothing when neither is said.
+ */
+function backchannelLogoutFrom(
+  values: {
+    'backchannel-logout-uri'?: string | undefined;
+    'backchannel-logout-session-required'?: boolean | undefined;
+    'no-backchannel-logout-session-required'?: boolean | undefined;
+  },
+  current: Client | undefined,
+): { backchannelLogout?: BackchannelLogout } {
+  const uri = values['backchannel-logout-uri'] ?? current?.backchannelLogout?.uri;
+  const required = values['no-backchannel-logout-session-required']
+    ? false
+    : values['backchannel-logout-session-required'];
+  if (values['backchannel-logout-uri'] === undefined && required === undefined) return {};
+  if (uri === undefined) throw new UsageError('--backchannel-logout-session-required needs a --backchannel-logout-uri');
+  const sessionRequired = required ?? current?.backchannelLogout?.sessionRequired ?? false;
+  return { backchannelLogout: { uri, sessionRequired } };
 }
 
 function printClient(io: Io, described: Record<string, unknown>): void {
@@ -54,6 +83,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         public: { type: 'boolean' },
         'first-party': { type: 'boolean' },
         'require-mfa': { type: 'boolean' },
+        ...BACKCHANNEL_OPTIONS,
         'auth-method': { type: 'string' },
         alg: { type: 'string' },
         'grant-types': { type: 'string' },
@@ -81,6 +111,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         allowedOrigins: values['allowed-origin'] ?? [],
         lifetimes: lifetimesFrom(values, config, SERVER_LIFETIMES),
         requireMfa: values['require-mfa'] ?? false,
+        ...backchannelLogoutFrom(values, undefined),
       });
       for (const warning of warnings) io.err(`warning: ${warning}`);
       const secret = clientSecret ? { client_secret: clientSecret } : {};
@@ -133,6 +164,9 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
           'no-allowed-origins': { type: 'boolean' },
           'require-mfa': { type: 'boolean' },
           'no-require-mfa': { type: 'boolean' },
+          ...BACKCHANNEL_OPTIONS,
+          'no-backchannel-logout-uri': { type: 'boolean' },
+          'no-backchannel-logout-session-required': { type: 'boolean' },
           ...LIFETIME_OPTIONS,
           json: { type: 'boolean' },
         },
@@ -152,6 +186,9 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         allowedOrigins: origins,
         lifetimes: lifetimesFrom(values, config, current.lifetimes),
         requireMfa: values['no-require-mfa'] ? false : values['require-mfa'],
+        backchannelLogout: values['no-backchannel-logout-uri']
+          ? null
+          : backchannelLogoutFrom(values, current).backchannelLogout,
       };
       const now = Math.floor(Date.now() / 1000);
       const { client, warnings } = await updateClient(store, id, input, now, CLI, config);

@@ -252,7 +252,17 @@ function issueCode(
   // auth_time is the last factor's time, from which max_age counts too: a relying party that checks
   // max_age against auth_time itself (OIDC Core §3.1.2.1) agrees with us after a step-up.
   const { authTime, amr, acr } = signInClaims(session.factors, need.acrValues);
-  const sealed = { ...fields, codeChallengeMethod, nonce, authTime, amr, acr, claims, resource };
+  const sealed = {
+    ...fields,
+    codeChallengeMethod,
+    nonce,
+    authTime,
+    amr,
+    acr,
+    claims,
+    resource,
+    sid: session.sid ?? null,
+  };
   const code = deps.codes.issue(sealed, now, deps.config.codeTtl);
   return {
     kind: 'redirect',

@@ -66,6 +66,7 @@ export const authorizationCodeGrant: GrantHandler = {
       authTime: code.authTime,
       amr: code.amr,
       acr: code.acr,
+      sid: code.sid,
       nonce: code.nonce,
       refreshToken,
     });
@@ -86,6 +87,7 @@ export const authorizationCodeGrant: GrantHandler = {
         // What a refreshed ID token states of the sign-in, kept with the grant: a refresh reads nothing else.
         amr: code.amr.length > 0 ? code.amr.join(' ') : null,
         acr: code.acr,
+        sid: code.sid,
       },
     });
     // Lost: the code was redeemed before (or by a concurrent request), a second use; or the user is

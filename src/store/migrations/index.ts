@@ -21,6 +21,7 @@ import * as passkeySuspension from './011_passkey_suspension.ts';
 import * as securityMail from './014_security_mail.ts';
 import * as restoreWatch from './015_restore_watch.ts';
 import * as eventRequestId from './016_event_request_id.ts';
+import * as backchannelLogout from './020_backchannel_logout.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_initial': initial,
@@ -36,6 +37,7 @@ export const migrations: Record<string, Migration> = {
   '014_security_mail': securityMail,
   '015_restore_watch': restoreWatch,
   '016_event_request_id': eventRequestId,
+  '020_backchannel_logout': backchannelLogout,
 };
 
 interface AppliedMigration {

@@ -20,6 +20,7 @@ const GRANT_TYPES: Record<(typeof GRANT_COLUMNS)[number], 'text' | 'bigint' | 'i
   resource: 'text',
   amr: 'text',
   acr: 'text',
+  sid: 'text',
 };
 
 /**
