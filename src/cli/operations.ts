@@ -242,7 +242,7 @@ export async function updateClient(
     lifetimes: input.lifetimes ?? client.lifetimes,
     ...(input.requireMfa === undefined ? {} : { requireMfa: input.requireMfa }),
   };
-  if (input.backchannelLogout === null) delete updated.backchannelLogout;
+  if (input.backchannelLogout === null) updated.backchannelLogout = null;
   else if (input.backchannelLogout)
     updated.backchannelLogout = checkBackchannelLogout(input.backchannelLogout, allowHttp);
   // The client's own lifetimes, where it has them (seconds); the others follow the server's.

@@ -47,9 +47,9 @@ export interface Client {
   requireMfa?: boolean;
   /**
    * Back-Channel Logout 1.0 §2.2: where its logout tokens are posted, and whether they must carry
-   * `sid`; absent: it is not told of sign-outs.
+   * `sid`; absent: it is not told of sign-outs (null: an update that removes them).
    */
-  backchannelLogout?: BackchannelLogout;
+  backchannelLogout?: BackchannelLogout | null;
 }
 
 export interface BackchannelLogout {
@@ -149,7 +149,11 @@ function toClient(row: ClientRow): Client {
   };
 }
 
-function fromClient(client: Client): Omit<ClientRow, 'require_mfa'> & Partial<Pick<ClientRow, 'require_mfa'>> {
+type BackchannelColumns = 'backchannel_logout_uri' | 'backchannel_logout_session_required';
+
+function fromClient(
+  client: Client,
+): Omit<ClientRow, 'require_mfa' | BackchannelColumns> & Partial<Pick<ClientRow, 'require_mfa' | BackchannelColumns>> {
   return {
     client_id: client.clientId,
     secret_hash: client.secretHash,
@@ -174,8 +178,13 @@ function fromClient(client: Client): Omit<ClientRow, 'require_mfa'> & Partial<Pi
     id_token_ttl: client.lifetimes.idToken,
     // Written only when said, so that a database before migration 006 takes the other columns.
     ...(client.requireMfa === undefined ? {} : { require_mfa: client.requireMfa ? 1 : 0 }),
-    backchannel_logout_uri: client.backchannelLogout?.uri ?? null,
-    backchannel_logout_session_required: client.backchannelLogout?.sessionRequired ? 1 : 0,
+    // Written only when said (or removed), so that a database before migration 020 takes the others.
+    ...(client.backchannelLogout === undefined
+      ? {}
+      : {
+          backchannel_logout_uri: client.backchannelLogout?.uri ?? null,
+          backchannel_logout_session_required: client.backchannelLogout?.sessionRequired ? 1 : 0,
+        }),
   };
 }
 
