@@ -53,9 +53,8 @@ describe("docs/endpoints.md's list of what is not supported", () => {
     'the `claims` parameter': () => {
       assert.equal(metadata.claims_parameter_supported, false);
     },
-    'front- and back-channel logout': () => {
+    'front-channel logout': () => {
       assert.equal(metadata.frontchannel_logout_supported, undefined);
-      assert.equal(metadata.backchannel_logout_supported, undefined);
     },
     'several resources in one request': async () => {
       const client = server.clients.confidential;
