@@ -43,7 +43,7 @@ export interface ClientRow {
   require_mfa: number | null;
   /** Back-Channel Logout 1.0 §2.2 (migration 020): where logout tokens are posted; null: none. */
   backchannel_logout_uri: string | null;
-  /** 1: the client's logout tokens must carry `sid` (not null, default 0; typed nullable so an insert may leave it out). */
+  /** 1: its logout tokens must carry `sid` (not null, default 0; nullable here so that an insert may omit it). */
   backchannel_logout_session_required: number | null;
 }
 

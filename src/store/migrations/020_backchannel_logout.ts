@@ -13,9 +13,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table grants add column sid text`.execute(db);
   await sql`create index grants_sid on grants (sid) where sid is not null`.execute(db);
   await sql`alter table clients add column backchannel_logout_uri text`.execute(db);
-  await sql`alter table clients add column backchannel_logout_session_required integer not null default 0`.execute(
-    db,
-  );
+  await sql`alter table clients add column backchannel_logout_session_required integer not null default 0`.execute(db);
   await sql`create table logout_deliveries (id text primary key, client_id text not null, uri text not null,
     sub text not null, sid text, status text not null, attempts integer not null, retry_base integer not null,
     next_attempt_at bigint not null, locked_until bigint, created_at bigint not null, last_error text,
