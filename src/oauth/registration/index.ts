@@ -94,6 +94,7 @@ export async function registerClient(
     tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
     firstParty: false,
     idTokenSignedResponseAlg: metadata.idTokenSignedResponseAlg,
+    ...(metadata.backchannelLogout ? { backchannelLogout: metadata.backchannelLogout } : {}),
     createdAt: now,
     registeredVia: 'dynamic',
     ownerId,
@@ -189,6 +190,8 @@ export async function replaceRegistration(
     grantTypes: metadata.grantTypes,
     tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
     idTokenSignedResponseAlg: metadata.idTokenSignedResponseAlg,
+    // RFC 7592 §2.2: the update replaces the metadata; left out, the back-channel logout goes.
+    backchannelLogout: metadata.backchannelLogout,
     registrationTokenHash: hashToken(registrationToken),
     metadata: metadata.description,
   };
@@ -230,6 +233,12 @@ export function clientInformation(
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
     scope: client.scopes.join(' '),
     ...(client.idTokenSignedResponseAlg ? { id_token_signed_response_alg: client.idTokenSignedResponseAlg } : {}),
+    ...(client.backchannelLogout
+      ? {
+          backchannel_logout_uri: client.backchannelLogout.uri,
+          backchannel_logout_session_required: client.backchannelLogout.sessionRequired,
+        }
+      : {}),
     ...client.metadata,
     registration_client_uri: `${issuer}/oauth2/register/${encodeURIComponent(client.clientId)}`,
     registration_access_token: secrets.registrationToken,
