@@ -83,7 +83,10 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
 
     before(async () => {
       if (!database) return;
-      server = await startServer({ databaseUrl: database.url, env: { TESSERA_OUTBOUND_ALLOW_PRIVATE: 'true' } });
+      server = await startServer({
+        databaseUrl: database.url,
+        env: { TESSERA_OUTBOUND_ALLOW_PRIVATE: 'true', TESSERA_REGISTRATION: 'open' },
+      });
       receiver = new LogoutReceiver();
       await receiver.start(server.issuer);
       const c = server.clients.confidential;
@@ -241,6 +244,38 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
       assert.equal(await delivery.runOnce(), 0);
       assert.equal(receiver.tokens.length, 0);
     });
+
+    it(
+      'a client registering itself sets backchannel_logout_uri; one that is not https is refused',
+      { skip },
+      async () => {
+        const register = (metadata: Record<string, unknown>) =>
+          fetch(`${server.issuer}/oauth2/register`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ client_name: 'RP', redirect_uris: ['https://rp.example/cb'], ...metadata }),
+          });
+        const registered = await register({
+          backchannel_logout_uri: 'https://rp.example/bcl',
+          backchannel_logout_session_required: true,
+        });
+        assert.equal(registered.status, 201);
+        const body = (await registered.json()) as Record<string, unknown>;
+        assert.equal(body.backchannel_logout_uri, 'https://rp.example/bcl');
+        assert.equal(body.backchannel_logout_session_required, true);
+        const shown = JSON.parse(await cli(server, ['clients', 'show', String(body.client_id), '--json'])) as Record<
+          string,
+          unknown
+        >;
+        assert.equal(shown.backchannel_logout_uri, 'https://rp.example/bcl');
+        const refused = await register({ backchannel_logout_uri: 'http://rp.example/bcl' });
+        assert.equal(refused.status, 400);
+        assert.deepEqual(await refused.json(), {
+          error: 'invalid_client_metadata',
+          error_description: 'backchannel_logout_uri must be an https URL',
+        });
+      },
+    );
 
     it('clients update refuses a backchannel_logout_uri that is not https', { skip }, async () => {
       const { io, lines } = cliIo(server);
