@@ -196,6 +196,18 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
       assert.deepEqual(receiver.refused, []);
     });
 
+    it('an operator resetting the password or the second factors tells the clients too', { skip }, async () => {
+      const sid = (await signIn(new BrowserSim(server.issuer), server.clients.confidential)).idToken.sid;
+      await cli(server, ['users', 'mfa', 'reset', 'alice']);
+      assert.equal(await delivery.runOnce(), 1);
+      assert.equal(receiver.tokens[0]!.payload.sid, sid);
+      const again = (await signIn(new BrowserSim(server.issuer), server.clients.confidential)).idToken.sid;
+      const { io, lines } = cliIo(server, `${server.user.password}\n`);
+      assert.equal(await run(['users', 'set-password', 'alice', '--password-stdin'], io), 0, lines.join('\n'));
+      assert.equal(await delivery.runOnce(), 1);
+      assert.equal(receiver.tokens[1]!.payload.sid, again);
+    });
+
     it('users sign-out --session tells the clients of that session only', { skip }, async () => {
       const browser = new BrowserSim(server.issuer);
       const other = new BrowserSim(server.issuer);
