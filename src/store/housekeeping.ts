@@ -67,6 +67,10 @@ export class Purge extends Aggregate {
     const sent = (eb: Where<'mails'>) =>
       eb.and([eb('status', '!=', 'pending'), eb('created_at', '<', now - input.eventRetention)]);
     const mails = await this.write(this.db.deleteFrom('mails').where(sent));
+    // Logout tokens posted or given up (Back-Channel Logout 1.0), kept as long as events.
+    const posted = (eb: Where<'logout_deliveries'>) =>
+      eb.and([eb('status', '!=', 'pending'), eb('created_at', '<', now - input.eventRetention)]);
+    const logouts = await this.write(this.db.deleteFrom('logout_deliveries').where(posted));
     return {
       sessions,
       revoked_access_tokens: revoked,
@@ -77,6 +81,7 @@ export class Purge extends Aggregate {
       webhook_deliveries: deliveries,
       mail_tokens: tokens,
       mails,
+      logout_deliveries: logouts,
     };
   }
 }
