@@ -71,6 +71,7 @@ function report(label: string, us: number): void {
       resource: null,
       amr: 'pwd',
       acr: 'urn:tessera:acr:sfa',
+      sid: null,
     });
     const newGrant = (): Grant => ({
       id: newSortableId(),
@@ -86,6 +87,7 @@ function report(label: string, us: number): void {
       resource: null,
       amr: 'pwd',
       acr: 'urn:tessera:acr:sfa',
+      sid: null,
     });
     const store = await openStore(`sqlite:${join(dir, 'store.db')}`, { thread: 'current' });
     await store.migrate();

@@ -107,6 +107,7 @@ async function fill(
         resource: null,
         amr: 'pwd',
         acr: 'urn:tessera:acr:sfa',
+        sid: null,
       });
     }
     await db.insertInto('grants').values(grants).execute();

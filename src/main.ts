@@ -12,6 +12,7 @@ import { localMarkFile } from './restores/local-mark.ts';
 import { RestoreWatch, startRestoreWatch } from './restores/watch.ts';
 import { WebhookDelivery } from './webhooks/delivery.ts';
 import { startMailDelivery } from './mail/start.ts';
+import { LogoutDelivery } from './logout/delivery.ts';
 import { startMetricsListener } from './http/plugins/metrics.ts';
 import { openStore, type Store } from './store/index.ts';
 import { logMigrations, VERSION } from './release.ts';
@@ -130,6 +131,9 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
   webhooks.start();
   // Mails: this instance's share of their outbox, on the same worker (src/mail/delivery.ts).
   const mails = startMailDelivery(store, config, secret, app.log);
+  // Logout tokens (Back-Channel Logout 1.0): this instance's share of their outbox, on the same worker.
+  const logouts = new LogoutDelivery(store, { config, keys, interval: config.webhookInterval, log: app.log });
+  logouts.start();
   // SIGTERM: not ready at once, serve on for the drain, then close the listener, finish what is in
   // flight (idle keep-alive connections close at once), close the store and exit 0; all within
   // TESSERA_SHUTDOWN_TIMEOUT, else exit 1. A second signal ends the drain early.
@@ -154,6 +158,7 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
     metricsListener?.close();
     await webhooks.stop();
     await mails?.stop();
+    await logouts.stop();
     await store.close();
     await tracing?.shutdown();
     app.log.info('shut down');

@@ -179,6 +179,7 @@ export async function signOutSession(
     throw new AdminError(`--session: ${session} names ${matches.length} sessions; give more of it`);
   const { id } = matches[0]!;
   const data = { session: id.slice(0, 12) };
-  await store.deleteSession(id, securityEvent('user.signed_out', now, { userId: user.id, requester, data }));
+  const signedOut = securityEvent('user.signed_out', now, { userId: user.id, requester, data });
+  await store.deleteSession(id, signedOut, { now });
   return { user, session: id.slice(0, 12) };
 }

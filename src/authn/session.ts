@@ -1,6 +1,7 @@
 // The browser's sign-in session as the domain code sees it (src/http/browser.ts keeps its cookie):
 // who, since when, and each factor the sign-in was made of.
 import type { SecurityEvent } from '../events/index.ts';
+import { newId } from '../tokens/opaque.ts';
 import type { Session, SessionAndUser, SessionStore } from '../store/sessions.ts';
 import type { User, UserStore } from '../store/users.ts';
 import { acrOf, amrOf, lastFactorAt } from './factors.ts';
@@ -15,6 +16,8 @@ export interface BrowserSession {
   authTime: number;
   /** Every factor of the sign-in, with its time (a step-up adds to them). */
   factors: Factor[];
+  /** The session's public id (OIDC `sid`); null for a session from before it had one. */
+  sid?: string | null;
   /** The user, when it was read with the session (undefined also when the user no longer exists). */
   user?: User | undefined;
   /** The scopes consented to for a client, when they were read with the session. */
@@ -36,6 +39,7 @@ export function toBrowserSession(found: SessionAndUser, clientId?: string): Brow
     userId: session.userId,
     authTime: session.authTime,
     factors: session.factors,
+    sid: session.sid ?? null,
     user,
     ...(clientId !== undefined && consentedScopes ? { consented: { clientId, scopes: consentedScopes } } : {}),
   };
@@ -59,10 +63,13 @@ export async function createSession(
 ): Promise<BrowserSession | undefined> {
   const { id, signedIn, now } = input;
   const { userId, authTime, factors } = signedIn;
-  const session = { id, userId, authTime, factors, createdAt: now, expiresAt: now + input.ttl };
+  // The session's public id, for ID tokens and logout tokens (OIDC `sid`): random, so that it tells
+  // nothing of the cookie.
+  const sid = newId();
+  const session = { id, userId, authTime, factors, createdAt: now, expiresAt: now + input.ttl, sid };
   if (!write) await store.createSession(session, event);
   else if (!(await write(session, event))) return undefined;
-  return { id, userId: signedIn.userId, authTime: signedIn.authTime, factors: signedIn.factors };
+  return { id, userId: signedIn.userId, authTime: signedIn.authTime, factors: signedIn.factors, sid };
 }
 
 /** The session's user: the one read with it, or from the store. */

@@ -4,10 +4,20 @@ import { emailProblem, heldClaimsAfter, usernameProblem } from '../admin/users.t
 import type { HeldClaimChanges } from '../tokens/held-claims.ts';
 import { CLI, type Requester, securityEvent } from '../events/index.ts';
 import type { Config } from '../config/index.ts';
-import { type Client, type ClientStore, SERVER_LIFETIMES, type TokenEndpointAuthMethod } from '../store/clients.ts';
+import {
+  type BackchannelLogout,
+  type Client,
+  type ClientStore,
+  SERVER_LIFETIMES,
+  type TokenEndpointAuthMethod,
+} from '../store/clients.ts';
 import type { TokenLifetimes } from '../store/clients.ts';
 import type { User, UserStore } from '../store/users.ts';
-import { normalizeRedirectUri, redirectUriProblem } from '../oauth/registration/redirect-rules.ts';
+import {
+  backchannelLogoutUriProblem,
+  normalizeRedirectUri,
+  redirectUriProblem,
+} from '../oauth/registration/redirect-rules.ts';
 import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
 import { checkKeysFor, ClientKeysError, type ConfidentialAuthMethod } from './client-keys.ts';
 
@@ -44,6 +54,21 @@ export interface CreateClientInput {
   admin?: boolean;
   /** The roles it may see (`--roles`); absent: every role. */
   allowedRoles?: string[];
+  /** Back-Channel Logout 1.0 (`--backchannel-logout-uri`, `--backchannel-logout-session-required`). */
+  backchannelLogout?: BackchannelLogout;
+}
+
+/**
+ * A backchannel_logout_uri: https, or plain http where redirect URIs may be (and on loopback), as a
+ * redirect URI is checked.
+ */
+function checkBackchannelLogout(logout: BackchannelLogout, allowHttp: boolean): BackchannelLogout {
+  const { uri } = logout;
+  const problem = backchannelLogoutUriProblem(uri);
+  const plainHttp =
+    uri.startsWith('http:') && backchannelLogoutUriProblem(uri.replace(/^http:/, 'https:')) === undefined;
+  if (problem && !(allowHttp && plainHttp)) throw new UsageError(`--backchannel-logout-uri: "${uri}" ${problem}`);
+  return logout;
 }
 
 /** An origin as a browser sends it: http(s)://host[:port], nothing after. */
@@ -162,6 +187,9 @@ export async function createClient(
     ...(input.requestObjectSigningAlg ? { requestObjectSigningAlg: input.requestObjectSigningAlg } : {}),
     ...(input.admin ? { admin: true } : {}),
     ...(input.allowedRoles ? { allowedRoles: checkRoles(input.allowedRoles, '--roles') } : {}),
+    ...(input.backchannelLogout
+      ? { backchannelLogout: checkBackchannelLogout(input.backchannelLogout, allowHttp) }
+      : {}),
   };
   const data = {
     name: client.name,
@@ -219,6 +247,8 @@ export interface UpdateClientInput {
   admin?: boolean | undefined;
   /** `--roles a,b`, or null (`--all-roles`) for every role. */
   allowedRoles?: string[] | null | undefined;
+  /** A new backchannel_logout_uri and its session_required, or null to remove it (`--no-backchannel-logout-uri`). */
+  backchannelLogout?: BackchannelLogout | null | undefined;
 }
 
 /** Changes what `tessera clients update` changes; the client_id, secret and owner stay. */
@@ -299,6 +329,9 @@ export async function updateClient(
       ? {}
       : { allowedRoles: input.allowedRoles && checkRoles(input.allowedRoles, '--roles') }),
   };
+  if (input.backchannelLogout === null) updated.backchannelLogout = null;
+  else if (input.backchannelLogout)
+    updated.backchannelLogout = checkBackchannelLogout(input.backchannelLogout, allowHttp);
   // The client's own lifetimes, where it has them (seconds); the others follow the server's.
   const { accessToken, refreshToken, idToken } = updated.lifetimes;
   const lifetimes = { access_token_ttl: accessToken, refresh_token_ttl: refreshToken, id_token_ttl: idToken };
@@ -317,6 +350,7 @@ export async function updateClient(
       : { request_object_signing_alg: input.requestObjectSigningAlg ?? 'any' }),
     ...(input.admin === undefined ? {} : { admin: input.admin }),
     ...(input.allowedRoles === undefined ? {} : { roles: updated.allowedRoles ?? 'all' }),
+    ...(input.backchannelLogout === undefined ? {} : { backchannel_logout_uri: input.backchannelLogout?.uri ?? '' }),
   };
 
   await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));

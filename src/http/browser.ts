@@ -107,7 +107,8 @@ export class BrowserState {
     if (found) {
       const userId = found.session.userId;
       const signedOut = securityEvent('user.signed_out', now, { userId, requester: requesterOf(request) });
-      await this.#store.deleteSession(found.session.id, signedOut);
+      // The clients signed in from it are told (Back-Channel Logout 1.0), in the same write.
+      await this.#store.deleteSession(found.session.id, signedOut, { now });
     }
     reply.clearCookie(this.names.session, this.#cookieOptions());
     reply.setCookie(this.names.csrf, randomToken(), this.#cookieOptions());

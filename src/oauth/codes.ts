@@ -26,6 +26,8 @@ export interface AuthorizationCode {
   acr: string | null;
   /** The API the tokens are for (RFC 8707), or null. */
   resource: string | null;
+  /** The sid of the browser session it was issued in (OIDC `sid`), or null. */
+  sid: string | null;
   /**
    * The user's claims the code's scopes release (claimsForScopes), as they were when the code was
    * issued: the ID token is made from them, so the token request reads no user.
@@ -64,6 +66,8 @@ interface Sealed {
   l?: string;
   /** The claims request; left out when null. */
   q?: string;
+  /** The session's sid; left out when null. */
+  o?: string;
 }
 
 export class CodeSealer {
@@ -82,7 +86,10 @@ export class CodeSealer {
 
   /** A new code for `fields`, valid `ttl` seconds from `now`. */
   issue(
-    fields: Omit<AuthorizationCode, 'id' | 'iat' | 'exp' | 'claimsRequest'> & { claimsRequest?: string | null },
+    fields: Omit<AuthorizationCode, 'id' | 'iat' | 'exp' | 'claimsRequest' | 'sid'> & {
+      claimsRequest?: string | null;
+      sid?: string | null;
+    },
     now: number,
     ttl: number,
   ): string {
@@ -104,6 +111,7 @@ export class CodeSealer {
         ...(fields.amr.length > 0 ? { x: fields.amr.join(' ') } : {}),
         ...(fields.acr !== null ? { l: fields.acr } : {}),
         ...(fields.claimsRequest != null ? { q: fields.claimsRequest } : {}),
+        ...(fields.sid ? { o: fields.sid } : {}),
       },
       now * 1000,
     );
@@ -128,6 +136,7 @@ export class CodeSealer {
       amr: v.x ? v.x.split(' ') : [],
       acr: v.l ?? null,
       claimsRequest: v.q ?? null,
+      sid: v.o ?? null,
       iat: v.t,
       exp: v.e,
     };

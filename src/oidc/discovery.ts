@@ -31,6 +31,9 @@ export function discoveryMetadata(
     // RFC 9126 §5.
     pushed_authorization_request_endpoint: `${base}/oauth2/par`,
     require_pushed_authorization_requests: config.requirePushedAuthorizationRequests,
+    // Back-Channel Logout 1.0 §2.1: logout tokens to the clients registered for them, with `sid`.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     ...(config.registration.mode !== 'off' ? { registration_endpoint: `${base}/oauth2/register` } : {}),
     // RFC 8414 §2: admin is not offered to clients at large (src/oauth/scopes.ts), so not advertised.
     scopes_supported: [...config.scopes.keys()].filter((s) => s !== 'admin'),

@@ -66,6 +66,16 @@ export interface Client {
   admin?: boolean;
   /** The roles it may see in tokens (`--roles`), or null (absent) for every role. */
   allowedRoles?: string[] | null;
+  /**
+   * Back-Channel Logout 1.0 §2.2: where its logout tokens are posted, and whether they must carry
+   * `sid`; absent: it is not told of sign-outs (null: an update that removes them).
+   */
+  backchannelLogout?: BackchannelLogout | null;
+}
+
+export interface BackchannelLogout {
+  uri: string;
+  sessionRequired: boolean;
 }
 
 /** A client's token lifetimes in seconds, each shorter than the server's setting or null for it. */
@@ -162,6 +172,14 @@ function toClient(row: Selectable<ClientRow>): Client {
     ...(row.allowed_roles === null || row.allowed_roles === undefined
       ? {}
       : { allowedRoles: splitScope(row.allowed_roles) }),
+    ...(row.backchannel_logout_uri == null
+      ? {}
+      : {
+          backchannelLogout: {
+            uri: row.backchannel_logout_uri,
+            sessionRequired: Number(row.backchannel_logout_session_required) === 1,
+          },
+        }),
   };
 }
 
@@ -216,6 +234,13 @@ function fromClient(client: Client): Insertable<ClientRow> {
     // Likewise before migration 018.
     ...(client.admin === undefined ? {} : { admin: client.admin ? 1 : 0 }),
     ...(client.allowedRoles === undefined ? {} : { allowed_roles: client.allowedRoles?.join(' ') ?? null }),
+    // Written only when said (or removed), so that a database before migration 020 takes the others.
+    ...(client.backchannelLogout === undefined
+      ? {}
+      : {
+          backchannel_logout_uri: client.backchannelLogout?.uri ?? null,
+          backchannel_logout_session_required: client.backchannelLogout?.sessionRequired ? 1 : 0,
+        }),
   };
 }
 

@@ -38,6 +38,8 @@ export interface Grant {
    * JSON, for userinfo and refreshed ID tokens; null or absent when it had none.
    */
   claimsRequest?: string | null;
+  /** The sid of the session its code came from (OIDC `sid`), for refreshed ID tokens; null: none. */
+  sid: string | null;
 }
 
 /** A grant, which holds its refresh tokens' state (src/tokens/refresh.ts), and its user. */
@@ -124,7 +126,7 @@ export interface RevocationStore {
 
 export const GRANT_COLUMNS = columns<GrantRow>()(
   // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
-  'id user_id client_id scope auth_time created_at revoked_at refresh_generation refresh_expires_at refresh_issued_at resource amr acr claims_request',
+  'id user_id client_id scope auth_time created_at revoked_at refresh_generation refresh_expires_at refresh_issued_at resource amr acr claims_request sid',
 );
 
 /** The grant's field of each column: the hot writes pass a grant's values in GRANT_COLUMNS' order. */
@@ -143,6 +145,7 @@ export const GRANT_FIELDS = {
   amr: 'amr',
   acr: 'acr',
   claims_request: 'claimsRequest',
+  sid: 'sid',
 } as const satisfies Record<(typeof GRANT_COLUMNS)[number], keyof Grant>;
 
 function toGrant(row: GrantRow): Grant {
@@ -162,6 +165,7 @@ function toGrant(row: GrantRow): Grant {
     acr: row.acr,
     // Only when the authorization request had a claims parameter.
     ...(row.claims_request != null ? { claimsRequest: row.claims_request } : {}),
+    sid: row.sid ?? null,
   };
 }
 
@@ -185,6 +189,7 @@ export function toTokenFamily(row: FamilyRow | undefined): TokenFamily | undefin
     amr: row.g_amr,
     acr: row.g_acr,
     ...(row.g_claims_request != null ? { claimsRequest: row.g_claims_request } : {}),
+    sid: row.g_sid ?? null,
   };
   return { grant, user: joinedUser(row) };
 }

@@ -70,6 +70,10 @@ export class Purge extends Aggregate {
     // Assertions' jtis once the assertions expired (refused as expired then); pushed requests unused.
     const jtis = await this.write(this.db.deleteFrom('used_jtis').where('expires_at', '<=', now));
     const pushed = await this.write(this.db.deleteFrom('pushed_requests').where('expires_at', '<=', now));
+    // Logout tokens posted or given up (Back-Channel Logout 1.0), kept as long as events.
+    const posted = (eb: Where<'logout_deliveries'>) =>
+      eb.and([eb('status', '!=', 'pending'), eb('created_at', '<', now - input.eventRetention)]);
+    const logouts = await this.write(this.db.deleteFrom('logout_deliveries').where(posted));
     return {
       sessions,
       revoked_access_tokens: revoked,
@@ -82,6 +86,7 @@ export class Purge extends Aggregate {
       mails,
       used_jtis: jtis,
       pushed_requests: pushed,
+      logout_deliveries: logouts,
     };
   }
 }

@@ -10,6 +10,7 @@ import { type EncryptedValue, EncryptedValues } from './encrypted.ts';
 import { type EventFilter, Events } from './events.ts';
 import { type ChallengeUse, type Passkey, Passkeys, type PasskeyUse } from './passkeys.ts';
 import { type Mail, Mails, type QueuedMail, type Redemption, type TokenPurpose } from './mails.ts';
+import { LogoutDeliveries } from './logout-deliveries.ts';
 import { type NoticeRule, Notices } from './notices.ts';
 import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFamily } from './grants.ts';
 import { Purge, type PurgeInput } from './housekeeping.ts';
@@ -48,6 +49,7 @@ export abstract class KyselyStore implements Store {
   protected readonly encryptedValues: EncryptedValues;
   protected readonly upstream: Upstream;
   protected readonly mails: Mails;
+  protected readonly logoutDeliveries: LogoutDeliveries;
   protected readonly notices: Notices;
   protected readonly oneTime: OneTime;
   readonly #purge: Purge;
@@ -70,6 +72,7 @@ export abstract class KyselyStore implements Store {
     this.encryptedValues = new EncryptedValues(connection);
     this.upstream = new Upstream(connection);
     this.mails = new Mails(connection);
+    this.logoutDeliveries = new LogoutDeliveries(connection);
     this.notices = new Notices(connection);
     this.oneTime = new OneTime(connection);
     this.#purge = new Purge(connection);
@@ -214,8 +217,8 @@ export abstract class KyselyStore implements Store {
   getSessionAndUser(id: string, now: number, clientId?: string) {
     return this.sessions.getSessionAndUser(id, now, clientId);
   }
-  deleteSession(id: string, event?: SecurityEvent) {
-    return this.sessions.deleteSession(id, event);
+  deleteSession(id: string, event?: SecurityEvent, logout?: { now: number }) {
+    return this.sessions.deleteSession(id, event, logout);
   }
   listSessionsOf(userId: string, now: number) {
     return this.sessions.listSessionsOf(userId, now);
@@ -481,6 +484,21 @@ export abstract class KyselyStore implements Store {
   }
   findUsersByEmail(email: string) {
     return this.upstream.findUsersByEmail(email);
+  }
+
+  // logout tokens (./logout-deliveries.ts)
+  claimLogoutDeliveries(now: number, lease: number, limit: number) {
+    return this.logoutDeliveries.claimLogoutDeliveries(now, lease, limit);
+  }
+  recordLogoutAttempt(
+    id: string,
+    attempt: { attempt: number; at: number; error: string | null },
+    outcome: OutboxOutcome<'delivered'>,
+  ) {
+    return this.logoutDeliveries.recordLogoutAttempt(id, attempt, outcome);
+  }
+  listLogoutDeliveries(limit: number) {
+    return this.logoutDeliveries.listLogoutDeliveries(limit);
   }
 
   // mails (./mails.ts)

@@ -2,7 +2,9 @@
 // write as the token's use, each conditioned on that very use (`redeemed`: the token row carrying
 // this redemption's nonce), so that of two redemptions at once only one has any effect; and the
 // condition that the effect was made, which the event and a notice mail are written under.
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { enqueueLogouts } from './logout-deliveries.ts';
 import type { insertEventsWhen } from './outbox.ts';
 import { rowValues } from './row-values.ts';
 import type { Database } from './tables.ts';
@@ -20,7 +22,7 @@ export type Redemption =
   | { kind: 'account'; user: User };
 
 /** The effect's statements (the first tells whether it was made) and the condition that it was made. */
-export function redemptionEffects(db: Kysely<Database>, effect: Redemption, redeemed: Condition) {
+export function redemptionEffects(db: Kysely<Database>, effect: Redemption, redeemed: Condition, now: number) {
   // The user `id`, there once this write's redemption has been made.
   const redeemedUser = (id: string) =>
     db
@@ -49,12 +51,14 @@ export function redemptionEffects(db: Kysely<Database>, effect: Redemption, rede
             .where((eb) => eb.exists(done)),
         ]
       : [];
-    // Whoever was signed in, with the old password or a stolen session, is signed out.
+    // Whoever was signed in, with the old password or a stolen session, is signed out, and the clients
+    // they signed in to are told (Back-Channel Logout 1.0).
+    const logouts = enqueueLogouts(db, { userId }, randomUUID(), now, done);
     const sessions = db
       .deleteFrom('sessions')
       .where('user_id', '=', userId)
       .where((eb) => eb.exists(done));
-    return [[set, ...verify, sessions], done.where((eb) => eb.exists(redeemed))] as const;
+    return [[set, ...verify, ...logouts, sessions], done.where((eb) => eb.exists(redeemed))] as const;
   }
   if (effect.kind === 'email') {
     const set = db

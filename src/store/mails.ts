@@ -172,7 +172,7 @@ export class Mails extends Aggregate implements MailStore {
       .where('hash', '=', hash)
       .where('used_by', '=', nonce);
     // Each effect only with this redemption, and the event and mail only with the effect.
-    const [effects, done] = redemptionEffects(this.db, effect, redeemed);
+    const [effects, done] = redemptionEffects(this.db, effect, redeemed, input.now);
     const event = extras.event ? insertEventsWhen(this.db, extras.event, done) : [];
     const mail = extras.mail ? [this.#insertMailWhen(extras.mail, done)] : [];
     const counts = await this.writeCounts(used, ...effects, ...event, ...mail);

@@ -12,7 +12,7 @@ import { rowValues } from './row-values.ts';
 import type { Database, EventRow } from './tables.ts';
 
 /** An outbox's table: each row one thing to send, with its retry schedule and lease. */
-export type OutboxTable = 'webhook_deliveries' | 'mails';
+export type OutboxTable = 'webhook_deliveries' | 'mails' | 'logout_deliveries';
 
 /** What every outbox entry has besides what it carries: where it stands in its retry schedule. */
 export interface OutboxEntry<Done extends string> {

@@ -2,9 +2,11 @@
 // authenticator app (its secret encrypted under TESSERA_SECRET, and the last time step a code was
 // accepted for) and recovery codes (hashed), and their Kysely code. Every use is one conditional
 // update, so that of two requests bringing the same code at once exactly one wins.
+import { randomUUID } from 'node:crypto';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
 import { insertEventsWhen } from './outbox.ts';
+import { enqueueLogouts } from './logout-deliveries.ts';
 import type { TotpCredentialRow } from './tables.ts';
 
 export interface TotpCredential {
@@ -211,7 +213,9 @@ export class SecondFactors extends Aggregate implements SecondFactorStore {
   async resetSecondFactors(userId: string, event: SecurityEvent): Promise<SecondFactorReset> {
     const totp = await this.hasTotp(userId);
     const { unused, used } = await this.recoveryCodeSummary(userId);
+    // The clients signed in from the sessions that end are told (Back-Channel Logout 1.0), in the same write.
     const sessions = await this.writeRows<{ id: string }>(
+      ...enqueueLogouts(this.db, { userId }, randomUUID(), event.at),
       this.db.deleteFrom('sessions').where('user_id', '=', userId).returning('id'),
       this.db.deleteFrom('totp_credentials').where('user_id', '=', userId),
       this.db.deleteFrom('recovery_codes').where('user_id', '=', userId),

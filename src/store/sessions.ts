@@ -2,10 +2,12 @@
 // them, the session (camelCase) and its row (./tables.ts), and their Kysely code. Every page and
 // authorization request reads the session with its user (and the consent to the client asked about)
 // in one statement written out by hand, taken out of the row as object literals.
+import { randomUUID } from 'node:crypto';
 import type { ExpressionBuilder, OnConflictBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate, type Connection } from './aggregate.ts';
 import { insertEvents } from './outbox.ts';
+import { type EndedSessions, enqueueLogouts } from './logout-deliveries.ts';
 import { columns, prefixed, type Prefixed, splitScope } from './columns.ts';
 import type { Database, SessionRow, UserRow } from './tables.ts';
 import { JOINED_USER, joinedUser, type User } from './users.ts';
@@ -30,6 +32,11 @@ export interface Session {
   factors: Factor[];
   createdAt: number;
   expiresAt: number;
+  /**
+   * The session's public id (OIDC `sid`, Back-Channel Logout 1.0 §2.4): random, neither the cookie
+   * nor its hash; null for a session from before migration 020.
+   */
+  sid?: string | null;
 }
 
 export interface SessionAndUser {
@@ -47,13 +54,18 @@ export interface SessionStore {
    * `clientId`, also the scopes the user has consented to for that client.
    */
   getSessionAndUser(id: string, now: number, clientId?: string): Promise<SessionAndUser | undefined>;
-  deleteSession(id: string, event?: SecurityEvent): Promise<void>;
+  /**
+   * Deletes the session; with `logout` (a sign-out, not a session replaced by the next sign-in), also
+   * queues a logout token for each client signed in from it (./logout-deliveries.ts), in the same write.
+   */
+  deleteSession(id: string, event?: SecurityEvent, logout?: { now: number }): Promise<void>;
   /** The user's live sessions, the newest first (`tessera users sessions`). */
   listSessionsOf(userId: string, now: number): Promise<Session[]>;
   /**
    * Ends every session of the user and, with `revokeGrants`, revokes every live grant of the user
    * (its refresh tokens stop, its access tokens turn inactive), with `events`, in one transaction:
-   * how many sessions it deleted (expired ones too). Consents are kept (`grants revoke --user
+   * how many sessions it deleted (expired ones too), and the logout tokens of their clients queued
+   * (./logout-deliveries.ts). Consents are kept (`grants revoke --user
    * --client` forgets one).
    */
   signOutEverywhere(
@@ -65,7 +77,7 @@ export interface SessionStore {
   saveConsent(userId: string, clientId: string, scopes: string[], now: number, event?: SecurityEvent): Promise<void>;
 }
 
-const SESSION_COLUMNS = columns<SessionRow>()('id user_id auth_time factors created_at expires_at');
+const SESSION_COLUMNS = columns<SessionRow>()('id user_id auth_time factors created_at expires_at sid');
 
 /** Distinct factors columns kept parsed: beyond, the oldest are forgotten (and parsed again when read). */
 const PARSED_KEPT = 10_000;
@@ -121,6 +133,7 @@ function toSessionAndUser(row: SessionUserAndConsent | undefined): SessionAndUse
     factors: parseFactors(row.s_factors, row.s_auth_time),
     createdAt: row.s_created_at,
     expiresAt: row.s_expires_at,
+    sid: row.s_sid,
   };
   const user = joinedUser(row);
   return 'c_scope' in row ? { session, user, consentedScopes: splitScope(row.c_scope) } : { session, user };
@@ -134,6 +147,7 @@ export function fromSession(session: Session): SessionRow {
     factors: formatFactors(session.factors),
     created_at: session.createdAt,
     expires_at: session.expiresAt,
+    sid: session.sid ?? null,
   };
 }
 
@@ -171,8 +185,14 @@ export class Sessions extends Aggregate implements SessionStore {
     return toSessionAndUser((await this.rows<SessionUserAndConsent>(text, [id, now, clientId]))[0]);
   }
 
-  async deleteSession(id: string, event?: SecurityEvent): Promise<void> {
-    await this.write(this.db.deleteFrom('sessions').where('id', '=', id), ...this.events(event));
+  async deleteSession(id: string, event?: SecurityEvent, logout?: { now: number }): Promise<void> {
+    const logouts = logout ? this.#logouts({ sessionId: id }, logout.now) : [];
+    await this.write(...logouts, this.db.deleteFrom('sessions').where('id', '=', id), ...this.events(event));
+  }
+
+  /** The logout tokens of the sessions `ended`, queued before their deletion in the same write. */
+  #logouts(ended: EndedSessions, now: number) {
+    return enqueueLogouts(this.db, ended, randomUUID(), now);
   }
 
   async listSessionsOf(userId: string, now: number): Promise<Session[]> {
@@ -190,6 +210,7 @@ export class Sessions extends Aggregate implements SessionStore {
       factors: parseFactors(row.factors, Number(row.auth_time)),
       createdAt: Number(row.created_at),
       expiresAt: Number(row.expires_at),
+      sid: row.sid,
     }));
   }
 
@@ -201,11 +222,15 @@ export class Sessions extends Aggregate implements SessionStore {
     const revoked = input.revokeGrants
       ? [this.db.updateTable('grants').set({ revoked_at: input.now }).where(live)]
       : [];
-    return this.write(
+    // The logout tokens are queued from the sessions before they are deleted.
+    const logouts = this.#logouts({ userId: input.userId }, input.now);
+    const counts = await this.writeCounts(
+      ...logouts,
       this.db.deleteFrom('sessions').where('user_id', '=', input.userId),
       ...revoked,
       ...insertEvents(this.db, events),
     );
+    return counts[logouts.length]!;
   }
 
   async getConsentedScopes(userId: string, clientId: string): Promise<string[]> {

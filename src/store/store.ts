@@ -9,6 +9,7 @@ import type { EncryptedValueStore } from './encrypted.ts';
 import type { EventStore } from './events.ts';
 import type { GrantStore, RevocationStore } from './grants.ts';
 import type { MailStore } from './mails.ts';
+import type { LogoutDeliveryStore } from './logout-deliveries.ts';
 import type { NoticeStore } from './notices.ts';
 import type { OneTimeStore } from './one-time.ts';
 import type { PurgeInput } from './housekeeping.ts';
@@ -54,6 +55,7 @@ export interface Store
     EncryptedValueStore,
     UpstreamStore,
     MailStore,
+    LogoutDeliveryStore,
     NoticeStore,
     OneTimeStore {
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */

@@ -56,6 +56,10 @@ export interface ClientRow {
   admin: Generated<number>;
   /** Space-separated roles the client may see in tokens (migration 018); null: every role. */
   allowed_roles: string | null;
+  /** Back-Channel Logout 1.0 §2.2 (migration 020): where logout tokens are posted; null: none. */
+  backchannel_logout_uri: string | null;
+  /** 1: its logout tokens must carry `sid` (not null, default 0; nullable here so that an insert may omit it). */
+  backchannel_logout_session_required: number | null;
 }
 
 /** A `jti` used once (a client assertion's), hashed with what it is for; kept until it expires. */
@@ -105,6 +109,8 @@ export interface SessionRow {
   factors: string | null;
   created_at: number;
   expires_at: number;
+  /** The session's public id (OIDC `sid`, migration 020), random; null for sessions from before. */
+  sid: string | null;
 }
 
 export interface ConsentRow {
@@ -138,6 +144,25 @@ export interface GrantRow {
   acr: string | null;
   /** The claims the request's claims parameter asked for (src/oauth/claims-request.ts), JSON; null: none. */
   claims_request?: string | null;
+  /** The sid of the session the code came from (migration 020), for refreshed ID tokens and logout. */
+  sid: string | null;
+}
+
+/** A logout token to post to a client (Back-Channel Logout 1.0): the outbox `logout_deliveries`. */
+export interface LogoutDeliveryRow {
+  id: string;
+  client_id: string;
+  uri: string;
+  sub: string;
+  sid: string | null;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  retry_base: number;
+  next_attempt_at: number;
+  locked_until: number | null;
+  created_at: number;
+  last_error: string | null;
+  finished_at: number | null;
 }
 
 export interface SigningKeyRow {
@@ -269,5 +294,6 @@ export interface Database {
   upstream_providers: People.UpstreamProviderRow;
   upstream_links: People.UpstreamLinkRow;
   mails: People.MailRow;
+  logout_deliveries: LogoutDeliveryRow;
   mail_tokens: People.MailTokenRow;
 }

@@ -3,10 +3,12 @@
 // their session or grant (./sessions.ts, ./grants.ts): those reads join the user's columns under their
 // own names (JOINED_USER; the other tables' under a prefix), so the row is read as a user's row as it
 // is, with nothing copied on the way.
+import { randomUUID } from 'node:crypto';
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate, type Connection } from './aggregate.ts';
 import { insertEvents } from './outbox.ts';
+import { enqueueLogouts } from './logout-deliveries.ts';
 import { columns, splitScope } from './columns.ts';
 import type { Database, UserRow } from './tables.ts';
 
@@ -70,8 +72,7 @@ export interface UserStore {
 }
 
 export const USER_COLUMNS = columns<UserRow>()(
-  // One literal, checked against the row type word by word: it cannot be split.
-  // eslint-disable-next-line max-len
+  // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
   'id username email email_verified name given_name family_name password_hash disabled created_at updated_at roles claims',
 );
 
@@ -165,9 +166,11 @@ export class Users extends Aggregate implements UserStore {
   async setUserPassword(id: string, passwordHash: string, now: number, event?: SecurityEvent): Promise<boolean> {
     const set = { password_hash: passwordHash, updated_at: now };
     const updated = this.db.updateTable('users').set(set).where('id', '=', id);
-    // Whoever signed in with the old password is signed out; grants (refresh tokens) stay.
+    // Whoever signed in with the old password is signed out, and the clients they signed in to are told
+    // (Back-Channel Logout 1.0); grants (refresh tokens) stay.
+    const logouts = enqueueLogouts(this.db, { userId: id }, randomUUID(), now);
     const sessions = this.db.deleteFrom('sessions').where('user_id', '=', id);
-    return (await this.write(updated, sessions, ...this.events(event))) === 1;
+    return (await this.write(updated, ...logouts, sessions, ...this.events(event))) === 1;
   }
 
   /**

@@ -126,6 +126,8 @@ export interface IdTokenInput {
   amr: readonly string[];
   /** The sign-in's level (OIDC Core §2); left out when null. */
   acr: string | null;
+  /** The browser session's id (OIDC `sid`, Back-Channel Logout 1.0 §2.1); null: none. */
+  sid?: string | null;
   nonce: string | null;
   accessToken: string;
   claims: Record<string, unknown>;
@@ -151,6 +153,7 @@ export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<
   if (input.nonce !== null) payload.nonce = input.nonce;
   if (input.amr.length > 0) payload.amr = [...input.amr];
   if (input.acr !== null) payload.acr = input.acr;
+  if (input.sid) payload.sid = input.sid;
   return signJws(keys.signingKey(input.alg), 'JWT', payload);
 }
 

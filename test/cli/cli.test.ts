@@ -140,6 +140,7 @@ describe('tessera CLI', () => {
           resource: null,
           amr: null,
           acr: null,
+          sid: null,
         },
       });
     }

@@ -50,9 +50,8 @@ describe("docs/endpoints.md's list of what is not supported", () => {
     'pairwise subject identifiers': () => {
       assert.deepEqual(metadata.subject_types_supported, ['public']);
     },
-    'front- and back-channel logout': () => {
+    'front-channel logout': () => {
       assert.equal(metadata.frontchannel_logout_supported, undefined);
-      assert.equal(metadata.backchannel_logout_supported, undefined);
     },
     'several resources in one request': async () => {
       const client = server.clients.confidential;

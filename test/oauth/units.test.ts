@@ -88,6 +88,7 @@ describe('sealed values', () => {
       resource: 'https://api.example/',
       amr: ['pwd'],
       acr: 'urn:tessera:acr:sfa',
+      sid: 'session-sid',
     };
     const code = codes.issue(fields, 10, 60);
     const { id, ...rest } = codes.open(code, 10)!;
@@ -97,7 +98,7 @@ describe('sealed values', () => {
     assert.match(code, /^[A-Za-z0-9_-]+$/);
     assert.doesNotMatch(
       Buffer.from(code, 'base64url').toString('latin1'),
-      /user-number-one|client-one|nonce-one|a\.example|mail\.example/,
+      /user-number-one|client-one|nonce-one|a\.example|mail\.example|session-sid/,
     );
     // Without claims the code carries none, and opens with none.
     assert.deepEqual(codes.open(codes.issue({ ...fields, claims: {} }, 10, 60), 10)!.claims, {});

@@ -26,6 +26,7 @@ function grant(id: string, userId: string, claimsRequest?: string) {
     resource: null,
     amr: 'pwd',
     acr: null,
+    sid: null,
     ...(claimsRequest !== undefined ? { claimsRequest } : {}),
   };
 }

@@ -58,6 +58,7 @@ function grant(userId: string, clientId: string): Grant {
     resource: null,
     amr: 'pwd',
     acr: 'urn:tessera:acr:sfa',
+    sid: null,
   };
 }
 
@@ -77,6 +78,7 @@ function grantRow(g: Grant): GrantRow {
     resource: g.resource,
     amr: g.amr,
     acr: g.acr,
+    sid: g.sid,
   };
 }
 
@@ -163,7 +165,7 @@ function contract(
       const id = newId();
       // The factors are the sign-in's (src/authn/factors.ts), stored and read in the same statement.
       const factors = [{ method: 'password', amr: ['pwd'], at: NOW }];
-      const session = { id, userId: u.id, authTime: NOW, factors, createdAt: NOW, expiresAt: NOW + 10 };
+      const session = { id, userId: u.id, authTime: NOW, factors, createdAt: NOW, expiresAt: NOW + 10, sid: 'sid-1' };
       await store.createSession(session);
       const found = await store.getSessionAndUser(id, NOW + 9);
       assert.deepEqual({ ...found!.session }, session);

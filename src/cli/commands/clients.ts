@@ -2,7 +2,7 @@
 import { allowedOrigins } from '../../oauth/origins.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
-import { type Client, type ClientStore, SERVER_LIFETIMES } from '../../store/clients.ts';
+import { type BackchannelLogout, type Client, type ClientStore, SERVER_LIFETIMES } from '../../store/clients.ts';
 import { splitScope } from '../../store/columns.ts';
 import { redirectUriProblem } from '../../oauth/registration/redirect-rules.ts';
 import { createClient, updateClient, rotateClientSecret, UsageError } from '../operations.ts';
@@ -61,6 +61,8 @@ function describe(client: Client, config: Config, text = false): Record<string, 
     admin: client.admin === true,
     // The roles it may see in tokens; null: every role.
     roles: client.allowedRoles ?? (text ? '(every role)' : null),
+    backchannel_logout_uri: client.backchannelLogout?.uri ?? null,
+    backchannel_logout_session_required: client.backchannelLogout?.sessionRequired ?? false,
     ...describeLifetimes(client.lifetimes, config, text),
     created_at: formatTime(client.createdAt),
     // Registered before today's rules: it keeps working, and is flagged here.
@@ -84,6 +86,33 @@ function roleList(value: string): string[] {
   return roles;
 }
 
+const BACKCHANNEL_OPTIONS = {
+  'backchannel-logout-uri': { type: 'string' },
+  'backchannel-logout-session-required': { type: 'boolean' },
+} as const;
+
+/**
+ * The client's back-channel logout from `--backchannel-logout-uri` and
+ * `--[no-]backchannel-logout-session-required`, over what `current` has; nothing when neither is said.
+ */
+function backchannelLogoutFrom(
+  values: {
+    'backchannel-logout-uri'?: string | undefined;
+    'backchannel-logout-session-required'?: boolean | undefined;
+    'no-backchannel-logout-session-required'?: boolean | undefined;
+  },
+  current: Client | undefined,
+): { backchannelLogout?: BackchannelLogout } {
+  const uri = values['backchannel-logout-uri'] ?? current?.backchannelLogout?.uri;
+  const required = values['no-backchannel-logout-session-required']
+    ? false
+    : values['backchannel-logout-session-required'];
+  if (values['backchannel-logout-uri'] === undefined && required === undefined) return {};
+  if (uri === undefined) throw new UsageError('--backchannel-logout-session-required needs a --backchannel-logout-uri');
+  const sessionRequired = required ?? current?.backchannelLogout?.sessionRequired ?? false;
+  return { backchannelLogout: { uri, sessionRequired } };
+}
+
 function printClient(io: Io, described: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(described)) {
     io.out(`${key.padEnd(30)} ${Array.isArray(value) ? value.join(' ') : String(value)}`);
@@ -104,6 +133,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         'require-mfa': { type: 'boolean' },
         'require-pushed-authorization-requests': { type: 'boolean' },
         ...KEY_OPTIONS,
+        ...BACKCHANNEL_OPTIONS,
+        'auth-method': { type: 'string' },
         alg: { type: 'string' },
         'grant-types': { type: 'string' },
         'allowed-origin': { type: 'string', multiple: true },
@@ -135,6 +166,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         ...(authMethod === 'client_secret_jwt' ? { sealSecret: await sealSecret() } : {}),
         admin: values.admin ?? false,
         ...(values.roles === undefined ? {} : { allowedRoles: roleList(values.roles) }),
+        ...backchannelLogoutFrom(values, undefined),
       });
       for (const warning of warnings) io.err(`warning: ${warning}`);
       const secret = clientSecret ? { client_secret: clientSecret } : {};
@@ -196,6 +228,9 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
           'no-admin': { type: 'boolean' },
           roles: { type: 'string' },
           'all-roles': { type: 'boolean' },
+          ...BACKCHANNEL_OPTIONS,
+          'no-backchannel-logout-uri': { type: 'boolean' },
+          'no-backchannel-logout-session-required': { type: 'boolean' },
           ...LIFETIME_OPTIONS,
           json: { type: 'boolean' },
         },
@@ -225,6 +260,9 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         ...(authMethod === 'client_secret_jwt' ? { sealSecret: await sealSecret() } : {}),
         admin: values['no-admin'] ? false : values.admin,
         allowedRoles: values['all-roles'] ? null : values.roles === undefined ? undefined : roleList(values.roles),
+        backchannelLogout: values['no-backchannel-logout-uri']
+          ? null
+          : backchannelLogoutFrom(values, current).backchannelLogout,
       };
       const now = Math.floor(Date.now() / 1000);
       const { client, warnings, clientSecret } = await updateClient(store, id, input, now, CLI, config);

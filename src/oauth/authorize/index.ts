@@ -301,7 +301,19 @@ function issueCode(
   // max_age against auth_time itself (OIDC Core §3.1.2.1) agrees with us after a step-up.
   const { authTime, amr, acr } = signInClaims(session.factors, need.acrValues);
   const claimsRequest = request.claims ? serializeClaimsRequest(request.claims) : null;
-  const sealed = { ...fields, codeChallengeMethod, nonce, authTime, amr, acr, claims, resource, claimsRequest };
+  const sealed = {
+    ...fields,
+    codeChallengeMethod,
+    nonce,
+    authTime,
+    amr,
+    acr,
+    claims,
+    resource,
+    claimsRequest,
+    sid: session.sid ?? null,
+  };
+
   const code = deps.codes.issue(sealed, now, deps.config.codeTtl);
   return {
     kind: 'redirect',

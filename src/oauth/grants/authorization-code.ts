@@ -66,6 +66,7 @@ export const authorizationCodeGrant: GrantHandler = {
       authTime: code.authTime,
       amr: code.amr,
       acr: code.acr,
+      sid: code.sid,
       nonce: code.nonce,
       refreshToken,
     });
@@ -88,6 +89,7 @@ export const authorizationCodeGrant: GrantHandler = {
         acr: code.acr,
         // Written only when the request had a claims parameter.
         ...(code.claimsRequest !== null ? { claimsRequest: code.claimsRequest } : {}),
+        sid: code.sid,
       },
     });
     // Lost: the code was redeemed before (or by a concurrent request), a second use; or the user is

@@ -21,6 +21,8 @@ export interface IssueInput {
   /** The sign-in's methods and level (RFC 8176 amr, OIDC Core §2 acr), for the ID token. */
   amr: readonly string[];
   acr: string | null;
+  /** The browser session's id (OIDC `sid`, Back-Channel Logout 1.0 §2.1), for the ID token; null: none. */
+  sid: string | null;
   nonce: string | null;
   refreshToken: string;
 }
@@ -59,6 +61,7 @@ export async function signTokens(ctx: GrantContext, input: IssueInput): Promise<
       authTime: input.authTime,
       amr: input.amr,
       acr: input.acr,
+      sid: input.sid,
       nonce: input.nonce,
       accessToken,
       claims: input.claims,

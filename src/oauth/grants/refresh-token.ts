@@ -147,6 +147,7 @@ async function refreshed(
     authTime: grant.authTime,
     amr: grant.amr?.split(' ') ?? [],
     acr: grant.acr,
+    sid: grant.sid,
     nonce: null,
     refreshToken: ctx.refreshTokens.issue(grant.id, grant.refreshGeneration),
   });

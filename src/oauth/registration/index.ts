@@ -95,6 +95,7 @@ export async function registerClient(
     tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
     firstParty: false,
     idTokenSignedResponseAlg: metadata.idTokenSignedResponseAlg,
+    ...(metadata.backchannelLogout ? { backchannelLogout: metadata.backchannelLogout } : {}),
     createdAt: now,
     registeredVia: 'dynamic',
     ownerId,
@@ -194,6 +195,8 @@ export async function replaceRegistration(
     grantTypes: metadata.grantTypes,
     tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
     idTokenSignedResponseAlg: metadata.idTokenSignedResponseAlg,
+    // RFC 7592 §2.2: the update replaces the metadata; left out, the back-channel logout goes.
+    backchannelLogout: metadata.backchannelLogout,
     registrationTokenHash: hashToken(registrationToken),
     metadata: metadata.description,
     jwks: metadata.jwks,
@@ -243,6 +246,12 @@ export function clientInformation(
     ...(client.jwksUri ? { jwks_uri: client.jwksUri } : {}),
     ...(client.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
     ...(client.requestObjectSigningAlg ? { request_object_signing_alg: client.requestObjectSigningAlg } : {}),
+    ...(client.backchannelLogout
+      ? {
+          backchannel_logout_uri: client.backchannelLogout.uri,
+          backchannel_logout_session_required: client.backchannelLogout.sessionRequired,
+        }
+      : {}),
     ...client.metadata,
     registration_client_uri: `${issuer}/oauth2/register/${encodeURIComponent(client.clientId)}`,
     registration_access_token: secrets.registrationToken,

@@ -3,11 +3,16 @@
 // `invalid_redirect_uri` or `invalid_client_metadata` (§3.2.2) with a fixed description that names
 // the field, never the value sent. Fields Tessera does not know are ignored (§2).
 import { InvalidClientMetadata, InvalidRedirectUri } from '../../errors/index.ts';
-import type { ClientDescription, ClientJwks, TokenEndpointAuthMethod } from '../../store/clients.ts';
+import type { BackchannelLogout, ClientDescription, ClientJwks, TokenEndpointAuthMethod } from '../../store/clients.ts';
 import { jwksProblem } from '../client-auth/keys.ts';
 import { REQUEST_OBJECT_ALGS } from '../authorize/request-object.ts';
 import { ADMIN_SCOPE, SCOPE_TOKEN } from '../scopes.ts';
-import { normalizeRedirectUri, redirectUriProblem, webUriProblem } from './redirect-rules.ts';
+import {
+  backchannelLogoutUriProblem,
+  normalizeRedirectUri,
+  redirectUriProblem,
+  webUriProblem,
+} from './redirect-rules.ts';
 
 export interface ClientMetadata {
   redirectUris: string[];
@@ -19,6 +24,8 @@ export interface ClientMetadata {
   name: string | null;
   scopes: string[];
   idTokenSignedResponseAlg: 'RS256' | 'ES256' | null;
+  /** Back-Channel Logout 1.0 §2.2: backchannel_logout_uri and backchannel_logout_session_required; null: none. */
+  backchannelLogout: BackchannelLogout | null;
   description: ClientDescription;
   /** Its public keys (RFC 7591 §2 jwks or jwks_uri, one at most); null for none. */
   jwks: ClientJwks | null;
@@ -176,6 +183,15 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
     throw new InvalidClientMetadata(`request_object_signing_alg must be one of ${REQUEST_OBJECT_ALGS.join(', ')}`);
   }
 
+  // Back-Channel Logout 1.0 §2.2: session_required defaults to false.
+  const logoutUri = optionalString(json, 'backchannel_logout_uri');
+  const logoutProblem = logoutUri === undefined ? undefined : backchannelLogoutUriProblem(logoutUri);
+  if (logoutProblem) throw new InvalidClientMetadata(`backchannel_logout_uri ${logoutProblem}`);
+  const sessionRequired = json.backchannel_logout_session_required ?? false;
+  if (typeof sessionRequired !== 'boolean') {
+    throw new InvalidClientMetadata('backchannel_logout_session_required must be a boolean');
+  }
+
   const description: ClientDescription = {};
   for (const field of ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const) {
     const uri = webUri(json, field);
@@ -195,6 +211,7 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
     name: name === undefined || name === '' ? null : name,
     scopes,
     idTokenSignedResponseAlg: alg ?? null,
+    backchannelLogout: logoutUri === undefined ? null : { uri: logoutUri, sessionRequired },
     description,
     jwks: jwks as ClientJwks | null,
     jwksUri,

@@ -75,3 +75,15 @@ export function webUriProblem(uri: string): string | undefined {
   if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return undefined;
   return 'must be an https URL';
 }
+
+/**
+ * A client's backchannel_logout_uri (Back-Channel Logout 1.0 §2.2): an absolute https URL without a
+ * fragment, or http on loopback, as the pages about it; it is posted to through the outbound guard
+ * (src/net/outbound.ts), which refuses private addresses unless TESSERA_OUTBOUND_ALLOW_PRIVATE.
+ */
+export function backchannelLogoutUriProblem(uri: string): string | undefined {
+  const problem = webUriProblem(uri);
+  if (problem) return problem;
+  if (uri.includes('#')) return 'must not contain a fragment';
+  return undefined;
+}

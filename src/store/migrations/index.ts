@@ -24,6 +24,7 @@ import * as eventRequestId from './016_event_request_id.ts';
 import * as clientKeys from './017_client_keys.ts';
 import * as roles from './018_roles.ts';
 import * as standardClaims from './019_standard_claims.ts';
+import * as backchannelLogout from './020_backchannel_logout.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_initial': initial,
@@ -42,6 +43,7 @@ export const migrations: Record<string, Migration> = {
   '017_client_keys': clientKeys,
   '018_roles': roles,
   '019_standard_claims': standardClaims,
+  '020_backchannel_logout': backchannelLogout,
 };
 
 interface AppliedMigration {

@@ -21,6 +21,7 @@ const GRANT_TYPES: Record<(typeof GRANT_COLUMNS)[number], 'text' | 'bigint' | 'i
   amr: 'text',
   acr: 'text',
   claims_request: 'text',
+  sid: 'text',
 };
 
 /**
