@@ -158,6 +158,7 @@ for (const [name, database] of [
           factors: [{ method: 'password', amr: ['pwd'], at: NOW }],
           createdAt: NOW,
           expiresAt: NOW + 3600,
+          sid: newId(),
         });
         const signedIn = (userId: string) => securityEvent('user.signed_in', NOW, { userId });
         const first = session(ada.id);
