@@ -85,21 +85,21 @@ export function claimsForScopes(
   client: Pick<Client, 'allowedRoles'>,
   requested: readonly string[] = [],
 ): Record<string, unknown> {
-  const names: string[] = [];
-  for (const scope of scopes) {
-    const claims = SCOPE_CLAIMS[scope];
-    if (claims) names.push(...claims);
-  }
-  for (const claim of requested) if (!names.includes(claim)) names.push(claim);
   let parsed: HeldClaims | undefined;
   const held = () => (parsed ??= parseHeldClaims(user.claims));
   const released: Record<string, unknown> = {};
-  for (const claim of names) {
+  const release = (claim: string) => {
     // Nothing held: the JSON is not there to parse.
-    if (HELD.has(claim) && !user.claims) continue;
+    if (HELD.has(claim) && !user.claims) return;
     const value = claimOf(user, held, claim);
     if (value !== undefined) released[claim] = value;
+  };
+  // The scopes' claims in their order, then those asked for by name: no list is built for them.
+  for (const scope of scopes) {
+    const claims = SCOPE_CLAIMS[scope];
+    if (claims) for (const claim of claims) release(claim);
   }
+  for (const claim of requested) if (!(claim in released)) release(claim);
   // An array, left out when there is no role to tell (never an empty string, which some apps map to a role).
   if (scopes.includes('roles')) {
     const roles = visibleRoles(user, client);
