@@ -61,7 +61,8 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   webhook_deliveries: "the outbox's passing state: deliveries not yet made are not made from the new database",
   webhook_attempts: 'the log of deliveries made',
   logout_deliveries:
-    "the back-channel logout outbox's passing state: a logout token not yet posted is not posted from the new database (the sessions it speaks of end with the move)",
+    "the back-channel logout outbox's passing state: a logout token not yet posted is not posted " +
+    'from the new database (the sessions it speaks of are not moved either)',
   restore_fences: "a property of one database's history (../restores.ts)",
   restore_watch: "one database's identity and activity mark (../restore-watch.ts): the new database makes its own",
   webauthn_challenges: 'the passkey challenges answered, kept only until they would have expired',
