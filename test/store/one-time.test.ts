@@ -5,10 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openStore } from '../../src/store/index.ts';
-import { type Client, SERVER_LIFETIMES } from '../../src/store/clients.ts';
+import { type Client } from '../../src/store/clients.ts';
 import type { Store } from '../../src/store/store.ts';
 import { newId } from '../../src/tokens/opaque.ts';
 import { withPostgresDatabase, withSqliteDatabase, type TestDatabase } from './databases.ts';
+import { clientRecord } from '../helpers/clients.ts';
 
 const NOW = 1_800_000_000;
 const purge = (store: Store, now: number) =>
@@ -21,27 +22,15 @@ const purge = (store: Store, now: number) =>
     throttleHorizon: 3600,
   });
 
-const client = (overrides: Partial<Client> = {}): Client => ({
-  clientId: newId(),
-  secretHash: null,
-  name: 'Keyed',
-  redirectUris: ['https://app.example/cb'],
-  postLogoutRedirectUris: [],
-  scopes: ['openid'],
-  grantTypes: ['authorization_code'],
-  allowedOrigins: [],
-  tokenEndpointAuthMethod: 'private_key_jwt',
-  firstParty: false,
-  idTokenSignedResponseAlg: null,
-  createdAt: NOW,
-  registeredVia: 'operator',
-  ownerId: null,
-  registrationTokenHash: null,
-  metadata: {},
-  previousSecret: null,
-  lifetimes: SERVER_LIFETIMES,
-  ...overrides,
-});
+const client = (overrides: Partial<Client> = {}): Client =>
+  clientRecord({
+    secretHash: null,
+    name: 'Keyed',
+    redirectUris: ['https://app.example/cb'],
+    grantTypes: ['authorization_code'],
+    tokenEndpointAuthMethod: 'private_key_jwt',
+    ...overrides,
+  });
 
 for (const [name, database] of [
   ['SQLite', withSqliteDatabase],

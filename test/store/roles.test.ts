@@ -7,37 +7,24 @@ import { after, before, describe, it } from 'node:test';
 import { securityEvent } from '../../src/events/index.ts';
 import { openStore } from '../../src/store/index.ts';
 import type { Client } from '../../src/store/clients.ts';
-import { SERVER_LIFETIMES } from '../../src/store/clients.ts';
 import type { Store } from '../../src/store/store.ts';
 import { newId } from '../../src/tokens/opaque.ts';
 import { withPostgresDatabase, withSqliteDatabase, type TestDatabase } from './databases.ts';
 import { userRecord } from '../helpers/users.ts';
+import { clientRecord } from '../helpers/clients.ts';
 
 const NOW = 1_800_000_000;
 
-function clientRecord(over: Partial<Client> = {}): Client {
-  return {
-    clientId: newId(),
+const rolesClient = (over: Partial<Client> = {}): Client =>
+  clientRecord({
     secretHash: null,
     name: 'roles',
     redirectUris: ['https://app.example.com/cb'],
-    postLogoutRedirectUris: [],
     scopes: ['openid', 'roles'],
     grantTypes: ['authorization_code'],
-    allowedOrigins: [],
     tokenEndpointAuthMethod: 'none',
-    firstParty: false,
-    idTokenSignedResponseAlg: null,
-    createdAt: NOW,
-    registeredVia: 'operator',
-    ownerId: null,
-    registrationTokenHash: null,
-    metadata: {},
-    previousSecret: null,
-    lifetimes: SERVER_LIFETIMES,
     ...over,
-  };
-}
+  });
 
 for (const [name, open] of [
   ['SQLite', withSqliteDatabase],
@@ -86,12 +73,12 @@ for (const [name, open] of [
 
     it("a client's admin mark and allowed roles: absent by default, kept, changed and cleared", async (t) => {
       if (!database) return t.skip('no PostgreSQL');
-      const plain = clientRecord();
+      const plain = rolesClient();
       await store.createClient(plain);
       const readPlain = (await store.getClient(plain.clientId))!;
       assert.equal(readPlain.admin, undefined);
       assert.equal(readPlain.allowedRoles, undefined);
-      const marked = clientRecord({ admin: true, allowedRoles: ['editor', 'ops'] });
+      const marked = rolesClient({ admin: true, allowedRoles: ['editor', 'ops'] });
       await store.createClient(marked);
       const read = (await store.getClient(marked.clientId))!;
       assert.equal(read.admin, true);

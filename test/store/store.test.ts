@@ -14,31 +14,16 @@ import { newId } from '../../src/tokens/opaque.ts';
 import { CLI, securityEvent } from '../../src/events/index.ts';
 import { type TestDatabase, withPostgresDatabase, withSqliteDatabase } from './databases.ts';
 import { userRecord } from '../helpers/users.ts';
+import { clientRecord } from '../helpers/clients.ts';
 
 const NOW = 1_800_000_000;
 
 function client(overrides: Partial<Client> = {}): Client {
-  return {
-    clientId: newId(),
-    secretHash: 'ab'.repeat(32),
-    name: 'Client',
+  return clientRecord({
     redirectUris: ['https://app.example/cb', 'https://app.example/cb2'],
-    postLogoutRedirectUris: [],
     scopes: ['openid', 'apps'],
-    grantTypes: ['authorization_code', 'refresh_token'],
-    allowedOrigins: [],
-    tokenEndpointAuthMethod: 'client_secret_basic',
-    firstParty: false,
-    idTokenSignedResponseAlg: null,
-    createdAt: NOW,
-    registeredVia: 'operator',
-    ownerId: null,
-    registrationTokenHash: null,
-    metadata: {},
-    previousSecret: null,
-    lifetimes: SERVER_LIFETIMES,
     ...overrides,
-  };
+  });
 }
 
 const user = (overrides: Partial<User> = {}) => userRecord({ email: 'u@example.com', name: 'U', ...overrides });
