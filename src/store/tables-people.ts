@@ -1,6 +1,7 @@
 // Rows of the ways people sign in and are reached (passkeys and their challenges, authenticator apps,
 // recovery codes, upstream providers and links, mails and their links) and of restore fences; the
 // conventions of ./tables.ts.
+import type { OutboxRow } from './outbox-row.ts';
 
 /** A user's passkey (WebAuthn credential), src/store/passkeys.ts. */
 export interface PasskeyRow {
@@ -120,7 +121,7 @@ export interface RestoreWatchRow {
 }
 
 /** A mail in the outbox (src/mail): its message encrypted until it is sent, then erased. */
-export interface MailRow {
+export interface MailRow extends OutboxRow<'sent'> {
   id: string;
   /** What it says: `reset`, `verify`, `invite`, `signup`, `email-changed`. */
   kind: string;
@@ -128,15 +129,6 @@ export interface MailRow {
   recipient: string;
   /** JSON {subject, text, html}, AES-256-GCM under TESSERA_SECRET; null once sent or given up. */
   message_enc: string | null;
-  status: 'pending' | 'sent' | 'failed';
-  attempts: number;
-  retry_base: number;
-  next_attempt_at: number;
-  /** While an instance is sending it: no other takes it until then. */
-  locked_until: number | null;
-  created_at: number;
-  last_error: string | null;
-  finished_at: number | null;
 }
 
 /** A mail's link's token, by its SHA-256 (hex): single use, short-lived (src/authn/mail-link/tokens.ts). */

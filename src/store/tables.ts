@@ -1,6 +1,7 @@
 // Rows as they are stored. Timestamps are integer epoch seconds; booleans are 0/1 integers, so one
 // Kysely implementation serves SQLite and PostgreSQL alike. Secrets are stored as hashes only.
 import type { Generated } from 'kysely';
+import type { OutboxRow } from './outbox-row.ts';
 import type * as People from './tables-people.ts';
 
 export type * from './tables-people.ts';
@@ -149,20 +150,12 @@ export interface GrantRow {
 }
 
 /** A logout token to post to a client (Back-Channel Logout 1.0): the outbox `logout_deliveries`. */
-export interface LogoutDeliveryRow {
+export interface LogoutDeliveryRow extends OutboxRow<'delivered'> {
   id: string;
   client_id: string;
   uri: string;
   sub: string;
   sid: string | null;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  retry_base: number;
-  next_attempt_at: number;
-  locked_until: number | null;
-  created_at: number;
-  last_error: string | null;
-  finished_at: number | null;
 }
 
 export interface SigningKeyRow {
@@ -237,7 +230,7 @@ export interface WebhookRow {
 }
 
 /** One event for one webhook: the outbox row, written in the same transaction as the event. */
-export interface WebhookDeliveryRow {
+export interface WebhookDeliveryRow extends OutboxRow<'delivered'> {
   /** `{event id}.{webhook id}`: the webhook-id header, the same on every attempt. */
   id: string;
   webhook_id: string;
@@ -245,18 +238,7 @@ export interface WebhookDeliveryRow {
   event_type: string;
   /** The JSON body sent. */
   payload: string;
-  status: 'pending' | 'delivered' | 'failed';
-  /** Attempts made, ever: the number of the last one logged. */
-  attempts: number;
-  /** The attempts made before the last redelivery: the retry schedule counts from here. */
-  retry_base: number;
-  next_attempt_at: number;
-  /** While an instance is attempting it: no other takes it until then. */
-  locked_until: number | null;
-  created_at: number;
   last_status: number | null;
-  last_error: string | null;
-  finished_at: number | null;
 }
 
 /** One attempt of a delivery: its answer's status (null when none came), how long it took, what failed. */
