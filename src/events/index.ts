@@ -78,6 +78,11 @@ export interface Requester {
   userAgent: string | null;
   locale?: string | null;
   requestId?: string | null;
+  /**
+   * Who acted, when an operator's tool made the change: `cli`, `client:ID` (an admin client) or
+   * `user:ID` (a person with the admin role). Absent for what people do to their own accounts.
+   */
+  actor?: string | null;
 }
 
 /** Facts of an event beyond its user and client: ids, scopes, reasons; never a secret or a token. */
@@ -97,6 +102,8 @@ export interface SecurityEvent {
   locale: string | null;
   /** The id of the request it came from (its log lines' `reqId`); null for the command line. */
   requestId: string | null;
+  /** Who acted for an operator's change (`cli`, `client:ID`, `user:ID`); null otherwise. */
+  actor: string | null;
 }
 
 /** A user agent is kept to its first 256 characters: it describes, it is not evidence. */
@@ -118,8 +125,9 @@ export function securityEvent(
     data: fields.data ?? null,
     locale: fields.requester?.locale ?? null,
     requestId: fields.requester?.requestId ?? null,
+    actor: fields.requester?.actor ?? null,
   };
 }
 
 /** The command line's requester: no address, and the command as the user agent. */
-export const CLI: Requester = { ip: null, userAgent: 'tessera CLI' };
+export const CLI: Requester = { ip: null, userAgent: 'tessera CLI', actor: 'cli' };

@@ -38,6 +38,7 @@ export function toEvent(row: EventRow): SecurityEvent {
     data: row.data === null ? null : (JSON.parse(row.data) as EventData),
     locale: row.locale,
     requestId: row.request_id ?? null,
+    actor: row.actor ?? null,
   };
 }
 

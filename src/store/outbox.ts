@@ -100,6 +100,7 @@ export function fromEvent(event: SecurityEvent): EventRow {
     data: event.data && JSON.stringify(event.data),
     locale: event.locale,
     request_id: event.requestId,
+    actor: event.actor,
   };
 }
 

@@ -197,6 +197,8 @@ export interface EventRow {
   locale: string | null;
   /** The request it came from, its log lines' `reqId` (migration 016); null for the command line. */
   request_id: string | null;
+  /** Who acted, for an operator's change (migration 021): `cli`, `client:ID` or `user:ID`; else null. */
+  actor: string | null;
 }
 
 /** An API registered by the operator (RFC 8707): access tokens for it carry `aud` = uri. */

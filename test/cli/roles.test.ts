@@ -57,7 +57,13 @@ describe('roles from the command line', () => {
     assert.match((await cli(['users', 'update', 'alice', '--role', 'viewer'])).out, /alice: nothing to change/);
     const events = (await json(['events', 'list', '--type', 'user.roles_changed', '--user', 'alice'])) as Array<{
       data: { added: string[]; removed: string[]; roles: string[] };
+      actor: string | null;
     }>;
+    // The command line's changes name it as their actor.
+    assert.deepEqual(
+      events.map((e) => e.actor),
+      ['cli', 'cli'],
+    );
     assert.deepEqual(
       events.map((e) => e.data),
       [

@@ -67,6 +67,7 @@ export async function eventsCommand(
       ip: e.ip,
       user_agent: e.userAgent,
       request_id: e.requestId,
+      actor: e.actor,
       data: e.data,
     }));
     io.out(JSON.stringify(described, null, 2));
@@ -78,7 +79,9 @@ export async function eventsCommand(
     const user = e.userId === null ? '-' : (usernames.get(e.userId) ?? e.userId);
     const data = e.data ? `  ${JSON.stringify(e.data)}` : '';
     const request = e.requestId === null ? '' : `  request ${e.requestId}`;
-    io.out(`${formatTime(e.at)}  ${e.type.padEnd(22)}  ${user}  ${e.clientId ?? '-'}  ${e.ip ?? '-'}${data}${request}`);
+    const actor = e.actor === null ? '' : `  by ${e.actor}`;
+    const where = `${user}  ${e.clientId ?? '-'}  ${e.ip ?? '-'}`;
+    io.out(`${formatTime(e.at)}  ${e.type.padEnd(22)}  ${where}${data}${request}${actor}`);
   }
   return 0;
 }

@@ -21,6 +21,7 @@ import * as passkeySuspension from './011_passkey_suspension.ts';
 import * as securityMail from './014_security_mail.ts';
 import * as restoreWatch from './015_restore_watch.ts';
 import * as eventRequestId from './016_event_request_id.ts';
+import * as eventActor from './021_event_actor.ts';
 import * as clientKeys from './017_client_keys.ts';
 import * as roles from './018_roles.ts';
 import * as standardClaims from './019_standard_claims.ts';
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration> = {
   '018_roles': roles,
   '019_standard_claims': standardClaims,
   '020_backchannel_logout': backchannelLogout,
+  '021_event_actor': eventActor,
 };
 
 interface AppliedMigration {
