@@ -4,7 +4,7 @@
 // the client may see, for the ID token, userinfo and the access token.
 import type { Client } from '../store/clients.ts';
 import type { User } from '../store/users.ts';
-import { HELD_CLAIMS, type HeldClaims, parseHeldClaims } from './held-claims.ts';
+import { type HeldClaims, parseHeldClaims } from './held-claims.ts';
 
 /** The user's claims of each scope (§5.4), in the order they are released. */
 export const SCOPE_CLAIMS: Readonly<Record<string, readonly string[]>> = {
@@ -34,11 +34,19 @@ export const CLAIM_SCOPES: ReadonlyMap<string, string> = new Map(
   Object.entries(SCOPE_CLAIMS).flatMap(([scope, claims]) => claims.map((claim) => [claim, scope] as const)),
 );
 
-/** The claims kept in users.claims: asking for one of them is what makes it parsed. */
-const HELD: ReadonlySet<string> = new Set(HELD_CLAIMS);
+/** The claims of one user being released: the held claims' JSON is parsed on the first asked for. */
+interface Holder {
+  user: User;
+  held: HeldClaims | undefined;
+}
 
-/** The value of one claim of `user`, or undefined when they have none (never an empty string). */
-function claimOf(user: User, held: () => HeldClaims, claim: string): unknown {
+function heldOf(holder: Holder): HeldClaims {
+  return (holder.held ??= parseHeldClaims(holder.user.claims));
+}
+
+/** The value of one claim of the user, or undefined when they have none (never an empty string). */
+function claimOf(holder: Holder, claim: string): unknown {
+  const { user } = holder;
   switch (claim) {
     case 'name':
       return user.name ?? undefined;
@@ -56,20 +64,19 @@ function claimOf(user: User, held: () => HeldClaims, claim: string): unknown {
     case 'email_verified':
       return user.email === '' ? undefined : user.emailVerified;
     case 'phone_number_verified': {
-      const claims = held();
+      if (!user.claims) return undefined;
+      const claims = heldOf(holder);
       return claims.phone_number === undefined ? undefined : claims.phone_number_verified === true;
     }
     default: {
-      const value = held()[claim as keyof HeldClaims];
+      // Nothing held: the JSON is not there to parse.
+      if (!user.claims) return undefined;
+      const value = heldOf(holder)[claim as keyof HeldClaims];
       return value === '' ? undefined : value;
     }
   }
 }
 
-/**
- * The claims of `user` that `scopes` release, and the individual claims `requested` names (a claims
- * parameter's member, already limited to what the client may learn), those the user has.
- */
 /**
  * The user's roles a client may see: those among its allowed roles (`clients update --roles`), all
  * of them when it has none set.
@@ -79,31 +86,38 @@ export function visibleRoles(user: Pick<User, 'roles'>, client: Pick<Client, 'al
   return allowed ? user.roles.filter((role) => allowed.includes(role)) : [...user.roles];
 }
 
+/**
+ * The claims of `user` that `scopes` release, and the individual claims `requested` names (a claims
+ * parameter's member, already limited to what the client may learn), those the user has. Called per
+ * token: the scopes' claims are walked in their order, and no list or closure is made for them.
+ */
 export function claimsForScopes(
   user: User,
   scopes: readonly string[],
   client: Pick<Client, 'allowedRoles'>,
   requested: readonly string[] = [],
 ): Record<string, unknown> {
-  let parsed: HeldClaims | undefined;
-  const held = () => (parsed ??= parseHeldClaims(user.claims));
+  const holder: Holder = { user, held: undefined };
   const released: Record<string, unknown> = {};
-  const release = (claim: string) => {
-    // Nothing held: the JSON is not there to parse.
-    if (HELD.has(claim) && !user.claims) return;
-    const value = claimOf(user, held, claim);
-    if (value !== undefined) released[claim] = value;
-  };
-  // The scopes' claims in their order, then those asked for by name: no list is built for them.
+  let roles = false;
   for (const scope of scopes) {
+    if (scope === 'roles') roles = true;
     const claims = SCOPE_CLAIMS[scope];
-    if (claims) for (const claim of claims) release(claim);
+    if (claims === undefined) continue;
+    for (const claim of claims) {
+      const value = claimOf(holder, claim);
+      if (value !== undefined) released[claim] = value;
+    }
   }
-  for (const claim of requested) if (!(claim in released)) release(claim);
+  for (const claim of requested) {
+    if (claim in released) continue;
+    const value = claimOf(holder, claim);
+    if (value !== undefined) released[claim] = value;
+  }
   // An array, left out when there is no role to tell (never an empty string, which some apps map to a role).
-  if (scopes.includes('roles')) {
-    const roles = visibleRoles(user, client);
-    if (roles.length > 0) released.roles = roles;
+  if (roles) {
+    const visible = visibleRoles(user, client);
+    if (visible.length > 0) released.roles = visible;
   }
   return released;
 }
