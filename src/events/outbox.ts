@@ -1,10 +1,11 @@
-// The outbox worker both outboxes share: webhook deliveries (./webhooks/delivery.ts) and mails
-// (../mail/delivery.ts). Each is a table written in the same transaction as what causes its rows;
-// every instance runs a worker per outbox that looks at it every `interval` seconds, claims what is
-// due for a lease (on PostgreSQL with FOR UPDATE SKIP LOCKED, so each attempt is made by exactly one
-// instance), makes the attempts and records each: done, due again after the next delay of the retry
-// schedule, or given up once the schedule is spent. A process killed during an attempt loses
-// nothing: its lease runs out and the row is due again. Requests never wait for any of this.
+// The outbox worker the outboxes share: webhook deliveries (../webhooks/lanes.ts), mails
+// (../mail/delivery.ts) and logout tokens (../logout/delivery.ts). Each is a table written in the
+// same transaction as what causes its rows; every instance runs a worker per outbox that looks at it
+// every `interval` seconds, claims what is due for a lease (on PostgreSQL with FOR UPDATE SKIP
+// LOCKED, so each attempt is made by exactly one instance), makes the attempts and records each:
+// done, due again after the next delay of the retry schedule, or given up once the schedule is
+// spent. A process killed during an attempt loses nothing: its lease runs out and the row is due
+// again. Requests never wait for any of this.
 
 /** Seconds a claimed row is held by the instance attempting it: no other takes it until then. */
 export const LEASE = 60;
@@ -36,34 +37,47 @@ export interface OutboxLog {
   error(obj: object, msg: string): void;
 }
 
-export interface OutboxChannel<Row extends { id: string }> {
-  /** Its name in the log: `webhooks (users')`, `mail`. */
-  name: string;
-  /** The most rows to claim now (free slots, at most a batch). */
-  capacity(): number;
-  /** Claims up to `limit` rows due at `now` for `lease` seconds. */
-  claim(now: number, lease: number, limit: number): Promise<Row[]>;
-  /** Attempts the row and records the attempt; `latestStart` (ms) is when an attempt may still begin. */
-  attempt(row: Row, latestStart: number): Promise<void>;
-  /** Said when the worker stops, before it waits for the attempts under way. */
-  stopping?(): void;
+export interface OutboxWorkerOptions {
+  /** Seconds between looks at the outbox. */
+  interval: number;
+  now?: () => number;
+  log: OutboxLog;
 }
 
-export class OutboxWorker<Row extends { id: string }> {
-  readonly #channel: OutboxChannel<Row>;
+/**
+ * A worker of one outbox: what it claims and how it attempts a row are its subclass's (the webhooks'
+ * lanes, mails, logout tokens); the looks, the log of a database away and the wait at stop are here.
+ */
+export abstract class OutboxWorker<Row extends { id: string }> {
+  /** Its name in the log: `webhooks (users')`, `mail`. */
+  readonly #name: string;
   readonly #interval: number;
-  readonly #now: () => number;
-  readonly #log: OutboxLog;
+  protected readonly now: () => number;
+  protected readonly log: OutboxLog;
   #timer: NodeJS.Timeout | undefined;
   #looking: Promise<Array<Promise<unknown>>> | undefined;
   /** Every row taken and not yet attempted or left: what stop() waits for. */
   readonly #pending = new Set<Promise<unknown>>();
 
-  constructor(channel: OutboxChannel<Row>, options: { interval: number; now: () => number; log: OutboxLog }) {
-    this.#channel = channel;
+  constructor(name: string, options: OutboxWorkerOptions) {
+    this.#name = name;
     this.#interval = options.interval;
-    this.#now = options.now;
-    this.#log = options.log;
+    this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
+    this.log = options.log;
+  }
+
+  /** The most rows to claim now (free slots, at most a batch). */
+  protected abstract capacity(): number;
+  /** Claims up to `limit` rows due at `now` for `lease` seconds. */
+  protected abstract claim(now: number, lease: number, limit: number): Promise<Row[]>;
+  /** Attempts the row and records the attempt; `latestStart` (ms) is when an attempt may still begin. */
+  protected abstract attempt(row: Row, latestStart: number): Promise<void>;
+  /** Said when the worker stops, before it waits for the attempts under way. */
+  protected stopping(): void {}
+
+  /** The rows taken and not yet attempted or left. */
+  protected get inFlight(): number {
+    return this.#pending.size;
   }
 
   start(): void {
@@ -75,7 +89,7 @@ export class OutboxWorker<Row extends { id: string }> {
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     await this.#looking;
-    this.#channel.stopping?.();
+    this.stopping();
     await Promise.all(this.#pending);
   }
 
@@ -93,23 +107,23 @@ export class OutboxWorker<Row extends { id: string }> {
   }
 
   async #takeDue(): Promise<Array<Promise<unknown>>> {
-    const { name } = this.#channel;
-    const limit = this.#channel.capacity();
+    const name = this.#name;
+    const limit = this.capacity();
     if (limit <= 0) return [];
     let claimed: Row[];
     try {
-      claimed = await this.#channel.claim(this.#now(), LEASE, limit);
+      claimed = await this.claim(this.now(), LEASE, limit);
     } catch (err) {
       // The database is away: the outbox waits, and nothing is lost.
-      this.#log.warn({ err: (err as Error).message }, `${name}: the outbox cannot be read`);
+      this.log.warn({ err: (err as Error).message }, `${name}: the outbox cannot be read`);
       return [];
     }
     // An attempt must start early enough to end (10 s) before its lease does.
     const latestStart = Date.now() + (LEASE * 1000 - 15_000);
     return claimed.map((row) => {
-      const pending = this.#channel.attempt(row, latestStart).catch((err: unknown) => {
+      const pending = this.attempt(row, latestStart).catch((err: unknown) => {
         // Not attempted or not recorded (the database went away): its lease runs out and it is due again.
-        this.#log.error({ err: (err as Error).message, id: row.id }, `${name}: attempt not made`);
+        this.log.error({ err: (err as Error).message, id: row.id }, `${name}: attempt not made`);
       });
       this.#pending.add(pending);
       void pending.finally(() => this.#pending.delete(pending));

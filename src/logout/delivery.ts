@@ -6,7 +6,7 @@
 // (../oidc/logout-token.ts) and POSTs it as `logout_token` (a form, §2.5) through the outbound guard
 // (../net/outbound.ts); a 2xx delivers it (§2.8: 200, or 204 as many relying parties answer).
 import type { Config } from '../config/index.ts';
-import { type OutboxLog, outboxOutcome, OutboxWorker } from '../events/outbox.ts';
+import { outboxOutcome, OutboxWorker, type OutboxWorkerOptions } from '../events/outbox.ts';
 import { fetchOutbound, OutboundError } from '../net/outbound.ts';
 import { signLogoutToken } from '../oidc/logout-token.ts';
 import type { ClientStore } from '../store/clients.ts';
@@ -18,61 +18,32 @@ const CONCURRENT = 8;
 const TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 16 * 1024;
 
-export interface LogoutDeliveryOptions {
+export interface LogoutDeliveryOptions extends OutboxWorkerOptions {
   config: Pick<Config, 'issuer' | 'signingAlg' | 'outboundAllowPrivate'>;
   keys: KeyStore;
-  /** Seconds between looks at the outbox. */
-  interval: number;
-  now?: () => number;
-  log: OutboxLog;
 }
 
-export class LogoutDelivery {
+export class LogoutDelivery extends OutboxWorker<Delivery> {
   readonly #store: LogoutDeliveryStore & Pick<ClientStore, 'getClient'>;
   readonly #options: LogoutDeliveryOptions;
-  readonly #now: () => number;
-  readonly #worker: OutboxWorker<Delivery>;
-  #posting = 0;
 
   constructor(store: LogoutDeliveryStore & Pick<ClientStore, 'getClient'>, options: LogoutDeliveryOptions) {
+    super('back-channel logout', options);
     this.#store = store;
     this.#options = options;
-    this.#now = options.now ?? (() => Math.floor(Date.now() / 1000));
-    this.#worker = new OutboxWorker<Delivery>(
-      {
-        name: 'back-channel logout',
-        capacity: () => CONCURRENT - this.#posting,
-        claim: (now, lease, limit) => this.#store.claimLogoutDeliveries(now, lease, limit),
-        attempt: (delivery) => this.#attempt(delivery),
-      },
-      { interval: options.interval, now: this.#now, log: options.log },
-    );
   }
 
-  start(): void {
-    this.#worker.start();
+  protected capacity(): number {
+    return CONCURRENT - this.inFlight;
   }
 
-  stop(): Promise<void> {
-    return this.#worker.stop();
+  protected claim(now: number, lease: number, limit: number): Promise<Delivery[]> {
+    return this.#store.claimLogoutDeliveries(now, lease, limit);
   }
 
-  /** One look at the outbox and the posting of what it took: how many. For tests and tools. */
-  runOnce(): Promise<number> {
-    return this.#worker.runOnce();
-  }
-
-  async #attempt(delivery: Delivery): Promise<void> {
-    this.#posting++;
-    try {
-      await this.#post(delivery);
-    } finally {
-      this.#posting--;
-    }
-  }
-
-  async #post(delivery: Delivery): Promise<void> {
-    const { config, keys, log } = this.#options;
+  protected async attempt(delivery: Delivery): Promise<void> {
+    const { config, keys } = this.#options;
+    const log = this.log;
     const attempt = delivery.attempts + 1;
     let error: string | null = null;
     let status: number | null = null;
@@ -87,7 +58,7 @@ export class LogoutDelivery {
         clientId: delivery.clientId,
         sub: delivery.sub,
         sid: delivery.sid,
-        now: this.#now(),
+        now: this.now(),
         alg,
       });
       try {
@@ -107,7 +78,7 @@ export class LogoutDelivery {
         error = `${err.reason}: ${err.message}`.slice(0, 500);
       }
     }
-    const at = this.#now();
+    const at = this.now();
     const outcome = client?.backchannelLogout
       ? outboxOutcome('delivered', { attempt, retryBase: delivery.retryBase, at, succeeded: error === null })
       : ({ status: 'failed' } as const);

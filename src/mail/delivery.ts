@@ -4,7 +4,7 @@
 // the same backoff while the SMTP server is away; surviving a crash (the lease runs out and the mail
 // is due again). Once sent or given up, its message (with the link) is erased. The log names a mail
 // by its id and kind, never its link. Each look first writes the security notifications due (./security.ts).
-import { type OutboxLog, outboxOutcome, OutboxWorker } from '../events/outbox.ts';
+import { outboxOutcome, OutboxWorker, type OutboxWorkerOptions } from '../events/outbox.ts';
 import type { Mail, MailStore } from '../store/mails.ts';
 import type { Secrets } from '../tokens/secrets.ts';
 import { openMessage } from './compose.ts';
@@ -13,68 +13,40 @@ import type { MailTransport } from './transport.ts';
 /** Mails sent at once by one instance. */
 const CONCURRENT = 4;
 
-export interface MailDeliveryOptions {
+export interface MailDeliveryOptions extends OutboxWorkerOptions {
   secret: Secrets;
   transport: MailTransport;
   from: string;
-  /** Seconds between looks at the outbox. */
-  interval: number;
-  now?: () => number;
-  log: OutboxLog;
   /** Writes the security notifications due (./security.ts) before each look takes the mails due. */
   notices?: { runOnce(now: number): Promise<number> };
 }
 
-export class MailDelivery {
+export class MailDelivery extends OutboxWorker<Mail> {
   readonly #store: Pick<MailStore, 'claimMails' | 'recordMailAttempt'>;
   readonly #options: MailDeliveryOptions;
-  readonly #now: () => number;
-  readonly #worker: OutboxWorker<Mail>;
-  #sending = 0;
 
   constructor(store: Pick<MailStore, 'claimMails' | 'recordMailAttempt'>, options: MailDeliveryOptions) {
+    super('mail', options);
     this.#store = store;
     this.#options = options;
-    this.#now = options.now ?? (() => Math.floor(Date.now() / 1000));
-    this.#worker = new OutboxWorker<Mail>(
-      {
-        name: 'mail',
-        capacity: () => CONCURRENT - this.#sending,
-        claim: async (now, lease, limit) => {
-          await options.notices?.runOnce(now);
-          return this.#store.claimMails(now, lease, limit);
-        },
-        attempt: (mail) => this.#attempt(mail),
-      },
-      { interval: options.interval, now: this.#now, log: options.log },
-    );
   }
 
-  start(): void {
-    this.#worker.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.#worker.stop();
+  override async stop(): Promise<void> {
+    await super.stop();
     this.#options.transport.close();
   }
 
-  /** One look at the outbox and the sending of what it took: how many mails. For tests and tools. */
-  runOnce(): Promise<number> {
-    return this.#worker.runOnce();
+  protected capacity(): number {
+    return CONCURRENT - this.inFlight;
   }
 
-  async #attempt(mail: Mail): Promise<void> {
-    this.#sending++;
-    try {
-      await this.#send(mail);
-    } finally {
-      this.#sending--;
-    }
+  protected async claim(now: number, lease: number, limit: number): Promise<Mail[]> {
+    await this.#options.notices?.runOnce(now);
+    return this.#store.claimMails(now, lease, limit);
   }
 
-  async #send(mail: Mail): Promise<void> {
-    const { log } = this.#options;
+  protected async attempt(mail: Mail): Promise<void> {
+    const log = this.log;
     const attempt = mail.attempts + 1;
     const message = mail.messageEnc === null ? undefined : openMessage(this.#options.secret, mail.messageEnc);
     let error: string | null = null;
@@ -88,7 +60,7 @@ export class MailDelivery {
         error = ((err as Error).message || 'the mail server refused the mail').slice(0, 500);
       }
     }
-    const at = this.#now();
+    const at = this.now();
     const outcome = message
       ? outboxOutcome('sent', { attempt, retryBase: mail.retryBase, at, succeeded: error === null })
       : ({ status: 'failed' } as const);

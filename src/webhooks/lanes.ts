@@ -11,7 +11,7 @@
 // host is busy the claim passes over its webhooks. So a slow receiver holds a few slots for its own
 // deliveries, and the others' are taken in the same look.
 import type { Delivery, Webhook, WebhookStore } from '../store/webhooks.ts';
-import { type OutboxLog, OutboxWorker } from '../events/outbox.ts';
+import { OutboxWorker, type OutboxWorkerOptions } from '../events/outbox.ts';
 import { type ReceiverLimits, ReceiverSlots } from './receivers.ts';
 
 /** The most deliveries taken in one look. */
@@ -47,16 +47,10 @@ export const USERS_LANE: LaneSettings = {
   perWebhook: 2,
 };
 
-export interface LaneOptions {
-  interval: number;
-  now: () => number;
-  log: OutboxLog;
-}
-
-export class DeliveryLane {
+export class DeliveryLane extends OutboxWorker<Delivery> {
   readonly #store: WebhookStore;
   readonly #slots: ReceiverSlots;
-  readonly #worker: OutboxWorker<Delivery>;
+  readonly #settings: LaneSettings;
   readonly #attempt: (delivery: Delivery) => Promise<void>;
   /** The webhooks seen for each receiver host, to pass over while the host is busy. */
   readonly #webhooksByHost = new Map<string, Set<string>>();
@@ -67,38 +61,28 @@ export class DeliveryLane {
     store: WebhookStore,
     settings: LaneSettings,
     attempt: (delivery: Delivery) => Promise<void>,
-    options: LaneOptions,
+    options: OutboxWorkerOptions,
   ) {
+    super(settings.operator ? "webhooks (operator's)" : "webhooks (users')", options);
     this.#store = store;
+    this.#settings = settings;
     this.#attempt = attempt;
     this.#slots = new ReceiverSlots(settings.limits);
-    const { operator, perWebhook } = settings;
-    this.#worker = new OutboxWorker<Delivery>(
-      {
-        name: operator ? "webhooks (operator's)" : "webhooks (users')",
-        capacity: () => Math.min(BATCH, this.#slots.free),
-        claim: (now, lease, limit) => {
-          this.#webhooks = new Map();
-          return this.#store.claimDeliveries(now, lease, limit, { operator, perWebhook, skip: this.#busyWebhooks() });
-        },
-        attempt: (delivery, latestStart) => this.#schedule(delivery, latestStart),
-        // What waits for a host is left to its lease.
-        stopping: () => this.#slots.clear(),
-      },
-      options,
-    );
   }
 
-  start(): void {
-    this.#worker.start();
+  protected capacity(): number {
+    return Math.min(BATCH, this.#slots.free);
   }
 
-  stop(): Promise<void> {
-    return this.#worker.stop();
+  protected claim(now: number, lease: number, limit: number): Promise<Delivery[]> {
+    const { operator, perWebhook } = this.#settings;
+    this.#webhooks = new Map();
+    return this.#store.claimDeliveries(now, lease, limit, { operator, perWebhook, skip: this.#busyWebhooks() });
   }
 
-  runOnce(): Promise<number> {
-    return this.#worker.runOnce();
+  /** What waits for a host is left to its lease. */
+  protected override stopping(): void {
+    this.#slots.clear();
   }
 
   /** The webhooks whose receiver host has no slot free: their deliveries would only wait. */
@@ -115,7 +99,7 @@ export class DeliveryLane {
   }
 
   /** The delivery's attempt, in its receiver host's turn. */
-  async #schedule(delivery: Delivery, latestStart: number): Promise<void> {
+  protected async attempt(delivery: Delivery, latestStart: number): Promise<void> {
     const webhooks = this.#webhooks;
     let reading = webhooks.get(delivery.webhookId);
     if (!reading) webhooks.set(delivery.webhookId, (reading = this.#store.getWebhook(delivery.webhookId)));
