@@ -111,6 +111,8 @@ interface Row {
   firstSignInError?: string;
   /** The whole machine's CPU in use during the measurement, in per cent. */
   busy: number;
+  /** The load generator's own CPU (this process, one thread for the users), in per cent of a core. */
+  generator: number;
 }
 
 const rows: Row[] = [];
@@ -186,7 +188,11 @@ try {
             Promise.all([drive(users, seconds, ITERATIONS[workload]!), drive(signIns, seconds, signInAfresh)]);
           await measure(WARMUP);
           const before = machineTicks();
+          const cpuBefore = process.cpuUsage();
+          const started = performance.now();
           const [m, signedIn] = await measure(SECONDS);
+          const cpu = process.cpuUsage(cpuBefore);
+          const generator = Math.round((100 * (cpu.user + cpu.system)) / 1000 / (performance.now() - started));
           const after = machineTicks();
           // How busy the whole machine was: near 100 % means something outside the shares was the limit.
           const busy = Math.round(100 * (1 - (after.idle - before.idle) / (after.total - before.total)));
@@ -202,12 +208,14 @@ try {
             signInErrors: signedIn.errors,
             ...(signedIn.firstError ? { firstSignInError: signedIn.firstError } : {}),
             busy,
+            generator,
           });
           const what = `${instances} instance${instances > 1 ? 's' : ' '}`;
           const signInText = `sign-ins ${signedIn.perSecond.toFixed(1)}/s, ${signedIn.errors} failed`;
           console.log(
             `${alg}  ${workload.padEnd(10)} round ${round}  ${what}  ${m.perSecond.toFixed(1).padStart(8)}/s  ` +
-              `p99 ${m.p99.toFixed(1).padStart(6)} ms  errors ${m.errors}  ${signInText}  machine ${busy} % busy`,
+              `p99 ${m.p99.toFixed(1).padStart(6)} ms  errors ${m.errors}  ${signInText}  machine ${busy} % busy, ` +
+              `load generator ${generator} % of a core`,
           );
           if (signedIn.firstError) console.log(`  first failed sign-in: ${signedIn.firstError.slice(0, 160)}`);
         }
