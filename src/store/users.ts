@@ -172,8 +172,9 @@ export class Users extends Aggregate implements UserStore {
   }
 
   /**
-   * Disabling signs the user out everywhere (the clients told, Back-Channel Logout 1.0). Their own grants are refused while they are disabled (the
-   * refresh, userinfo and introspection read the user anyway), not revoked. What acts for them stops
+   * Disabling signs the user out everywhere (the clients told, Back-Channel Logout 1.0). Their own
+   * grants are refused while they are disabled (the refresh, userinfo and introspection read the user
+   * anyway), not revoked. What acts for them stops
    * too, for as long: their apps are no clients (./clients.ts getClient) and their webhooks deliver
    * nothing (./outbox.ts, ./webhook-turns.ts); but the grants issued to their apps, whose tokens are
    * checked without reading the app's owner, are revoked in the same write, as deleting does.
