@@ -70,13 +70,23 @@ export interface Client {
    * Back-Channel Logout 1.0 §2.2: where its logout tokens are posted, and whether they must carry
    * `sid`; absent: it is not told of sign-outs (null: an update that removes them).
    */
-  backchannelLogout?: BackchannelLogout | null;
+  backchannelLogout?: LogoutUri | null;
+  /**
+   * Front-Channel Logout 1.0 §2: the page loaded in a hidden iframe as a session ends, and whether it
+   * is given `iss` and `sid`; absent: none (null: an update that removes it).
+   */
+  frontchannelLogout?: LogoutUri | null;
 }
 
-export interface BackchannelLogout {
+/** Where a client hears of a session's end, and whether it must be told its `sid`. */
+export interface LogoutUri {
   uri: string;
   sessionRequired: boolean;
 }
+
+/** How a client hears of a session's end: Back-Channel Logout 1.0, Front-Channel Logout 1.0. */
+export const LOGOUT_CHANNELS = ['backchannel', 'frontchannel'] as const;
+export type LogoutChannel = (typeof LOGOUT_CHANNELS)[number];
 
 /** A client's token lifetimes in seconds, each shorter than the server's setting or null for it. */
 export interface TokenLifetimes {
@@ -180,6 +190,15 @@ function toClient(row: Selectable<ClientRow>): Client {
             sessionRequired: Number(row.backchannel_logout_session_required) === 1,
           },
         }),
+    // Absent before migration 027.
+    ...(row.frontchannel_logout_uri == null
+      ? {}
+      : {
+          frontchannelLogout: {
+            uri: row.frontchannel_logout_uri,
+            sessionRequired: Number(row.frontchannel_logout_session_required) === 1,
+          },
+        }),
   };
 }
 
@@ -240,6 +259,13 @@ function fromClient(client: Client): Insertable<ClientRow> {
       : {
           backchannel_logout_uri: client.backchannelLogout?.uri ?? null,
           backchannel_logout_session_required: client.backchannelLogout?.sessionRequired ? 1 : 0,
+        }),
+    // Likewise before migration 027.
+    ...(client.frontchannelLogout === undefined
+      ? {}
+      : {
+          frontchannel_logout_uri: client.frontchannelLogout?.uri ?? null,
+          frontchannel_logout_session_required: client.frontchannelLogout?.sessionRequired ? 1 : 0,
         }),
   };
 }
