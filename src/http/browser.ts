@@ -107,13 +107,14 @@ export class BrowserState {
     return session;
   }
 
-  /** Ends this browser's session (logout), recorded as `user.signed_out` when there was one. */
-  async endSession(request: FastifyRequest, reply: FastifyReply, now: number): Promise<void> {
+  /** Ends this browser's session (logout), recorded as `user.signed_out` when there was one: that one. */
+  async endSession(request: FastifyRequest, reply: FastifyReply, now: number): Promise<Session | undefined> {
     const value = request.cookies[this.names.session];
     const found = value ? await this.#store.getSessionAndUser(hashToken(value), now) : undefined;
     if (found) await this.#signOut(request, found.session, now);
     reply.clearCookie(this.names.session, this.#cookieOptions());
     reply.setCookie(this.names.csrf, randomToken(), this.#cookieOptions());
+    return found?.session;
   }
 
   /** Ends `session`, recorded as `user.signed_out`; the clients signed in from it are told, in the same write. */

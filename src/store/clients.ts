@@ -137,6 +137,11 @@ export interface ClientStore {
   updateClient(client: Client, event?: SecurityEvent): Promise<boolean>;
   /** The clients a user registered (RFC 7591), oldest first. */
   listClientsOwnedBy(userId: string): Promise<Client[]>;
+  /**
+   * The front-channel logouts (Front-Channel Logout 1.0) of the clients signed in from the session
+   * `sid`: those with a frontchannel_logout_uri and a grant from it.
+   */
+  listFrontchannelLogouts(sid: string): Promise<Array<LogoutUri & { clientId: string }>>;
 }
 
 function toClient(row: Selectable<ClientRow>): Client {
@@ -367,5 +372,28 @@ export class Clients extends Aggregate implements ClientStore {
   async listClientsOwnedBy(userId: string): Promise<Client[]> {
     const owned = this.db.selectFrom('clients').selectAll().where('owner_id', '=', userId);
     return (await owned.orderBy('created_at').orderBy('client_id').execute()).map(toClient);
+  }
+
+  async listFrontchannelLogouts(sid: string): Promise<Array<LogoutUri & { clientId: string }>> {
+    const rows = await this.db
+      .selectFrom('clients as c')
+      .select(['c.client_id', 'c.frontchannel_logout_uri', 'c.frontchannel_logout_session_required'])
+      .where('c.frontchannel_logout_uri', 'is not', null)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('grants as g')
+            .select('g.id')
+            .where('g.sid', '=', sid)
+            .whereRef('g.client_id', '=', 'c.client_id'),
+        ),
+      )
+      .orderBy('c.client_id')
+      .execute();
+    return rows.map((row) => ({
+      clientId: row.client_id,
+      uri: row.frontchannel_logout_uri!,
+      sessionRequired: Number(row.frontchannel_logout_session_required) === 1,
+    }));
   }
 }

@@ -7,11 +7,19 @@ import type { FastifyReply } from 'fastify';
 export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-export function sendHtml(reply: FastifyReply, body: string): FastifyReply {
+/**
+ * The pages' policy, with the origins a page may load in iframes (`frame-src`): the clients' pages
+ * front-channel logout loads (src/oidc/frontchannel-logout.ts), and nothing else.
+ */
+export function framingCsp(origins: readonly string[]): string {
+  return origins.length === 0 ? PAGE_CSP : `${PAGE_CSP}; frame-src ${origins.join(' ')}`;
+}
+
+export function sendHtml(reply: FastifyReply, body: string, csp = PAGE_CSP): FastifyReply {
   return (
     reply
       .header('content-type', 'text/html; charset=utf-8')
-      .header('content-security-policy', PAGE_CSP)
+      .header('content-security-policy', csp)
       .header('x-frame-options', 'DENY')
       .header('x-content-type-options', 'nosniff')
       // same-origin: no Referer leaves for another site (page URLs carry sealed requests), and the
