@@ -8,13 +8,15 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
-import { chromium } from 'playwright-core';
+import AxeBuilder from '@axe-core/playwright';
+import { chromium, type Page } from 'playwright-core';
 import { run } from '../../src/cli/main.ts';
 import { PAGE_CSP } from '../../src/http/plugins/html.ts';
 import { BrowserSim, unescapeHtml } from '../helpers/browser-sim.ts';
 import { CHROMIUM, CHROMIUM_ARGS, needsChromium } from '../helpers/chromium.ts';
 import { cliIo, freePort, startServer, type TestClient, type TestServer } from '../helpers/server.ts';
 import { exchange, getCode } from '../helpers/tokens.ts';
+import { until } from '../helpers/webhook-receiver.ts';
 
 /** A relying party's front-channel logout page: the addresses it was loaded at. */
 class FrontchannelPage {
@@ -208,37 +210,54 @@ describe('front-channel logout', () => {
       try {
         const page = await (await chrome.newContext()).newPage();
         const c = server.clients.firstParty;
-        const query = new URLSearchParams({
-          client_id: c.id,
-          redirect_uri: c.redirectUri,
-          response_type: 'code',
-          scope: 'openid',
-          state: 's',
-        });
-        await page.goto(`${server.issuer}/oauth2/authorize?${query}`);
-        await page.getByLabel('Username').fill(server.user.username);
-        await page.getByLabel('Password').fill(server.user.password);
-        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-        await page.waitForURL(`${c.redirectUri}?**`);
-        const code = new URL(page.url()).searchParams.get('code')!;
-        const idToken = (
-          (await (await exchange(server, { code, verifier: null, client: c })).json()) as { id_token: string }
-        ).id_token;
+        const idToken = await chromeSignIn(page);
         rp.loaded.length = 0;
-        const logoutQuery = new URLSearchParams({
-          id_token_hint: idToken,
-          post_logout_redirect_uri: c.postLogoutRedirectUri,
-          state: 'bye',
-        });
-        await page.goto(`${server.issuer}/oauth2/logout?${logoutQuery}`);
+        const query = { id_token_hint: idToken, post_logout_redirect_uri: c.postLogoutRedirectUri, state: 'bye' };
+        await page.goto(`${server.issuer}/oauth2/logout?${new URLSearchParams(query)}`);
         await page.getByRole('button', { name: 'Sign out' }).click();
         await page.waitForURL(`${c.postLogoutRedirectUri}?state=bye`);
         assert.equal(rp.loaded.length, 1);
         assert.equal(rp.loaded[0]!.searchParams.get('iss'), server.issuer);
         assert.equal(rp.loaded[0]!.searchParams.get('sid'), decodeJwt(idToken).sid);
+
+        // Without a post_logout_redirect_uri the page stays: the frame loaded, and nothing for axe-core to find.
+        const again = await chromeSignIn(page);
+        rp.loaded.length = 0;
+        await page.goto(`${server.issuer}/oauth2/logout`);
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await page.getByText('You can close this window.').waitFor();
+        await until(() => rp.loaded.length === 1, 'the front-channel logout page loaded');
+        assert.equal(rp.loaded[0]!.searchParams.get('sid'), decodeJwt(again).sid);
+        const axe = await new AxeBuilder({ page })
+          .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
+          .analyze();
+        assert.deepEqual(
+          axe.violations.map((v) => v.id),
+          [],
+        );
       } finally {
         await chrome.close();
       }
     },
   );
+
+  /** Signs the first-party client in from Chromium's `page` as the server's user: the ID token. */
+  async function chromeSignIn(page: Page): Promise<string> {
+    const c = server.clients.firstParty;
+    const query = new URLSearchParams({
+      client_id: c.id,
+      redirect_uri: c.redirectUri,
+      response_type: 'code',
+      scope: 'openid',
+      state: 's',
+    });
+    await page.goto(`${server.issuer}/oauth2/authorize?${query}`);
+    await page.getByLabel('Username').fill(server.user.username);
+    await page.getByLabel('Password').fill(server.user.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${c.redirectUri}?**`);
+    const code = new URL(page.url()).searchParams.get('code')!;
+    const answer = await exchange(server, { code, verifier: null, client: c });
+    return ((await answer.json()) as { id_token: string }).id_token;
+  }
 });
