@@ -1,7 +1,7 @@
 // Every way the store ends sessions queues the logout tokens they owe (src/store/session-ends.ts), on
 // SQLite and PostgreSQL: a factor removed (the other sessions), a restore's fence (every session), a
-// session replaced by the same person's sign-in (none); and no statement in src/ deletes sessions
-// anywhere else, but housekeeping's of the expired ones.
+// session replaced by the same person's sign-in (none); the front-channel logouts of a session's sid;
+// and no statement in src/ deletes sessions anywhere else, but housekeeping's of the expired ones.
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -104,6 +104,29 @@ for (const [name, open] of [
       await store.deleteSession(ended.id, undefined, { now: NOW });
       assert.deepEqual(await queued(userId), [ended.sid]);
     });
+
+    it(
+      'front-channel logouts: the clients signed in from a sid that registered a page, as stored',
+      { skip },
+      async () => {
+        const page = clientRecord({ frontchannelLogout: { uri: 'https://fc.example/out?a=1', sessionRequired: true } });
+        await store.createClient(page);
+        assert.deepEqual((await store.getClient(page.clientId))?.frontchannelLogout, page.frontchannelLogout);
+        const userId = await person();
+        const { sid } = await session(userId);
+        // Signed in to `rp` only (no page): nothing; then to `page` from the same session.
+        assert.deepEqual(await store.listFrontchannelLogouts(sid), []);
+        const grant = { ...(await store.getGrant((await store.listActiveGrants(userId, NOW))[0]!.id))! };
+        assert.equal(
+          await store.redeemAuthorizationCode({ grant: { ...grant, id: newId(), clientId: page.clientId } }),
+          true,
+        );
+        assert.deepEqual(await store.listFrontchannelLogouts(sid), [
+          { clientId: page.clientId, uri: 'https://fc.example/out?a=1', sessionRequired: true },
+        ]);
+        assert.deepEqual(await store.listFrontchannelLogouts('another-sid'), []);
+      },
+    );
 
     it("a restore's fence tells the clients of every session it ends", { skip }, async () => {
       const [a, b] = [await person(), await person()];
