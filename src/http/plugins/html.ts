@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 
 // No form-action: Chromium applies it to the redirect after a form post, which must reach the
 // client's redirect URI on another origin. Scripts only as files of our own (the passkey pages'
-// /assets/passkeys.js and the library it uses), nothing inline.
+// /assets/passkeys.js and the library it uses, the front-channel logout page's), nothing inline.
 export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
