@@ -53,11 +53,12 @@ export type SessionWrite = (session: Session, event: SecurityEvent) => Promise<b
 
 /**
  * Stores the session whose id is `id` (a hash of its cookie), recorded with `event`, by `write` when
- * given; undefined when that did not store it.
+ * given; undefined when that did not store it. With `sid`, the session goes on under the public id of
+ * the one it replaces (the same person's sign-in again, ../http/browser.ts).
  */
 export async function createSession(
   store: SessionStore,
-  input: { id: string; signedIn: SignedIn; now: number; ttl: number },
+  input: { id: string; signedIn: SignedIn; now: number; ttl: number; sid?: string | null | undefined },
   event: SecurityEvent,
   write?: SessionWrite,
 ): Promise<BrowserSession | undefined> {
@@ -65,7 +66,7 @@ export async function createSession(
   const { userId, authTime, factors } = signedIn;
   // The session's public id, for ID tokens and logout tokens (OIDC `sid`): random, so that it tells
   // nothing of the cookie.
-  const sid = newId();
+  const sid = input.sid ?? newId();
   const session = { id, userId, authTime, factors, createdAt: now, expiresAt: now + input.ttl, sid };
   if (!write) await store.createSession(session, event);
   else if (!(await write(session, event))) return undefined;

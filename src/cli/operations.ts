@@ -5,19 +5,17 @@ import type { HeldClaimChanges } from '../tokens/held-claims.ts';
 import { CLI, type Requester, securityEvent } from '../events/index.ts';
 import type { Config } from '../config/index.ts';
 import {
-  type BackchannelLogout,
   type Client,
   type ClientStore,
+  LOGOUT_CHANNELS,
+  type LogoutChannel,
+  type LogoutUri,
   SERVER_LIFETIMES,
   type TokenEndpointAuthMethod,
 } from '../store/clients.ts';
 import type { TokenLifetimes } from '../store/clients.ts';
 import type { User, UserStore } from '../store/users.ts';
-import {
-  backchannelLogoutUriProblem,
-  normalizeRedirectUri,
-  redirectUriProblem,
-} from '../oauth/registration/redirect-rules.ts';
+import { logoutUriProblem, normalizeRedirectUri, redirectUriProblem } from '../oauth/registration/redirect-rules.ts';
 import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
 import { checkKeysFor, ClientKeysError, type ConfidentialAuthMethod } from './client-keys.ts';
 
@@ -55,19 +53,20 @@ export interface CreateClientInput {
   /** The roles it may see (`--roles`); absent: every role. */
   allowedRoles?: string[];
   /** Back-Channel Logout 1.0 (`--backchannel-logout-uri`, `--backchannel-logout-session-required`). */
-  backchannelLogout?: BackchannelLogout;
+  backchannelLogout?: LogoutUri;
+  /** Front-Channel Logout 1.0 (`--frontchannel-logout-uri`, `--frontchannel-logout-session-required`). */
+  frontchannelLogout?: LogoutUri;
 }
 
 /**
- * A backchannel_logout_uri: https, or plain http where redirect URIs may be (and on loopback), as a
- * redirect URI is checked.
+ * A backchannel_logout_uri or frontchannel_logout_uri: https, or plain http where redirect URIs may be
+ * (and on loopback), as a redirect URI is checked.
  */
-function checkBackchannelLogout(logout: BackchannelLogout, allowHttp: boolean): BackchannelLogout {
+function checkLogout(logout: LogoutUri, allowHttp: boolean, channel: LogoutChannel): LogoutUri {
   const { uri } = logout;
-  const problem = backchannelLogoutUriProblem(uri);
-  const plainHttp =
-    uri.startsWith('http:') && backchannelLogoutUriProblem(uri.replace(/^http:/, 'https:')) === undefined;
-  if (problem && !(allowHttp && plainHttp)) throw new UsageError(`--backchannel-logout-uri: "${uri}" ${problem}`);
+  const problem = logoutUriProblem(uri);
+  const plainHttp = uri.startsWith('http:') && logoutUriProblem(uri.replace(/^http:/, 'https:')) === undefined;
+  if (problem && !(allowHttp && plainHttp)) throw new UsageError(`--${channel}-logout-uri: "${uri}" ${problem}`);
   return logout;
 }
 
@@ -188,7 +187,10 @@ export async function createClient(
     ...(input.admin ? { admin: true } : {}),
     ...(input.allowedRoles ? { allowedRoles: checkRoles(input.allowedRoles, '--roles') } : {}),
     ...(input.backchannelLogout
-      ? { backchannelLogout: checkBackchannelLogout(input.backchannelLogout, allowHttp) }
+      ? { backchannelLogout: checkLogout(input.backchannelLogout, allowHttp, 'backchannel') }
+      : {}),
+    ...(input.frontchannelLogout
+      ? { frontchannelLogout: checkLogout(input.frontchannelLogout, allowHttp, 'frontchannel') }
       : {}),
   };
   const data = {
@@ -248,7 +250,9 @@ export interface UpdateClientInput {
   /** `--roles a,b`, or null (`--all-roles`) for every role. */
   allowedRoles?: string[] | null | undefined;
   /** A new backchannel_logout_uri and its session_required, or null to remove it (`--no-backchannel-logout-uri`). */
-  backchannelLogout?: BackchannelLogout | null | undefined;
+  backchannelLogout?: LogoutUri | null | undefined;
+  /** Likewise the frontchannel_logout_uri (`--no-frontchannel-logout-uri`). */
+  frontchannelLogout?: LogoutUri | null | undefined;
 }
 
 /** Changes what `tessera clients update` changes; the client_id, secret and owner stay. */
@@ -329,9 +333,10 @@ export async function updateClient(
       ? {}
       : { allowedRoles: input.allowedRoles && checkRoles(input.allowedRoles, '--roles') }),
   };
-  if (input.backchannelLogout === null) updated.backchannelLogout = null;
-  else if (input.backchannelLogout)
-    updated.backchannelLogout = checkBackchannelLogout(input.backchannelLogout, allowHttp);
+  for (const channel of LOGOUT_CHANNELS) {
+    const said = input[`${channel}Logout`];
+    if (said !== undefined) updated[`${channel}Logout`] = said && checkLogout(said, allowHttp, channel);
+  }
   // The client's own lifetimes, where it has them (seconds); the others follow the server's.
   const { accessToken, refreshToken, idToken } = updated.lifetimes;
   const lifetimes = { access_token_ttl: accessToken, refresh_token_ttl: refreshToken, id_token_ttl: idToken };
@@ -351,6 +356,7 @@ export async function updateClient(
     ...(input.admin === undefined ? {} : { admin: input.admin }),
     ...(input.allowedRoles === undefined ? {} : { roles: updated.allowedRoles ?? 'all' }),
     ...(input.backchannelLogout === undefined ? {} : { backchannel_logout_uri: input.backchannelLogout?.uri ?? '' }),
+    ...(input.frontchannelLogout === undefined ? {} : { frontchannel_logout_uri: input.frontchannelLogout?.uri ?? '' }),
   };
 
   await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));

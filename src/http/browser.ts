@@ -17,7 +17,7 @@ import {
   type SignedIn,
   toBrowserSession,
 } from '../authn/session.ts';
-import type { SessionStore } from '../store/sessions.ts';
+import type { Session, SessionStore } from '../store/sessions.ts';
 import { hashToken, randomToken, safeEqual } from '../tokens/opaque.ts';
 import { macMatches, purposeKeys } from '../tokens/sealed.ts';
 import type { Secrets } from '../tokens/secrets.ts';
@@ -74,7 +74,11 @@ export class BrowserState {
 
   /**
    * A fresh session on every sign-in, a step-up's too (no fixation); the previous one of this browser
-   * ends. The sign-in is recorded with it (`user.signed_in`), for the client it was for when there is one.
+   * ends. The same person's (a step-up, prompt=login) is replaced: the new session keeps its `sid`, as
+   * node-oidc-provider keeps a session's across a new login of its account, so the clients signed in
+   * from it stay signed in from the new one and hear of its end. Someone else's is signed out, and its
+   * clients are told (Back-Channel Logout 1.0). The sign-in is recorded with it (`user.signed_in`), for
+   * the client it was for when there is one.
    * `write` stores it with more (../authn/session.ts SessionWrite): undefined, and nothing changed, when
    * that did not store it.
    */
@@ -88,30 +92,38 @@ export class BrowserState {
   ): Promise<BrowserSession | undefined> {
     const value = randomToken();
     const { userId } = signedIn;
+    const previous = request.cookies[this.names.session];
+    const before = previous ? await this.#store.getSessionAndUser(hashToken(previous), now) : undefined;
+    const same = before?.session.userId === userId;
     const event = securityEvent('user.signed_in', now, { userId, clientId, requester: requesterOf(request) });
-    const input = { id: hashToken(value), signedIn, now, ttl: this.#sessionTtl };
+    const input = { id: hashToken(value), signedIn, now, ttl: this.#sessionTtl, sid: same ? before.session.sid : null };
     const session = await createSession(this.#store, input, event, write);
     if (!session) return undefined;
-    const previous = request.cookies[this.names.session];
-    if (previous) await this.#store.deleteSession(hashToken(previous));
+    if (before && !same) await this.#signOut(request, before.session, now);
+    else if (previous) await this.#store.deleteSession(hashToken(previous));
     reply.setCookie(this.names.session, value, this.#cookieOptions(this.#sessionTtl));
     // The forms' tokens now derive from the new session; the pre-session value is replaced too.
     reply.setCookie(this.names.csrf, randomToken(), this.#cookieOptions());
     return session;
   }
 
-  /** Ends this browser's session (logout), recorded as `user.signed_out` when there was one. */
-  async endSession(request: FastifyRequest, reply: FastifyReply, now: number): Promise<void> {
+  /** Ends this browser's session (logout), recorded as `user.signed_out` when there was one: that one. */
+  async endSession(request: FastifyRequest, reply: FastifyReply, now: number): Promise<Session | undefined> {
     const value = request.cookies[this.names.session];
     const found = value ? await this.#store.getSessionAndUser(hashToken(value), now) : undefined;
-    if (found) {
-      const userId = found.session.userId;
-      const signedOut = securityEvent('user.signed_out', now, { userId, requester: requesterOf(request) });
-      // The clients signed in from it are told (Back-Channel Logout 1.0), in the same write.
-      await this.#store.deleteSession(found.session.id, signedOut, { now });
-    }
+    if (found) await this.#signOut(request, found.session, now);
     reply.clearCookie(this.names.session, this.#cookieOptions());
     reply.setCookie(this.names.csrf, randomToken(), this.#cookieOptions());
+    return found?.session;
+  }
+
+  /** Ends `session`, recorded as `user.signed_out`; the clients signed in from it are told, in the same write. */
+  async #signOut(request: FastifyRequest, session: Session, now: number): Promise<void> {
+    const signedOut = securityEvent('user.signed_out', now, {
+      userId: session.userId,
+      requester: requesterOf(request),
+    });
+    await this.#store.deleteSession(session.id, signedOut, { now });
   }
 
   /** The device cookie's MAC under the newest secret. */

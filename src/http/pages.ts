@@ -112,7 +112,10 @@ export function pageContext(request: FastifyRequest, reply: FastifyReply): PageC
   return { t, languageHref, brand: settings.brand };
 }
 
-/** Sends a page rendered in this request's language, with the pages' headers (./plugins/html.ts). */
-export function sendPage(reply: FastifyReply, render: (ui: PageContext) => string): FastifyReply {
-  return sendHtml(reply, render(pageContext(reply.request, reply)));
+/**
+ * Sends a page rendered in this request's language, with the pages' headers (./plugins/html.ts); `csp`
+ * in place of the pages' policy (a page that loads frames: framingCsp).
+ */
+export function sendPage(reply: FastifyReply, render: (ui: PageContext) => string, csp?: string): FastifyReply {
+  return sendHtml(reply, render(pageContext(reply.request, reply)), csp);
 }

@@ -34,6 +34,9 @@ export function discoveryMetadata(
     // Back-Channel Logout 1.0 §2.1: logout tokens to the clients registered for them, with `sid`.
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
+    // Front-Channel Logout 1.0 §3: the end of a session loads each such client's page, with `iss` and `sid`.
+    frontchannel_logout_supported: true,
+    frontchannel_logout_session_supported: true,
     ...(config.registration.mode !== 'off' ? { registration_endpoint: `${base}/oauth2/register` } : {}),
     // RFC 8414 §2: admin is not offered to clients at large (src/oauth/scopes.ts), so not advertised.
     scopes_supported: [...config.scopes.keys()].filter((s) => s !== 'admin'),

@@ -96,8 +96,11 @@ export async function validateLogout(
   return { logout, vetting: client && clientVetting(client, postLogoutRedirectUri) };
 }
 
+/** The signed-out page, where a logout with no post_logout_redirect_uri ends. */
+export const SIGNED_OUT = '/logout/done';
+
 /** Where the user goes once signed out: the client's URI with `state`, or Tessera's page. */
 export function afterLogout(request: LogoutRequest): string {
-  if (request.postLogoutRedirectUri === null) return '/logout/done';
+  if (request.postLogoutRedirectUri === null) return SIGNED_OUT;
   return redirectWith(request.postLogoutRedirectUri, { state: request.state });
 }

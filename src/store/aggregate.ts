@@ -3,10 +3,11 @@
 // by the writer's group commit and the event loop's prepared reads, on PostgreSQL as one statement
 // or in a transaction.
 import { CompiledQuery } from 'kysely';
-import type { Compilable, Kysely, QueryResult, SelectQueryBuilder } from 'kysely';
+import type { Compilable, Kysely, QueryResult } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import type { Placeholder } from './columns.ts';
 import { insertEvents } from './outbox.ts';
+import { type EndCondition, endSessions } from './session-ends.ts';
 import type { Database } from './tables.ts';
 
 /** Runs a write's statements, all or none; resolves once they are committed. */
@@ -74,16 +75,12 @@ export abstract class Aggregate {
   }
 
   /**
-   * The delete of every session of the user but `keepSession` (issue 33: a changed password or a removed
-   * factor signs out everywhere else); with `present`, only if it finds a row when the delete runs.
+   * The end of every session of the user but `keepSession` (issue 33: a changed password or a removed
+   * factor signs out everywhere else), their clients told (./session-ends.ts); with `present`, only if
+   * it finds a row when the statements run.
    */
-  protected endOtherSessions(
-    userId: string,
-    keepSession: string,
-    present?: SelectQueryBuilder<Database, keyof Database, unknown>,
-  ) {
-    const others = this.db.deleteFrom('sessions').where('user_id', '=', userId).where('id', '!=', keepSession);
-    return present ? others.where((eb) => eb.exists(present)) : others;
+  protected endOtherSessions(userId: string, keepSession: string, now: number, present?: EndCondition) {
+    return endSessions(this.db, { userId, except: keepSession }, { now, when: present });
   }
 
   /** The event that records a change, with its webhook deliveries, to write with the change (./outbox.ts). */

@@ -70,13 +70,23 @@ export interface Client {
    * Back-Channel Logout 1.0 §2.2: where its logout tokens are posted, and whether they must carry
    * `sid`; absent: it is not told of sign-outs (null: an update that removes them).
    */
-  backchannelLogout?: BackchannelLogout | null;
+  backchannelLogout?: LogoutUri | null;
+  /**
+   * Front-Channel Logout 1.0 §2: the page loaded in a hidden iframe as a session ends, and whether it
+   * is given `iss` and `sid`; absent: none (null: an update that removes it).
+   */
+  frontchannelLogout?: LogoutUri | null;
 }
 
-export interface BackchannelLogout {
+/** Where a client hears of a session's end, and whether it must be told its `sid`. */
+export interface LogoutUri {
   uri: string;
   sessionRequired: boolean;
 }
+
+/** How a client hears of a session's end: Back-Channel Logout 1.0, Front-Channel Logout 1.0. */
+export const LOGOUT_CHANNELS = ['backchannel', 'frontchannel'] as const;
+export type LogoutChannel = (typeof LOGOUT_CHANNELS)[number];
 
 /** A client's token lifetimes in seconds, each shorter than the server's setting or null for it. */
 export interface TokenLifetimes {
@@ -127,6 +137,11 @@ export interface ClientStore {
   updateClient(client: Client, event?: SecurityEvent): Promise<boolean>;
   /** The clients a user registered (RFC 7591), oldest first. */
   listClientsOwnedBy(userId: string): Promise<Client[]>;
+  /**
+   * The front-channel logouts (Front-Channel Logout 1.0) of the clients signed in from the session
+   * `sid`: those with a frontchannel_logout_uri and a grant from it.
+   */
+  listFrontchannelLogouts(sid: string): Promise<Array<LogoutUri & { clientId: string }>>;
 }
 
 function toClient(row: Selectable<ClientRow>): Client {
@@ -178,6 +193,15 @@ function toClient(row: Selectable<ClientRow>): Client {
           backchannelLogout: {
             uri: row.backchannel_logout_uri,
             sessionRequired: Number(row.backchannel_logout_session_required) === 1,
+          },
+        }),
+    // Absent before migration 027.
+    ...(row.frontchannel_logout_uri == null
+      ? {}
+      : {
+          frontchannelLogout: {
+            uri: row.frontchannel_logout_uri,
+            sessionRequired: Number(row.frontchannel_logout_session_required) === 1,
           },
         }),
   };
@@ -240,6 +264,13 @@ function fromClient(client: Client): Insertable<ClientRow> {
       : {
           backchannel_logout_uri: client.backchannelLogout?.uri ?? null,
           backchannel_logout_session_required: client.backchannelLogout?.sessionRequired ? 1 : 0,
+        }),
+    // Likewise before migration 027.
+    ...(client.frontchannelLogout === undefined
+      ? {}
+      : {
+          frontchannel_logout_uri: client.frontchannelLogout?.uri ?? null,
+          frontchannel_logout_session_required: client.frontchannelLogout?.sessionRequired ? 1 : 0,
         }),
   };
 }
@@ -341,5 +372,28 @@ export class Clients extends Aggregate implements ClientStore {
   async listClientsOwnedBy(userId: string): Promise<Client[]> {
     const owned = this.db.selectFrom('clients').selectAll().where('owner_id', '=', userId);
     return (await owned.orderBy('created_at').orderBy('client_id').execute()).map(toClient);
+  }
+
+  async listFrontchannelLogouts(sid: string): Promise<Array<LogoutUri & { clientId: string }>> {
+    const rows = await this.db
+      .selectFrom('clients as c')
+      .select(['c.client_id', 'c.frontchannel_logout_uri', 'c.frontchannel_logout_session_required'])
+      .where('c.frontchannel_logout_uri', 'is not', null)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('grants as g')
+            .select('g.id')
+            .where('g.sid', '=', sid)
+            .whereRef('g.client_id', '=', 'c.client_id'),
+        ),
+      )
+      .orderBy('c.client_id')
+      .execute();
+    return rows.map((row) => ({
+      clientId: row.client_id,
+      uri: row.frontchannel_logout_uri!,
+      sessionRequired: Number(row.frontchannel_logout_session_required) === 1,
+    }));
   }
 }

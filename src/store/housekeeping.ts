@@ -31,6 +31,7 @@ export class Purge extends Aggregate {
   async purgeExpired(input: PurgeInput): Promise<Record<string, number>> {
     const { now } = input;
     const horizon = now - input.accessTokenTtl;
+    // A session that ran out is no logout: nobody is told (./session-ends.ts ends the others).
     const sessions = await this.write(this.db.deleteFrom('sessions').where('expires_at', '<=', now));
     const revoked = await this.write(this.db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now));
     const gone = (eb: Where<'grants'>) =>

@@ -137,6 +137,9 @@ export abstract class KyselyStore implements Store {
   listClientsOwnedBy(userId: string) {
     return this.clients.listClientsOwnedBy(userId);
   }
+  listFrontchannelLogouts(sid: string) {
+    return this.clients.listFrontchannelLogouts(sid);
+  }
 
   // one-time ids and pushed authorization requests (./one-time.ts)
   useOnce(id: string, expiresAt: number) {

@@ -2,11 +2,10 @@
 // write as the token's use, each conditioned on that very use (`redeemed`: the token row carrying
 // this redemption's nonce), so that of two redemptions at once only one has any effect; and the
 // condition that the effect was made, which the event and a notice mail are written under.
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { enqueueLogouts } from './logout-deliveries.ts';
 import type { insertEventsWhen } from './outbox.ts';
 import { rowValues } from './row-values.ts';
+import { endSessions } from './session-ends.ts';
 import type { Database } from './tables.ts';
 import { fromUser, type User } from './users.ts';
 
@@ -53,12 +52,8 @@ export function redemptionEffects(db: Kysely<Database>, effect: Redemption, rede
       : [];
     // Whoever was signed in, with the old password or a stolen session, is signed out, and the clients
     // they signed in to are told (Back-Channel Logout 1.0).
-    const logouts = enqueueLogouts(db, { userId }, randomUUID(), now, done);
-    const sessions = db
-      .deleteFrom('sessions')
-      .where('user_id', '=', userId)
-      .where((eb) => eb.exists(done));
-    return [[set, ...verify, ...logouts, sessions], done.where((eb) => eb.exists(redeemed))] as const;
+    const ended = endSessions(db, { userId }, { now, when: done });
+    return [[set, ...verify, ...ended], done.where((eb) => eb.exists(redeemed))] as const;
   }
   if (effect.kind === 'email') {
     const set = db

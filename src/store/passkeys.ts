@@ -203,9 +203,9 @@ export class Passkeys extends Aggregate implements PasskeyStore {
     // Whoever signed in elsewhere is signed out (issue 33: a factor removed ends the other sessions),
     // only if the passkey is there to remove; the event likewise; then the passkey itself.
     const present = this.db.selectFrom('passkeys').select('id').where('id', '=', id).where('user_id', '=', userId);
-    const others = this.endOtherSessions(userId, input.keepSession, present);
+    const others = this.endOtherSessions(userId, input.keepSession, event.at, present);
     const removed = this.db.deleteFrom('passkeys').where('id', '=', id).where('user_id', '=', userId).returning('id');
-    const rows = await this.writeRows(others, ...insertEventsIf(this.db, event, this.#row(id, userId)), removed);
+    const rows = await this.writeRows(...others, ...insertEventsIf(this.db, event, this.#row(id, userId)), removed);
     return rows.length > 0;
   }
 

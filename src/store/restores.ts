@@ -11,6 +11,7 @@ import type { Kysely } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
 import { insertEventsWhen } from './outbox.ts';
+import { endSessions } from './session-ends.ts';
 import type { Database, RestoreFenceRow } from './tables.ts';
 
 export interface RestoreFence {
@@ -66,12 +67,14 @@ export function fenceStatements(db: Kysely<Database>, input: { id: string; now: 
       .set((eb) => ({ taken_at: eb.ref('taken_at') }))
       .where('fenced_at', 'is', null),
     ...insertEventsWhen(db, input.event, pending),
+    // The clients signed in from the sessions that end are told (Back-Channel Logout 1.0), as at any
+    // end: a session the backup brought back may have ended since, and hearing of it twice is harmless.
+    ...endSessions(db, { all: true }, { now, when: pending }),
     db
       .updateTable('grants')
       .set({ revoked_at: now })
       .where('revoked_at', 'is', null)
       .where((eb) => eb.exists(pending)),
-    db.deleteFrom('sessions').where((eb) => eb.exists(pending)),
     db.deleteFrom('signing_keys').where((eb) => eb.exists(pending)),
     fence,
     db.deleteFrom('restore_fences').where('fenced_at', 'is', null),

@@ -2,11 +2,10 @@
 // authenticator app (its secret encrypted under TESSERA_SECRET, and the last time step a code was
 // accepted for) and recovery codes (hashed), and their Kysely code. Every use is one conditional
 // update, so that of two requests bringing the same code at once exactly one wins.
-import { randomUUID } from 'node:crypto';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
 import { insertEventsWhen } from './outbox.ts';
-import { enqueueLogouts } from './logout-deliveries.ts';
+import { endSessions } from './session-ends.ts';
 import type { TotpCredentialRow } from './tables.ts';
 
 export interface TotpCredential {
@@ -146,7 +145,7 @@ export class SecondFactors extends Aggregate implements SecondFactorStore {
     const { userId } = input;
     const present = this.db.selectFrom('totp_credentials').select('user_id').where('user_id', '=', userId);
     // The other sessions end, the event is written and the codes go only if there is an app to remove.
-    const others = this.endOtherSessions(userId, input.keepSession, present);
+    const others = this.endOtherSessions(userId, input.keepSession, event.at, present);
     const codes = input.recoveryCodes
       ? [
           this.db
@@ -156,7 +155,7 @@ export class SecondFactors extends Aggregate implements SecondFactorStore {
         ]
       : [];
     const removed = this.db.deleteFrom('totp_credentials').where('user_id', '=', userId).returning('user_id');
-    const rows = await this.writeRows(others, ...insertEventsWhen(this.db, event, present), ...codes, removed);
+    const rows = await this.writeRows(...others, ...insertEventsWhen(this.db, event, present), ...codes, removed);
     return rows.length > 0;
   }
 
@@ -214,13 +213,13 @@ export class SecondFactors extends Aggregate implements SecondFactorStore {
     const totp = await this.hasTotp(userId);
     const { unused, used } = await this.recoveryCodeSummary(userId);
     // The clients signed in from the sessions that end are told (Back-Channel Logout 1.0), in the same write.
-    const sessions = await this.writeRows<{ id: string }>(
-      ...enqueueLogouts(this.db, { userId }, randomUUID(), event.at),
-      this.db.deleteFrom('sessions').where('user_id', '=', userId).returning('id'),
+    const ended = endSessions(this.db, { userId }, { now: event.at });
+    const counts = await this.writeCounts(
+      ...ended,
       this.db.deleteFrom('totp_credentials').where('user_id', '=', userId),
       this.db.deleteFrom('recovery_codes').where('user_id', '=', userId),
       ...this.events(event),
     );
-    return { totp, recoveryCodes: unused + used, sessions: sessions.length };
+    return { totp, recoveryCodes: unused + used, sessions: counts[ended.length - 1]! };
   }
 }

@@ -2,12 +2,11 @@
 // them, the session (camelCase) and its row (./tables.ts), and their Kysely code. Every page and
 // authorization request reads the session with its user (and the consent to the client asked about)
 // in one statement written out by hand, taken out of the row as object literals.
-import { randomUUID } from 'node:crypto';
 import type { ExpressionBuilder, OnConflictBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate, type Connection } from './aggregate.ts';
 import { insertEvents } from './outbox.ts';
-import { type EndedSessions, enqueueLogouts } from './logout-deliveries.ts';
+import { endSessions } from './session-ends.ts';
 import { columns, prefixed, type Prefixed, splitScope } from './columns.ts';
 import type { Database, SessionRow, UserRow } from './tables.ts';
 import { JOINED_USER, joinedUser, type User } from './users.ts';
@@ -55,8 +54,9 @@ export interface SessionStore {
    */
   getSessionAndUser(id: string, now: number, clientId?: string): Promise<SessionAndUser | undefined>;
   /**
-   * Deletes the session; with `logout` (a sign-out, not a session replaced by the next sign-in), also
-   * queues a logout token for each client signed in from it (./logout-deliveries.ts), in the same write.
+   * Deletes the session; with `logout` (a sign-out, not a session replaced by the same person's next
+   * sign-in), also queues a logout token for each client signed in from it (./session-ends.ts), in the
+   * same write.
    */
   deleteSession(id: string, event?: SecurityEvent, logout?: { now: number }): Promise<void>;
   /** The user's live sessions, the newest first (`tessera users sessions`). */
@@ -186,13 +186,8 @@ export class Sessions extends Aggregate implements SessionStore {
   }
 
   async deleteSession(id: string, event?: SecurityEvent, logout?: { now: number }): Promise<void> {
-    const logouts = logout ? this.#logouts({ sessionId: id }, logout.now) : [];
-    await this.write(...logouts, this.db.deleteFrom('sessions').where('id', '=', id), ...this.events(event));
-  }
-
-  /** The logout tokens of the sessions `ended`, queued before their deletion in the same write. */
-  #logouts(ended: EndedSessions, now: number) {
-    return enqueueLogouts(this.db, ended, randomUUID(), now);
+    const ended = endSessions(this.db, { sessionId: id }, logout ?? { replaced: true });
+    await this.write(...ended, ...this.events(event));
   }
 
   async listSessionsOf(userId: string, now: number): Promise<Session[]> {
@@ -222,15 +217,10 @@ export class Sessions extends Aggregate implements SessionStore {
     const revoked = input.revokeGrants
       ? [this.db.updateTable('grants').set({ revoked_at: input.now }).where(live)]
       : [];
-    // The logout tokens are queued from the sessions before they are deleted.
-    const logouts = this.#logouts({ userId: input.userId }, input.now);
-    const counts = await this.writeCounts(
-      ...logouts,
-      this.db.deleteFrom('sessions').where('user_id', '=', input.userId),
-      ...revoked,
-      ...insertEvents(this.db, events),
-    );
-    return counts[logouts.length]!;
+    // The logout tokens are queued from the sessions and grants before they are deleted and revoked.
+    const ended = endSessions(this.db, { userId: input.userId }, { now: input.now });
+    const counts = await this.writeCounts(...ended, ...revoked, ...insertEvents(this.db, events));
+    return counts[ended.length - 1]!;
   }
 
   async getConsentedScopes(userId: string, clientId: string): Promise<string[]> {

@@ -61,6 +61,10 @@ export interface ClientRow {
   backchannel_logout_uri: string | null;
   /** 1: its logout tokens must carry `sid` (not null, default 0; nullable here so that an insert may omit it). */
   backchannel_logout_session_required: number | null;
+  /** Front-Channel Logout 1.0 §2 (migration 027): the page loaded in an iframe as a session ends; null: none. */
+  frontchannel_logout_uri: string | null;
+  /** 1: that page is given `iss` and `sid` (not null, default 0; nullable here so that an insert may omit it). */
+  frontchannel_logout_session_required: number | null;
 }
 
 /** A `jti` used once (a client assertion's), hashed with what it is for; kept until it expires. */

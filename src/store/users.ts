@@ -3,12 +3,11 @@
 // their session or grant (./sessions.ts, ./grants.ts): those reads join the user's columns under their
 // own names (JOINED_USER; the other tables' under a prefix), so the row is read as a user's row as it
 // is, with nothing copied on the way.
-import { randomUUID } from 'node:crypto';
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate, type Connection } from './aggregate.ts';
 import { insertEvents } from './outbox.ts';
-import { enqueueLogouts } from './logout-deliveries.ts';
+import { endSessions } from './session-ends.ts';
 import { columns, splitScope } from './columns.ts';
 import type { Database, UserRow } from './tables.ts';
 
@@ -168,14 +167,14 @@ export class Users extends Aggregate implements UserStore {
     const updated = this.db.updateTable('users').set(set).where('id', '=', id);
     // Whoever signed in with the old password is signed out, and the clients they signed in to are told
     // (Back-Channel Logout 1.0); grants (refresh tokens) stay.
-    const logouts = enqueueLogouts(this.db, { userId: id }, randomUUID(), now);
-    const sessions = this.db.deleteFrom('sessions').where('user_id', '=', id);
-    return (await this.write(updated, ...logouts, sessions, ...this.events(event))) === 1;
+    const ended = endSessions(this.db, { userId: id }, { now });
+    return (await this.write(updated, ...ended, ...this.events(event))) === 1;
   }
 
   /**
-   * Disabling signs the user out everywhere. Their own grants are refused while they are disabled (the
-   * refresh, userinfo and introspection read the user anyway), not revoked. What acts for them stops
+   * Disabling signs the user out everywhere (the clients told, Back-Channel Logout 1.0). Their own
+   * grants are refused while they are disabled (the refresh, userinfo and introspection read the user
+   * anyway), not revoked. What acts for them stops
    * too, for as long: their apps are no clients (./clients.ts getClient) and their webhooks deliver
    * nothing (./outbox.ts, ./webhook-turns.ts); but the grants issued to their apps, whose tokens are
    * checked without reading the app's owner, are revoked in the same write, as deleting does.
@@ -183,9 +182,7 @@ export class Users extends Aggregate implements UserStore {
   async setUserDisabled(id: string, disabled: boolean, now: number, event?: SecurityEvent): Promise<boolean> {
     const set = { disabled: disabled ? 1 : 0, updated_at: now };
     const updated = this.db.updateTable('users').set(set).where('id', '=', id);
-    const stopped = disabled
-      ? [this.db.deleteFrom('sessions').where('user_id', '=', id), this.#revokeAppGrants(id, now)]
-      : [];
+    const stopped = disabled ? [...endSessions(this.db, { userId: id }, { now }), this.#revokeAppGrants(id, now)] : [];
     return (await this.write(updated, ...stopped, ...this.events(event))) === 1;
   }
 
@@ -197,7 +194,8 @@ export class Users extends Aggregate implements UserStore {
   }
 
   /**
-   * The user and what is theirs, in one write: sessions, consents, and grants revoked; the apps they
+   * The user and what is theirs, in one write: sessions (the clients told, Back-Channel Logout 1.0, from
+   * the sessions and grants as they were), consents, and grants revoked; the apps they
    * registered (RFC 7591) deleted, with their registration tokens, the grants issued to them revoked
    * and the consents to them forgotten; their webhooks deleted with the deliveries not yet made.
    * Nothing a deleted user set up keeps working, or keeps hearing of others.
@@ -211,7 +209,7 @@ export class Users extends Aggregate implements UserStore {
     return (
       (await this.write(
         this.db.deleteFrom('users').where('id', '=', id),
-        this.db.deleteFrom('sessions').where('user_id', '=', id),
+        ...endSessions(this.db, { userId: id }, { now }),
         this.db.deleteFrom('consents').where('user_id', '=', id),
         this.db.deleteFrom('passkeys').where('user_id', '=', id),
         this.db.deleteFrom('totp_credentials').where('user_id', '=', id),
@@ -236,7 +234,7 @@ export class Users extends Aggregate implements UserStore {
     const set = { password_hash: input.passwordHash, updated_at: input.now };
     await this.write(
       this.db.updateTable('users').set(set).where('id', '=', input.userId),
-      this.endOtherSessions(input.userId, input.keepSession),
+      ...this.endOtherSessions(input.userId, input.keepSession, input.now),
       ...this.events(event),
     );
   }

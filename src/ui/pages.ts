@@ -199,3 +199,32 @@ export function signedOutPage(ui: PageContext): string {
 <p>${t.t('signedOut.close')}</p>`,
   );
 }
+
+/** The script that goes on from the page below once its iframes have loaded (src/ui/assets/frontchannel-logout.js). */
+export const FRONTCHANNEL_LOGOUT_SCRIPT = '/assets/frontchannel-logout.js';
+
+/**
+ * The signed-out page of an RP-initiated logout that tells clients through the browser (Front-Channel
+ * Logout 1.0 §4): their pages in hidden iframes, then on to `next` (the post_logout_redirect_uri), by
+ * the script or the "Continue" link; with no `next`, the signed-out page as it is.
+ */
+export function frontchannelLogoutPage(ui: PageContext, input: { uris: string[]; next: string | null }): string {
+  const { t } = ui;
+  const title = t.t('signedOut.title');
+  const frames = input.uris.map(
+    (uri) => html`<iframe src="${uri}" title="${title}" hidden data-frontchannel-logout></iframe>
+`,
+  );
+  const then =
+    input.next === null
+      ? html`<p>${t.t('signedOut.close')}</p>`
+      : html`<p><a href="${input.next}" data-continue>${t.t('signedOut.continue')}</a></p>`;
+  return layout(
+    ui,
+    title,
+    html`<h1>${t.t('signedOut.heading')}</h1>
+${then}
+${frames}`,
+    input.next === null ? [] : [FRONTCHANNEL_LOGOUT_SCRIPT],
+  );
+}

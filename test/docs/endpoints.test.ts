@@ -50,9 +50,6 @@ describe("docs/endpoints.md's list of what is not supported", () => {
     'pairwise subject identifiers': () => {
       assert.deepEqual(metadata.subject_types_supported, ['public']);
     },
-    'front-channel logout': () => {
-      assert.equal(metadata.frontchannel_logout_supported, undefined);
-    },
     'several resources in one request': async () => {
       const client = server.clients.confidential;
       const query = new URLSearchParams({

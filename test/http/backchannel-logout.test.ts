@@ -3,62 +3,16 @@
 // logout token; RP-initiated logout and `tessera users sign-out`; a receiver down at first; a client
 // without a backchannel_logout_uri. On SQLite, and on PostgreSQL when it is reachable.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { createRemoteJWKSet, decodeJwt, type JWTPayload, jwtVerify } from 'jose';
+import { decodeJwt } from 'jose';
 import { run } from '../../src/cli/main.ts';
 import { LogoutDelivery } from '../../src/logout/delivery.ts';
 import { BACKCHANNEL_LOGOUT_EVENT } from '../../src/oidc/logout-token.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
-import { cliIo, freePort, startServer, type TestClient, type TestServer } from '../helpers/server.ts';
+import { LogoutReceiver } from '../helpers/logout-receiver.ts';
+import { cliIo, startServer, type TestClient, type TestServer } from '../helpers/server.ts';
 import { basic, exchange, getCode, tokenRequest } from '../helpers/tokens.ts';
 import { type TestDatabase, withPostgresDatabase, withSqliteDatabase } from '../store/databases.ts';
-
-/** A relying party's back-channel logout endpoint: each logout token verified, or the status it answers. */
-class LogoutReceiver {
-  readonly tokens: Array<{ header: { typ?: string }; payload: JWTPayload }> = [];
-  readonly refused: string[] = [];
-  status = 200;
-  server: Server | undefined;
-  url = '';
-  #jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
-
-  async start(issuer: string) {
-    this.#jwks = createRemoteJWKSet(new URL(`${issuer}/oauth2/jwks`));
-    const port = await freePort();
-    this.url = `http://127.0.0.1:${port}/backchannel-logout`;
-    this.server = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk) => (body += chunk));
-      request.on('end', () => {
-        void (async () => {
-          if (this.status !== 200) return response.writeHead(this.status).end();
-          try {
-            assert.equal(request.headers['content-type'], 'application/x-www-form-urlencoded');
-            const token = new URLSearchParams(body).get('logout_token') ?? '';
-            // Back-Channel Logout 1.0 §2.6: the checks a relying party makes.
-            const { payload, protectedHeader } = await jwtVerify(token, this.#jwks!, {
-              issuer,
-              typ: 'logout+jwt',
-              requiredClaims: ['iat', 'exp', 'jti', 'events'],
-            });
-            this.tokens.push({ header: protectedHeader, payload });
-            response.writeHead(200).end();
-          } catch (err) {
-            this.refused.push((err as Error).message);
-            response.writeHead(400).end();
-          }
-        })();
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
-  }
-
-  async stop() {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
-  }
-}
 
 async function cli(server: TestServer, args: string[]): Promise<string> {
   const { io, lines } = cliIo(server);

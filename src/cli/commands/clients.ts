@@ -2,7 +2,14 @@
 import { allowedOrigins } from '../../oauth/origins.ts';
 import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
-import { type BackchannelLogout, type Client, type ClientStore, SERVER_LIFETIMES } from '../../store/clients.ts';
+import {
+  type Client,
+  type ClientStore,
+  LOGOUT_CHANNELS,
+  type LogoutChannel,
+  type LogoutUri,
+  SERVER_LIFETIMES,
+} from '../../store/clients.ts';
 import { splitScope } from '../../store/columns.ts';
 import { redirectUriProblem } from '../../oauth/registration/redirect-rules.ts';
 import { createClient, updateClient, rotateClientSecret, UsageError } from '../operations.ts';
@@ -63,6 +70,8 @@ function describe(client: Client, config: Config, text = false): Record<string, 
     roles: client.allowedRoles ?? (text ? '(every role)' : null),
     backchannel_logout_uri: client.backchannelLogout?.uri ?? null,
     backchannel_logout_session_required: client.backchannelLogout?.sessionRequired ?? false,
+    frontchannel_logout_uri: client.frontchannelLogout?.uri ?? null,
+    frontchannel_logout_session_required: client.frontchannelLogout?.sessionRequired ?? false,
     ...describeLifetimes(client.lifetimes, config, text),
     created_at: formatTime(client.createdAt),
     // Registered before today's rules: it keeps working, and is flagged here.
@@ -86,31 +95,47 @@ function roleList(value: string): string[] {
   return roles;
 }
 
-const BACKCHANNEL_OPTIONS = {
+const LOGOUT_OPTIONS = {
   'backchannel-logout-uri': { type: 'string' },
   'backchannel-logout-session-required': { type: 'boolean' },
+  'frontchannel-logout-uri': { type: 'string' },
+  'frontchannel-logout-session-required': { type: 'boolean' },
+} as const;
+
+/** What `update` takes besides: the removals. */
+const NO_LOGOUT_OPTIONS = {
+  'no-backchannel-logout-uri': { type: 'boolean' },
+  'no-backchannel-logout-session-required': { type: 'boolean' },
+  'no-frontchannel-logout-uri': { type: 'boolean' },
+  'no-frontchannel-logout-session-required': { type: 'boolean' },
 } as const;
 
 /**
- * The client's back-channel logout from `--backchannel-logout-uri` and
- * `--[no-]backchannel-logout-session-required`, over what `current` has; nothing when neither is said.
+ * The client's logout of `channel` (Back-Channel or Front-Channel Logout 1.0) from
+ * `--CHANNEL-logout-uri`, `--[no-]CHANNEL-logout-session-required` and `--no-CHANNEL-logout-uri`, over
+ * what `current` has: null to remove it, undefined when none of them is said.
  */
-function backchannelLogoutFrom(
-  values: {
-    'backchannel-logout-uri'?: string | undefined;
-    'backchannel-logout-session-required'?: boolean | undefined;
-    'no-backchannel-logout-session-required'?: boolean | undefined;
-  },
+function logoutFrom(
+  values: Partial<Record<string, string | boolean | string[]>>,
+  channel: LogoutChannel,
   current: Client | undefined,
-): { backchannelLogout?: BackchannelLogout } {
-  const uri = values['backchannel-logout-uri'] ?? current?.backchannelLogout?.uri;
-  const required = values['no-backchannel-logout-session-required']
+): LogoutUri | null | undefined {
+  if (values[`no-${channel}-logout-uri`] === true) return null;
+  const said = values[`${channel}-logout-uri`] as string | undefined;
+  const held = current?.[`${channel}Logout`] ?? undefined;
+  const required = values[`no-${channel}-logout-session-required`]
     ? false
-    : values['backchannel-logout-session-required'];
-  if (values['backchannel-logout-uri'] === undefined && required === undefined) return {};
-  if (uri === undefined) throw new UsageError('--backchannel-logout-session-required needs a --backchannel-logout-uri');
-  const sessionRequired = required ?? current?.backchannelLogout?.sessionRequired ?? false;
-  return { backchannelLogout: { uri, sessionRequired } };
+    : (values[`${channel}-logout-session-required`] as boolean | undefined);
+  if (said === undefined && required === undefined) return undefined;
+  const uri = said ?? held?.uri;
+  if (uri === undefined) throw new UsageError(`--${channel}-logout-session-required needs a --${channel}-logout-uri`);
+  return { uri, sessionRequired: required ?? held?.sessionRequired ?? false };
+}
+
+/** A new client's logouts, those said. */
+function definedLogouts(values: Partial<Record<string, string | boolean | string[]>>) {
+  const [backchannelLogout, frontchannelLogout] = LOGOUT_CHANNELS.map((c) => logoutFrom(values, c, undefined));
+  return { ...(backchannelLogout && { backchannelLogout }), ...(frontchannelLogout && { frontchannelLogout }) };
 }
 
 function printClient(io: Io, described: Record<string, unknown>): void {
@@ -133,7 +158,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         'require-mfa': { type: 'boolean' },
         'require-pushed-authorization-requests': { type: 'boolean' },
         ...KEY_OPTIONS,
-        ...BACKCHANNEL_OPTIONS,
+        ...LOGOUT_OPTIONS,
         'auth-method': { type: 'string' },
         alg: { type: 'string' },
         'grant-types': { type: 'string' },
@@ -166,7 +191,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         ...(authMethod === 'client_secret_jwt' ? { sealSecret: await sealSecret() } : {}),
         admin: values.admin ?? false,
         ...(values.roles === undefined ? {} : { allowedRoles: roleList(values.roles) }),
-        ...backchannelLogoutFrom(values, undefined),
+        ...definedLogouts(values),
       });
       for (const warning of warnings) io.err(`warning: ${warning}`);
       const secret = clientSecret ? { client_secret: clientSecret } : {};
@@ -228,9 +253,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
           'no-admin': { type: 'boolean' },
           roles: { type: 'string' },
           'all-roles': { type: 'boolean' },
-          ...BACKCHANNEL_OPTIONS,
-          'no-backchannel-logout-uri': { type: 'boolean' },
-          'no-backchannel-logout-session-required': { type: 'boolean' },
+          ...LOGOUT_OPTIONS,
+          ...NO_LOGOUT_OPTIONS,
           ...LIFETIME_OPTIONS,
           json: { type: 'boolean' },
         },
@@ -260,9 +284,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         ...(authMethod === 'client_secret_jwt' ? { sealSecret: await sealSecret() } : {}),
         admin: values['no-admin'] ? false : values.admin,
         allowedRoles: values['all-roles'] ? null : values.roles === undefined ? undefined : roleList(values.roles),
-        backchannelLogout: values['no-backchannel-logout-uri']
-          ? null
-          : backchannelLogoutFrom(values, current).backchannelLogout,
+        backchannelLogout: logoutFrom(values, 'backchannel', current),
+        frontchannelLogout: logoutFrom(values, 'frontchannel', current),
       };
       const now = Math.floor(Date.now() / 1000);
       const { client, warnings, clientSecret } = await updateClient(store, id, input, now, CLI, config);

@@ -1,19 +1,32 @@
 // GET and POST /oauth2/logout (RP-Initiated Logout), the CSRF-protected confirmation, and the
-// signed-out page.
+// signed-out page; after the confirmation, the clients registered for front-channel logout are loaded
+// in that page's iframes (src/oidc/frontchannel-logout.ts) before it goes on.
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../../errors/index.ts';
 import { sessionUser } from '../../authn/session.ts';
 import { paramsFrom } from '../../oauth/params.ts';
-import { afterLogout, LogoutSealer, validateLogout } from '../../oidc/logout.ts';
-import { logoutConfirmPage, signedOutPage } from '../../ui/pages.ts';
+import { frontchannelLogouts } from '../../oidc/frontchannel-logout.ts';
+import { afterLogout, LogoutSealer, SIGNED_OUT, validateLogout } from '../../oidc/logout.ts';
+import {
+  FRONTCHANNEL_LOGOUT_SCRIPT,
+  frontchannelLogoutPage,
+  logoutConfirmPage,
+  signedOutPage,
+} from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
 import { sendPage } from '../pages.ts';
+import { framingCsp } from '../plugins/html.ts';
 import { formValue } from '../forms.ts';
 import { csrfFailedPage, sendError } from '../outcome.ts';
 import type { Secrets } from '../../tokens/secrets.ts';
+import { scriptRoutes } from './assets.ts';
+
+const SCRIPT = readFileSync(new URL('../../ui/assets/frontchannel-logout.js', import.meta.url), 'utf8');
 
 export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: Secrets): void {
   const sealer = new LogoutSealer(secret);
+  scriptRoutes(app, [[FRONTCHANNEL_LOGOUT_SCRIPT, SCRIPT]]);
 
   async function start(request: FastifyRequest, reply: FastifyReply, params: URLSearchParams): Promise<FastifyReply> {
     const now = ctx.now();
@@ -55,9 +68,17 @@ export function logoutRoutes(app: FastifyInstance, ctx: RouteContext, secret: Se
       });
     }
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    await ctx.browser.endSession(request, reply, ctx.now());
-    return reply.header('cache-control', 'no-store').redirect(afterLogout(logout), 303);
+    const ended = await ctx.browser.endSession(request, reply, ctx.now());
+    const next = afterLogout(logout);
+    const front = ended?.sid
+      ? await frontchannelLogouts(ctx.store, { issuer: ctx.config.issuer, sid: ended.sid })
+      : null;
+    if (!front || front.uris.length === 0) return reply.header('cache-control', 'no-store').redirect(next, 303);
+    // Front-Channel Logout 1.0 §4: the clients' pages load here, then the browser goes on to `next`
+    // (as node-oidc-provider answers the confirmation with its page of iframes, not a redirect).
+    const page = { uris: front.uris, next: next === SIGNED_OUT ? null : next };
+    return sendPage(reply, (ui) => frontchannelLogoutPage(ui, page), framingCsp(front.origins));
   });
 
-  app.get('/logout/done', { config: { html: true } }, async (_request, reply) => sendPage(reply, signedOutPage));
+  app.get(SIGNED_OUT, { config: { html: true } }, async (_request, reply) => sendPage(reply, signedOutPage));
 }

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addPasskey, removePasskey, renamePasskey } from '../../authn/passkeys/enrolment.ts';
 import type { RouteContext } from '../context.ts';
+import { scriptRoutes } from './assets.ts';
 import { formValue } from '../forms.ts';
 import { accountForm, signInAgain } from '../sign-in.ts';
 
@@ -21,18 +22,10 @@ export function passkeyRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const refused = (request: FastifyRequest, failure: { reason: string; detail?: string }) =>
     request.log.info({ event: 'passkey_refused', reason: failure.reason, detail: failure.detail }, 'passkey refused');
 
-  for (const [path, body] of [
+  scriptRoutes(app, [
     ['/assets/passkeys.js', SCRIPT],
     ['/assets/simplewebauthn-browser.js', LIBRARY],
-  ] as const) {
-    app.get(path, async (_, reply) =>
-      reply
-        .header('content-type', 'text/javascript; charset=utf-8')
-        .header('cache-control', 'public, max-age=3600')
-        .header('x-content-type-options', 'nosniff')
-        .send(body),
-    );
-  }
+  ]);
 
   const back = (reply: FastifyReply, note: string) => reply.redirect(`/account?passkey=${note}#passkeys`, 303);
 

@@ -96,6 +96,7 @@ export async function registerClient(
     firstParty: false,
     idTokenSignedResponseAlg: metadata.idTokenSignedResponseAlg,
     ...(metadata.backchannelLogout ? { backchannelLogout: metadata.backchannelLogout } : {}),
+    ...(metadata.frontchannelLogout ? { frontchannelLogout: metadata.frontchannelLogout } : {}),
     createdAt: now,
     registeredVia: 'dynamic',
     ownerId,
@@ -195,8 +196,9 @@ export async function replaceRegistration(
     grantTypes: metadata.grantTypes,
     tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
     idTokenSignedResponseAlg: metadata.idTokenSignedResponseAlg,
-    // RFC 7592 §2.2: the update replaces the metadata; left out, the back-channel logout goes.
+    // RFC 7592 §2.2: the update replaces the metadata; left out, the back- and front-channel logouts go.
     backchannelLogout: metadata.backchannelLogout,
+    frontchannelLogout: metadata.frontchannelLogout,
     registrationTokenHash: hashToken(registrationToken),
     metadata: metadata.description,
     jwks: metadata.jwks,
@@ -250,6 +252,12 @@ export function clientInformation(
       ? {
           backchannel_logout_uri: client.backchannelLogout.uri,
           backchannel_logout_session_required: client.backchannelLogout.sessionRequired,
+        }
+      : {}),
+    ...(client.frontchannelLogout
+      ? {
+          frontchannel_logout_uri: client.frontchannelLogout.uri,
+          frontchannel_logout_session_required: client.frontchannelLogout.sessionRequired,
         }
       : {}),
     ...client.metadata,

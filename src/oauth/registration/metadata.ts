@@ -3,16 +3,17 @@
 // `invalid_redirect_uri` or `invalid_client_metadata` (§3.2.2) with a fixed description that names
 // the field, never the value sent. Fields Tessera does not know are ignored (§2).
 import { InvalidClientMetadata, InvalidRedirectUri } from '../../errors/index.ts';
-import type { BackchannelLogout, ClientDescription, ClientJwks, TokenEndpointAuthMethod } from '../../store/clients.ts';
+import type {
+  ClientDescription,
+  ClientJwks,
+  LogoutChannel,
+  LogoutUri,
+  TokenEndpointAuthMethod,
+} from '../../store/clients.ts';
 import { jwksProblem } from '../client-auth/keys.ts';
 import { REQUEST_OBJECT_ALGS } from '../authorize/request-object.ts';
 import { ADMIN_SCOPE, SCOPE_TOKEN } from '../scopes.ts';
-import {
-  backchannelLogoutUriProblem,
-  normalizeRedirectUri,
-  redirectUriProblem,
-  webUriProblem,
-} from './redirect-rules.ts';
+import { logoutUriProblem, normalizeRedirectUri, redirectUriProblem, webUriProblem } from './redirect-rules.ts';
 
 export interface ClientMetadata {
   redirectUris: string[];
@@ -25,7 +26,9 @@ export interface ClientMetadata {
   scopes: string[];
   idTokenSignedResponseAlg: 'RS256' | 'ES256' | null;
   /** Back-Channel Logout 1.0 §2.2: backchannel_logout_uri and backchannel_logout_session_required; null: none. */
-  backchannelLogout: BackchannelLogout | null;
+  backchannelLogout: LogoutUri | null;
+  /** Front-Channel Logout 1.0 §2: frontchannel_logout_uri and frontchannel_logout_session_required; null: none. */
+  frontchannelLogout: LogoutUri | null;
   description: ClientDescription;
   /** Its public keys (RFC 7591 §2 jwks or jwks_uri, one at most); null for none. */
   jwks: ClientJwks | null;
@@ -96,6 +99,21 @@ function webUri(body: Json, field: string): string | undefined {
 }
 
 /** Checks a client's metadata; throws invalid_redirect_uri or invalid_client_metadata. */
+/**
+ * `CHANNEL_logout_uri` and `CHANNEL_logout_session_required` (Back-Channel Logout 1.0 §2.2,
+ * Front-Channel Logout 1.0 §2): the URI, and whether it needs the `sid` (false when left out).
+ */
+function logoutOf(body: Json, channel: LogoutChannel): LogoutUri | null {
+  const uri = optionalString(body, `${channel}_logout_uri`);
+  const problem = uri === undefined ? undefined : logoutUriProblem(uri);
+  if (problem) throw new InvalidClientMetadata(`${channel}_logout_uri ${problem}`);
+  const sessionRequired = body[`${channel}_logout_session_required`] ?? false;
+  if (typeof sessionRequired !== 'boolean') {
+    throw new InvalidClientMetadata(`${channel}_logout_session_required must be a boolean`);
+  }
+  return uri === undefined ? null : { uri, sessionRequired };
+}
+
 export function checkClientMetadata(body: unknown, policy: MetadataPolicy): ClientMetadata {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new InvalidClientMetadata('the client metadata must be a JSON object');
@@ -183,15 +201,6 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
     throw new InvalidClientMetadata(`request_object_signing_alg must be one of ${REQUEST_OBJECT_ALGS.join(', ')}`);
   }
 
-  // Back-Channel Logout 1.0 §2.2: session_required defaults to false.
-  const logoutUri = optionalString(json, 'backchannel_logout_uri');
-  const logoutProblem = logoutUri === undefined ? undefined : backchannelLogoutUriProblem(logoutUri);
-  if (logoutProblem) throw new InvalidClientMetadata(`backchannel_logout_uri ${logoutProblem}`);
-  const sessionRequired = json.backchannel_logout_session_required ?? false;
-  if (typeof sessionRequired !== 'boolean') {
-    throw new InvalidClientMetadata('backchannel_logout_session_required must be a boolean');
-  }
-
   const description: ClientDescription = {};
   for (const field of ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const) {
     const uri = webUri(json, field);
@@ -211,7 +220,8 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
     name: name === undefined || name === '' ? null : name,
     scopes,
     idTokenSignedResponseAlg: alg ?? null,
-    backchannelLogout: logoutUri === undefined ? null : { uri: logoutUri, sessionRequired },
+    backchannelLogout: logoutOf(json, 'backchannel'),
+    frontchannelLogout: logoutOf(json, 'frontchannel'),
     description,
     jwks: jwks as ClientJwks | null,
     jwksUri,

@@ -77,11 +77,12 @@ export function webUriProblem(uri: string): string | undefined {
 }
 
 /**
- * A client's backchannel_logout_uri (Back-Channel Logout 1.0 §2.2): an absolute https URL without a
- * fragment, or http on loopback, as the pages about it; it is posted to through the outbound guard
- * (src/net/outbound.ts), which refuses private addresses unless TESSERA_OUTBOUND_ALLOW_PRIVATE.
+ * A client's backchannel_logout_uri (Back-Channel Logout 1.0 §2.2) or frontchannel_logout_uri
+ * (Front-Channel Logout 1.0 §2): an absolute https URL without a fragment, or http on loopback, as the
+ * pages about it. The first is posted to through the outbound guard (src/net/outbound.ts), which
+ * refuses private addresses unless TESSERA_OUTBOUND_ALLOW_PRIVATE; the second is loaded by the browser.
  */
-export function backchannelLogoutUriProblem(uri: string): string | undefined {
+export function logoutUriProblem(uri: string): string | undefined {
   const problem = webUriProblem(uri);
   if (problem) return problem;
   if (uri.includes('#')) return 'must not contain a fragment';
