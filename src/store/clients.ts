@@ -71,6 +71,8 @@ export interface Client {
    * `sid`; absent: it is not told of sign-outs (null: an update that removes them).
    */
   backchannelLogout?: BackchannelLogout | null;
+  /** Its token requests must carry a DPoP proof (RFC 9449 §5.2, `--require-dpop`); absent: false. */
+  requireDpop?: boolean;
 }
 
 export interface BackchannelLogout {
@@ -180,6 +182,8 @@ function toClient(row: Selectable<ClientRow>): Client {
             sessionRequired: Number(row.backchannel_logout_session_required) === 1,
           },
         }),
+    // Absent before migration 024 and for clients never given the option.
+    ...(row.require_dpop === 1 ? { requireDpop: true } : {}),
   };
 }
 
@@ -241,6 +245,8 @@ function fromClient(client: Client): Insertable<ClientRow> {
           backchannel_logout_uri: client.backchannelLogout?.uri ?? null,
           backchannel_logout_session_required: client.backchannelLogout?.sessionRequired ? 1 : 0,
         }),
+    // Likewise before migration 024.
+    ...(client.requireDpop === undefined ? {} : { require_dpop: client.requireDpop ? 1 : 0 }),
   };
 }
 

@@ -90,6 +90,9 @@ export const authorizationCodeGrant: GrantHandler = {
         // Written only when the request had a claims parameter.
         ...(code.claimsRequest !== null ? { claimsRequest: code.claimsRequest } : {}),
         sid: code.sid,
+        // RFC 9449 §5: a public client's refresh tokens are bound to the key of its proof; a
+        // confidential client's are bound to its authentication already.
+        ...(ctx.dpopJkt !== undefined && client.tokenEndpointAuthMethod === 'none' ? { dpopJkt: ctx.dpopJkt } : {}),
       },
     });
     // Lost: the code was redeemed before (or by a concurrent request), a second use; or the user is
