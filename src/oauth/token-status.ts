@@ -65,6 +65,11 @@ export function bearerToken(authorization: string | undefined): string | undefin
   return /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization ?? '')?.[1];
 }
 
+/** The token of an `Authorization: DPoP …` header (RFC 9449 §7.1, the token68 syntax), or undefined. */
+export function dpopToken(authorization: string): string | undefined {
+  return /^DPoP +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization)?.[1];
+}
+
 /**
  * The user of an access token for Tessera's own APIs (registration, /api/webhooks) that carries
  * `scope`: InvalidToken without an active one, InsufficientScope for a token without the scope or

@@ -181,7 +181,8 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
   }
 
   const requireDpop = json.dpop_bound_access_tokens ?? false;
-  if (typeof requireDpop !== 'boolean') throw new InvalidClientMetadata('dpop_bound_access_tokens must be true or false');
+  if (typeof requireDpop !== 'boolean')
+    throw new InvalidClientMetadata('dpop_bound_access_tokens must be true or false');
 
   const requestAlg = optionalString(json, 'request_object_signing_alg', 10) ?? null;
   if (requestAlg !== null && !REQUEST_OBJECT_ALGS.includes(requestAlg)) {
