@@ -14,6 +14,7 @@ import { BrowserSim } from '../helpers/browser-sim.ts';
 import { dpopKey, dpopProof } from '../helpers/dpop.ts';
 import { cliIo, startServer, type TestServer } from '../helpers/server.ts';
 import { basic } from '../helpers/tokens.ts';
+import { withPostgresDatabase, type TestDatabase } from '../store/databases.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 
@@ -44,6 +45,46 @@ async function refusal(response: Response, status: number, error: string): Promi
   assert.equal(((await response.json()) as { error: string }).error, error);
 }
 
+/** openid-client, a public client, ES256: a code flow and refreshes bound to the key; another key or none refused. */
+async function publicClientBinding(server: TestServer): Promise<void> {
+  const c = server.clients.public;
+  const config = await client.discovery(new URL(server.issuer), c.id, undefined, client.None(), {
+    execute: [client.allowInsecureRequests],
+  });
+  const keyPair = await client.randomDPoPKeyPair('ES256');
+  const DPoP = client.getDPoPHandle(config, keyPair);
+  const verifier = client.randomPKCECodeVerifier();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: c.redirectUri,
+    scope: 'openid email',
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
+  const callback = await new BrowserSim(server.issuer).authorize(url.href, server.user);
+  const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }, undefined, {
+    DPoP,
+  });
+  assert.equal(tokens.token_type, 'dpop');
+  const jkt = await calculateJwkThumbprint(await exportJWK(keyPair.publicKey));
+  assert.deepEqual(decodeJwt(tokens.access_token).cnf, { jkt });
+
+  const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!, undefined, { DPoP });
+  assert.equal(refreshed.token_type, 'dpop');
+  assert.deepEqual(decodeJwt(refreshed.access_token).cnf, { jkt });
+
+  // §5: the refresh token is bound to the key: another key, or no proof at all, refreshes nothing.
+  const other = client.getDPoPHandle(config, await client.randomDPoPKeyPair('ES256'));
+  const invalidGrant = (err: unknown) => (err as { error?: string }).error === 'invalid_grant';
+  await assert.rejects(
+    client.refreshTokenGrant(config, refreshed.refresh_token!, undefined, { DPoP: other }),
+    invalidGrant,
+  );
+  await assert.rejects(client.refreshTokenGrant(config, refreshed.refresh_token!), invalidGrant);
+  // Those refusals changed nothing: the key's holder refreshes on.
+  const again = await client.refreshTokenGrant(config, refreshed.refresh_token!, undefined, { DPoP });
+  assert.deepEqual(decodeJwt(again.access_token).cnf, { jkt });
+}
+
 describe('DPoP at the token endpoint', () => {
   let server: TestServer;
   let tokenUrl: string;
@@ -61,44 +102,8 @@ describe('DPoP at the token endpoint', () => {
       assert.ok(metadata.dpop_signing_alg_values_supported.includes(alg));
   });
 
-  it('openid-client, public client, ES256: code flow and refresh bound to the key; another key or none refused', async () => {
-    const c = server.clients.public;
-    const config = await client.discovery(new URL(server.issuer), c.id, undefined, client.None(), {
-      execute: [client.allowInsecureRequests],
-    });
-    const keyPair = await client.randomDPoPKeyPair('ES256');
-    const DPoP = client.getDPoPHandle(config, keyPair);
-    const verifier = client.randomPKCECodeVerifier();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: c.redirectUri,
-      scope: 'openid email',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
-    const callback = await new BrowserSim(server.issuer).authorize(url.href, server.user);
-    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }, undefined, {
-      DPoP,
-    });
-    assert.equal(tokens.token_type, 'dpop');
-    const jkt = await calculateJwkThumbprint(await exportJWK(keyPair.publicKey));
-    assert.deepEqual(decodeJwt(tokens.access_token).cnf, { jkt });
-
-    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!, undefined, { DPoP });
-    assert.equal(refreshed.token_type, 'dpop');
-    assert.deepEqual(decodeJwt(refreshed.access_token).cnf, { jkt });
-
-    // §5: the refresh token is bound to the key: another key, or no proof at all, refreshes nothing.
-    const other = client.getDPoPHandle(config, await client.randomDPoPKeyPair('ES256'));
-    const invalidGrant = (err: unknown) => (err as { error?: string }).error === 'invalid_grant';
-    await assert.rejects(
-      client.refreshTokenGrant(config, refreshed.refresh_token!, undefined, { DPoP: other }),
-      invalidGrant,
-    );
-    await assert.rejects(client.refreshTokenGrant(config, refreshed.refresh_token!), invalidGrant);
-    // Those refusals changed nothing: the key's holder refreshes on.
-    const again = await client.refreshTokenGrant(config, refreshed.refresh_token!, undefined, { DPoP });
-    assert.deepEqual(decodeJwt(again.access_token).cnf, { jkt });
-  });
+  it('openid-client, public client, ES256: code flow and refresh bound to the key; another key or none refused', () =>
+    publicClientBinding(server));
 
   it('oauth4webapi, confidential client, PS256: code flow, userinfo and refresh with DPoP', async () => {
     const c = server.clients.confidential;
@@ -221,6 +226,23 @@ describe('DPoP at the token endpoint', () => {
     });
     await refusal(bad, 400, 'invalid_client_metadata');
   });
+});
+
+// The refresh binding is a condition of PostgreSQL's one-statement rotation too.
+describe('DPoP-bound refresh tokens on PostgreSQL', async () => {
+  const database: TestDatabase | undefined = await withPostgresDatabase();
+  let server: TestServer;
+  before(async () => {
+    if (database) server = await startServer({ databaseUrl: database.url });
+  });
+  after(async () => {
+    await server?.close();
+    await database?.drop();
+  });
+
+  it('openid-client, public client: refreshed with its key only', { skip: !database && 'PostgreSQL unreachable' }, () =>
+    publicClientBinding(server),
+  );
 });
 
 describe('DPoP nonces (TESSERA_DPOP_NONCE)', () => {
