@@ -1,7 +1,7 @@
 // DPoP proofs made by hand (RFC 9449 §4.2), for the requests client libraries would never send: a
 // replay, a wrong `ath`, `htm` or `htu`, a private key in the header.
 import { randomUUID } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type CryptoKey, type JWK, SignJWT } from 'jose';
 import { accessTokenHash } from '../../src/tokens/dpop-proof.ts';
 
 export interface DpopKey {

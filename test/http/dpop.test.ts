@@ -149,6 +149,53 @@ describe('DPoP at the token endpoint', () => {
     assert.equal(decodeJwt(bearer.access_token).cnf, undefined);
   });
 
+  it('dpop_jkt, or a proof at the push, binds the code to the key (§10)', async () => {
+    const c = server.clients.public;
+    const config = await client.discovery(new URL(server.issuer), c.id, undefined, client.None(), {
+      execute: [client.allowInsecureRequests],
+    });
+    const DPoP = client.getDPoPHandle(config, await client.randomDPoPKeyPair('ES256'));
+    const other = await dpopKey();
+    for (const pushed of [false, true]) {
+      const verifier = client.randomPKCECodeVerifier();
+      const params = {
+        redirect_uri: c.redirectUri,
+        scope: 'openid',
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      };
+      const url = pushed
+        ? await client.buildAuthorizationUrlWithPAR(config, params, { DPoP })
+        : client.buildAuthorizationUrl(config, { ...params, dpop_jkt: await DPoP.calculateThumbprint() });
+      const callback = await new BrowserSim(server.issuer).authorize(url.href, server.user);
+      const form = {
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: c.redirectUri,
+        code_verifier: verifier,
+        client_id: c.id,
+      };
+      const exchange = (proof?: string) =>
+        fetch(tokenUrl, { method: 'POST', headers: proof ? { dpop: proof } : {}, body: new URLSearchParams(form) });
+      await refusal(await exchange(await dpopProof(other, 'POST', tokenUrl)), 400, 'invalid_grant');
+      await refusal(await exchange(), 400, 'invalid_grant');
+      const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }, undefined, {
+        DPoP,
+      });
+      assert.equal(tokens.token_type, 'dpop');
+    }
+    const malformed = new URL(`${server.issuer}/oauth2/authorize`);
+    malformed.search = new URLSearchParams({
+      client_id: c.id,
+      redirect_uri: c.redirectUri,
+      response_type: 'code',
+      scope: 'openid',
+      dpop_jkt: 'short',
+    }).toString();
+    const answer = await fetch(malformed, { redirect: 'manual' });
+    assert.match(answer.headers.get('location') ?? '', /error=invalid_request/);
+  });
+
   it('client_credentials with EdDSA; the same proof again is refused (invalid_dpop_proof)', async () => {
     const machine = await machineClient(server);
     const key = await dpopKey('EdDSA');

@@ -41,6 +41,8 @@ export const authorizationCodeGrant: GrantHandler = {
     if (code.redirectUri !== redirectUri) return reject('redirect_uri does not match the authorization request');
     const pkceError = checkPkce(code.codeChallenge, codeVerifier);
     if (pkceError) return reject(pkceError);
+    // RFC 9449 §10: a code bound with dpop_jkt is redeemed only with a proof of that key.
+    if (code.dpopJkt !== null && code.dpopJkt !== ctx.dpopJkt) return reject('the DPoP proof does not match dpop_jkt');
 
     const scopes = code.scope.split(' ').filter((s) => s !== '');
     const target = await tokenTarget(
