@@ -39,8 +39,9 @@ export const REDEEM_AUTHORIZATION_CODES = `insert into grants (${GRANT_COLUMNS.j
 /**
  * Refreshes (Store.rotateTokenFamily). Parameters, an array each: now, the grant, the generation
  * presented, the client, the scope asked for (null: the grant's), the absolute lifetime, the
- * lifetime, the resource asked for (null: any), the proof's DPoP key (null: none). Returns each grant rotated (g_) with its user (u_); a
- * refresh that does not hold has no row.
+ * lifetime, the resource asked for (null: any), the proof's DPoP key (null: none), which a bound
+ * grant's must be. Returns each grant rotated (g_) with its user (u_); a refresh that does not hold
+ * has no row.
  */
 export const ROTATE_TOKEN_FAMILIES = `with v as (
     select * from unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
