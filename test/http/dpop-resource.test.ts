@@ -55,7 +55,7 @@ describe('DPoP-bound tokens at userinfo and at an API', () => {
     const verifier = client.randomPKCECodeVerifier();
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: c.redirectUri,
-      scope: 'openid email',
+      scope: 'openid email webhooks',
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
     });
@@ -91,6 +91,12 @@ describe('DPoP-bound tokens at userinfo and at an API', () => {
     const token = (await response.json()) as { sub: string; cnf: { jkt: string } };
     assert.equal(token.sub, server.user.id);
     assert.equal(token.cnf.jkt, key.jkt);
+  });
+
+  it("Tessera's own Bearer APIs refuse a DPoP-bound token (RFC 9449 §7.2)", async () => {
+    const response = await call(`${server.issuer}/api/webhooks`, `Bearer ${accessToken}`);
+    assert.equal(response.status, 401);
+    assert.match(challenge(response), /^DPoP .*error="invalid_token"/);
   });
 
   for (const [name, at] of [

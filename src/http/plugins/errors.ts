@@ -16,6 +16,8 @@ declare module 'fastify' {
     html?: boolean;
     /** Errors of this route are bearer-token errors (RFC 6750 §3). */
     bearer?: boolean;
+    /** The route takes DPoP-bound tokens too (RFC 9449 §7.1): a request with the DPoP scheme is answered with its challenge. */
+    dpop?: boolean;
   }
 }
 
@@ -67,7 +69,8 @@ export function errorHandler(err: FastifyError | Error, request: FastifyRequest,
   const dpop = oauthError.error === 'invalid_dpop_proof' || oauthError.error === 'use_dpop_nonce';
   const status = bearer && dpop ? 401 : oauthError.status;
   reply.code(status).header('cache-control', 'no-store').header('pragma', 'no-cache');
-  if (bearer && (dpop || oauthError instanceof DpopBoundToken || /^DPoP /i.test(request.headers.authorization ?? ''))) {
+  const dpopScheme = request.routeOptions.config?.dpop && /^DPoP /i.test(request.headers.authorization ?? '');
+  if (bearer && (dpop || dpopScheme || oauthError instanceof DpopBoundToken)) {
     const algs = DPOP_ALGS.join(' ');
     const description = quoted(oauthError.message);
     reply.header(

@@ -43,7 +43,7 @@ export function userinfoRoutes(app: FastifyInstance, ctx: RouteContext): void {
     if (origin !== undefined && (await originAllowedFor(ctx.store, clientId, origin))) allowOrigin(reply, origin);
     return reply.header('cache-control', 'no-store').send(body);
   };
-  const options = { config: { bearer: true } };
+  const options = { config: { bearer: true, dpop: true } };
   app.get(path, options, handler);
   app.post(path, options, handler);
 }
