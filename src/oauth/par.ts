@@ -49,15 +49,15 @@ export async function pushAuthorizationRequest(
     throw new InvalidRequest('client_id is not the authenticated client');
   }
   (params as Map<string, readonly string[]>).set('client_id', [client.clientId]);
-  // RFC 9449 §10.1: a DPoP proof at the push binds the code to its key, as dpop_jkt does.
-  if (dpopJkt !== undefined) {
-    if (body.has('dpop_jkt') && single(body, 'dpop_jkt') !== dpopJkt) {
-      throw new InvalidRequest('dpop_jkt does not match the DPoP proof');
-    }
-    (params as Map<string, readonly string[]>).set('dpop_jkt', [dpopJkt]);
-  }
   // A request object (RFC 9101 §6): pushed, its parameters are what is stored.
   if (deps.requestObjects && params.has('request')) params = await requestObject(deps, client, params, now);
+  // RFC 9449 §10.1: a DPoP proof at the push binds the code to its key, as dpop_jkt does.
+  if (dpopJkt !== undefined) {
+    if (params.has('dpop_jkt') && single(params, 'dpop_jkt') !== dpopJkt) {
+      throw new InvalidRequest('dpop_jkt does not match the DPoP proof');
+    }
+    params = new Map([...params, ['dpop_jkt', [dpopJkt]]]);
+  }
   const { redirectUri } = await redirectUriOf(deps, client, params);
   const { request } = checkRequest(deps.config, client, redirectUri, params, true);
   if (request.resource !== null) {

@@ -193,6 +193,22 @@ describe('DPoP at the token endpoint', () => {
       dpop_jkt: 'short',
     }).toString();
     const answer = await fetch(malformed, { redirect: 'manual' });
+    // At the push, a dpop_jkt that is not the proof's key.
+    const parUrl = `${server.issuer}/oauth2/par`;
+    const mismatched = await fetch(parUrl, {
+      method: 'POST',
+      headers: { dpop: await dpopProof(other, 'POST', parUrl) },
+      body: new URLSearchParams({
+        client_id: c.id,
+        redirect_uri: c.redirectUri,
+        response_type: 'code',
+        scope: 'openid',
+        code_challenge: 'c'.repeat(43),
+        code_challenge_method: 'S256',
+        dpop_jkt: await DPoP.calculateThumbprint(),
+      }),
+    });
+    await refusal(mismatched, 400, 'invalid_request');
     assert.match(answer.headers.get('location') ?? '', /error=invalid_request/);
   });
 

@@ -39,6 +39,8 @@ export function userinfoRoutes(app: FastifyInstance, ctx: RouteContext): void {
         ? await ctx.dpop.check(proof, { method: request.method, path, now, accessToken: token })
         : undefined;
     const { body, clientId } = await userinfo(ctx, token, now, presented);
+    const nonce = presented === undefined ? undefined : ctx.dpop.nonce(now);
+    if (nonce !== undefined) reply.header('dpop-nonce', nonce);
     const origin = request.headers.origin;
     if (origin !== undefined && (await originAllowedFor(ctx.store, clientId, origin))) allowOrigin(reply, origin);
     return reply.header('cache-control', 'no-store').send(body);
