@@ -16,7 +16,7 @@ declare module 'fastify' {
     html?: boolean;
     /** Errors of this route are bearer-token errors (RFC 6750 §3). */
     bearer?: boolean;
-    /** The route takes DPoP-bound tokens too (RFC 9449 §7.1): a request with the DPoP scheme is answered with its challenge. */
+    /** The route takes DPoP-bound tokens too (RFC 9449 §7.1): a DPoP request's errors carry its challenge. */
     dpop?: boolean;
   }
 }
