@@ -45,6 +45,7 @@ import type { RestoreEpoch } from './tokens/epoch.ts';
 import type { KeyStore } from './tokens/keystore.ts';
 import { RefreshTokens } from './tokens/refresh.ts';
 import type { Secrets } from './tokens/secrets.ts';
+import { DpopProofs } from './oauth/dpop.ts';
 import type { DemoCredentials } from './demo.ts';
 import { demoRoutes } from './http/routes/demo.ts';
 import { Lifecycle } from './lifecycle.ts';
@@ -209,6 +210,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       keys: clientKeys,
     }),
     requestObjects: new RequestObjects(deps.config.issuer, clientKeys),
+    dpop: new DpopProofs({
+      issuer: deps.config.issuer,
+      store: deps.store,
+      secrets: deps.secret,
+      requireNonce: deps.config.dpopNonce,
+    }),
     mail: { secret: deps.secret, mail: deps.config.mail, issuer: deps.config.issuer },
     upstream: {
       deps: {

@@ -27,7 +27,7 @@ import { VERSION } from '../release.ts';
 export const USAGE = `Usage: tessera <command> [options]
 
   clients create --name NAME --redirect-uri URI [--redirect-uri URI …] --scope "openid profile …"
-                 [--post-logout-redirect-uri URI …] [--public] [--first-party] [--require-mfa]
+                 [--post-logout-redirect-uri URI …] [--public] [--first-party] [--require-mfa] [--require-dpop]
                  [--auth-method client_secret_basic|client_secret_post] [--alg RS256|ES256]
                  [--grant-types authorization_code,refresh_token,client_credentials]
                  [--allowed-origin ORIGIN …] [--access-token-ttl S] [--refresh-token-ttl S]
@@ -35,6 +35,7 @@ export const USAGE = `Usage: tessera <command> [options]
   clients update ID [--name N] [--redirect-uri URI …] [--post-logout-redirect-uri URI …]
                  [--no-post-logout-redirect-uris] [--scope "…"] [--grant-types …]
                  [--allowed-origin ORIGIN …] [--no-allowed-origins] [--require-mfa|--no-require-mfa]
+                 [--require-dpop|--no-require-dpop]
                  [--access-token-ttl S|default] [--refresh-token-ttl S|default] [--id-token-ttl S|default]
                  [--json]   (the client_id stays)
   clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--grace SECONDS] [--json]

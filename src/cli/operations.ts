@@ -38,6 +38,8 @@ export interface CreateClientInput {
   sealSecret?: (secret: string) => string;
   /** Its authorization requests must be pushed (RFC 9126 §6). */
   requirePushedAuthorizationRequests?: boolean;
+  /** Its token requests must carry a DPoP proof (RFC 9449 §5.2, `--require-dpop`). */
+  requireDpop?: boolean;
   /** The alg its request objects must be signed with (`none`: unsigned); null or absent: any asymmetric. */
   requestObjectSigningAlg?: string | null | undefined;
   /** RFC 7591 grant type names; authorization_code and refresh_token by default. */
@@ -183,6 +185,7 @@ export async function createClient(
     ...(keys.jwksUri ? { jwksUri: keys.jwksUri } : {}),
     ...(method === 'client_secret_jwt' ? { secretEncrypted: sealed(input.sealSecret, clientSecret!) } : {}),
     ...(input.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
+    ...(input.requireDpop ? { requireDpop: true } : {}),
     ...(input.requestObjectSigningAlg ? { requestObjectSigningAlg: input.requestObjectSigningAlg } : {}),
     ...(input.admin ? { admin: true } : {}),
     ...(input.allowedRoles ? { allowedRoles: checkRoles(input.allowedRoles, '--roles') } : {}),
@@ -199,6 +202,7 @@ export async function createClient(
     scopes: client.scopes,
     ...(input.requireMfa ? { require_mfa: true } : {}),
     ...(input.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
+    ...(input.requireDpop ? { dpop_bound_access_tokens: true } : {}),
     ...(client.admin ? { admin: true } : {}),
     ...(client.allowedRoles ? { roles: client.allowedRoles } : {}),
   };
@@ -243,6 +247,8 @@ export interface UpdateClientInput {
   sealSecret?: (secret: string) => string;
   /** `--require-pushed-authorization-requests` or `--no-require-pushed-authorization-requests`. */
   requirePushedAuthorizationRequests?: boolean | undefined;
+  /** `--require-dpop` or `--no-require-dpop`. */
+  requireDpop?: boolean | undefined;
   /** `--request-object-signing-alg`: an alg, `none`, or null for any asymmetric one. */
   requestObjectSigningAlg?: string | null | undefined;
   /** `--admin` or `--no-admin`. */
@@ -327,6 +333,7 @@ export async function updateClient(
     ...(input.requirePushedAuthorizationRequests === undefined
       ? {}
       : { requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests }),
+    ...(input.requireDpop === undefined ? {} : { requireDpop: input.requireDpop }),
     ...(input.requestObjectSigningAlg === undefined ? {} : { requestObjectSigningAlg: input.requestObjectSigningAlg }),
     ...(input.admin === undefined ? {} : { admin: input.admin }),
     ...(input.allowedRoles === undefined
@@ -350,6 +357,7 @@ export async function updateClient(
     ...(input.requirePushedAuthorizationRequests === undefined
       ? {}
       : { require_pushed_authorization_requests: input.requirePushedAuthorizationRequests }),
+    ...(input.requireDpop === undefined ? {} : { dpop_bound_access_tokens: input.requireDpop }),
     ...(input.requestObjectSigningAlg === undefined
       ? {}
       : { request_object_signing_alg: input.requestObjectSigningAlg ?? 'any' }),

@@ -72,6 +72,8 @@ export interface Config {
   readonly clientMetadataDocuments: boolean;
   /** Whether every authorization request must be pushed first (RFC 9126, TESSERA_REQUIRE_PAR). */
   readonly requirePushedAuthorizationRequests: boolean;
+  /** Whether DPoP proofs must carry a nonce of the server's (RFC 9449 §8, TESSERA_DPOP_NONCE). */
+  readonly dpopNonce: boolean;
   /** Whether fetches of client-supplied URLs may reach private addresses (development and tests). */
   readonly outboundAllowPrivate: boolean;
   readonly webhookInterval: number;
@@ -262,6 +264,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     clientMetadataDocuments: e.TESSERA_CLIENT_ID_METADATA_DOCUMENTS === 'true',
     requirePushedAuthorizationRequests: e.TESSERA_REQUIRE_PAR === 'true',
+    dpopNonce: e.TESSERA_DPOP_NONCE === 'true',
     outboundAllowPrivate: e.TESSERA_OUTBOUND_ALLOW_PRIVATE === 'true',
     webhookInterval: e.TESSERA_WEBHOOK_INTERVAL,
     webhooksPerUser: e.TESSERA_WEBHOOKS_PER_USER,

@@ -188,6 +188,13 @@ export const configSchema = z.object({
    */
   TESSERA_REQUIRE_PAR: z.enum(['true', 'false']).default('false'),
   /**
+   * TESSERA_DPOP_NONCE: every DPoP proof at the token endpoint and userinfo must carry a nonce of the
+   * server's (RFC 9449 §8, §9): one without is refused with `use_dpop_nonce` and a `DPoP-Nonce`
+   * header, which client libraries retry with. Nonces last 5 to 10 minutes and any instance accepts
+   * them (made from TESSERA_SECRET).
+   */
+  TESSERA_DPOP_NONCE: z.enum(['true', 'false']).default('false'),
+  /**
    * TESSERA_OUTBOUND_ALLOW_PRIVATE: let fetches of URLs that clients supply (metadata documents),
    * webhooks and upstream providers reach loopback, private and link-local addresses, over plain http
    * too. For development and tests only (a provider inside the network: --allow-private-network).

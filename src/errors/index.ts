@@ -24,7 +24,9 @@ export type OAuthErrorCode =
   | 'insufficient_scope'
   | 'invalid_target'
   | 'invalid_redirect_uri'
-  | 'invalid_client_metadata';
+  | 'invalid_client_metadata'
+  | 'invalid_dpop_proof'
+  | 'use_dpop_nonce';
 
 export class OAuthError extends Error {
   readonly error: OAuthErrorCode;
@@ -96,6 +98,28 @@ export class TooManyAttempts extends OAuthError {
 export const InvalidToken = oauthError('invalid_token', 401);
 /** RFC 6750 §3.1: a valid token without the scope the request needs; 403. */
 export const InsufficientScope = oauthError('insufficient_scope', 403);
+
+/** RFC 9449 §5: a DPoP proof that is missing where required, malformed, wrong or used before. */
+export const InvalidDpopProof = oauthError('invalid_dpop_proof');
+
+/** RFC 9449 §8 and §9: the proof must carry the server's nonce, given in the DPoP-Nonce header. */
+export class UseDpopNonce extends OAuthError {
+  readonly nonce: string;
+  constructor(description: string, nonce: string) {
+    super('use_dpop_nonce', description, 400);
+    this.nonce = nonce;
+  }
+}
+
+/**
+ * RFC 9449 §7.2: a DPoP-bound access token presented as a Bearer token; invalid_token (401), its
+ * challenge naming the DPoP scheme.
+ */
+export class DpopBoundToken extends OAuthError {
+  constructor(description: string) {
+    super('invalid_token', description, 401);
+  }
+}
 
 /** The errors shown before a redirect URI is trusted; the last two of request_uris and request objects (RFC 9101). */
 export type UntrustedRedirectErrorCode =

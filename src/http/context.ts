@@ -7,6 +7,7 @@ import type { Lifecycle } from '../lifecycle.ts';
 import type { MailSettings } from '../mail/compose.ts';
 import type { ClientAuthThrottle } from '../oauth/client-auth/throttle.ts';
 import type { ClientAssertions } from '../oauth/client-auth/assertion.ts';
+import type { DpopProofs } from '../oauth/dpop.ts';
 import type { RequestObjects } from '../oauth/authorize/request-object.ts';
 import type { ThrottleObserver } from '../authn/throttle.ts';
 import type { CodeSealer } from '../oauth/codes.ts';
@@ -41,6 +42,8 @@ export interface RouteContext {
   clientThrottle: ClientAuthThrottle;
   /** Checks client assertions (private_key_jwt, client_secret_jwt), with the client keys it fetched. */
   clientAssertions: ClientAssertions;
+  /** DPoP proofs at the token endpoint and userinfo (RFC 9449), their jti used once, nonces if required. */
+  dpop: DpopProofs;
   /** Verifies request objects (RFC 9101) with the same clients' keys. */
   requestObjects: RequestObjects;
   /** What mails need: the keyring their messages are encrypted under, the mail settings, the issuer (src/mail). */

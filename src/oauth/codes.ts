@@ -38,6 +38,8 @@ export interface AuthorizationCode {
    * refreshed ID tokens; null without one.
    */
   claimsRequest: string | null;
+  /** RFC 9449 §10: the DPoP key (thumbprint) the code must be redeemed with; null: any or none. */
+  dpopJkt: string | null;
   /** Issued and expiry times, epoch seconds. */
   iat: number;
   exp: number;
@@ -68,6 +70,8 @@ interface Sealed {
   q?: string;
   /** The session's sid; left out when null. */
   o?: string;
+  /** dpop_jkt; left out when null. */
+  j?: string;
 }
 
 export class CodeSealer {
@@ -86,9 +90,10 @@ export class CodeSealer {
 
   /** A new code for `fields`, valid `ttl` seconds from `now`. */
   issue(
-    fields: Omit<AuthorizationCode, 'id' | 'iat' | 'exp' | 'claimsRequest' | 'sid'> & {
+    fields: Omit<AuthorizationCode, 'id' | 'iat' | 'exp' | 'claimsRequest' | 'sid' | 'dpopJkt'> & {
       claimsRequest?: string | null;
       sid?: string | null;
+      dpopJkt?: string | null;
     },
     now: number,
     ttl: number,
@@ -112,6 +117,7 @@ export class CodeSealer {
         ...(fields.acr !== null ? { l: fields.acr } : {}),
         ...(fields.claimsRequest != null ? { q: fields.claimsRequest } : {}),
         ...(fields.sid ? { o: fields.sid } : {}),
+        ...(fields.dpopJkt != null ? { j: fields.dpopJkt } : {}),
       },
       now * 1000,
     );
@@ -137,6 +143,7 @@ export class CodeSealer {
       acr: v.l ?? null,
       claimsRequest: v.q ?? null,
       sid: v.o ?? null,
+      dpopJkt: v.j ?? null,
       iat: v.t,
       exp: v.e,
     };

@@ -27,6 +27,8 @@ export interface AuthorizationRequest {
    * userinfo, those the client may learn (src/oauth/claims-request.ts); absent without one.
    */
   claims?: ClaimsRequest;
+  /** RFC 9449 §10 dpop_jkt: the DPoP key the code is bound to; absent: none. */
+  dpopJkt?: string;
   /** OIDC Core §3.1.2.1 ui_locales: the languages the pages are asked in, preferred first (src/i18n). */
   uiLocales?: string[];
 }

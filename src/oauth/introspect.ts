@@ -39,7 +39,9 @@ export async function introspect(
         iss: deps.config.issuer,
         aud: claims.aud,
         jti: claims.jti,
-        token_type: 'Bearer',
+        // RFC 9449 §6.2: a DPoP-bound token says so, and names its key.
+        token_type: claims.cnf?.jkt !== undefined ? 'DPoP' : 'Bearer',
+        ...(claims.cnf?.jkt !== undefined ? { cnf: { jkt: claims.cnf.jkt } } : {}),
       };
     } catch {
       return { active: false };

@@ -39,6 +39,7 @@ export async function pushAuthorizationRequest(
   body: Params,
   now: number,
   guard?: ClientAuthGuard,
+  dpopJkt?: string,
 ): Promise<PushedAuthorizationResponse> {
   const client = await authenticateClient(deps.store, authorization, body, guard);
   // §2.1: "The request_uri authorization request parameter is one exception, and it MUST NOT be provided."
@@ -50,6 +51,13 @@ export async function pushAuthorizationRequest(
   (params as Map<string, readonly string[]>).set('client_id', [client.clientId]);
   // A request object (RFC 9101 §6): pushed, its parameters are what is stored.
   if (deps.requestObjects && params.has('request')) params = await requestObject(deps, client, params, now);
+  // RFC 9449 §10.1: a DPoP proof at the push binds the code to its key, as dpop_jkt does.
+  if (dpopJkt !== undefined) {
+    if (params.has('dpop_jkt') && single(params, 'dpop_jkt') !== dpopJkt) {
+      throw new InvalidRequest('dpop_jkt does not match the DPoP proof');
+    }
+    params = new Map([...params, ['dpop_jkt', [dpopJkt]]]);
+  }
   const { redirectUri } = await redirectUriOf(deps, client, params);
   const { request } = checkRequest(deps.config, client, redirectUri, params, true);
   if (request.resource !== null) {

@@ -10,6 +10,7 @@ import type { User } from '../store/users.ts';
 import type { KeyStore } from '../tokens/keystore.ts';
 import { type AccessTokenClaims, verifyAccessToken } from '../tokens/jwt.ts';
 import type { RefreshTokens } from '../tokens/refresh.ts';
+import { checkTokenBinding } from './dpop.ts';
 
 export interface TokenStatusDeps {
   config: Pick<Config, 'issuer' | 'accessTokenAudience' | 'refreshTokenAbsoluteTtl'>;
@@ -65,6 +66,11 @@ export function bearerToken(authorization: string | undefined): string | undefin
   return /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization ?? '')?.[1];
 }
 
+/** The token of an `Authorization: DPoP …` header (RFC 9449 §7.1, the token68 syntax), or undefined. */
+export function dpopToken(authorization: string): string | undefined {
+  return /^DPoP +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization)?.[1];
+}
+
 /**
  * The user of an access token for Tessera's own APIs (registration, /api/webhooks) that carries
  * `scope`: InvalidToken without an active one, InsufficientScope for a token without the scope or
@@ -79,6 +85,8 @@ export async function userWithScope(
   const token = bearerToken(authorization);
   if (token === undefined) throw new InvalidToken(`an access token with the ${scope} scope is required`);
   const { claims, user } = await activeAccessToken(deps, token, now);
+  // RFC 9449 §7.2: these APIs take Bearer tokens only, and a DPoP-bound token is never one.
+  checkTokenBinding(claims.cnf, undefined);
   if (!user || !claims.scope.split(' ').includes(scope)) {
     throw new InsufficientScope(`this needs a user's access token with the ${scope} scope`);
   }

@@ -1,5 +1,5 @@
 // The token endpoint (RFC 6749 §3.2): authenticate the client, then hand over to the grant.
-import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../errors/index.ts';
+import { InvalidDpopProof, InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../errors/index.ts';
 import { authenticateClient } from './client-auth/index.ts';
 import { isOriginAllowed } from './origins.ts';
 import type { ClientAuthGuard } from './client-auth/throttle.ts';
@@ -31,6 +31,10 @@ export async function tokenEndpoint(
   // have kept the answer from being read).
   if (origin !== undefined && !isOriginAllowed(client, origin)) {
     throw new InvalidRequest('the Origin is not allowed for this client', `origin ${JSON.stringify(origin)}`);
+  }
+  // RFC 9449 §5.2 dpop_bound_access_tokens: such a client's token requests all carry a proof.
+  if (client.requireDpop === true && ctx.dpopJkt === undefined) {
+    throw new InvalidDpopProof('this client must send a DPoP proof');
   }
   const grantType = required(body, 'grant_type');
   const grant = GRANTS.get(grantType);

@@ -7,6 +7,7 @@ import { SIGNING_ALGS } from '../tokens/keystore.ts';
 import { CLIENT_SECRET_JWT_ALGS, PRIVATE_KEY_JWT_ALGS } from '../oauth/client-auth/assertion.ts';
 import { REQUEST_OBJECT_ALGS } from '../oauth/authorize/request-object.ts';
 import { SUPPORTED_CLAIMS } from '../tokens/claims.ts';
+import { DPOP_ALGS } from '../tokens/dpop-proof.ts';
 
 /** How confidential clients authenticate (src/oauth/client-auth), and the algs of their assertions. */
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt'];
@@ -53,6 +54,8 @@ export function discoveryMetadata(
     introspection_endpoint_auth_methods_supported: AUTH_METHODS,
     introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
     code_challenge_methods_supported: ['S256'],
+    // RFC 9449 §5.1: the algs of DPoP proofs at the token endpoint and userinfo.
+    dpop_signing_alg_values_supported: DPOP_ALGS,
     claims_supported: SUPPORTED_CLAIMS,
     // OIDC Discovery §3: the levels acr_values may ask for, lowest first (src/authn/factors.ts).
     acr_values_supported: [...ACR_VALUES],

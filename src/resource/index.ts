@@ -7,12 +7,20 @@
 //   const verify = createVerifier({ issuer: 'https://auth.example.com', audience: 'https://auth.example.com' });
 //   const token = await verify(request.headers.authorization, { scopes: ['apps'] });
 //
+//   // DPoP-bound tokens (RFC 9449): the request's method, URL and DPoP header, checked with the token
+//   await verify(request.headers.authorization, { dpop: { proof: request.headers.dpop, method: 'GET', url } });
+//
 //   const api = createProtectedResource({ issuer: 'https://auth.example.com', resource: 'https://api.example.com' });
 //   // serve api.metadata at api.metadataPath; api.verify expects aud = the resource
 import { JWKS_MAX_AGE } from '../tokens/key-timeline.ts';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { DPOP_ALGS } from '../tokens/dpop-proof.ts';
+import { dpopRefusal, type DpopReplay, type DpopRequest, memoryReplay } from './dpop.ts';
 
-export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
+export type { DpopReplay, DpopRequest } from './dpop.ts';
+
+/** `invalid_dpop_proof`: RFC 9449 §7.1, a DPoP proof missing, wrong or used before (401). */
+export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof';
 
 export interface BearerErrorOptions {
   /**
@@ -22,6 +30,8 @@ export interface BearerErrorOptions {
   tokenMissing?: boolean;
   /** RFC 9728 §5.1: the URL of the API's protected resource metadata, named in the challenge. */
   resourceMetadata?: string;
+  /** RFC 9449 §7.1: the challenge is the DPoP scheme's (a DPoP request, or a DPoP-bound token sent as Bearer). */
+  dpop?: boolean;
 }
 
 /** An RFC 6750 §3.1 error: `status` and `wwwAuthenticate` are ready to send. */
@@ -31,13 +41,15 @@ export class BearerError extends Error {
   readonly scope: string | undefined;
   readonly tokenMissing: boolean;
   readonly resourceMetadata: string | undefined;
+  readonly dpop: boolean;
   constructor(code: BearerErrorCode, description: string, scope?: string, options: BearerErrorOptions = {}) {
     super(description);
     this.code = code;
-    this.status = code === 'invalid_request' ? 400 : code === 'invalid_token' ? 401 : 403;
+    this.status = code === 'invalid_request' ? 400 : code === 'insufficient_scope' ? 403 : 401;
     this.scope = scope;
     this.tokenMissing = options.tokenMissing ?? false;
     this.resourceMetadata = options.resourceMetadata;
+    this.dpop = options.dpop ?? code === 'invalid_dpop_proof';
   }
   override get name(): string {
     return 'BearerError';
@@ -57,6 +69,8 @@ function bearerChallenge(error: BearerError, resourceMetadata: string | undefine
   const parts = error.tokenMissing ? [] : [`error="${error.code}"`, `error_description=${rfc6750Value(error.message)}`];
   if (error.scope) parts.push(`scope=${rfc6750Value(error.scope)}`);
   if (resourceMetadata) parts.push(`resource_metadata=${quotedString(resourceMetadata)}`);
+  // RFC 9449 §7.1: the DPoP scheme's challenge names the algs it accepts.
+  if (error.dpop) return `DPoP ${[...parts, `algs="${DPOP_ALGS.join(' ')}"`].join(', ')}`;
   return parts.length > 0 ? `Bearer ${parts.join(', ')}` : 'Bearer';
 }
 
@@ -86,9 +100,22 @@ export interface VerifierOptions {
   jwksCooldown?: number;
   /** The URL of this API's RFC 9728 metadata, named in every error's challenge (createProtectedResource sets it). */
   resourceMetadata?: string;
+  /**
+   * Records a DPoP proof's `jti` (with its key) as used until `expiresAt` (epoch seconds): true the
+   * first time, false when used before (RFC 9449 §11.1). Default: in this process's memory; an API
+   * on several instances passes one that writes to storage they share.
+   */
+  dpopReplay?: DpopReplay;
 }
 
-export type Verifier = (authorization: string | undefined, required?: { scopes?: string[] }) => Promise<AccessToken>;
+/**
+ * `dpop`: the request's DPoP header, method and URL; without it the DPoP scheme is not accepted (the
+ * challenge asks for a Bearer token) and a DPoP-bound token is refused.
+ */
+export type Verifier = (
+  authorization: string | undefined,
+  required?: { scopes?: string[]; dpop?: DpopRequest },
+) => Promise<AccessToken>;
 
 export function createVerifier(options: VerifierOptions): Verifier {
   const issuer = options.issuer.replace(/\/+$/, '');
@@ -100,21 +127,25 @@ export function createVerifier(options: VerifierOptions): Verifier {
     cooldownDuration: options.jwksCooldown ?? 30_000,
     cacheMaxAge: JWKS_MAX_AGE * 1000,
   });
-  const fail = (code: BearerErrorCode, description: string, scope?: string) =>
-    new BearerError(code, description, scope, { resourceMetadata });
+  const replay = options.dpopReplay ?? memoryReplay();
   return async (authorization, required = {}) => {
     const requiredScope = (required.scopes ?? []).join(' ') || undefined;
+    // RFC 9449 §7.1: the DPoP scheme, accepted when the caller passes the request it came with.
+    const scheme = /^(Bearer|DPoP)(?: |$)/i.exec(authorization ?? '')?.[1]?.toLowerCase();
+    const dpop = scheme === 'dpop';
+    const fail = (code: BearerErrorCode, description: string, scope?: string, bound = false) =>
+      new BearerError(code, description, scope, { resourceMetadata, dpop: dpop || bound });
     // RFC 6750 §3.1: a request with no authentication, or with an unsupported method (another scheme), gets
     // a challenge without an error code; the scope a route needs tells the client what to ask for.
-    if (!authorization || !/^Bearer(?: |$)/i.test(authorization)) {
+    if (!authorization || scheme === undefined || (dpop && required.dpop === undefined)) {
       throw new BearerError('invalid_token', 'an access token is required', requiredScope, {
         tokenMissing: true,
         resourceMetadata,
       });
     }
-    // RFC 6750 §2.1: b64token.
-    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization);
-    if (!match) throw fail('invalid_request', 'the Authorization header must carry a Bearer token');
+    // RFC 6750 §2.1: b64token (RFC 9449 §7.1: token68, the same characters).
+    const match = /^(?:Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization);
+    if (!match) throw fail('invalid_request', `the Authorization header must carry a ${scheme} token`);
     const token = match[1]!;
     let payload: JWTPayload;
     try {
@@ -131,6 +162,8 @@ export function createVerifier(options: VerifierOptions): Verifier {
       if (err instanceof joseErrors.JOSEError) throw fail('invalid_token', 'the access token is invalid');
       throw err;
     }
+    const refusal = await dpopRefusal(token, payload, dpop ? required.dpop : undefined, replay);
+    if (refusal) throw fail(refusal[0], refusal[1], undefined, true);
     if (options.introspection && !(await isActive(issuer, token, options.introspection))) {
       throw fail('invalid_token', 'the access token has been revoked');
     }
@@ -198,6 +231,8 @@ export interface ProtectedResourceOptions extends Omit<VerifierOptions, 'audienc
   resourceName?: string;
   /** The `aud` to expect; default the resource, the `aud` of tokens issued for `resource=` this API. */
   audience?: string;
+  /** The API accepts DPoP-bound tokens (it passes `dpop` to verify): the metadata names the proofs' algs. */
+  dpop?: boolean;
 }
 
 /** RFC 9728 §2. */
@@ -206,6 +241,7 @@ export interface ProtectedResourceMetadata {
   authorization_servers: string[];
   scopes_supported?: string[];
   bearer_methods_supported: string[];
+  dpop_signing_alg_values_supported?: string[];
   resource_name?: string;
 }
 
@@ -227,7 +263,7 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /** An API described by RFC 9728 metadata, so clients can find which authorization server to ask and for what. */
 export function createProtectedResource(options: ProtectedResourceOptions): ProtectedResource {
-  const { resource, scopes, resourceName, audience, ...verifierOptions } = options;
+  const { resource, scopes, resourceName, audience, dpop, ...verifierOptions } = options;
   const url = resourceIdentifier(resource);
   // RFC 9728 §3.1: the well-known string goes between the host and the path; a path of just `/` adds nothing.
   const metadataPath = METADATA_PREFIX + (url.pathname === '/' ? '' : url.pathname);
@@ -238,6 +274,8 @@ export function createProtectedResource(options: ProtectedResourceOptions): Prot
     ...(scopes ? { scopes_supported: [...scopes] } : {}),
     // The verifier reads the Authorization header only (RFC 6750 §2.1).
     bearer_methods_supported: ['header'],
+    // RFC 9449 §7.1: DPoP-bound tokens too, when the API passes its requests to verify.
+    ...(dpop ? { dpop_signing_alg_values_supported: [...DPOP_ALGS] } : {}),
     ...(resourceName ? { resource_name: resourceName } : {}),
   });
   const verify = createVerifier({ ...verifierOptions, audience: audience ?? resource, resourceMetadata: metadataUrl });

@@ -76,6 +76,8 @@ export interface Client {
    * is given `iss` and `sid`; absent: none (null: an update that removes it).
    */
   frontchannelLogout?: LogoutUri | null;
+  /** Its token requests must carry a DPoP proof (RFC 9449 §5.2, `--require-dpop`); absent: false. */
+  requireDpop?: boolean;
 }
 
 /** Where a client hears of a session's end, and whether it must be told its `sid`. */
@@ -204,6 +206,8 @@ function toClient(row: Selectable<ClientRow>): Client {
             sessionRequired: Number(row.frontchannel_logout_session_required) === 1,
           },
         }),
+    // Absent before migration 024 and for clients never given the option.
+    ...(row.require_dpop === 1 ? { requireDpop: true } : {}),
   };
 }
 
@@ -272,6 +276,8 @@ function fromClient(client: Client): Insertable<ClientRow> {
           frontchannel_logout_uri: client.frontchannelLogout?.uri ?? null,
           frontchannel_logout_session_required: client.frontchannelLogout?.sessionRequired ? 1 : 0,
         }),
+    // Likewise before migration 024.
+    ...(client.requireDpop === undefined ? {} : { require_dpop: client.requireDpop ? 1 : 0 }),
   };
 }
 

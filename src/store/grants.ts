@@ -40,6 +40,11 @@ export interface Grant {
   claimsRequest?: string | null;
   /** The sid of the session its code came from (OIDC `sid`), for refreshed ID tokens; null: none. */
   sid: string | null;
+  /**
+   * The DPoP key its refresh tokens are bound to (RFC 9449 §5, a public client's): a refresh must be
+   * proven with it. Null or absent: not bound.
+   */
+  dpopJkt?: string | null;
 }
 
 /** A grant, which holds its refresh tokens' state (src/tokens/refresh.ts), and its user. */
@@ -67,6 +72,8 @@ export interface Rotation {
   scope: string | null;
   /** The resource asked for (RFC 8707), which must be the grant's if it has one; null for any. */
   resource: string | null;
+  /** The thumbprint of the refresh request's DPoP key, which a bound family must match; null: no proof. */
+  jkt?: string | null;
   now: number;
   /** The next token's lifetime; it never outlives the family's `absoluteTtl` from the grant. */
   ttl: number;
@@ -106,7 +113,7 @@ export interface GrantStore {
    * A refresh, as one conditional write: moves the family to the next generation, issued `now`, only
    * if it is at the generation presented, issued to the client, not revoked, its current token and
    * the family unexpired, the scope asked for within the grant's, the resource asked for the grant's
-   * (when both name one), and its user active; under
+   * (when both name one), the DPoP key the grant's (when it is bound to one), and its user active; under
    * concurrent refreshes exactly one wins. `whileCommitting` (signing the new tokens) runs once the
    * rotation is known valid and may overlap its commit; its value is returned only after the commit.
    */
@@ -126,7 +133,7 @@ export interface RevocationStore {
 
 export const GRANT_COLUMNS = columns<GrantRow>()(
   // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
-  'id user_id client_id scope auth_time created_at revoked_at refresh_generation refresh_expires_at refresh_issued_at resource amr acr claims_request sid',
+  'id user_id client_id scope auth_time created_at revoked_at refresh_generation refresh_expires_at refresh_issued_at resource amr acr claims_request sid dpop_jkt',
 );
 
 /** The grant's field of each column: the hot writes pass a grant's values in GRANT_COLUMNS' order. */
@@ -146,6 +153,7 @@ export const GRANT_FIELDS = {
   acr: 'acr',
   claims_request: 'claimsRequest',
   sid: 'sid',
+  dpop_jkt: 'dpopJkt',
 } as const satisfies Record<(typeof GRANT_COLUMNS)[number], keyof Grant>;
 
 function toGrant(row: GrantRow): Grant {
@@ -166,6 +174,7 @@ function toGrant(row: GrantRow): Grant {
     // Only when the authorization request had a claims parameter.
     ...(row.claims_request != null ? { claimsRequest: row.claims_request } : {}),
     sid: row.sid ?? null,
+    ...(row.dpop_jkt != null ? { dpopJkt: row.dpop_jkt } : {}),
   };
 }
 
@@ -190,6 +199,7 @@ export function toTokenFamily(row: FamilyRow | undefined): TokenFamily | undefin
     acr: row.g_acr,
     ...(row.g_claims_request != null ? { claimsRequest: row.g_claims_request } : {}),
     sid: row.g_sid ?? null,
+    ...(row.g_dpop_jkt != null ? { dpopJkt: row.g_dpop_jkt } : {}),
   };
   return { grant, user: joinedUser(row) };
 }

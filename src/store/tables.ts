@@ -65,6 +65,8 @@ export interface ClientRow {
   frontchannel_logout_uri: string | null;
   /** 1: that page is given `iss` and `sid` (not null, default 0; nullable here so that an insert may omit it). */
   frontchannel_logout_session_required: number | null;
+  /** 1: its token requests must carry a DPoP proof (RFC 9449 §5.2, migration 024); null or 0: not. */
+  require_dpop?: number | null;
 }
 
 /** A `jti` used once (a client assertion's), hashed with what it is for; kept until it expires. */
@@ -151,6 +153,8 @@ export interface GrantRow {
   claims_request?: string | null;
   /** The sid of the session the code came from (migration 020), for refreshed ID tokens and logout. */
   sid: string | null;
+  /** The DPoP key (RFC 7638 thumbprint) a public client's refresh tokens are bound to (migration 024). */
+  dpop_jkt?: string | null;
 }
 
 /** A logout token to post to a client (Back-Channel Logout 1.0): the outbox `logout_deliveries`. */

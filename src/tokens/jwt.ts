@@ -18,6 +18,8 @@ export interface AccessTokenInput {
   authTime?: number;
   /** The user's roles the client may see (the `roles` scope); left out when absent or empty. */
   roles?: readonly string[];
+  /** The thumbprint of the DPoP key the token is bound to (RFC 9449 §6.1 `cnf.jkt`); absent: a Bearer token. */
+  jkt?: string;
   now: number;
   ttl: number;
   alg: SigningAlg;
@@ -105,6 +107,7 @@ export async function signAccessToken(keys: KeyStore, input: AccessTokenInput): 
     // Lets userinfo, revocation and introspection find the token's family without storing each token.
     grant_id: input.grantId,
     ...(input.roles && input.roles.length > 0 ? { roles: input.roles } : {}),
+    ...(input.jkt !== undefined ? { cnf: { jkt: input.jkt } } : {}),
     iat: input.now,
     exp: input.now + input.ttl,
     jti: newId(),
@@ -167,6 +170,8 @@ export interface AccessTokenClaims {
   grant_id?: string;
   /** The user's roles, with the `roles` scope (./claims.ts). */
   roles?: string[];
+  /** RFC 9449 §6.1: the DPoP key the token is bound to. */
+  cnf?: { jkt?: string };
   jti: string;
   iat: number;
   exp: number;

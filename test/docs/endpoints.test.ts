@@ -32,8 +32,7 @@ describe("docs/endpoints.md's list of what is not supported", () => {
         false,
       );
     },
-    'DPoP and mutual-TLS sender constraints': () => {
-      assert.equal(metadata.dpop_signing_alg_values_supported, undefined);
+    'mutual-TLS sender constraints': () => {
       assert.equal(metadata.tls_client_certificate_bound_access_tokens, undefined);
     },
     'the device authorization grant': () => {

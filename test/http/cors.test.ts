@@ -81,7 +81,7 @@ describe('CORS for apps in the browser', () => {
     assert.equal(accepted.status, 200, 'the refused request redeemed nothing');
     assert.equal(accepted.headers.get('access-control-allow-origin'), SPA);
     assert.match(accepted.headers.get('vary')!, /Origin/);
-    assert.equal(accepted.headers.get('access-control-expose-headers'), 'WWW-Authenticate, Retry-After');
+    assert.equal(accepted.headers.get('access-control-expose-headers'), 'WWW-Authenticate, Retry-After, DPoP-Nonce');
     assert.equal(accepted.headers.get('access-control-allow-credentials'), null);
     const tokens = (await accepted.json()) as { access_token: string; refresh_token: string };
 

@@ -92,7 +92,7 @@ describe('sealed values', () => {
     };
     const code = codes.issue(fields, 10, 60);
     const { id, ...rest } = codes.open(code, 10)!;
-    assert.deepEqual(rest, { ...fields, claimsRequest: null, iat: 10, exp: 70 });
+    assert.deepEqual(rest, { ...fields, claimsRequest: null, dpopJkt: null, iat: 10, exp: 70 });
     assert.match(id, /^[0-9a-f]{12}[A-Za-z0-9_-]{16}$/);
     assert.notEqual(codes.open(codes.issue(fields, 10, 60), 10)!.id, id, 'every code has an id of its own');
     assert.match(code, /^[A-Za-z0-9_-]+$/);
@@ -107,6 +107,9 @@ describe('sealed values', () => {
     const withRequest = codes.issue({ ...fields, claimsRequest }, 10, 60);
     assert.equal(codes.open(withRequest, 10)!.claimsRequest, claimsRequest);
     assert.ok(withRequest.length > code.length, 'the claims request is sealed in the code');
+    // So does dpop_jkt (RFC 9449 §10).
+    const dpopJkt = 'j'.repeat(43);
+    assert.equal(codes.open(codes.issue({ ...fields, dpopJkt }, 10, 60), 10)!.dpopJkt, dpopJkt);
     for (const at of [0, 20, 40, Math.floor(code.length / 2), code.length - 2]) {
       const flipped = `${code.slice(0, at)}${code[at] === 'A' ? 'B' : 'A'}${code.slice(at + 1)}`;
       assert.equal(codes.open(flipped, 10), undefined, `a change at ${at} is detected`);

@@ -17,8 +17,9 @@ export function allowOrigin(reply: FastifyReply, origin: string): void {
   reply
     .header('access-control-allow-origin', origin)
     .header('vary', 'Origin')
-    // What a browser app needs to read beyond the body: a bearer error's challenge, a throttle's wait.
-    .header('access-control-expose-headers', 'WWW-Authenticate, Retry-After');
+    // What a browser app needs to read beyond the body: a bearer error's challenge, a throttle's wait,
+    // a DPoP nonce (RFC 9449 §8).
+    .header('access-control-expose-headers', 'WWW-Authenticate, Retry-After, DPoP-Nonce');
 }
 
 /** The client a token or revocation request names (HTTP Basic or the body), before it is authenticated. */
@@ -48,7 +49,7 @@ export function registerCors(app: FastifyInstance): void {
         .code(204)
         .header('access-control-allow-origin', PUBLIC_CORS_PATHS.includes(path) ? '*' : origin)
         .header('access-control-allow-methods', CLIENT_CORS_PATHS.includes(path) ? 'GET, POST' : 'GET')
-        .header('access-control-allow-headers', 'authorization, content-type')
+        .header('access-control-allow-headers', 'authorization, content-type, dpop')
         .header('access-control-max-age', '600')
         .header('vary', 'Origin')
         .send();

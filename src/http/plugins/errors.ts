@@ -1,7 +1,8 @@
 // The single place that turns errors into responses: RFC 6749 §5.2 JSON for the API routes,
 // RFC 6750 §3 WWW-Authenticate for bearer-token routes, an HTML page for the browser routes.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OAuthError, TooManyAttempts } from '../../errors/index.ts';
+import { DpopBoundToken, OAuthError, TooManyAttempts, UseDpopNonce } from '../../errors/index.ts';
+import { DPOP_ALGS } from '../../tokens/dpop-proof.ts';
 import { DatabaseUnavailable } from '../../store/faults.ts';
 import { errorPage } from '../../ui/pages.ts';
 import { errorWords } from '../outcome.ts';
@@ -15,6 +16,8 @@ declare module 'fastify' {
     html?: boolean;
     /** Errors of this route are bearer-token errors (RFC 6750 §3). */
     bearer?: boolean;
+    /** The route takes DPoP-bound tokens too (RFC 9449 §7.1): a DPoP request's errors carry its challenge. */
+    dpop?: boolean;
   }
 }
 
@@ -60,9 +63,21 @@ export function errorHandler(err: FastifyError | Error, request: FastifyRequest,
     sendHtml(reply.code(oauthError.status), errorPage(pageContext(request, reply), page));
     return;
   }
-  reply.code(oauthError.status).header('cache-control', 'no-store').header('pragma', 'no-cache');
   const bearer = request.routeOptions.config?.bearer && oauthError.status < 500;
-  if (bearer || oauthError.error === 'invalid_token' || oauthError.error === 'insufficient_scope') {
+  if (oauthError instanceof UseDpopNonce) reply.header('dpop-nonce', oauthError.nonce);
+  // RFC 9449 §7.1: at a protected resource a proof's errors are 401, with the DPoP scheme's challenge.
+  const dpop = oauthError.error === 'invalid_dpop_proof' || oauthError.error === 'use_dpop_nonce';
+  const status = bearer && dpop ? 401 : oauthError.status;
+  reply.code(status).header('cache-control', 'no-store').header('pragma', 'no-cache');
+  const dpopScheme = request.routeOptions.config?.dpop && /^DPoP /i.test(request.headers.authorization ?? '');
+  if (bearer && (dpop || dpopScheme || oauthError instanceof DpopBoundToken)) {
+    const algs = DPOP_ALGS.join(' ');
+    const description = quoted(oauthError.message);
+    reply.header(
+      'www-authenticate',
+      `DPoP realm="tessera", error="${oauthError.error}", error_description="${description}", algs="${algs}"`,
+    );
+  } else if (bearer || oauthError.error === 'invalid_token' || oauthError.error === 'insufficient_scope') {
     reply.header(
       'www-authenticate',
       `Bearer realm="tessera", error="${oauthError.error}", error_description="${quoted(oauthError.message)}"`,

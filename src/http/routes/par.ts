@@ -6,17 +6,21 @@ import type { RouteContext } from '../context.ts';
 import { formParams } from '../forms.ts';
 
 export function parRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const guard = clientGuard(ctx, '/oauth2/par');
+  const path = '/oauth2/par';
+  const guard = clientGuard(ctx, path);
   const deps = { config: ctx.config, store: ctx.store, requestObjects: ctx.requestObjects };
-  app.post('/oauth2/par', async (request, reply) => {
+  app.post(path, async (request, reply) => {
     const now = ctx.now();
     const params = formParams(request);
+    const proof = request.headers.dpop;
+    const dpopJkt = proof === undefined ? undefined : await ctx.dpop.check(proof, { method: 'POST', path, now });
     const pushed = await pushAuthorizationRequest(
       deps,
       request.headers.authorization,
       params,
       now,
       guard(request, now),
+      dpopJkt,
     );
     return reply.code(201).header('cache-control', 'no-store').header('pragma', 'no-cache').send(pushed);
   });

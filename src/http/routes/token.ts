@@ -9,14 +9,18 @@ import { originAllowedFor } from '../../oauth/origins.ts';
 import { formParams } from '../forms.ts';
 
 export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const guard = clientGuard(ctx, '/oauth2/token');
-  app.post('/oauth2/token', async (request, reply) => {
+  const path = '/oauth2/token';
+  const guard = clientGuard(ctx, path);
+  app.post(path, async (request, reply) => {
     const now = ctx.now();
     // From a browser: its answers, errors included, are readable by the origins its client allows.
     const origin = request.headers.origin;
     if (origin !== undefined && (await originAllowedFor(ctx.store, namedClient(request), origin))) {
       allowOrigin(reply, origin);
     }
+    // RFC 9449 §5: a proof binds the tokens to its key; without a DPoP header nothing is done for it.
+    const proof = request.headers.dpop;
+    const dpopJkt = proof === undefined ? undefined : await ctx.dpop.check(proof, { method: 'POST', path, now });
     const response = await tokenEndpoint(
       {
         config: ctx.config,
@@ -25,6 +29,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
         codes: ctx.codes,
         refreshTokens: ctx.refreshTokens,
         now,
+        ...(dpopJkt === undefined ? {} : { dpopJkt }),
         requester: () => requesterOf(request),
       },
       request.headers.authorization,
@@ -32,6 +37,8 @@ export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
       guard(request, now),
       request.headers.origin,
     );
+    const nonce = proof === undefined ? undefined : ctx.dpop.nonce(now);
+    if (nonce !== undefined) reply.header('dpop-nonce', nonce);
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
   });
 }

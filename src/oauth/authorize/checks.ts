@@ -138,6 +138,15 @@ export function display(params: Params): void {
     );
 }
 
+/** RFC 9449 §10 dpop_jkt: the thumbprint (SHA-256, base64url) of the DPoP key the code is bound to. */
+export function dpopJkt(params: Params): string | undefined {
+  const jkt = single(params, 'dpop_jkt');
+  if (jkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(jkt)) {
+    throw new InvalidRequest('dpop_jkt must be a JWK SHA-256 thumbprint');
+  }
+  return jkt;
+}
+
 /** OIDC Core §3.1.2.1: max_age, seconds. */
 export function maxAge(params: Params): number | null {
   const maxAge = single(params, 'max_age');

@@ -96,9 +96,11 @@ export function checkRequest(
   // OIDC Core §5.5.1.1: acr asked with value(s) in the claims parameter stands for acr_values.
   const acrValues = params.has('acr_values') ? check.acrValues(params) : (asked?.acrValues ?? []);
   const claims = asked && allowedClaims(asked.request, client.scopes);
+  const dpopJkt = check.dpopJkt(params);
   const [state, nonce] = [single(params, 'state') ?? null, single(params, 'nonce') ?? null];
   const request = { clientId: client.clientId, redirectUri, scopes, state, nonce, ...pkce, prompts, maxAge, resource };
-  return { request: Object.assign(request, check.signInHints(params), claims ? { claims } : {}), acrValues };
+  const extras = { ...(claims ? { claims } : {}), ...(dpopJkt !== undefined ? { dpopJkt } : {}) };
+  return { request: Object.assign(request, check.signInHints(params), extras), acrValues };
 }
 
 /**
@@ -312,6 +314,7 @@ function issueCode(
     resource,
     claimsRequest,
     sid: session.sid ?? null,
+    ...(request.dpopJkt !== undefined ? { dpopJkt: request.dpopJkt } : {}),
   };
 
   const code = deps.codes.issue(sealed, now, deps.config.codeTtl);

@@ -41,6 +41,8 @@ export const authorizationCodeGrant: GrantHandler = {
     if (code.redirectUri !== redirectUri) return reject('redirect_uri does not match the authorization request');
     const pkceError = checkPkce(code.codeChallenge, codeVerifier);
     if (pkceError) return reject(pkceError);
+    // RFC 9449 §10: a code bound with dpop_jkt is redeemed only with a proof of that key.
+    if (code.dpopJkt !== null && code.dpopJkt !== ctx.dpopJkt) return reject('the DPoP proof does not match dpop_jkt');
 
     const scopes = code.scope.split(' ').filter((s) => s !== '');
     const target = await tokenTarget(
@@ -90,6 +92,9 @@ export const authorizationCodeGrant: GrantHandler = {
         // Written only when the request had a claims parameter.
         ...(code.claimsRequest !== null ? { claimsRequest: code.claimsRequest } : {}),
         sid: code.sid,
+        // RFC 9449 §5: a public client's refresh tokens are bound to the key of its proof; a
+        // confidential client's are bound to its authentication already.
+        ...(ctx.dpopJkt !== undefined && client.tokenEndpointAuthMethod === 'none' ? { dpopJkt: ctx.dpopJkt } : {}),
       },
     });
     // Lost: the code was redeemed before (or by a concurrent request), a second use; or the user is

@@ -38,10 +38,12 @@ export const clientCredentialsGrant: GrantHandler = {
       subject: client.clientId,
       clientId: client.clientId,
       scope,
+      ...(ctx.dpopJkt !== undefined ? { jkt: ctx.dpopJkt } : {}),
       now,
       ttl,
       alg: (client.idTokenSignedResponseAlg ?? config.signingAlg) as SigningAlg,
     });
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: ttl, scope };
+    const tokenType = ctx.dpopJkt !== undefined ? 'DPoP' : 'Bearer';
+    return { access_token: accessToken, token_type: tokenType, expires_in: ttl, scope };
   },
 };

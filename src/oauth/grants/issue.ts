@@ -42,13 +42,14 @@ export async function signTokens(ctx: GrantContext, input: IssueInput): Promise<
     authTime: input.authTime,
     // With the roles scope, the user's roles the client may see (claimsForScopes), for the APIs too.
     ...(Array.isArray(input.claims.roles) ? { roles: input.claims.roles as string[] } : {}),
+    ...(ctx.dpopJkt !== undefined ? { jkt: ctx.dpopJkt } : {}),
     now,
     ttl,
     alg,
   });
   const response: TokenResponse = {
     access_token: accessToken,
-    token_type: 'Bearer',
+    token_type: ctx.dpopJkt !== undefined ? 'DPoP' : 'Bearer',
     expires_in: ttl,
     refresh_token: input.refreshToken,
     scope,

@@ -45,6 +45,7 @@ export const refreshTokenGrant: GrantHandler = {
         clientId: client.clientId,
         scope: scopes?.join(' ') ?? null,
         resource: resource ?? null,
+        jkt: ctx.dpopJkt ?? null,
         now,
         ttl: refreshTokenTtl(config, client),
         absoluteTtl: refreshAbsoluteTtl(config, client),
@@ -75,6 +76,10 @@ async function refused(
     throw new InvalidGrant('the refresh token is invalid', `grant ${grant.id} was issued to client ${grant.clientId}`);
   }
   if (grant.revokedAt !== null) throw new InvalidGrant('the refresh token has been revoked');
+  // RFC 9449 §5: a family bound to a DPoP key is refreshed only with a proof of that key.
+  if (grant.dpopJkt != null && grant.dpopJkt !== ctx.dpopJkt) {
+    throw new InvalidGrant('the refresh token is bound to another DPoP key', `grant ${grant.id}`);
+  }
   if (id.generation > current)
     throw new InvalidGrant('the refresh token is invalid', `generation ${id.generation} of ${current}`);
   const reused = id.generation === current - 1 && withinReuseInterval(ctx.config, grant.refreshIssuedAt, ctx.now);

@@ -29,6 +29,11 @@ export interface GrantContext {
   codes: CodeSealer;
   refreshTokens: RefreshTokens;
   now: number;
+  /**
+   * The thumbprint of the key of the request's DPoP proof (RFC 9449, src/oauth/dpop.ts), checked:
+   * the access token is bound to it. Absent without a DPoP header.
+   */
+  dpopJkt?: string;
   /** Who sent the request: asked only when an event is recorded (a replay), never on the way to tokens. */
   requester?: () => Requester;
 }
@@ -36,7 +41,8 @@ export interface GrantContext {
 /** RFC 6749 §5.1 and OIDC Core §3.1.3.3. */
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  /** DPoP for a token bound to the proof's key (RFC 9449 §5). */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   /** Not for client_credentials (RFC 6749 §4.4.3). */
   refresh_token?: string;

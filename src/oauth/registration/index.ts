@@ -107,6 +107,7 @@ export async function registerClient(
     ...(metadata.jwks ? { jwks: metadata.jwks } : {}),
     ...(metadata.jwksUri ? { jwksUri: metadata.jwksUri } : {}),
     ...(metadata.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
+    ...(metadata.requireDpop ? { requireDpop: true } : {}),
     ...(metadata.requestObjectSigningAlg ? { requestObjectSigningAlg: metadata.requestObjectSigningAlg } : {}),
   };
   const data = { name: client.name, public: method === 'none', scopes: client.scopes };
@@ -204,6 +205,7 @@ export async function replaceRegistration(
     jwks: metadata.jwks,
     jwksUri: metadata.jwksUri,
     requirePushedAuthorizationRequests: metadata.requirePushedAuthorizationRequests,
+    requireDpop: metadata.requireDpop,
     requestObjectSigningAlg: metadata.requestObjectSigningAlg,
   };
   const data = { name: updated.name, scopes: updated.scopes, grant_types: updated.grantTypes };
@@ -247,6 +249,7 @@ export function clientInformation(
     ...(client.jwks ? { jwks: client.jwks } : {}),
     ...(client.jwksUri ? { jwks_uri: client.jwksUri } : {}),
     ...(client.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
+    ...(client.requireDpop ? { dpop_bound_access_tokens: true } : {}),
     ...(client.requestObjectSigningAlg ? { request_object_signing_alg: client.requestObjectSigningAlg } : {}),
     ...(client.backchannelLogout
       ? {

@@ -35,6 +35,8 @@ export interface ClientMetadata {
   jwksUri: string | null;
   /** RFC 9126 §6: its authorization requests must be pushed. */
   requirePushedAuthorizationRequests: boolean;
+  /** RFC 9449 §5.2 dpop_bound_access_tokens: every token request carries a DPoP proof. */
+  requireDpop: boolean;
   /** RFC 9101 §10.5: the alg of its request objects; null for any asymmetric one. */
   requestObjectSigningAlg: string | null;
 }
@@ -196,6 +198,10 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
     throw new InvalidClientMetadata('require_pushed_authorization_requests must be true or false');
   }
 
+  const requireDpop = json.dpop_bound_access_tokens ?? false;
+  if (typeof requireDpop !== 'boolean')
+    throw new InvalidClientMetadata('dpop_bound_access_tokens must be true or false');
+
   const requestAlg = optionalString(json, 'request_object_signing_alg', 10) ?? null;
   if (requestAlg !== null && !REQUEST_OBJECT_ALGS.includes(requestAlg)) {
     throw new InvalidClientMetadata(`request_object_signing_alg must be one of ${REQUEST_OBJECT_ALGS.join(', ')}`);
@@ -226,6 +232,7 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
     jwks: jwks as ClientJwks | null,
     jwksUri,
     requirePushedAuthorizationRequests: requirePar,
+    requireDpop,
     requestObjectSigningAlg: requestAlg,
   };
 }

@@ -22,6 +22,7 @@ const GRANT_TYPES: Record<(typeof GRANT_COLUMNS)[number], 'text' | 'bigint' | 'i
   acr: 'text',
   claims_request: 'text',
   sid: 'text',
+  dpop_jkt: 'text',
 };
 
 /**
@@ -38,13 +39,14 @@ export const REDEEM_AUTHORIZATION_CODES = `insert into grants (${GRANT_COLUMNS.j
 /**
  * Refreshes (Store.rotateTokenFamily). Parameters, an array each: now, the grant, the generation
  * presented, the client, the scope asked for (null: the grant's), the absolute lifetime, the
- * lifetime, the resource asked for (null: any). Returns each grant rotated (g_) with its user (u_); a
- * refresh that does not hold has no row.
+ * lifetime, the resource asked for (null: any), the proof's DPoP key (null: none), which a bound
+ * grant's must be. Returns each grant rotated (g_) with its user (u_); a refresh that does not hold
+ * has no row.
  */
 export const ROTATE_TOKEN_FAMILIES = `with v as (
     select * from unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
-        $8::text[])
-      as v(now, grant_id, generation, client_id, scope, absolute_ttl, ttl, resource)
+        $8::text[], $9::text[])
+      as v(now, grant_id, generation, client_id, scope, absolute_ttl, ttl, resource, jkt)
   ), g as (
     update grants set refresh_generation = grants.refresh_generation + 1, refresh_issued_at = v.now,
       refresh_expires_at = least(v.now + v.ttl, grants.created_at + v.absolute_ttl)
@@ -53,6 +55,7 @@ export const ROTATE_TOKEN_FAMILIES = `with v as (
       and grants.revoked_at is null and grants.refresh_expires_at > v.now and grants.created_at > v.now - v.absolute_ttl
       and (v.scope is null or array_remove(string_to_array(v.scope, ' '), '') <@ string_to_array(grants.scope, ' '))
       and (v.resource is null or grants.resource is null or grants.resource = v.resource)
+      and (grants.dpop_jkt is null or grants.dpop_jkt = v.jkt)
       and exists (select 1 from users u where u.id = grants.user_id and u.disabled = 0)
     returning grants.*
   )

@@ -64,6 +64,7 @@ export class PostgresStore extends KyselyStore {
           rs.map((r) => r.absoluteTtl),
           rs.map((r) => r.ttl),
           rs.map((r) => r.resource),
+          rs.map((r) => r.jkt ?? null),
         ])) as FamilyRow[];
         return new Map(rotated.map((row) => [row.g_id, toTokenFamily(row)!]));
       },

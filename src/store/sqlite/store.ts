@@ -27,7 +27,8 @@ function mayRotate(r: Rotation, family: TokenFamily | undefined): family is Toke
     user !== undefined &&
     !user.disabled &&
     (r.scope === null || r.scope.split(' ').every((s) => s === '' || granted.includes(s))) &&
-    (r.resource === null || grant.resource === null || grant.resource === r.resource)
+    (r.resource === null || grant.resource === null || grant.resource === r.resource) &&
+    (grant.dpopJkt == null || grant.dpopJkt === r.jkt)
   );
 }
 
