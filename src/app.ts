@@ -177,6 +177,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // The clients' public keys (jwks_uri fetched and kept), for their assertions and request objects.
   const clientKeys = new ClientKeySets({ allowPrivate: deps.config.outboundAllowPrivate });
+  const upstreamDeps = {
+    issuer: deps.config.issuer,
+    secret: deps.secret,
+    network: {
+      allowPrivate: deps.config.outboundAllowPrivate,
+      timeoutMs: deps.config.upstream.timeoutMs,
+      observer: upstreamMetrics(registry),
+    },
+    oidc: new OidcConfigurations(),
+  };
   const ctx: RouteContext = {
     config: deps.config,
     store: deps.store,
@@ -211,19 +221,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestObjects: new RequestObjects(deps.config.issuer, clientKeys),
     mail: { secret: deps.secret, mail: deps.config.mail, issuer: deps.config.issuer },
     upstream: {
-      deps: {
-        issuer: deps.config.issuer,
-        secret: deps.secret,
-        network: {
-          allowPrivate: deps.config.outboundAllowPrivate,
-          timeoutMs: deps.config.upstream.timeoutMs,
-          observer: upstreamMetrics(registry),
-        },
-        oidc: new OidcConfigurations(),
-      },
+      deps: upstreamDeps,
       flows: new UpstreamFlowSealer(deps.secret),
       links: new PendingLinkSealer(deps.secret),
     },
+    issuers: { upstream: upstreamDeps, keys: clientKeys },
   };
   authorizeRoutes(app, ctx);
   loginRoutes(app, ctx);

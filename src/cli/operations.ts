@@ -19,6 +19,9 @@ import {
   redirectUriProblem,
 } from '../oauth/registration/redirect-rules.ts';
 import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
+import { JWT_BEARER_GRANT } from '../oauth/grants/jwt-bearer.ts';
+import { TOKEN_EXCHANGE } from '../oauth/grants/token-exchange.ts';
+import { resourceUriProblem } from '../oauth/resources.ts';
 import { checkKeysFor, ClientKeysError, type ConfidentialAuthMethod } from './client-keys.ts';
 
 export class UsageError extends Error {
@@ -56,6 +59,17 @@ export interface CreateClientInput {
   allowedRoles?: string[];
   /** Back-Channel Logout 1.0 (`--backchannel-logout-uri`, `--backchannel-logout-session-required`). */
   backchannelLogout?: BackchannelLogout;
+  /** The audiences it may exchange tokens for (RFC 8693, `--exchange-audience`). */
+  exchangeAudiences?: string[];
+}
+
+/** `--exchange-audience`: absolute URIs (an API's resource identifier, or the default audience), each once. */
+function checkExchangeAudiences(audiences: string[]): string[] {
+  for (const audience of audiences) {
+    const problem = resourceUriProblem(audience);
+    if (problem) throw new UsageError(`--exchange-audience: "${audience}" ${problem}`);
+  }
+  return [...new Set(audiences)];
 }
 
 /**
@@ -102,7 +116,13 @@ function checkGrantTypes(grantTypes: string[], isPublic: boolean): string[] {
   return unique;
 }
 
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
+export const GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  TOKEN_EXCHANGE,
+  JWT_BEARER_GRANT,
+];
 
 /** At least one scope, each one Tessera knows. */
 function checkScopes(scopes: readonly string[], config: Pick<Config, 'scopes'>): void {
@@ -141,7 +161,7 @@ export async function createClient(
   if (input.name.trim() === '') throw new UsageError('--name must not be empty');
   const grantTypes = checkGrantTypes(input.grantTypes ?? ['authorization_code', 'refresh_token'], input.public);
   const allowedOrigins = [...new Set((input.allowedOrigins ?? []).map(checkOrigin))];
-  // A client with only client_credentials redirects nowhere.
+  // A client without authorization_code (client_credentials, token exchange, jwt-bearer) redirects nowhere.
   if (input.redirectUris.length === 0 && grantTypes.includes('authorization_code')) {
     throw new UsageError('at least one --redirect-uri is required');
   }
@@ -190,6 +210,7 @@ export async function createClient(
     ...(input.backchannelLogout
       ? { backchannelLogout: checkBackchannelLogout(input.backchannelLogout, allowHttp) }
       : {}),
+    ...(input.exchangeAudiences?.length ? { exchangeAudiences: checkExchangeAudiences(input.exchangeAudiences) } : {}),
   };
   const data = {
     name: client.name,
@@ -199,6 +220,7 @@ export async function createClient(
     ...(input.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
     ...(client.admin ? { admin: true } : {}),
     ...(client.allowedRoles ? { roles: client.allowedRoles } : {}),
+    ...(client.exchangeAudiences ? { exchange_audiences: client.exchangeAudiences } : {}),
   };
   await store.createClient(
     client,
@@ -249,6 +271,8 @@ export interface UpdateClientInput {
   allowedRoles?: string[] | null | undefined;
   /** A new backchannel_logout_uri and its session_required, or null to remove it (`--no-backchannel-logout-uri`). */
   backchannelLogout?: BackchannelLogout | null | undefined;
+  /** Replaces the audiences it may exchange tokens for; [] for none. */
+  exchangeAudiences?: string[] | undefined;
 }
 
 /** Changes what `tessera clients update` changes; the client_id, secret and owner stay. */
@@ -329,6 +353,7 @@ export async function updateClient(
       ? {}
       : { allowedRoles: input.allowedRoles && checkRoles(input.allowedRoles, '--roles') }),
   };
+  if (input.exchangeAudiences) updated.exchangeAudiences = checkExchangeAudiences(input.exchangeAudiences);
   if (input.backchannelLogout === null) updated.backchannelLogout = null;
   else if (input.backchannelLogout)
     updated.backchannelLogout = checkBackchannelLogout(input.backchannelLogout, allowHttp);
@@ -351,6 +376,7 @@ export async function updateClient(
     ...(input.admin === undefined ? {} : { admin: input.admin }),
     ...(input.allowedRoles === undefined ? {} : { roles: updated.allowedRoles ?? 'all' }),
     ...(input.backchannelLogout === undefined ? {} : { backchannel_logout_uri: input.backchannelLogout?.uri ?? '' }),
+    ...(input.exchangeAudiences === undefined ? {} : { exchange_audiences: updated.exchangeAudiences ?? [] }),
   };
 
   await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));

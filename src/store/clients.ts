@@ -71,6 +71,11 @@ export interface Client {
    * `sid`; absent: it is not told of sign-outs (null: an update that removes them).
    */
   backchannelLogout?: BackchannelLogout | null;
+  /**
+   * The audiences it may exchange tokens for (RFC 8693, `--exchange-audience`, src/oauth/grants/token-exchange.ts);
+   * absent or empty: none.
+   */
+  exchangeAudiences?: string[];
 }
 
 export interface BackchannelLogout {
@@ -180,6 +185,8 @@ function toClient(row: Selectable<ClientRow>): Client {
             sessionRequired: Number(row.backchannel_logout_session_required) === 1,
           },
         }),
+    // Absent before migration 025 and for clients without them.
+    ...(row.exchange_audiences ? { exchangeAudiences: splitScope(row.exchange_audiences) } : {}),
   };
 }
 
@@ -241,6 +248,10 @@ function fromClient(client: Client): Insertable<ClientRow> {
           backchannel_logout_uri: client.backchannelLogout?.uri ?? null,
           backchannel_logout_session_required: client.backchannelLogout?.sessionRequired ? 1 : 0,
         }),
+    // Likewise before migration 025.
+    ...(client.exchangeAudiences === undefined
+      ? {}
+      : { exchange_audiences: client.exchangeAudiences.length > 0 ? client.exchangeAudiences.join(' ') : null }),
   };
 }
 
@@ -306,7 +317,8 @@ export class Clients extends Aggregate implements ClientStore {
     const live = (eb: ExpressionBuilder<Database, 'grants'>) => eb.and({ client_id: clientId, revoked_at: null });
     const revoked = this.db.updateTable('grants').set({ revoked_at: now }).where(live);
     const consents = this.db.deleteFrom('consents').where('client_id', '=', clientId);
-    return (await this.write(deleted, revoked, consents, ...this.events(event))) === 1;
+    const connections = this.db.deleteFrom('connections').where('client_id', '=', clientId);
+    return (await this.write(deleted, revoked, consents, connections, ...this.events(event))) === 1;
   }
 
   async setClientSecretHash(

@@ -18,9 +18,17 @@ export interface AccessTokenInput {
   authTime?: number;
   /** The user's roles the client may see (the `roles` scope); left out when absent or empty. */
   roles?: readonly string[];
+  /** RFC 8693 §4.1: who acts for the subject (a token exchange's), the earlier actors nested. */
+  act?: Actor;
   now: number;
   ttl: number;
   alg: SigningAlg;
+}
+
+/** RFC 8693 §4.1: the acting party, and within it the one that acted before it, if any. */
+export interface Actor {
+  sub: string;
+  act?: Actor;
 }
 
 /**
@@ -105,6 +113,7 @@ export async function signAccessToken(keys: KeyStore, input: AccessTokenInput): 
     // Lets userinfo, revocation and introspection find the token's family without storing each token.
     grant_id: input.grantId,
     ...(input.roles && input.roles.length > 0 ? { roles: input.roles } : {}),
+    ...(input.act ? { act: input.act } : {}),
     iat: input.now,
     exp: input.now + input.ttl,
     jti: newId(),
@@ -167,6 +176,10 @@ export interface AccessTokenClaims {
   grant_id?: string;
   /** The user's roles, with the `roles` scope (./claims.ts). */
   roles?: string[];
+  /** The actor of an exchanged token (RFC 8693 §4.1). */
+  act?: Actor;
+  /** When the user signed in; absent without a user. */
+  auth_time?: number;
   jti: string;
   iat: number;
   exp: number;

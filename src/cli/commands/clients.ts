@@ -63,6 +63,7 @@ function describe(client: Client, config: Config, text = false): Record<string, 
     roles: client.allowedRoles ?? (text ? '(every role)' : null),
     backchannel_logout_uri: client.backchannelLogout?.uri ?? null,
     backchannel_logout_session_required: client.backchannelLogout?.sessionRequired ?? false,
+    exchange_audiences: client.exchangeAudiences ?? [],
     ...describeLifetimes(client.lifetimes, config, text),
     created_at: formatTime(client.createdAt),
     // Registered before today's rules: it keeps working, and is flagged here.
@@ -140,6 +141,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         'allowed-origin': { type: 'string', multiple: true },
         admin: { type: 'boolean' },
         roles: { type: 'string' },
+        'exchange-audience': { type: 'string', multiple: true },
         ...LIFETIME_OPTIONS,
         json: { type: 'boolean' },
       });
@@ -167,6 +169,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         admin: values.admin ?? false,
         ...(values.roles === undefined ? {} : { allowedRoles: roleList(values.roles) }),
         ...backchannelLogoutFrom(values, undefined),
+        ...(values['exchange-audience'] ? { exchangeAudiences: values['exchange-audience'] } : {}),
       });
       for (const warning of warnings) io.err(`warning: ${warning}`);
       const secret = clientSecret ? { client_secret: clientSecret } : {};
@@ -231,6 +234,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
           ...BACKCHANNEL_OPTIONS,
           'no-backchannel-logout-uri': { type: 'boolean' },
           'no-backchannel-logout-session-required': { type: 'boolean' },
+          'exchange-audience': { type: 'string', multiple: true },
+          'no-exchange-audiences': { type: 'boolean' },
           ...LIFETIME_OPTIONS,
           json: { type: 'boolean' },
         },
@@ -263,6 +268,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         backchannelLogout: values['no-backchannel-logout-uri']
           ? null
           : backchannelLogoutFrom(values, current).backchannelLogout,
+        exchangeAudiences: values['no-exchange-audiences'] ? [] : values['exchange-audience'],
       };
       const now = Math.floor(Date.now() / 1000);
       const { client, warnings, clientSecret } = await updateClient(store, id, input, now, CLI, config);

@@ -26,6 +26,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
         refreshTokens: ctx.refreshTokens,
         now,
         requester: () => requesterOf(request),
+        issuers: ctx.issuers,
       },
       request.headers.authorization,
       formParams(request),
