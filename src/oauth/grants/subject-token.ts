@@ -56,6 +56,22 @@ export async function tokenSubject(
   throw new InvalidRequest(`${name}_type must be an access_token or id_token token type of RFC 8693`);
 }
 
+/**
+ * The `sub` of the actor token (§2.1): a person's token as a subject token is checked, or a client's
+ * own access token (client_credentials: an agent acting as itself), whose `sub` is the client.
+ */
+export async function tokenActor(ctx: GrantContext, client: Client, token: string, type: string): Promise<string> {
+  if (type !== TOKEN_TYPES.accessToken) return (await tokenSubject(ctx, client, token, type, 'actor_token')).user.id;
+  const { config, store, keys, refreshTokens, now } = ctx;
+  try {
+    return (await activeAccessToken({ config, store, keys, refreshTokens }, token, now, true)).claims.sub;
+  } catch (err) {
+    if (err instanceof OAuthError)
+      throw new InvalidRequest('the actor_token is invalid', `actor_token: ${err.message}`);
+    throw err;
+  }
+}
+
 async function fromAccessToken(ctx: GrantContext, token: string): Promise<TokenSubject> {
   const { config, store, keys, refreshTokens, now } = ctx;
   // Any audience: an API exchanges the token it was sent, whose audience is itself.

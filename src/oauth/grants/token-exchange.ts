@@ -15,7 +15,7 @@ import { type Params, required, single } from '../params.ts';
 import { resourceParam, type Target, tokenTarget } from '../resources.ts';
 import { checkAdminClient, checkAllowedScopes, parseScope } from '../scopes.ts';
 import { mintIdJag } from './id-jag.ts';
-import { TOKEN_TYPES, tokenSubject, type TokenSubject } from './subject-token.ts';
+import { TOKEN_TYPES, tokenActor, tokenSubject, type TokenSubject } from './subject-token.ts';
 import { accessTokenTtl, type GrantContext, type GrantHandler, type TokenResponse } from './types.ts';
 
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -48,10 +48,7 @@ async function actorOf(ctx: GrantContext, client: Client, body: Params, subject:
   if ((actorToken === undefined) !== (actorType === undefined)) {
     throw new InvalidRequest('actor_token and actor_token_type go together');
   }
-  const sub =
-    actorToken === undefined
-      ? client.clientId
-      : (await tokenSubject(ctx, client, actorToken, actorType!, 'actor_token')).user.id;
+  const sub = actorToken === undefined ? client.clientId : await tokenActor(ctx, client, actorToken, actorType!);
   return subject.act ? { sub, act: subject.act } : { sub };
 }
 
