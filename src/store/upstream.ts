@@ -39,7 +39,7 @@ export interface UpstreamProvider {
   /** GitHub's web and REST API bases; null for OpenID Connect. */
   githubUrl: string | null;
   githubApiUrl: string | null;
-  /** Its ID-JAGs (identity assertions for Tessera) are redeemed at the token endpoint (src/oauth/grants/jwt-bearer.ts). */
+  /** Its ID-JAGs (identity assertions for Tessera) are redeemed (src/oauth/grants/jwt-bearer.ts). */
   acceptIdJag: boolean;
   createdAt: number;
   updatedAt: number;

@@ -28,7 +28,7 @@ export type TokenConfig = Pick<
   | 'signingAlg'
 >;
 
-/** The store as the grants see it: token exchange and ID-JAGs (./token-exchange.ts, ./jwt-bearer.ts) read more of it. */
+/** The store as the grants see it: token exchange and ID-JAGs (./token-exchange.ts, ./jwt-bearer.ts) read more. */
 export type GrantsStore = ClientStore &
   GrantStore &
   ResourceStore &
