@@ -71,7 +71,8 @@ async function target(
   scopes: string[],
 ): Promise<Target> {
   const defaultAudience = ctx.config.accessTokenAudience;
-  if (audience === undefined) {
+  // The subject token's own audience, asked for by name or not, adds no reach: no permission needed.
+  if (audience === undefined || audience === (subject.audience ?? defaultAudience)) {
     const own = subject.audience === defaultAudience ? null : subject.audience;
     return tokenTarget(ctx.store, defaultAudience, { resource: own, scopes }, undefined);
   }
