@@ -166,6 +166,13 @@ describe('token exchange (RFC 8693)', () => {
     assert.deepEqual(claims.act, { sub: api.id, act: { sub: agent.id } });
     const [event] = await server.store.listEvents({ type: 'token.exchanged', clientId: api.id, limit: 1 });
     assert.equal(event?.data?.delegated_by, agent.id);
+    // The token's own audience needs no permission (the API is allowed only the downstream one).
+    const same = await exchangeAs(api, {
+      subject_token: first.access_token,
+      subject_token_type: ACCESS_TOKEN,
+      audience: API,
+    });
+    assert.equal(decodeJwt(same.access_token).aud, API);
   });
 
   it("an actor token names the actor: the agent's own token (client_credentials)", async () => {
