@@ -254,6 +254,8 @@ describe('ID-JAG minted by one Tessera and redeemed by another', () => {
     const past = Math.floor(Date.now() / 1000) - 400;
     await refusedWith(await redeem(await forged({ iat: past, exp: past + 300 })), 'invalid_grant');
     await refusedWith(await redeem(await forged({ iss: 'https://other.example' })), 'invalid_grant');
+    const now = Math.floor(Date.now() / 1000);
+    await refusedWith(await redeem(await forged({ exp: now + 86_400 })), 'invalid_grant');
     // An ID token of the provider is not an ID-JAG.
     await refusedWith(await redeem(idToken), 'invalid_grant');
   });

@@ -37,7 +37,7 @@ import { accessTokenTtl, type AssertionIssuers, type GrantContext, type GrantHan
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** Seconds of clock difference tolerated. */
 const CLOCK_TOLERANCE = 30;
-/** The oldest an assertion may be (its `iat`), seconds: ID-JAGs are minted to be redeemed at once. */
+/** The oldest an assertion may be (its `iat`), and the furthest its `exp` may lie ahead, seconds. */
 const MAX_AGE = 600;
 
 const refused = (detail: string) => new InvalidGrant('the assertion is not valid', detail);
@@ -54,6 +54,8 @@ export const jwtBearerGrant: GrantHandler = {
     const claims = await verifyIdJag(ctx, provider, assertion);
     // RFC 7523 §3 item 3, the draft §5.1: the assertion was minted for this client.
     if (claims.client_id !== client.clientId) throw refused(`client_id ${String(claims.client_id)}`);
+    // RFC 7523 §3 item 4: short-lived, which also bounds how long its jti is kept.
+    if (claims.exp > ctx.now + MAX_AGE) throw refused(`exp ${claims.exp} too far ahead`);
     // RFC 7523 §3 item 7: one use, across every instance, kept until it would be refused as expired anyway.
     const once = hashToken(`id-jag\n${provider.id}\n${claims.jti}`);
     if (!(await ctx.store.useOnce(once, claims.exp + CLOCK_TOLERANCE))) throw refused(`jti ${claims.jti} used before`);
