@@ -22,9 +22,6 @@ import { UpstreamError } from '../../upstream/errors.ts';
 import { providerHosts } from '../../upstream/fetch.ts';
 import { identityFromClaims } from '../../upstream/identity.ts';
 import { jwksUriOf } from '../../upstream/index.ts';
-import { visibleRoles } from '../../tokens/claims.ts';
-import { signAccessToken } from '../../tokens/jwt.ts';
-import type { SigningAlg } from '../../tokens/keystore.ts';
 import { hashToken, newId } from '../../tokens/opaque.ts';
 import { ClientKeysUnavailable } from '../client-auth/keys.ts';
 import { PRIVATE_KEY_JWT_ALGS } from '../client-auth/assertion.ts';
@@ -32,6 +29,7 @@ import { type Params, required } from '../params.ts';
 import { tokenTarget } from '../resources.ts';
 import { ADMIN_SCOPE } from '../scopes.ts';
 import { ID_JAG_TYP } from './id-jag.ts';
+import { signPersonToken } from './person-token.ts';
 import { accessTokenTtl, type AssertionIssuers, type GrantContext, type GrantHandler } from './types.ts';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -183,21 +181,8 @@ async function issue(ctx: GrantContext, client: Client, provider: UpstreamProvid
     sid: null,
   };
   if (!(await ctx.store.redeemAuthorizationCode({ grant }))) throw refused(`user ${user.id} is not active`);
-  const scope = target.scopes.join(' ');
   // No ID token: the assertion signed the person in elsewhere, not to this client; no refresh token.
-  const accessToken = await signAccessToken(ctx.keys, {
-    issuer: config.issuer,
-    audience: target.audience,
-    subject: user.id,
-    clientId: client.clientId,
-    scope,
-    grantId: grant.id,
-    authTime,
-    ...(target.scopes.includes('roles') ? { roles: visibleRoles(user, client) } : {}),
-    now,
-    ttl,
-    alg: (client.idTokenSignedResponseAlg ?? config.signingAlg) as SigningAlg,
-  });
+  const token = await signPersonToken(ctx, client, { user, target, grantId: grant.id, authTime, ttl });
   const data = { provider: provider.id, subject: claims.sub, jti: claims.jti, grant: grant.id, scopes: target.scopes };
   const requester = ctx.requester?.();
   const redeemed = securityEvent('id_jag.redeemed', now, {
@@ -207,5 +192,5 @@ async function issue(ctx: GrantContext, client: Client, provider: UpstreamProvid
     data,
   });
   await ctx.store.recordEvent(redeemed);
-  return { access_token: accessToken, token_type: 'Bearer' as const, expires_in: ttl, scope };
+  return token;
 }

@@ -8,13 +8,12 @@
 import { InvalidRequest, InvalidScope, InvalidTarget } from '../../errors/index.ts';
 import { securityEvent } from '../../events/index.ts';
 import type { Client } from '../../store/clients.ts';
-import { visibleRoles } from '../../tokens/claims.ts';
-import type { SigningAlg } from '../../tokens/keystore.ts';
-import { type Actor, signAccessToken } from '../../tokens/jwt.ts';
+import type { Actor } from '../../tokens/jwt.ts';
 import { type Params, required, single } from '../params.ts';
 import { resourceParam, type Target, tokenTarget } from '../resources.ts';
 import { checkAdminClient, checkAllowedScopes, parseScope } from '../scopes.ts';
 import { mintIdJag } from './id-jag.ts';
+import { signPersonToken } from './person-token.ts';
 import { TOKEN_TYPES, tokenActor, tokenSubject, type TokenSubject } from './subject-token.ts';
 import { accessTokenTtl, type GrantContext, type GrantHandler, type TokenResponse } from './types.ts';
 
@@ -90,7 +89,7 @@ async function exchange(
   subject: TokenSubject,
   subjectType: string,
 ): Promise<TokenResponse> {
-  const { config, keys, now } = ctx;
+  const { config, now } = ctx;
   const requested = single(body, 'scope');
   // §2.1 scope: narrower, never wider than the subject token's; and within what the client may hold.
   const scopes =
@@ -107,38 +106,26 @@ async function exchange(
   const act = await actorOf(ctx, client, body, subject);
   // Never outliving the subject token.
   const ttl = Math.min(accessTokenTtl(config, client), subject.exp - now);
-  const scope = to.scopes.join(' ');
-  const accessToken = await signAccessToken(keys, {
-    issuer: config.issuer,
-    audience: to.audience,
-    subject: subject.user.id,
-    clientId: client.clientId,
-    scope,
-    grantId: subject.grant.id,
+  const grantId = subject.grant.id;
+  const token = await signPersonToken(ctx, client, {
+    user: subject.user,
+    target: to,
+    grantId,
     authTime: subject.authTime,
-    ...(to.scopes.includes('roles') ? { roles: visibleRoles(subject.user, client) } : {}),
-    act,
-    now,
     ttl,
-    alg: (client.idTokenSignedResponseAlg ?? config.signingAlg) as SigningAlg,
+    act,
   });
   const data = {
     actor: act.sub,
     subject_token_type: subjectType,
     audience: to.audience,
     scopes: to.scopes,
-    grant: subject.grant.id,
+    grant: grantId,
     ...(act.act ? { delegated_by: act.act.sub } : {}),
   };
   const requester = ctx.requester?.();
   await ctx.store.recordEvent(
     securityEvent('token.exchanged', now, { userId: subject.user.id, clientId: client.clientId, requester, data }),
   );
-  return {
-    access_token: accessToken,
-    issued_token_type: TOKEN_TYPES.accessToken,
-    token_type: 'Bearer',
-    expires_in: ttl,
-    scope,
-  };
+  return { ...token, issued_token_type: TOKEN_TYPES.accessToken };
 }
