@@ -64,13 +64,13 @@ describe('ID-JAG minted by one Tessera and redeemed by another', () => {
   }
 
   /** The client at the resource's authorization server redeems `assertion`: the raw response. */
-  async function redeem(assertion: string): Promise<Response> {
+  async function redeem(assertion: string, extra: Record<string, string> = {}): Promise<Response> {
     return oauth.genericTokenEndpointRequest(
       await metadata(rs),
       { client_id: remote.id },
       oauth.ClientSecretBasic(remote.secret),
       JWT_BEARER,
-      { assertion },
+      { assertion, ...extra },
       insecure,
     );
   }
@@ -256,6 +256,12 @@ describe('ID-JAG minted by one Tessera and redeemed by another', () => {
     await refusedWith(await redeem(await forged({ iss: 'https://other.example' })), 'invalid_grant');
     const now = Math.floor(Date.now() / 1000);
     await refusedWith(await redeem(await forged({ exp: now + 86_400 })), 'invalid_grant');
+    // A resource other than the assertion's, or one not registered here.
+    await refusedWith(
+      await redeem(await forged({ resource: MCP }), { resource: 'https://x.example' }),
+      'invalid_target',
+    );
+    await refusedWith(await redeem(await forged({ resource: 'https://x.example' })), 'invalid_target');
     // An ID token of the provider is not an ID-JAG.
     await refusedWith(await redeem(idToken), 'invalid_grant');
   });

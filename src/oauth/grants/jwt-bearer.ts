@@ -26,7 +26,7 @@ import { hashToken, newId } from '../../tokens/opaque.ts';
 import { ClientKeysUnavailable } from '../client-auth/keys.ts';
 import { PRIVATE_KEY_JWT_ALGS } from '../client-auth/assertion.ts';
 import { type Params, required } from '../params.ts';
-import { tokenTarget } from '../resources.ts';
+import { resourceParam, tokenTarget } from '../resources.ts';
 import { ADMIN_SCOPE } from '../scopes.ts';
 import { ID_JAG_TYP } from './id-jag.ts';
 import { signPersonToken } from './person-token.ts';
@@ -58,7 +58,7 @@ export const jwtBearerGrant: GrantHandler = {
     const once = hashToken(`id-jag\n${provider.id}\n${claims.jti}`);
     if (!(await ctx.store.useOnce(once, claims.exp + CLOCK_TOLERANCE))) throw refused(`jti ${claims.jti} used before`);
     const user = await personOf(ctx, provider, claims);
-    return issue(ctx, client, provider, claims, user);
+    return issue(ctx, client, provider, claims, user, resourceParam(body));
   },
 };
 
@@ -150,7 +150,14 @@ async function personOf(ctx: GrantContext, provider: UpstreamProvider, claims: I
   return found.user;
 }
 
-async function issue(ctx: GrantContext, client: Client, provider: UpstreamProvider, claims: IdJagClaims, user: User) {
+async function issue(
+  ctx: GrantContext,
+  client: Client,
+  provider: UpstreamProvider,
+  claims: IdJagClaims,
+  user: User,
+  asked: string | undefined,
+) {
   const { config, now } = ctx;
   // The assertion's scopes the client may hold; admin only for an admin client and an admin user.
   const asserted = typeof claims.scope === 'string' ? claims.scope.split(' ').filter((s) => s !== '') : [];
@@ -158,8 +165,9 @@ async function issue(ctx: GrantContext, client: Client, provider: UpstreamProvid
   const held = asserted.filter((s) => client.scopes.includes(s) && (s !== ADMIN_SCOPE || adminAllowed));
   if (held.length === 0) throw new InvalidScope('none of the assertion scopes is one the client may hold');
   const resource = typeof claims.resource === 'string' ? claims.resource : null;
-  // …and the resource accepts (RFC 8707): refused when it is not one Tessera issues tokens for.
-  const target = await tokenTarget(ctx.store, config.accessTokenAudience, { resource, scopes: held }, undefined);
+  // …and the resource accepts (RFC 8707; invalid_target when it is not one Tessera issues tokens
+  // for). A `resource` asked for must be the assertion's, or narrows one without.
+  const target = await tokenTarget(ctx.store, config.accessTokenAudience, { resource, scopes: held }, asked);
   const ttl = accessTokenTtl(config, client);
   const authTime = typeof claims.auth_time === 'number' ? claims.auth_time : now;
   const amr = Array.isArray(claims.amr) ? claims.amr.filter((m): m is string => typeof m === 'string') : [];
@@ -175,7 +183,7 @@ async function issue(ctx: GrantContext, client: Client, provider: UpstreamProvid
     refreshGeneration: 0,
     refreshExpiresAt: now + ttl,
     refreshIssuedAt: now,
-    resource,
+    resource: resource ?? asked ?? null,
     amr: amr.length > 0 ? amr.join(' ') : null,
     acr: null,
     sid: null,
