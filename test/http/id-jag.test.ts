@@ -5,7 +5,8 @@
 // --accept-id-jag`) and redeems it with the jwt-bearer grant for an access token of the person linked
 // there. Refused: a wrong typ, audience, client_id, an expired assertion, a replayed jti, an issuer
 // not trusted, a person not linked where the provider only links; at the mint, an audience without a
-// connection and scopes outside it. oauth4webapi's generic grant drives both sides.
+// connection and scopes outside it. An issuer that cannot be reached is 503. oauth4webapi's generic grant
+// drives both sides.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
@@ -15,7 +16,7 @@ import { run } from '../../src/cli/main.ts';
 import { createUser } from '../../src/cli/operations.ts';
 import type { SigningAlg } from '../../src/tokens/keystore.ts';
 import { signJws } from '../../src/tokens/jwt.ts';
-import { cliIo, PASSWORD, startServer, type TestClient, type TestServer } from '../helpers/server.ts';
+import { cliIo, freePort, PASSWORD, startServer, type TestClient, type TestServer } from '../helpers/server.ts';
 import { basic, exchange, getCode, tokenRequest } from '../helpers/tokens.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { withPostgresDatabase, type TestDatabase } from '../store/databases.ts';
@@ -264,6 +265,15 @@ describe('ID-JAG minted by one Tessera and redeemed by another', () => {
     await refusedWith(await redeem(await forged({ resource: 'https://x.example' })), 'invalid_target');
     // An ID token of the provider is not an ID-JAG.
     await refusedWith(await redeem(idToken), 'invalid_grant');
+  });
+
+  it('an issuer that cannot be reached is 503, for the client to try again', async () => {
+    const down = `http://127.0.0.1:${await freePort()}`;
+    const args = ['providers', 'create', '--type', 'oidc', '--id', 'down', '--issuer', down, '--client-id', 'rs'];
+    await cli(rs, [...args, '--client-secret-stdin', '--accept-id-jag', '--no-check'], 'secret\n');
+    const response = await redeem(await forged({ iss: down }));
+    assert.equal(response.status, 503);
+    assert.equal(((await response.json()) as { error: string }).error, 'temporarily_unavailable');
   });
 
   it('a person not linked: refused while the provider only links, made a user once it may', async () => {
