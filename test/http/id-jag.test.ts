@@ -6,7 +6,7 @@
 // there. Refused: a wrong typ, audience, client_id, an expired assertion, a replayed jti, an issuer
 // not trusted, a person not linked where the provider only links; at the mint, an audience without a
 // connection and scopes outside it. An issuer that cannot be reached is 503. oauth4webapi's generic grant
-// drives both sides.
+// drives both sides, and the MCP SDK's auth() redeems too.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
@@ -20,6 +20,27 @@ import { cliIo, freePort, PASSWORD, startServer, type TestClient, type TestServe
 import { basic, exchange, getCode, tokenRequest } from '../helpers/tokens.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { withPostgresDatabase, type TestDatabase } from '../store/databases.ts';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+
+/**
+ * An MCP client's last step of enterprise-managed authorization: the MCP SDK's non-interactive
+ * provider (its client's id and secret at the MCP server's authorization server), whose token request
+ * is the jwt-bearer grant with the ID-JAG the identity provider minted.
+ */
+class IdJagProvider extends ClientCredentialsProvider {
+  readonly assertion: string;
+  constructor(options: ConstructorParameters<typeof ClientCredentialsProvider>[0], assertion: string) {
+    super(options);
+    this.assertion = assertion;
+  }
+  override prepareTokenRequest(): URLSearchParams {
+    return new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      assertion: this.assertion,
+    });
+  }
+}
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -244,6 +265,16 @@ describe('ID-JAG minted by one Tessera and redeemed by another', () => {
 
     // RFC 7523 §3: the jti once, across every instance (the store).
     await refusedWith(await redeem(assertion), 'invalid_grant');
+  });
+
+  it("the MCP SDK's auth() redeems a minted ID-JAG with a jwt-bearer token request", async () => {
+    const options = { clientId: remote.id, clientSecret: remote.secret, expectedIssuer: rs.issuer };
+    const provider = new IdJagProvider(options, await minted());
+    assert.equal(await auth(provider, { serverUrl: rs.issuer }), 'AUTHORIZED');
+    // Minted for the connection's apps and webhooks; the MCP server's resource accepts apps alone.
+    assert.equal(decodeJwt(provider.assertion).scope, 'apps webhooks');
+    assert.equal(provider.tokens()?.scope, 'apps');
+    assert.equal(decodeJwt(provider.tokens()!.access_token).sub, rs.user.id);
   });
 
   it('refuses a wrong typ, audience, client_id, an expired one and an untrusted issuer', async () => {
