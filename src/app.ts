@@ -178,6 +178,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // The clients' public keys (jwks_uri fetched and kept), for their assertions and request objects.
   const clientKeys = new ClientKeySets({ allowPrivate: deps.config.outboundAllowPrivate });
+  const upstreamDeps = {
+    issuer: deps.config.issuer,
+    secret: deps.secret,
+    network: {
+      allowPrivate: deps.config.outboundAllowPrivate,
+      timeoutMs: deps.config.upstream.timeoutMs,
+      observer: upstreamMetrics(registry),
+    },
+    oidc: new OidcConfigurations(),
+  };
   const ctx: RouteContext = {
     config: deps.config,
     store: deps.store,
@@ -218,19 +228,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     mail: { secret: deps.secret, mail: deps.config.mail, issuer: deps.config.issuer },
     upstream: {
-      deps: {
-        issuer: deps.config.issuer,
-        secret: deps.secret,
-        network: {
-          allowPrivate: deps.config.outboundAllowPrivate,
-          timeoutMs: deps.config.upstream.timeoutMs,
-          observer: upstreamMetrics(registry),
-        },
-        oidc: new OidcConfigurations(),
-      },
+      deps: upstreamDeps,
       flows: new UpstreamFlowSealer(deps.secret),
       links: new PendingLinkSealer(deps.secret),
     },
+    issuers: { upstream: upstreamDeps, keys: clientKeys },
   };
   authorizeRoutes(app, ctx);
   loginRoutes(app, ctx);

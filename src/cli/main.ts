@@ -1,4 +1,4 @@
-// The tessera command: tessera <clients|users|resources|providers|webhooks|grants|keys|events|secret|
+// The tessera command: tessera <clients|users|resources|providers|connections|webhooks|grants|keys|events|secret|
 // backup|restore-finish|export|import|check|migrate|serve>, and --version. Reads the same environment variables as the
 // server (DATABASE_URL, TESSERA_SECRET, …).
 import { createInterface } from 'node:readline';
@@ -14,6 +14,7 @@ import { eventsCommand } from './commands/events.ts';
 import { grantsCommand } from './commands/grants.ts';
 import { keysCommand } from './commands/keys.ts';
 import { providersCommand } from './commands/providers.ts';
+import { connectionsCommand } from './commands/connections.ts';
 import { resourcesCommand } from './commands/resources.ts';
 import { secretCommand } from './commands/secret.ts';
 import { exportCommand, importCommand } from './commands/transfer.ts';
@@ -29,15 +30,16 @@ export const USAGE = `Usage: tessera <command> [options]
   clients create --name NAME --redirect-uri URI [--redirect-uri URI …] --scope "openid profile …"
                  [--post-logout-redirect-uri URI …] [--public] [--first-party] [--require-mfa] [--require-dpop]
                  [--auth-method client_secret_basic|client_secret_post] [--alg RS256|ES256]
-                 [--grant-types authorization_code,refresh_token,client_credentials]
+                 [--grant-types authorization_code,refresh_token,client_credentials,
+                  urn:ietf:params:oauth:grant-type:token-exchange,urn:ietf:params:oauth:grant-type:jwt-bearer]
                  [--allowed-origin ORIGIN …] [--access-token-ttl S] [--refresh-token-ttl S]
-                 [--id-token-ttl S] [--json]
+                 [--id-token-ttl S] [--exchange-audience URI …] [--json]
   clients update ID [--name N] [--redirect-uri URI …] [--post-logout-redirect-uri URI …]
                  [--no-post-logout-redirect-uris] [--scope "…"] [--grant-types …]
                  [--allowed-origin ORIGIN …] [--no-allowed-origins] [--require-mfa|--no-require-mfa]
                  [--require-dpop|--no-require-dpop]
                  [--access-token-ttl S|default] [--refresh-token-ttl S|default] [--id-token-ttl S|default]
-                 [--json]   (the client_id stays)
+                 [--exchange-audience URI …] [--no-exchange-audiences] [--json]   (the client_id stays)
   clients list [--json] | show ID [--json] | delete ID | rotate-secret ID [--grace SECONDS] [--json]
   users create --username U --email E [--name N] [--given-name G] [--family-name F] [--password-stdin]
                  [--email-verified]
@@ -55,13 +57,18 @@ export const USAGE = `Usage: tessera <command> [options]
         | delete URI
   providers create --type oidc --issuer URL --client-id ID --client-secret-stdin [--id ID] [--name NAME]
                  [--scope "openid profile email"] [--trust-email] [--link-only] [--trust-upstream-mfa]
-                 [--allow-private-network] [--login-hint-domain DOMAIN …] [--no-check] [--json]
+                 [--allow-private-network] [--login-hint-domain DOMAIN …] [--accept-id-jag] [--no-check] [--json]
   providers create --type github --client-id ID --client-secret-stdin [--id ID] [--name NAME]
                  [--github-url URL] [--github-api-url URL] [--trust-email] [--link-only] [--json]
                  (both print the redirect URI to register at the provider)
   providers list [--json] | show ID [--json] | delete ID
   providers update ID [any create option but --type and --id] [--no-trust-email] [--no-link-only]
-                 [--no-trust-upstream-mfa] [--no-allow-private-network] [--no-login-hint-domains] [--keep-links]
+                 [--no-trust-upstream-mfa] [--no-allow-private-network] [--no-login-hint-domains]
+                 [--no-accept-id-jag] [--keep-links]
+  connections create --client CLIENT_ID --audience ISSUER --remote-client-id ID --scope "SCOPES"
+                 [--resource URI] [--json]     (the client may ask for ID-JAGs for that issuer)
+  connections list [--client CLIENT_ID] [--json] | show ID [--json] | delete ID
+  connections update ID [--remote-client-id ID] [--scope "SCOPES"] [--resource URI|--no-resource] [--json]
   webhooks create --url URL --events TYPE[,TYPE…]|all [--json] (prints the secret, once)
   webhooks list [--json] | show ID [--json] | update ID [--url URL] [--events TYPE[,TYPE…]|all] [--json]
         | delete ID | rotate-secret ID [--grace SECONDS] [--json]
@@ -96,6 +103,7 @@ const COMMANDS = {
   webhooks: webhooksCommand,
   keys: keysCommand,
   providers: providersCommand,
+  connections: connectionsCommand,
   events: (store: Store, config: Config, args: string[], io: Io) => eventsCommand(store, config, args, io),
   secret: secretCommand,
   'restore-finish': restoreFinishCommand,

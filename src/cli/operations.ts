@@ -17,6 +17,9 @@ import type { TokenLifetimes } from '../store/clients.ts';
 import type { User, UserStore } from '../store/users.ts';
 import { logoutUriProblem, normalizeRedirectUri, redirectUriProblem } from '../oauth/registration/redirect-rules.ts';
 import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
+import { JWT_BEARER_GRANT } from '../oauth/grants/jwt-bearer.ts';
+import { TOKEN_EXCHANGE } from '../oauth/grants/token-exchange.ts';
+import { resourceUriProblem } from '../oauth/resources.ts';
 import { checkKeysFor, ClientKeysError, type ConfidentialAuthMethod } from './client-keys.ts';
 
 export class UsageError extends Error {
@@ -58,6 +61,17 @@ export interface CreateClientInput {
   backchannelLogout?: LogoutUri;
   /** Front-Channel Logout 1.0 (`--frontchannel-logout-uri`, `--frontchannel-logout-session-required`). */
   frontchannelLogout?: LogoutUri;
+  /** The audiences it may exchange tokens for (RFC 8693, `--exchange-audience`). */
+  exchangeAudiences?: string[];
+}
+
+/** `--exchange-audience`: absolute URIs (an API's resource identifier, or the default audience), each once. */
+function checkExchangeAudiences(audiences: string[]): string[] {
+  for (const audience of audiences) {
+    const problem = resourceUriProblem(audience);
+    if (problem) throw new UsageError(`--exchange-audience: "${audience}" ${problem}`);
+  }
+  return [...new Set(audiences)];
 }
 
 /**
@@ -103,7 +117,13 @@ function checkGrantTypes(grantTypes: string[], isPublic: boolean): string[] {
   return unique;
 }
 
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
+export const GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  TOKEN_EXCHANGE,
+  JWT_BEARER_GRANT,
+];
 
 /** At least one scope, each one Tessera knows. */
 function checkScopes(scopes: readonly string[], config: Pick<Config, 'scopes'>): void {
@@ -142,7 +162,7 @@ export async function createClient(
   if (input.name.trim() === '') throw new UsageError('--name must not be empty');
   const grantTypes = checkGrantTypes(input.grantTypes ?? ['authorization_code', 'refresh_token'], input.public);
   const allowedOrigins = [...new Set((input.allowedOrigins ?? []).map(checkOrigin))];
-  // A client with only client_credentials redirects nowhere.
+  // A client without authorization_code (client_credentials, token exchange, jwt-bearer) redirects nowhere.
   if (input.redirectUris.length === 0 && grantTypes.includes('authorization_code')) {
     throw new UsageError('at least one --redirect-uri is required');
   }
@@ -195,6 +215,7 @@ export async function createClient(
     ...(input.frontchannelLogout
       ? { frontchannelLogout: checkLogout(input.frontchannelLogout, allowHttp, 'frontchannel') }
       : {}),
+    ...(input.exchangeAudiences?.length ? { exchangeAudiences: checkExchangeAudiences(input.exchangeAudiences) } : {}),
   };
   const data = {
     name: client.name,
@@ -205,6 +226,7 @@ export async function createClient(
     ...(input.requireDpop ? { dpop_bound_access_tokens: true } : {}),
     ...(client.admin ? { admin: true } : {}),
     ...(client.allowedRoles ? { roles: client.allowedRoles } : {}),
+    ...(client.exchangeAudiences ? { exchange_audiences: client.exchangeAudiences } : {}),
   };
   await store.createClient(
     client,
@@ -259,6 +281,8 @@ export interface UpdateClientInput {
   backchannelLogout?: LogoutUri | null | undefined;
   /** Likewise the frontchannel_logout_uri (`--no-frontchannel-logout-uri`). */
   frontchannelLogout?: LogoutUri | null | undefined;
+  /** Replaces the audiences it may exchange tokens for; [] for none. */
+  exchangeAudiences?: string[] | undefined;
 }
 
 /** Changes what `tessera clients update` changes; the client_id, secret and owner stay. */
@@ -344,6 +368,7 @@ export async function updateClient(
     const said = input[`${channel}Logout`];
     if (said !== undefined) updated[`${channel}Logout`] = said && checkLogout(said, allowHttp, channel);
   }
+  if (input.exchangeAudiences) updated.exchangeAudiences = checkExchangeAudiences(input.exchangeAudiences);
   // The client's own lifetimes, where it has them (seconds); the others follow the server's.
   const { accessToken, refreshToken, idToken } = updated.lifetimes;
   const lifetimes = { access_token_ttl: accessToken, refresh_token_ttl: refreshToken, id_token_ttl: idToken };
@@ -365,6 +390,7 @@ export async function updateClient(
     ...(input.allowedRoles === undefined ? {} : { roles: updated.allowedRoles ?? 'all' }),
     ...(input.backchannelLogout === undefined ? {} : { backchannel_logout_uri: input.backchannelLogout?.uri ?? '' }),
     ...(input.frontchannelLogout === undefined ? {} : { frontchannel_logout_uri: input.frontchannelLogout?.uri ?? '' }),
+    ...(input.exchangeAudiences === undefined ? {} : { exchange_audiences: updated.exchangeAudiences ?? [] }),
   };
 
   await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));

@@ -8,6 +8,7 @@ import type { MailSettings } from '../mail/compose.ts';
 import type { ClientAuthThrottle } from '../oauth/client-auth/throttle.ts';
 import type { ClientAssertions } from '../oauth/client-auth/assertion.ts';
 import type { DpopProofs } from '../oauth/dpop.ts';
+import type { AssertionIssuers } from '../oauth/grants/types.ts';
 import type { RequestObjects } from '../oauth/authorize/request-object.ts';
 import type { ThrottleObserver } from '../authn/throttle.ts';
 import type { CodeSealer } from '../oauth/codes.ts';
@@ -50,4 +51,6 @@ export interface RouteContext {
   mail: MailSettings;
   /** Upstream providers (src/upstream): how they are reached, and what a sign-in through one keeps in the browser. */
   upstream: { deps: UpstreamDeps; flows: UpstreamFlowSealer; links: PendingLinkSealer };
+  /** The issuers of ID-JAGs redeemed at the token endpoint: the upstream providers, and their keys. */
+  issuers: AssertionIssuers;
 }

@@ -44,6 +44,8 @@ export function discoveryMetadata(
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: SUPPORTED_GRANT_TYPES,
+    // draft-ietf-oauth-identity-assertion-authz-grant: ID-JAGs redeemed with the jwt-bearer grant.
+    authorization_grant_profiles_supported: ['urn:ietf:params:oauth:grant-profile:id-jag'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: SIGNING_ALGS,
     userinfo_signing_alg_values_supported: [],

@@ -78,6 +78,11 @@ export interface Client {
   frontchannelLogout?: LogoutUri | null;
   /** Its token requests must carry a DPoP proof (RFC 9449 §5.2, `--require-dpop`); absent: false. */
   requireDpop?: boolean;
+  /**
+   * The audiences it may exchange tokens for (RFC 8693, `--exchange-audience`, src/oauth/grants/token-exchange.ts);
+   * absent or empty: none.
+   */
+  exchangeAudiences?: string[];
 }
 
 /** Where a client hears of a session's end, and whether it must be told its `sid`. */
@@ -208,6 +213,8 @@ function toClient(row: Selectable<ClientRow>): Client {
         }),
     // Absent before migration 024 and for clients never given the option.
     ...(row.require_dpop === 1 ? { requireDpop: true } : {}),
+    // Absent before migration 025 and for clients without them.
+    ...(row.exchange_audiences ? { exchangeAudiences: splitScope(row.exchange_audiences) } : {}),
   };
 }
 
@@ -278,6 +285,10 @@ function fromClient(client: Client): Insertable<ClientRow> {
         }),
     // Likewise before migration 024.
     ...(client.requireDpop === undefined ? {} : { require_dpop: client.requireDpop ? 1 : 0 }),
+    // Likewise before migration 025.
+    ...(client.exchangeAudiences === undefined
+      ? {}
+      : { exchange_audiences: client.exchangeAudiences.length > 0 ? client.exchangeAudiences.join(' ') : null }),
   };
 }
 
@@ -343,7 +354,8 @@ export class Clients extends Aggregate implements ClientStore {
     const live = (eb: ExpressionBuilder<Database, 'grants'>) => eb.and({ client_id: clientId, revoked_at: null });
     const revoked = this.db.updateTable('grants').set({ revoked_at: now }).where(live);
     const consents = this.db.deleteFrom('consents').where('client_id', '=', clientId);
-    return (await this.write(deleted, revoked, consents, ...this.events(event))) === 1;
+    const connections = this.db.deleteFrom('connections').where('client_id', '=', clientId);
+    return (await this.write(deleted, revoked, consents, connections, ...this.events(event))) === 1;
   }
 
   async setClientSecretHash(

@@ -6,6 +6,7 @@ import { type Kysely, type NoMigrations, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import type { Connection } from './aggregate.ts';
 import { type Client, Clients } from './clients.ts';
+import { type Connection as AgentConnection, Connections } from './connections.ts';
 import { type EncryptedValue, EncryptedValues } from './encrypted.ts';
 import { type EventFilter, Events } from './events.ts';
 import { type ChallengeUse, type Passkey, Passkeys, type PasskeyUse } from './passkeys.ts';
@@ -52,6 +53,7 @@ export abstract class KyselyStore implements Store {
   protected readonly logoutDeliveries: LogoutDeliveries;
   protected readonly notices: Notices;
   protected readonly oneTime: OneTime;
+  protected readonly connections: Connections;
   readonly #purge: Purge;
 
   constructor(connection: Connection) {
@@ -75,6 +77,7 @@ export abstract class KyselyStore implements Store {
     this.logoutDeliveries = new LogoutDeliveries(connection);
     this.notices = new Notices(connection);
     this.oneTime = new OneTime(connection);
+    this.connections = new Connections(connection);
     this.#purge = new Purge(connection);
   }
 
@@ -150,6 +153,26 @@ export abstract class KyselyStore implements Store {
   }
   takePushedRequest(id: string, now: number) {
     return this.oneTime.takePushedRequest(id, now);
+  }
+
+  // ID-JAG connections (./connections.ts)
+  createConnection(connection: AgentConnection, event?: SecurityEvent) {
+    return this.connections.createConnection(connection, event);
+  }
+  getConnection(id: string) {
+    return this.connections.getConnection(id);
+  }
+  findConnection(clientId: string, audience: string) {
+    return this.connections.findConnection(clientId, audience);
+  }
+  listConnections(clientId?: string) {
+    return this.connections.listConnections(clientId);
+  }
+  updateConnection(connection: AgentConnection, event?: SecurityEvent) {
+    return this.connections.updateConnection(connection, event);
+  }
+  deleteConnection(id: string, event?: SecurityEvent) {
+    return this.connections.deleteConnection(id, event);
   }
 
   // APIs, RFC 8707 (./resources.ts)

@@ -5,6 +5,7 @@
 import type { NoMigrations } from 'kysely';
 import type { MigrationStatus } from './migrations/index.ts';
 import type { Client, ClientStore } from './clients.ts';
+import type { ConnectionStore } from './connections.ts';
 import type { EncryptedValueStore } from './encrypted.ts';
 import type { EventStore } from './events.ts';
 import type { GrantStore, RevocationStore } from './grants.ts';
@@ -57,7 +58,8 @@ export interface Store
     MailStore,
     LogoutDeliveryStore,
     NoticeStore,
-    OneTimeStore {
+    OneTimeStore,
+    ConnectionStore {
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
   /** Runs pending migrations (./migrations), or migrates up or down to `to`; returns the names applied or undone. */

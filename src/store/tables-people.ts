@@ -55,6 +55,8 @@ export interface UpstreamProviderRow {
   github_api_url: string | null;
   created_at: number;
   updated_at: number;
+  /** 1: its ID-JAGs are redeemed at the token endpoint (migration 025; not null, default 0). */
+  accept_id_jag?: number;
 }
 
 /** A person at an upstream provider (provider, subject) linked to a user here. */

@@ -67,6 +67,8 @@ export interface ClientRow {
   frontchannel_logout_session_required: number | null;
   /** 1: its token requests must carry a DPoP proof (RFC 9449 §5.2, migration 024); null or 0: not. */
   require_dpop?: number | null;
+  /** Space-separated audiences it may exchange tokens for (RFC 8693, migration 025); null: none. */
+  exchange_audiences?: string | null;
 }
 
 /** A `jti` used once (a client assertion's), hashed with what it is for; kept until it expires. */
@@ -288,4 +290,21 @@ export interface Database {
   mails: People.MailRow;
   logout_deliveries: LogoutDeliveryRow;
   mail_tokens: People.MailTokenRow;
+  connections: ConnectionRow;
+}
+
+/**
+ * The operator's policy for minting ID-JAGs (migration 025): a client may ask for an identity
+ * assertion for `audience` (another authorization server's issuer), where it is `remote_client_id`,
+ * for the scopes in `scope` (space-separated) and, when set, the resource `resource`.
+ */
+export interface ConnectionRow {
+  id: string;
+  client_id: string;
+  audience: string;
+  remote_client_id: string;
+  scope: string;
+  resource: string | null;
+  created_at: number;
+  updated_at: number;
 }

@@ -39,6 +39,8 @@ export interface UpstreamProvider {
   /** GitHub's web and REST API bases; null for OpenID Connect. */
   githubUrl: string | null;
   githubApiUrl: string | null;
+  /** Its ID-JAGs (identity assertions for Tessera) are redeemed (src/oauth/grants/jwt-bearer.ts). */
+  acceptIdJag: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -103,6 +105,7 @@ function toProvider(row: UpstreamProviderRow): UpstreamProvider {
     trustUpstreamMfa: row.trust_upstream_mfa === 1,
     allowPrivateNetwork: row.allow_private_network === 1,
     loginHintDomains: splitScope(row.login_hint_domains),
+    acceptIdJag: row.accept_id_jag === 1,
   };
 }
 
@@ -115,6 +118,7 @@ function fromProvider(provider: UpstreamProvider): UpstreamProviderRow {
     trust_upstream_mfa: provider.trustUpstreamMfa ? 1 : 0,
     allow_private_network: provider.allowPrivateNetwork ? 1 : 0,
     login_hint_domains: provider.loginHintDomains.join(' '),
+    accept_id_jag: provider.acceptIdJag ? 1 : 0,
   };
 }
 
@@ -169,6 +173,7 @@ export class Upstream extends Aggregate implements UpstreamStore {
       login_hint_domains: row.login_hint_domains,
       github_url: row.github_url,
       github_api_url: row.github_api_url,
+      accept_id_jag: row.accept_id_jag,
       updated_at: row.updated_at,
     };
     const updated = this.db.updateTable('upstream_providers').set(set).where('id', '=', provider.id);

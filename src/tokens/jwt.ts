@@ -20,9 +20,17 @@ export interface AccessTokenInput {
   roles?: readonly string[];
   /** The thumbprint of the DPoP key the token is bound to (RFC 9449 §6.1 `cnf.jkt`); absent: a Bearer token. */
   jkt?: string;
+  /** RFC 8693 §4.1: who acts for the subject (a token exchange's), the earlier actors nested. */
+  act?: Actor;
   now: number;
   ttl: number;
   alg: SigningAlg;
+}
+
+/** RFC 8693 §4.1: the acting party, and within it the one that acted before it, if any. */
+export interface Actor {
+  sub: string;
+  act?: Actor;
 }
 
 /**
@@ -108,6 +116,7 @@ export async function signAccessToken(keys: KeyStore, input: AccessTokenInput): 
     grant_id: input.grantId,
     ...(input.roles && input.roles.length > 0 ? { roles: input.roles } : {}),
     ...(input.jkt !== undefined ? { cnf: { jkt: input.jkt } } : {}),
+    ...(input.act ? { act: input.act } : {}),
     iat: input.now,
     exp: input.now + input.ttl,
     jti: newId(),
@@ -172,6 +181,10 @@ export interface AccessTokenClaims {
   roles?: string[];
   /** RFC 9449 §6.1: the DPoP key the token is bound to. */
   cnf?: { jkt?: string };
+  /** The actor of an exchanged token (RFC 8693 §4.1). */
+  act?: Actor;
+  /** When the user signed in; absent without a user. */
+  auth_time?: number;
   jti: string;
   iat: number;
   exp: number;

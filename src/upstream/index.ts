@@ -110,3 +110,21 @@ export async function identityAt(
     return { identity: verified.identity, profile: () => guarded(verified.profile) };
   });
 }
+
+/**
+ * The provider's jwks_uri, from its discovery document (read through the guard and kept as a
+ * sign-in's is), for the ID-JAGs it issues (src/oauth/grants/jwt-bearer.ts). Throws UpstreamError.
+ */
+export async function jwksUriOf(deps: UpstreamDeps, provider: UpstreamProvider): Promise<string> {
+  try {
+    const clientSecret = clientSecretOf(deps, provider);
+    const config = await withinDeadline(provider, deps.network, () =>
+      deps.oidc.get(provider, clientSecret, deps.network.allowPrivate),
+    );
+    const uri = config.serverMetadata().jwks_uri;
+    if (!uri) throw new UpstreamError('invalid_response', `${provider.issuer} names no jwks_uri`);
+    return uri;
+  } catch (err) {
+    failed(deps, provider, err);
+  }
+}

@@ -28,6 +28,7 @@ export interface ProviderSettings {
   loginHintDomains?: string[] | undefined;
   githubUrl?: string | undefined;
   githubApiUrl?: string | undefined;
+  acceptIdJag?: boolean | undefined;
 }
 
 export interface SettingsContext {
@@ -128,6 +129,9 @@ function apply(base: UpstreamProvider, settings: ProviderSettings, context: Sett
   }
   if (settings.allowPrivateNetwork !== undefined) next.allowPrivateNetwork = settings.allowPrivateNetwork;
   if (settings.loginHintDomains !== undefined) next.loginHintDomains = domainList(settings.loginHintDomains);
+  if (settings.acceptIdJag !== undefined) next.acceptIdJag = settings.acceptIdJag;
+  // An ID-JAG is a JWT signed with keys its issuer's discovery document names: OpenID Connect only.
+  if (github && next.acceptIdJag) throw new ProviderInputError('--accept-id-jag is for OpenID Connect providers');
   return next;
 }
 
@@ -159,6 +163,7 @@ export function newProvider(
     loginHintDomains: [],
     githubUrl: github ? GITHUB_URL : null,
     githubApiUrl: github ? GITHUB_API_URL : null,
+    acceptIdJag: false,
     createdAt: context.now,
     updatedAt: context.now,
   };

@@ -58,6 +58,10 @@ describe('tessera providers', () => {
         ],
         /GitHub does not say/,
       ],
+      [
+        ['providers', 'create', '--type', 'github', '--client-id', 'x', '--client-secret-stdin', '--accept-id-jag'],
+        /--accept-id-jag is for OpenID Connect providers/,
+      ],
       // Plain http only where private addresses are allowed (development and tests).
       [oidc('corp'), /--issuer: must be https/, {}],
     ];
@@ -106,6 +110,7 @@ describe('tessera providers', () => {
         trust_upstream_mfa: false,
         allow_private_network: false,
         login_hint_domains: ['corp.example'],
+        accept_id_jag: false,
         callback_uri: callback,
         linked_accounts: 0,
         created_at: undefined,

@@ -39,9 +39,6 @@ describe("docs/endpoints.md's list of what is not supported", () => {
       assert.equal(metadata.device_authorization_endpoint, undefined);
       assert.equal(has('grant_types_supported', 'urn:ietf:params:oauth:grant-type:device_code'), false);
     },
-    'token exchange': () => {
-      assert.equal(has('grant_types_supported', 'urn:ietf:params:oauth:grant-type:token-exchange'), false);
-    },
     'the implicit and hybrid flows': () => {
       assert.deepEqual(metadata.response_types_supported, ['code']);
       assert.equal(has('grant_types_supported', 'implicit'), false);

@@ -4,7 +4,7 @@
 // long-lived or signed with an alg its method does not take are refused (invalid_client) and
 // counted by the throttle; a key rotated at the jwks_uri is fetched again; revocation and
 // introspection take assertions too; a client that registers itself may use private_key_jwt; the MCP
-// SDK's PrivateKeyJwtProvider gets a machine client its token.
+// SDK's PrivateKeyJwtProvider and ClientCredentialsProvider get a machine client its token.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -12,7 +12,7 @@ import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import * as client from 'openid-client';
 import * as oauth from 'oauth4webapi';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import { PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { run } from '../../src/cli/main.ts';
 import { cliIo, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -214,6 +214,35 @@ describe('private_key_jwt and client_secret_jwt', () => {
     });
     assert.equal(await auth(provider, { serverUrl: server.issuer }), 'AUTHORIZED');
     assert.equal(provider.tokens()?.scope, 'apps');
+  });
+
+  it("the MCP SDK's ClientCredentialsProvider: a machine client's token with its secret", async () => {
+    const created = await cli(
+      'clients',
+      'create',
+      '--name',
+      'MCP',
+      '--grant-types',
+      'client_credentials',
+      '--scope',
+      'apps',
+    );
+    const provider = new ClientCredentialsProvider({
+      clientId: created.client_id as string,
+      clientSecret: created.client_secret as string,
+      scope: 'apps',
+      expectedIssuer: server.issuer,
+    });
+    assert.equal(await auth(provider, { serverUrl: server.issuer }), 'AUTHORIZED');
+    assert.equal(provider.tokens()?.scope, 'apps');
+    // A wrong secret is refused by the server, not taken for a success.
+    const wrong = new ClientCredentialsProvider({
+      clientId: created.client_id as string,
+      clientSecret: 'not-the-secret',
+      scope: 'apps',
+      expectedIssuer: server.issuer,
+    });
+    await assert.rejects(auth(wrong, { serverUrl: server.issuer }));
   });
 
   it('client_secret_jwt with openid-client, also after the secret is rotated', async () => {

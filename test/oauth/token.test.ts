@@ -31,8 +31,14 @@ const codeFields = (client: TestClient, code = f.code(client)) => ({
 });
 
 describe('token endpoint: grant_type (RFC 6749 §5.2)', () => {
-  it('the grants are authorization_code, refresh_token and client_credentials', () => {
-    assert.deepEqual(SUPPORTED_GRANT_TYPES, ['authorization_code', 'refresh_token', 'client_credentials']);
+  it('the grants are authorization_code, refresh_token, client_credentials, token exchange and jwt-bearer', () => {
+    assert.deepEqual(SUPPORTED_GRANT_TYPES, [
+      'authorization_code',
+      'refresh_token',
+      'client_credentials',
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
+    ]);
   });
 
   it('a missing or empty grant_type is invalid_request', async () => {

@@ -13,6 +13,7 @@ import { userRecord } from '../helpers/users.ts';
 
 const TABLES = [
   'clients',
+  'connections',
   'consents',
   'events',
   'grants',

@@ -169,9 +169,11 @@ describe('export and import', async () => {
     } finally {
       await store.close();
     }
+    const connection = ['--audience', 'https://mcp-as.example', '--remote-client-id', 'web', '--scope', 'tools'];
     for (const args of [
       ['resources', 'create', '--uri', 'https://api.example/', '--scope', 'apps', '--name', 'API'],
       ['webhooks', 'create', '--url', 'https://hooks.example/tessera', '--events', 'user.created'],
+      ['connections', 'create', '--client', confidential.id, ...connection],
     ]) {
       const made = await tessera(source, args);
       assert.equal(made.code, 0, made.err.join('\n'));

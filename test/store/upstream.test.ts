@@ -33,6 +33,7 @@ function provider(overrides: Partial<UpstreamProvider> = {}): UpstreamProvider {
     loginHintDomains: [],
     githubUrl: null,
     githubApiUrl: null,
+    acceptIdJag: false,
     createdAt: NOW,
     updatedAt: NOW,
     ...overrides,
@@ -87,7 +88,14 @@ for (const [name, database] of [
       assert.equal(await store.createProvider(github), true);
       assert.deepEqual(await store.getProvider(github.id), github);
       assert.equal(await store.createProvider({ ...github, name: 'Again' }), false);
-      const changed = { ...github, name: 'GHE', trustEmail: false, loginHintDomains: [], updatedAt: NOW + 5 };
+      const changed = {
+        ...github,
+        name: 'GHE',
+        trustEmail: false,
+        loginHintDomains: [],
+        acceptIdJag: true,
+        updatedAt: NOW + 5,
+      };
       assert.equal(await store.updateProvider({ ...changed, type: 'oidc', createdAt: 1 }), true);
       assert.deepEqual(await store.getProvider(github.id), changed);
       assert.ok((await store.listProviders()).some((p) => p.id === github.id));

@@ -73,6 +73,7 @@ function describe(client: Client, config: Config, text = false): Record<string, 
     backchannel_logout_session_required: client.backchannelLogout?.sessionRequired ?? false,
     frontchannel_logout_uri: client.frontchannelLogout?.uri ?? null,
     frontchannel_logout_session_required: client.frontchannelLogout?.sessionRequired ?? false,
+    exchange_audiences: client.exchangeAudiences ?? [],
     ...describeLifetimes(client.lifetimes, config, text),
     created_at: formatTime(client.createdAt),
     // Registered before today's rules: it keeps working, and is flagged here.
@@ -167,6 +168,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         'allowed-origin': { type: 'string', multiple: true },
         admin: { type: 'boolean' },
         roles: { type: 'string' },
+        'exchange-audience': { type: 'string', multiple: true },
         ...LIFETIME_OPTIONS,
         json: { type: 'boolean' },
       });
@@ -195,6 +197,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         admin: values.admin ?? false,
         ...(values.roles === undefined ? {} : { allowedRoles: roleList(values.roles) }),
         ...definedLogouts(values),
+        ...(values['exchange-audience'] ? { exchangeAudiences: values['exchange-audience'] } : {}),
       });
       for (const warning of warnings) io.err(`warning: ${warning}`);
       const secret = clientSecret ? { client_secret: clientSecret } : {};
@@ -260,6 +263,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
           'all-roles': { type: 'boolean' },
           ...LOGOUT_OPTIONS,
           ...NO_LOGOUT_OPTIONS,
+          'exchange-audience': { type: 'string', multiple: true },
+          'no-exchange-audiences': { type: 'boolean' },
           ...LIFETIME_OPTIONS,
           json: { type: 'boolean' },
         },
@@ -292,6 +297,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         allowedRoles: values['all-roles'] ? null : values.roles === undefined ? undefined : roleList(values.roles),
         backchannelLogout: logoutFrom(values, 'backchannel', current),
         frontchannelLogout: logoutFrom(values, 'frontchannel', current),
+        exchangeAudiences: values['no-exchange-audiences'] ? [] : values['exchange-audience'],
       };
       const now = Math.floor(Date.now() / 1000);
       const { client, warnings, clientSecret } = await updateClient(store, id, input, now, CLI, config);

@@ -33,6 +33,7 @@ function describe(provider: UpstreamProvider, config: Config, links?: number): R
     trust_upstream_mfa: provider.trustUpstreamMfa,
     allow_private_network: provider.allowPrivateNetwork,
     login_hint_domains: provider.loginHintDomains,
+    ...(provider.type === 'oidc' ? { accept_id_jag: provider.acceptIdJag } : {}),
     callback_uri: callbackUri(config.issuer, provider.id),
     ...(links === undefined ? {} : { linked_accounts: links }),
     created_at: formatTime(provider.createdAt),
@@ -52,6 +53,7 @@ const SETTINGS = {
   'trust-upstream-mfa': { type: 'boolean' },
   'allow-private-network': { type: 'boolean' },
   'login-hint-domain': { type: 'string', multiple: true },
+  'accept-id-jag': { type: 'boolean' },
   'github-url': { type: 'string' },
   'github-api-url': { type: 'string' },
   'no-check': { type: 'boolean' },
@@ -65,6 +67,7 @@ const NEGATIONS = {
   'no-trust-upstream-mfa': { type: 'boolean' },
   'no-allow-private-network': { type: 'boolean' },
   'no-login-hint-domains': { type: 'boolean' },
+  'no-accept-id-jag': { type: 'boolean' },
 } as const;
 
 type Values = {
@@ -97,6 +100,7 @@ async function settingsOf(values: Values, io: Io): Promise<ProviderSettings> {
     trustUpstreamMfa: flag(values, 'trust-upstream-mfa'),
     allowPrivateNetwork: flag(values, 'allow-private-network'),
     loginHintDomains: domains,
+    acceptIdJag: flag(values, 'accept-id-jag'),
     githubUrl: text('github-url'),
     githubApiUrl: text('github-api-url'),
   };

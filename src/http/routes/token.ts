@@ -31,6 +31,7 @@ export function tokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
         now,
         ...(dpopJkt === undefined ? {} : { dpopJkt }),
         requester: () => requesterOf(request),
+        issuers: ctx.issuers,
       },
       request.headers.authorization,
       formParams(request),

@@ -42,24 +42,38 @@ export class ClientKeySets {
     }
     const uri = client.jwksUri;
     if (!uri) throw new ClientKeysUnavailable('the client has no registered keys (jwks or jwks_uri)');
+    return this.withKeysAt(uri, now, verify);
+  }
+
+  /**
+   * Verifies with the JWK Set at `uri` (a client's jwks_uri, or an ID-JAG issuer's), kept and fetched
+   * again as above; `allowPrivate` lets this one fetch reach a private address (a provider the
+   * operator allowed inside the network).
+   */
+  async withKeysAt<T>(
+    uri: string,
+    now: number,
+    verify: (keys: JWTVerifyGetKey) => Promise<T>,
+    allowPrivate = this.#allowPrivate,
+  ): Promise<T> {
     let entry = this.#fetched.get(uri);
-    if (!entry || entry.fetchedAt + JWKS_CACHE.keep <= now) entry = await this.#fetch(uri, now);
+    if (!entry || entry.fetchedAt + JWKS_CACHE.keep <= now) entry = await this.#fetch(uri, now, allowPrivate);
     try {
       return await verify(entry.keys);
     } catch (err) {
       const unknownKid = err instanceof errors.JWKSNoMatchingKey;
       if (!unknownKid || entry.fetchedAt + JWKS_CACHE.refetchAfter > now) throw err;
-      return verify((await this.#fetch(uri, now)).keys);
+      return verify((await this.#fetch(uri, now, allowPrivate)).keys);
     }
   }
 
-  async #fetch(uri: string, now: number): Promise<Entry> {
+  async #fetch(uri: string, now: number, allowPrivate: boolean): Promise<Entry> {
     let body: unknown;
     try {
       const response = await fetchOutbound(uri, {
         timeoutMs: TIMEOUT_MS,
         maxBytes: MAX_BYTES,
-        allowPrivate: this.#allowPrivate,
+        allowPrivate,
         allowHttp: this.#allowPrivate,
         headers: { accept: 'application/jwk-set+json, application/json' },
       });

@@ -2,8 +2,14 @@
 import type { Config } from '../../config/index.ts';
 import type { Requester } from '../../events/index.ts';
 import type { Client, ClientStore } from '../../store/clients.ts';
-import type { GrantStore } from '../../store/grants.ts';
+import type { ConnectionStore } from '../../store/connections.ts';
+import type { EventStore } from '../../store/events.ts';
+import type { GrantStore, RevocationStore } from '../../store/grants.ts';
+import type { OneTimeStore } from '../../store/one-time.ts';
 import type { ResourceStore } from '../../store/resources.ts';
+import type { AccountStore } from '../../upstream/accounts.ts';
+import type { UpstreamDeps } from '../../upstream/index.ts';
+import type { ClientKeySets } from '../client-auth/keys.ts';
 import type { KeyStore } from '../../tokens/keystore.ts';
 import type { RefreshTokens } from '../../tokens/refresh.ts';
 import type { CodeSealer } from '../codes.ts';
@@ -22,9 +28,25 @@ export type TokenConfig = Pick<
   | 'signingAlg'
 >;
 
+/** The store as the grants see it: token exchange and ID-JAGs (./token-exchange.ts, ./jwt-bearer.ts) read more. */
+export type GrantsStore = ClientStore &
+  GrantStore &
+  ResourceStore &
+  RevocationStore &
+  EventStore &
+  OneTimeStore &
+  ConnectionStore &
+  AccountStore;
+
+/** How the issuers of ID-JAGs (upstream providers, --accept-id-jag) are reached, and their keys kept. */
+export interface AssertionIssuers {
+  upstream: UpstreamDeps;
+  keys: ClientKeySets;
+}
+
 export interface GrantContext {
   config: TokenConfig;
-  store: ClientStore & GrantStore & ResourceStore;
+  store: GrantsStore;
   keys: KeyStore;
   codes: CodeSealer;
   refreshTokens: RefreshTokens;
@@ -36,13 +58,20 @@ export interface GrantContext {
   dpopJkt?: string;
   /** Who sent the request: asked only when an event is recorded (a replay), never on the way to tokens. */
   requester?: () => Requester;
+  /** For the jwt-bearer grant (ID-JAG); absent, it refuses every assertion as unverifiable. */
+  issuers?: AssertionIssuers;
 }
 
 /** RFC 6749 §5.1 and OIDC Core §3.1.3.3. */
 export interface TokenResponse {
   access_token: string;
-  /** DPoP for a token bound to the proof's key (RFC 9449 §5). */
-  token_type: 'Bearer' | 'DPoP';
+  /**
+   * DPoP for a token bound to the proof's key (RFC 9449 §5); `N_A` for a token that is not an access
+   * token (RFC 8693 §2.2.1: an ID-JAG).
+   */
+  token_type: 'Bearer' | 'DPoP' | 'N_A';
+  /** RFC 8693 §2.2.1: what a token exchange issued. */
+  issued_token_type?: string;
   expires_in: number;
   /** Not for client_credentials (RFC 6749 §4.4.3). */
   refresh_token?: string;

@@ -45,6 +45,8 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
   // stay the same).
   exported('upstream_providers', ['id']),
   exported('upstream_links', ['provider_id', 'subject']),
+  // The operator's policies for minting ID-JAGs (src/admin/connections.ts).
+  exported('connections', ['id']),
   // Private halves encrypted under TESSERA_SECRET, as stored: so that tokens signed before the move
   // still verify. Without them, the first start makes new keys.
   exported('signing_keys', ['kid'], 'keys'),
