@@ -8,6 +8,7 @@ import { CLIENT_SECRET_JWT_ALGS, PRIVATE_KEY_JWT_ALGS } from '../oauth/client-au
 import { REQUEST_OBJECT_ALGS } from '../oauth/authorize/request-object.ts';
 import { SUPPORTED_CLAIMS } from '../tokens/claims.ts';
 import { DPOP_ALGS } from '../tokens/dpop-proof.ts';
+import { TOKEN_TYPES } from '../oauth/grants/subject-token.ts';
 
 /** How confidential clients authenticate (src/oauth/client-auth), and the algs of their assertions. */
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt'];
@@ -46,6 +47,8 @@ export function discoveryMetadata(
     grant_types_supported: SUPPORTED_GRANT_TYPES,
     // draft-ietf-oauth-identity-assertion-authz-grant: ID-JAGs redeemed with the jwt-bearer grant.
     authorization_grant_profiles_supported: ['urn:ietf:params:oauth:grant-profile:id-jag'],
+    // The same draft, as the identity provider: ID-JAGs minted by token exchange under a connection.
+    identity_chaining_requested_token_types_supported: [TOKEN_TYPES.idJag],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: SIGNING_ALGS,
     userinfo_signing_alg_values_supported: [],

@@ -30,6 +30,9 @@ describe('discovery, JWKS, health and metrics', () => {
         'urn:ietf:params:oauth:grant-type:jwt-bearer',
       ]);
       assert.deepEqual(metadata.authorization_grant_profiles_supported, ['urn:ietf:params:oauth:grant-profile:id-jag']);
+      assert.deepEqual(metadata.identity_chaining_requested_token_types_supported, [
+        'urn:ietf:params:oauth:token-type:id-jag',
+      ]);
       assert.deepEqual(metadata.code_challenge_methods_supported, ['S256']);
       assert.deepEqual(metadata.token_endpoint_auth_methods_supported, [
         'client_secret_basic',
