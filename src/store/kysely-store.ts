@@ -16,6 +16,7 @@ import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFami
 import { Purge, type PurgeInput } from './housekeeping.ts';
 import { migrate, type MigrationStatus, migrationStatus } from './migrations/index.ts';
 import { OneTime, type PushedRequest } from './one-time.ts';
+import { type DeviceAuthorization, DeviceAuthorizations, type DeviceDecision } from './device-authorizations.ts';
 import { type Resource, Resources } from './resources.ts';
 import { RestoreWatch, type RestoreWatchState, type RestoreWatchStore } from './restore-watch.ts';
 import { Restores } from './restores.ts';
@@ -52,6 +53,7 @@ export abstract class KyselyStore implements Store {
   protected readonly logoutDeliveries: LogoutDeliveries;
   protected readonly notices: Notices;
   protected readonly oneTime: OneTime;
+  protected readonly deviceAuthorizations: DeviceAuthorizations;
   readonly #purge: Purge;
 
   constructor(connection: Connection) {
@@ -75,6 +77,7 @@ export abstract class KyselyStore implements Store {
     this.logoutDeliveries = new LogoutDeliveries(connection);
     this.notices = new Notices(connection);
     this.oneTime = new OneTime(connection);
+    this.deviceAuthorizations = new DeviceAuthorizations(connection);
     this.#purge = new Purge(connection);
   }
 
@@ -147,6 +150,23 @@ export abstract class KyselyStore implements Store {
   }
   takePushedRequest(id: string, now: number) {
     return this.oneTime.takePushedRequest(id, now);
+  }
+
+  // device authorizations, RFC 8628 (./device-authorizations.ts)
+  createDeviceAuthorization(authorization: DeviceAuthorization) {
+    return this.deviceAuthorizations.createDeviceAuthorization(authorization);
+  }
+  getDeviceAuthorizationByDeviceCode(deviceCodeHash: string) {
+    return this.deviceAuthorizations.getDeviceAuthorizationByDeviceCode(deviceCodeHash);
+  }
+  getDeviceAuthorizationByUserCode(userCodeHash: string) {
+    return this.deviceAuthorizations.getDeviceAuthorizationByUserCode(userCodeHash);
+  }
+  decideDeviceAuthorization(id: string, decision: DeviceDecision, now: number, event: SecurityEvent) {
+    return this.deviceAuthorizations.decideDeviceAuthorization(id, decision, now, event);
+  }
+  recordDevicePoll(id: string, previousPoll: number | null, now: number, interval: number) {
+    return this.deviceAuthorizations.recordDevicePoll(id, previousPoll, now, interval);
   }
 
   // APIs, RFC 8707 (./resources.ts)

@@ -12,6 +12,7 @@ import type { MailStore } from './mails.ts';
 import type { LogoutDeliveryStore } from './logout-deliveries.ts';
 import type { NoticeStore } from './notices.ts';
 import type { OneTimeStore } from './one-time.ts';
+import type { DeviceAuthorizationStore } from './device-authorizations.ts';
 import type { PurgeInput } from './housekeeping.ts';
 import type { PasskeyStore } from './passkeys.ts';
 import type { ResourceStore } from './resources.ts';
@@ -57,7 +58,8 @@ export interface Store
     MailStore,
     LogoutDeliveryStore,
     NoticeStore,
-    OneTimeStore {
+    OneTimeStore,
+    DeviceAuthorizationStore {
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
   /** Runs pending migrations (./migrations), or migrates up or down to `to`; returns the names applied or undone. */

@@ -2,8 +2,10 @@
 import type { Config } from '../../config/index.ts';
 import type { Requester } from '../../events/index.ts';
 import type { Client, ClientStore } from '../../store/clients.ts';
+import type { DeviceAuthorizationStore } from '../../store/device-authorizations.ts';
 import type { GrantStore } from '../../store/grants.ts';
 import type { ResourceStore } from '../../store/resources.ts';
+import type { UserStore } from '../../store/users.ts';
 import type { KeyStore } from '../../tokens/keystore.ts';
 import type { RefreshTokens } from '../../tokens/refresh.ts';
 import type { CodeSealer } from '../codes.ts';
@@ -24,7 +26,7 @@ export type TokenConfig = Pick<
 
 export interface GrantContext {
   config: TokenConfig;
-  store: ClientStore & GrantStore & ResourceStore;
+  store: ClientStore & GrantStore & ResourceStore & DeviceAuthorizationStore & Pick<UserStore, 'getUserById'>;
   keys: KeyStore;
   codes: CodeSealer;
   refreshTokens: RefreshTokens;

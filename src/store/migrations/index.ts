@@ -26,6 +26,7 @@ import * as clientKeys from './017_client_keys.ts';
 import * as roles from './018_roles.ts';
 import * as standardClaims from './019_standard_claims.ts';
 import * as backchannelLogout from './020_backchannel_logout.ts';
+import * as deviceAuthorizations from './023_device_authorizations.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_initial': initial,
@@ -46,6 +47,7 @@ export const migrations: Record<string, Migration> = {
   '019_standard_claims': standardClaims,
   '020_backchannel_logout': backchannelLogout,
   '021_event_actor': eventActor,
+  '023_device_authorizations': deviceAuthorizations,
 };
 
 interface AppliedMigration {
