@@ -29,7 +29,8 @@ export const USAGE = `Usage: tessera <command> [options]
   clients create --name NAME --redirect-uri URI [--redirect-uri URI …] --scope "openid profile …"
                  [--post-logout-redirect-uri URI …] [--public] [--first-party] [--require-mfa]
                  [--auth-method client_secret_basic|client_secret_post] [--alg RS256|ES256]
-                 [--grant-types authorization_code,refresh_token,client_credentials]
+                 [--grant-types authorization_code,refresh_token,client_credentials,
+                                urn:ietf:params:oauth:grant-type:device_code]
                  [--allowed-origin ORIGIN …] [--access-token-ttl S] [--refresh-token-ttl S]
                  [--id-token-ttl S] [--json]
   clients update ID [--name N] [--redirect-uri URI …] [--post-logout-redirect-uri URI …]

@@ -19,6 +19,7 @@ import {
   redirectUriProblem,
 } from '../oauth/registration/redirect-rules.ts';
 import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
+import { DEVICE_CODE_GRANT, PERSON_GRANT_TYPES } from '../oauth/grant-types.ts';
 import { checkKeysFor, ClientKeysError, type ConfidentialAuthMethod } from './client-keys.ts';
 
 export class UsageError extends Error {
@@ -85,15 +86,15 @@ function checkOrigin(origin: string): string {
   return origin;
 }
 
-/** The grant types of a client: known names, refresh with code, no client_credentials for a public client. */
+/** The grant types of a client: known names, refresh with a person's grant, no client_credentials for a public client. */
 function checkGrantTypes(grantTypes: string[], isPublic: boolean): string[] {
   const unique = [...new Set(grantTypes)];
   const unknownGrant = unique.filter((g) => !GRANT_TYPES.includes(g));
   if (unknownGrant.length > 0 || unique.length === 0) {
     throw new UsageError(`--grant-types: a comma-separated list of ${GRANT_TYPES.join(', ')}`);
   }
-  if (unique.includes('refresh_token') && !unique.includes('authorization_code')) {
-    throw new UsageError('--grant-types: refresh_token comes with authorization_code');
+  if (unique.includes('refresh_token') && !unique.some((g) => PERSON_GRANT_TYPES.includes(g))) {
+    throw new UsageError(`--grant-types: refresh_token comes with ${PERSON_GRANT_TYPES.join(' or ')}`);
   }
   // RFC 6749 §4.4: client_credentials is for confidential clients only.
   if (isPublic && unique.includes('client_credentials')) {
@@ -102,7 +103,7 @@ function checkGrantTypes(grantTypes: string[], isPublic: boolean): string[] {
   return unique;
 }
 
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT];
 
 /** At least one scope, each one Tessera knows. */
 function checkScopes(scopes: readonly string[], config: Pick<Config, 'scopes'>): void {

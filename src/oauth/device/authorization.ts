@@ -11,12 +11,12 @@ import type { ResourceStore } from '../../store/resources.ts';
 import { hashToken, newId, randomToken } from '../../tokens/opaque.ts';
 import { scope as checkScope } from '../authorize/checks.ts';
 import { authenticateClient } from '../client-auth/index.ts';
+import { DEVICE_CODE_GRANT } from '../grant-types.ts';
 import type { ClientAuthGuard } from '../client-auth/throttle.ts';
 import { type Params, rejectDuplicates } from '../params.ts';
 import { checkScopesForResource, knownResource, resourceParam } from '../resources.ts';
 import { formatUserCode, newUserCode, userCodeHash } from './user-code.ts';
 
-export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** The verification page (the verification_uri), under the issuer. */
 export const VERIFICATION_PATH = '/device';
 /** Seconds a device authorization lives (RFC 8628 §3.2 expires_in): node-oidc-provider's ten minutes. */

@@ -10,7 +10,7 @@ import type { Client } from '../../store/clients.ts';
 import type { DeviceAuthorization } from '../../store/device-authorizations.ts';
 import { claimsForScopes } from '../../tokens/claims.ts';
 import { hashToken } from '../../tokens/opaque.ts';
-import { DEVICE_CODE_GRANT } from '../device/authorization.ts';
+import { DEVICE_CODE_GRANT } from '../grant-types.ts';
 import { type Params, required } from '../params.ts';
 import { resourceParam, tokenTarget } from '../resources.ts';
 import { signTokens } from './issue.ts';
