@@ -18,6 +18,7 @@ import {
   toBrowserSession,
 } from '../authn/session.ts';
 import { VERIFICATION_PATH } from '../oauth/device/authorization.ts';
+import { formatUserCode } from '../oauth/device/user-code.ts';
 import type { SessionStore } from '../store/sessions.ts';
 import { hashToken, randomToken, safeEqual } from '../tokens/opaque.ts';
 import { macMatches, purposeKeys } from '../tokens/sealed.ts';
@@ -135,7 +136,7 @@ export class BrowserState {
     if (value === undefined) return '/account';
     reply.clearCookie(this.names.verify, this.#cookieOptions());
     if (!VERIFY_VALUE.test(value)) return '/account';
-    return value === '' ? VERIFICATION_PATH : `${VERIFICATION_PATH}?user_code=${value}`;
+    return value === '' ? VERIFICATION_PATH : `${VERIFICATION_PATH}?user_code=${formatUserCode(value)}`;
   }
 
   /** The device cookie's MAC under the newest secret. */
