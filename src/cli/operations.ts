@@ -86,7 +86,7 @@ function checkOrigin(origin: string): string {
   return origin;
 }
 
-/** The grant types of a client: known names, refresh with a person's grant, no client_credentials for a public client. */
+/** A client's grant types: known names, refresh with a person's grant, no client_credentials for a public client. */
 function checkGrantTypes(grantTypes: string[], isPublic: boolean): string[] {
   const unique = [...new Set(grantTypes)];
   const unknownGrant = unique.filter((g) => !GRANT_TYPES.includes(g));

@@ -36,10 +36,6 @@ describe("docs/endpoints.md's list of what is not supported", () => {
       assert.equal(metadata.dpop_signing_alg_values_supported, undefined);
       assert.equal(metadata.tls_client_certificate_bound_access_tokens, undefined);
     },
-    'the device authorization grant': () => {
-      assert.equal(metadata.device_authorization_endpoint, undefined);
-      assert.equal(has('grant_types_supported', 'urn:ietf:params:oauth:grant-type:device_code'), false);
-    },
     'token exchange': () => {
       assert.equal(has('grant_types_supported', 'urn:ietf:params:oauth:grant-type:token-exchange'), false);
     },

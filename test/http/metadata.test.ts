@@ -22,7 +22,13 @@ describe('discovery, JWKS, health and metrics', () => {
       assert.equal(metadata.userinfo_endpoint, `${server.issuer}/oauth2/userinfo`);
       assert.equal(metadata.jwks_uri, `${server.issuer}/oauth2/jwks`);
       assert.deepEqual(metadata.response_types_supported, ['code']);
-      assert.deepEqual(metadata.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials']);
+      assert.deepEqual(metadata.grant_types_supported, [
+        'authorization_code',
+        'refresh_token',
+        'client_credentials',
+        'urn:ietf:params:oauth:grant-type:device_code',
+      ]);
+      assert.equal(metadata.device_authorization_endpoint, `${server.issuer}/oauth2/device_authorization`);
       assert.deepEqual(metadata.code_challenge_methods_supported, ['S256']);
       assert.deepEqual(metadata.token_endpoint_auth_methods_supported, [
         'client_secret_basic',

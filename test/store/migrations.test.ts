@@ -14,6 +14,7 @@ import { userRecord } from '../helpers/users.ts';
 const TABLES = [
   'clients',
   'consents',
+  'device_authorizations',
   'events',
   'grants',
   'logout_deliveries',

@@ -8,7 +8,7 @@ import { UnauthorizedClient } from '../../errors/index.ts';
 import type { ClientStore } from '../../store/clients.ts';
 import type { DeviceAuthorizationStore } from '../../store/device-authorizations.ts';
 import type { ResourceStore } from '../../store/resources.ts';
-import { hashToken, newId, randomToken } from '../../tokens/opaque.ts';
+import { hashToken, newSortableId, randomToken } from '../../tokens/opaque.ts';
 import { scope as checkScope } from '../authorize/checks.ts';
 import { authenticateClient } from '../client-auth/index.ts';
 import { DEVICE_CODE_GRANT } from '../grant-types.ts';
@@ -61,7 +61,8 @@ export async function authorizeDevice(
   if (resource !== null) checkScopesForResource(scopes, await knownResource(deps.store, resource));
   const deviceCode = randomToken();
   const pending = {
-    id: newId(),
+    // The grant's id once approved: sorted by time, as every grant's (docs/endpoints.md).
+    id: newSortableId(),
     deviceCodeHash: hashToken(deviceCode),
     clientId: client.clientId,
     scope: scopes.join(' '),

@@ -116,7 +116,10 @@ async function issue(
     },
   });
   // Lost: redeemed before (or by a concurrent poll), or the user is no longer active.
-  if (!won) throw new InvalidGrant('the device code has already been used', `device authorization ${found.id}`);
+  if (!won) {
+    if (!(await store.getGrant(grantId))) throw new InvalidGrant('the user is no longer active');
+    throw new InvalidGrant('the device code has already been used', `device authorization ${found.id}`);
+  }
   const response = await signing;
   if (!refreshes) delete response.refresh_token;
   return response;
