@@ -9,6 +9,7 @@ import { createClient } from '../../src/cli/operations.ts';
 import { securityEvent } from '../../src/events/index.ts';
 import { DEVICE_CODE_GRANT } from '../../src/oauth/grant-types.ts';
 import { userCodeHash } from '../../src/oauth/device/user-code.ts';
+import { purgeOnce } from '../../src/store/housekeeping.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { basic } from '../helpers/tokens.ts';
 import { type TestDatabase, withPostgresDatabase } from '../store/databases.ts';
@@ -232,6 +233,10 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
       const late = (await start()).body;
       server.clock.offset += 601;
       assert.equal(await decide(late.user_code as string, 'approved'), false);
+      // Housekeeping removes a request ten minutes after it expired: then its code is unknown.
+      assert.equal((await purgeOnce(server.store, server.config, now() - 600)).device_authorizations, 0);
+      assert.ok((await purgeOnce(server.store, server.config, now())).device_authorizations! >= 2);
+      assert.equal((await poll(waiting.device_code as string)).body.error, 'invalid_grant');
       assert.equal((await poll('not-a-device-code')).body.error, 'invalid_grant');
       assert.equal((await poll('')).body.error, 'invalid_request');
     });
