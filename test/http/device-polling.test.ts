@@ -242,3 +242,51 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
     });
   });
 }
+
+// An agent in a terminal that registers itself (RFC 7591) gets the device grant only where the
+// operator's TESSERA_REGISTRATION_GRANT_TYPES gives it; then it needs no redirect URI.
+describe('device clients that register themselves', () => {
+  const servers: TestServer[] = [];
+  after(async () => {
+    for (const server of servers) await server.close();
+  });
+  const register = async (server: TestServer, body: Record<string, unknown>) => {
+    const response = await fetch(`${server.issuer}/oauth2/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const agent = {
+    client_name: 'Terminal agent',
+    token_endpoint_auth_method: 'none',
+    grant_types: [DEVICE_CODE_GRANT, 'refresh_token'],
+    scope: 'openid profile',
+  };
+
+  it('not by default; with the operator allowing it, public and without redirect URIs', async () => {
+    const plain = await startServer({ env: { TESSERA_REGISTRATION: 'open' } });
+    servers.push(plain);
+    const refused = await register(plain, agent);
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error, 'invalid_client_metadata');
+
+    const grants = `authorization_code refresh_token ${DEVICE_CODE_GRANT}`;
+    const allowing = await startServer({
+      env: { TESSERA_REGISTRATION: 'open', TESSERA_REGISTRATION_GRANT_TYPES: grants },
+    });
+    servers.push(allowing);
+    const registered = await register(allowing, agent);
+    assert.equal(registered.status, 201, JSON.stringify(registered.body));
+    assert.deepEqual(registered.body.grant_types, [DEVICE_CODE_GRANT, 'refresh_token']);
+    const clientId = registered.body.client_id as string;
+    const started = await post(allowing, '/oauth2/device_authorization', { client_id: clientId, scope: 'openid' });
+    assert.equal(started.status, 200);
+    const onlyRefresh = await register(allowing, { ...agent, grant_types: ['refresh_token'] });
+    assert.equal(
+      onlyRefresh.body.error_description,
+      `grant_types refresh_token needs authorization_code or ${DEVICE_CODE_GRANT}`,
+    );
+  });
+});
