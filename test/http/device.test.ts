@@ -190,4 +190,28 @@ describe('the device grant with openid-client and the verification page in Chrom
     // A code that cannot be one (its letters, its length) is a wrong code too, never a 500.
     assert.equal((await guess(other, 'A0O1-I1')).status(), 400);
   });
+
+  it('decides only on a POST from its own page, with its form token', async () => {
+    const config = await device(terminal);
+    const started = await client.initiateDeviceAuthorization(config, { scope: 'openid' });
+    const page = await window();
+    await page.goto(started.verification_uri_complete!);
+    await signIn(page, await newUser(server));
+    await page.getByRole('button', { name: 'Allow' }).waitFor();
+    const csrf = (await page.locator('input[name="csrf"]').getAttribute('value'))!;
+    const form = { user_code: started.user_code, decision: 'allow' };
+    const url = `${server.issuer}/device`;
+    // Another site's form, with the right token: refused by its Origin.
+    const foreign = await page.request.post(url, {
+      form: { ...form, csrf },
+      headers: { origin: 'https://evil.example' },
+    });
+    assert.equal(foreign.status(), 403);
+    // Without the token, or with another: refused.
+    assert.equal((await page.request.post(url, { form: { ...form, csrf: 'forged' } })).status(), 403);
+    assert.equal(await statusOf(started.user_code), 'pending');
+    const allowed = await page.request.post(url, { form: { ...form, csrf } });
+    assert.equal(allowed.status(), 200);
+    assert.equal(await statusOf(started.user_code), 'approved');
+  });
 });

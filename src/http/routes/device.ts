@@ -41,7 +41,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: RouteContext): void {
     return sendPage(reply.header('cache-control', 'no-store'), (ui) =>
       deviceCodePage(ui, {
         username: user.username,
-        ...(typed !== undefined ? { typed } : {}),
+        ...(typed !== undefined ? { typed: typed.slice(0, 32) } : {}),
         ...(error ? { error } : {}),
       }),
     );
