@@ -103,6 +103,10 @@ describe('the device grant with openid-client and the verification page in Chrom
 
     const tokens = await polling;
     assert.equal(tokens.scope, 'openid profile apps');
+    const [approved] = await server.store.listEvents({ type: 'device_authorization.approved', clientId: terminal });
+    assert.equal(approved?.userId, server.user.id);
+    assert.deepEqual(approved.data, { scopes: ['openid', 'profile', 'apps'] });
+    assert.equal(approved.ip, '127.0.0.1');
     assert.equal(tokens.claims()!.sub, server.user.id);
     assert.equal(tokens.claims()!.name, 'Alice Liddell');
     assert.ok(tokens.refresh_token);
@@ -139,6 +143,8 @@ describe('the device grant with openid-client and the verification page in Chrom
     await page.getByRole('heading', { name: 'Allow Television access?' }).waitFor();
     await page.getByRole('button', { name: 'Deny' }).click();
     await page.getByRole('heading', { name: 'Request denied' }).waitFor();
+    const [denied] = await server.store.listEvents({ type: 'device_authorization.denied', userId: user.id });
+    assert.equal(denied?.clientId, television.id);
     await assert.rejects(polling, (err: client.ResponseBodyError) => {
       assert.equal(err.error, 'access_denied');
       return true;
