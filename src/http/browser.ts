@@ -17,8 +17,7 @@ import {
   type SignedIn,
   toBrowserSession,
 } from '../authn/session.ts';
-import { VERIFICATION_PATH } from '../oauth/device/authorization.ts';
-import { formatUserCode } from '../oauth/device/user-code.ts';
+import { formatUserCode, VERIFICATION_PATH } from '../oauth/device/user-code.ts';
 import type { SessionStore } from '../store/sessions.ts';
 import { hashToken, randomToken, safeEqual } from '../tokens/opaque.ts';
 import { macMatches, purposeKeys } from '../tokens/sealed.ts';

@@ -4,8 +4,8 @@
 // and allows or denies (POST, with the form token, from our own pages only). A person who is not
 // signed in goes through the account's sign-in and comes back here with the code they came with.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authorizeDevice, VERIFICATION_PATH } from '../../oauth/device/authorization.ts';
-import { formatUserCode, normalizeUserCode } from '../../oauth/device/user-code.ts';
+import { authorizeDevice } from '../../oauth/device/authorization.ts';
+import { formatUserCode, normalizeUserCode, VERIFICATION_PATH } from '../../oauth/device/user-code.ts';
 import { decideDevice, lookUpUserCode, type PendingDevice } from '../../oauth/device/verification.ts';
 import { clientVetting } from '../../oauth/registration/trust.ts';
 import type { User } from '../../store/users.ts';

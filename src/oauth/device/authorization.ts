@@ -15,10 +15,8 @@ import { DEVICE_CODE_GRANT } from '../grant-types.ts';
 import type { ClientAuthGuard } from '../client-auth/throttle.ts';
 import { type Params, rejectDuplicates } from '../params.ts';
 import { checkScopesForResource, knownResource, resourceParam } from '../resources.ts';
-import { formatUserCode, newUserCode, userCodeHash } from './user-code.ts';
+import { formatUserCode, newUserCode, userCodeHash, VERIFICATION_PATH } from './user-code.ts';
 
-/** The verification page (the verification_uri), under the issuer. */
-export const VERIFICATION_PATH = '/device';
 /** Seconds a device authorization lives (RFC 8628 §3.2 expires_in): node-oidc-provider's ten minutes. */
 export const DEVICE_CODE_TTL = 600;
 /** Seconds between polls (§3.2 interval; §3.5: the default 5), grown by 5 with each slow_down. */

@@ -6,6 +6,9 @@
 import { randomInt } from 'node:crypto';
 import { hashToken } from '../../tokens/opaque.ts';
 
+/** The verification page (the verification_uri), under the issuer, where user codes are typed. */
+export const VERIFICATION_PATH = '/device';
+
 export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
 const LENGTH = 8;
 
