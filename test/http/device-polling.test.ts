@@ -10,7 +10,8 @@ import { securityEvent } from '../../src/events/index.ts';
 import { DEVICE_CODE_GRANT } from '../../src/oauth/grant-types.ts';
 import { userCodeHash } from '../../src/oauth/device/user-code.ts';
 import { purgeOnce } from '../../src/store/housekeeping.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { run } from '../../src/cli/main.ts';
+import { cliIo, startServer, type TestServer } from '../helpers/server.ts';
 import { basic } from '../helpers/tokens.ts';
 import { type TestDatabase, withPostgresDatabase } from '../store/databases.ts';
 
@@ -113,6 +114,35 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
       >;
       assert.equal(metadata.device_authorization_endpoint, `${server.issuer}/oauth2/device_authorization`);
       assert.ok((metadata.grant_types_supported as string[]).includes(DEVICE_CODE_GRANT));
+    });
+
+    it('the CLI makes device clients, public and confidential, with no redirect URI', { skip }, async () => {
+      const create = async (...args: string[]) => {
+        const { io, lines } = cliIo(server);
+        const base = ['clients', 'create', '--name', 'Kiosk', '--scope', 'openid', '--json'];
+        const status = await run([...base, '--grant-types', DEVICE_CODE_GRANT, ...args], io);
+        return { status, lines };
+      };
+      const kiosk = await create('--public');
+      assert.equal(kiosk.status, 0, kiosk.lines.join('\n'));
+      const made = JSON.parse(kiosk.lines.join('\n')) as { client_id: string; grant_types: string[] };
+      assert.deepEqual(made.grant_types, [DEVICE_CODE_GRANT]);
+      assert.equal((await start({ client_id: made.client_id, scope: 'openid' })).status, 200);
+      assert.equal((await create()).status, 0);
+      // refresh_token comes with a person's grant: not with client_credentials alone.
+      const { io, lines } = cliIo(server);
+      const bare = [
+        'clients',
+        'create',
+        '--name',
+        'X',
+        '--scope',
+        'apps',
+        '--grant-types',
+        'client_credentials,refresh_token',
+      ];
+      assert.equal(await run(bare, io), 2);
+      assert.match(lines.join('\n'), new RegExp(`refresh_token comes with authorization_code or ${DEVICE_CODE_GRANT}`));
     });
 
     it('refuses what the authorization endpoint refuses, and clients without the grant', { skip }, async () => {
