@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import AxeBuilder from '@axe-core/playwright';
 import * as client from 'openid-client';
+import * as OTPAuth from 'otpauth';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { createClient } from '../../src/cli/operations.ts';
 import { LOCALES } from '../../src/i18n/index.ts';
@@ -195,6 +196,34 @@ describe('the device grant with openid-client and the verification page in Chrom
     assert.equal((await guess(other, 'DDDD-DDDD')).status(), 400);
     // A code that cannot be one (its letters, its length) is a wrong code too, never a 500.
     assert.equal((await guess(other, 'A0O1-I1')).status(), 400);
+  });
+
+  it('a client that needs two factors: Allow steps the session up (here enrolling an app), then back', async () => {
+    const vault = { name: 'Vault', redirectUris: [], scopes: ['openid'], public: true, requireMfa: true };
+    const made = await createClient(server.store, server.config, { ...vault, grantTypes: [DEVICE_CODE_GRANT] });
+    const config = await device(made.client.clientId);
+    const started = await client.initiateDeviceAuthorization(config, { scope: 'openid' });
+    const polling = client.pollDeviceAuthorizationGrant(config, started, undefined, { signal: polls.signal });
+    polling.catch(() => {});
+
+    const page = await window();
+    await page.goto(started.verification_uri_complete!);
+    await signIn(page, await newUser(server));
+    await page.getByRole('button', { name: 'Allow' }).click();
+    // A password is not enough: the sign-in goes on, and this user has no app yet, so enrols one.
+    await page.waitForURL('**/login/totp?pending=*');
+    assert.equal(await statusOf(started.user_code), 'pending');
+    const totp = OTPAuth.URI.parse((await page.locator('a[href^="otpauth://totp/"]').getAttribute('href'))!);
+    const code = (totp as OTPAuth.TOTP).generate({ timestamp: (Date.now() / 1000 + server.clock.offset) * 1000 });
+    await page.getByLabel('Code from the app, to confirm').fill(code);
+    await page.getByRole('button', { name: 'Confirm and turn on' }).click();
+    await page.getByRole('button', { name: 'I have saved them: continue' }).click();
+    // Back to the page with the code, to answer with the stronger session.
+    await page.waitForURL(`**/device?user_code=${started.user_code}`);
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.getByRole('heading', { name: 'Device connected' }).waitFor();
+    const tokens = await polling;
+    assert.ok((tokens.claims()!.amr as string[]).includes('otp'));
   });
 
   it('decides only on a POST from its own page, with its form token', async () => {

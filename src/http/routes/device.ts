@@ -2,8 +2,12 @@
 // device's client asks (form-encoded, answered as the token endpoint answers, no-store), and the
 // verification page /device, where a signed-in person types the code (GET: it only looks the code up)
 // and allows or denies (POST, with the form token, from our own pages only). A person who is not
-// signed in goes through the account's sign-in and comes back here with the code they came with.
+// signed in goes through the account's sign-in and comes back here with the code they came with; one
+// whose session is short of what the client needs (two factors) steps up and comes back likewise.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { advance } from '../../authn/flow.ts';
+import type { Requirement } from '../../authn/requirement.ts';
+import type { BrowserSession } from '../../authn/session.ts';
 import { authorizeDevice } from '../../oauth/device/authorization.ts';
 import { formatUserCode, normalizeUserCode, VERIFICATION_PATH } from '../../oauth/device/user-code.ts';
 import { decideDevice, lookUpUserCode, type PendingDevice } from '../../oauth/device/verification.ts';
@@ -88,9 +92,40 @@ export function deviceRoutes(app: FastifyInstance, ctx: RouteContext): void {
       const done = { approved: decided === 'approved', clientName: pending.client.name };
       return sendPage(reply.header('cache-control', 'no-store'), (ui) => deviceDonePage(ui, done));
     }
-    const why = { gone: 'device.gone', 'not-admin': 'device.notAdmin', 'needs-mfa': 'device.needsMfa' } as const;
+    if (typeof decided === 'object') return stepUp(request, reply, { ...current, pending }, decided.stepUp);
+    const why = { gone: 'device.gone', 'not-admin': 'device.notAdmin' } as const;
     return sendCodePage(reply.code(decided === 'gone' ? 409 : 403), user, undefined, { key: why[decided] });
   });
+
+  /**
+   * The session's sign-in goes on to the level the client needs (a second factor, or enrolling one),
+   * as a step-up at the authorization endpoint does; then back here with the code, to answer again.
+   */
+  async function stepUp(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    { session, user, pending }: { session: BrowserSession; user: User; pending: PendingDevice },
+    need: Requirement,
+  ) {
+    const progress = await advance(
+      { store: ctx.store, pending: ctx.pending },
+      {
+        user,
+        factors: session.factors,
+        authTime: session.authTime,
+        need,
+        resume: null,
+        clientId: pending.client.clientId,
+        bind: () => ctx.browser.binding(request, reply),
+        now: ctx.now(),
+      },
+    );
+    if (progress.kind !== 'next-step')
+      return sendCodePage(reply.code(403), user, undefined, { key: 'device.needsMfa' });
+    ctx.browser.verifyAfterSignIn(reply, pending.userCode);
+    const location = `/login/${progress.method}?pending=${encodeURIComponent(progress.pending)}`;
+    return reply.code(303).header('cache-control', 'no-store').redirect(location, 303);
+  }
 
   /** What the client asks, as the consent page shows it. */
   async function clientRequest({ authorization, client }: PendingDevice, user: User) {

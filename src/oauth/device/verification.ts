@@ -5,8 +5,10 @@
 // nor one account, nor many addresses at one code guess for long (§5.1). A code found, pending and
 // unexpired is a success; any other is a failure. Approving needs what an authorization request for
 // the same client and scopes would: the admin role for the admin scope, two factors where the client
-// or a scope asks for them (src/authn/policy.ts). Nothing is decided on a GET: the page's POST decides.
+// or a scope asks for them (src/authn/policy.ts), stepping the session up first when it has one.
+// Nothing is decided on a GET: the page's POST decides.
 import { requirementFor } from '../../authn/policy.ts';
+import type { Requirement } from '../../authn/requirement.ts';
 import { type BrowserSession, signInClaims } from '../../authn/session.ts';
 import { shortfall } from '../../authn/sufficiency.ts';
 import { type Refusal, signInAddressKey, Throttle, type ThrottleCounter } from '../../authn/throttle.ts';
@@ -76,8 +78,11 @@ export type Decision =
   | 'gone'
   /** The admin scope for a person without the admin role (as ../scopes.ts checkAdminUser). */
   | 'not-admin'
-  /** The client or a scope needs two factors and this session has one: sign in with both first. */
-  | 'needs-mfa';
+  /**
+   * The client or a scope needs more of the sign-in than this session has (two factors): the
+   * session steps up to `need` first (src/authn/flow.ts), as at the authorization endpoint.
+   */
+  | { stepUp: Requirement };
 
 /** The person's answer to a pending request, recorded with its event. */
 export async function decideDevice(
@@ -113,7 +118,7 @@ export async function decideDevice(
       if (err instanceof AccessDenied) return 'not-admin';
       throw err;
     }
-    if (shortfall(session, user, need)) return 'needs-mfa';
+    if (shortfall(session, user, need)) return { stepUp: need };
   }
   const { authTime, amr, acr } = signInClaims(session.factors, need.acrValues);
   const status = allow ? 'approved' : 'denied';
