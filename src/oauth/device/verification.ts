@@ -50,7 +50,14 @@ export async function lookUpUserCode(
     { key: `device-user:${person}`, subject: person, policy: config.throttle, onSuccess: 'clear' as const },
     // §5.1: many addresses at one code, against a code shown on a screen that someone saw part of.
     ...(code
-      ? [{ key: `user-code:${code}`, subject: person, policy: config.throttle, onSuccess: 'clear' as const }]
+      ? [
+          {
+            key: `user-code:${code}`,
+            subject: `user-code:${code}`,
+            policy: config.throttle,
+            onSuccess: 'clear' as const,
+          },
+        ]
       : []),
   ];
   const attempt = await new Throttle(store).begin(keys, now);
