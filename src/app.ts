@@ -32,6 +32,7 @@ import { webhooksApiRoutes } from './http/routes/webhooks-api.ts';
 import { revocationRoutes } from './http/routes/revocation.ts';
 import { tokenRoutes } from './http/routes/token.ts';
 import { parRoutes } from './http/routes/par.ts';
+import { deviceRoutes } from './http/routes/device.ts';
 import { userinfoRoutes } from './http/routes/userinfo.ts';
 import { ClientAuthThrottle } from './oauth/client-auth/throttle.ts';
 import { ClientAssertions } from './oauth/client-auth/assertion.ts';
@@ -239,6 +240,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   interactionRoutes(app, ctx);
   tokenRoutes(app, ctx);
   parRoutes(app, ctx);
+  deviceRoutes(app, ctx);
   revocationRoutes(app, ctx);
   logoutRoutes(app, ctx, deps.secret);
   accountRoutes(app, ctx);

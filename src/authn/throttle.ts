@@ -32,10 +32,12 @@
 // Keys: `account:<username>` (any username, existing or not, so that throttling says nothing of which
 // exist), `device:<id>:<username>` when the browser signed in as that user before (a device cookie,
 // ../http/browser.ts: an attacker elsewhere does not lock the user out of it), `address:<address>`,
-// `client:<client_id>@<address>` and `client-address:<address>` (./client-auth/throttle.ts), and
-// `register:<address>`. An address is an IPv4 address or an IPv6 /64 (addressKey: one subscriber's
-// network, which hands its holder 2^64 addresses). Addresses get ten times an account's allowance:
-// many people share one (a NAT, an office).
+// `client:<client_id>@<address>` and `client-address:<address>` (./client-auth/throttle.ts),
+// `register:<address>`, and the user codes typed on the device verification page,
+// `device-user:<username>` and `user-code:<code>` (../oauth/device/verification.ts). An address is an
+// IPv4 address or an IPv6 /64 (addressKey: one subscriber's network, which hands its holder 2^64
+// addresses). Addresses get ten times an account's allowance: many people share one (a NAT, an
+// office).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SignInFailureReason } from './failures.ts';
 import {

@@ -31,6 +31,7 @@ export const USAGE = `Usage: tessera <command> [options]
                  [--post-logout-redirect-uri URI …] [--public] [--first-party] [--require-mfa] [--require-dpop]
                  [--auth-method client_secret_basic|client_secret_post] [--alg RS256|ES256]
                  [--grant-types authorization_code,refresh_token,client_credentials,
+                  urn:ietf:params:oauth:grant-type:device_code,
                   urn:ietf:params:oauth:grant-type:token-exchange,urn:ietf:params:oauth:grant-type:jwt-bearer]
                  [--allowed-origin ORIGIN …] [--access-token-ttl S] [--refresh-token-ttl S]
                  [--id-token-ttl S] [--exchange-audience URI …] [--json]

@@ -17,8 +17,7 @@ import type { TokenLifetimes } from '../store/clients.ts';
 import type { User, UserStore } from '../store/users.ts';
 import { logoutUriProblem, normalizeRedirectUri, redirectUriProblem } from '../oauth/registration/redirect-rules.ts';
 import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
-import { JWT_BEARER_GRANT } from '../oauth/grants/jwt-bearer.ts';
-import { TOKEN_EXCHANGE } from '../oauth/grants/token-exchange.ts';
+import { DEVICE_CODE_GRANT, JWT_BEARER_GRANT, PERSON_GRANT_TYPES, TOKEN_EXCHANGE } from '../oauth/grant-types.ts';
 import { resourceUriProblem } from '../oauth/resources.ts';
 import { checkKeysFor, ClientKeysError, type ConfidentialAuthMethod } from './client-keys.ts';
 
@@ -100,15 +99,15 @@ function checkOrigin(origin: string): string {
   return origin;
 }
 
-/** The grant types of a client: known names, refresh with code, no client_credentials for a public client. */
+/** A client's grant types: known names, refresh with a person's grant, no client_credentials for a public client. */
 function checkGrantTypes(grantTypes: string[], isPublic: boolean): string[] {
   const unique = [...new Set(grantTypes)];
   const unknownGrant = unique.filter((g) => !GRANT_TYPES.includes(g));
   if (unknownGrant.length > 0 || unique.length === 0) {
     throw new UsageError(`--grant-types: a comma-separated list of ${GRANT_TYPES.join(', ')}`);
   }
-  if (unique.includes('refresh_token') && !unique.includes('authorization_code')) {
-    throw new UsageError('--grant-types: refresh_token comes with authorization_code');
+  if (unique.includes('refresh_token') && !unique.some((g) => PERSON_GRANT_TYPES.includes(g))) {
+    throw new UsageError(`--grant-types: refresh_token comes with ${PERSON_GRANT_TYPES.join(' or ')}`);
   }
   // RFC 6749 §4.4: client_credentials is for confidential clients only.
   if (isPublic && unique.includes('client_credentials')) {
@@ -121,6 +120,7 @@ export const GRANT_TYPES = [
   'authorization_code',
   'refresh_token',
   'client_credentials',
+  DEVICE_CODE_GRANT,
   TOKEN_EXCHANGE,
   JWT_BEARER_GRANT,
 ];

@@ -9,6 +9,7 @@ import { readSettingFiles } from './files.ts';
 import { configSchema, FILE_SETTINGS } from './schema.ts';
 import { ConfigError, FIXES, GENERATE_SECRET, parseApiScopes, parseTrustProxy, PRODUCTION_PROXIES } from './parse.ts';
 import { REGISTRATION_GRANT_TYPES, secretsOf } from './parse.ts';
+import { PERSON_GRANT_TYPES } from '../oauth/grant-types.ts';
 
 export { configSchema, DEFAULT_API_SCOPES, FILE_SETTINGS, unknownSettings } from './schema.ts';
 export { ConfigError, EXIT_SETTINGS } from './parse.ts';
@@ -191,8 +192,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       `TESSERA_REGISTRATION_GRANT_TYPES: grant types from ${REGISTRATION_GRANT_TYPES.join(' ')}, space-separated`,
     );
   }
-  if (registrationGrants.includes('refresh_token') && !registrationGrants.includes('authorization_code')) {
-    throw new ConfigError('TESSERA_REGISTRATION_GRANT_TYPES: refresh_token comes with authorization_code');
+  if (registrationGrants.includes('refresh_token') && !registrationGrants.some((g) => PERSON_GRANT_TYPES.includes(g))) {
+    throw new ConfigError(
+      `TESSERA_REGISTRATION_GRANT_TYPES: refresh_token comes with ${PERSON_GRANT_TYPES.join(' or ')}`,
+    );
   }
   // A client that anyone registered, acting for itself, would answer to nobody (RFC 6749 §4.4).
   if (registrationGrants.includes('client_credentials') && e.TESSERA_REGISTRATION === 'open') {

@@ -1,4 +1,5 @@
 // Parsing and checking the settings that the schema (./schema.ts) cannot check alone.
+import { DEVICE_CODE_GRANT } from '../oauth/grant-types.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -28,7 +29,12 @@ export function parseApiScopes(value: string): Map<string, string> {
 
 /** Only a proxy on the same machine, unless the operator names others (docs/deployment.md). */
 export const PRODUCTION_PROXIES = 'loopback';
-export const REGISTRATION_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
+export const REGISTRATION_GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  DEVICE_CODE_GRANT,
+];
 
 export function parseTrustProxy(value: string): boolean | number | string[] {
   if (value === 'true' || value === 'false') return value === 'true';

@@ -170,8 +170,10 @@ export const configSchema = z.object({
   TESSERA_REGISTRATION_SCOPES: z.string().default('openid profile email'),
   /**
    * TESSERA_REGISTRATION_GRANT_TYPES: the grant types a client that registers itself may have:
-   * `authorization_code` and `refresh_token`; `client_credentials` only with TESSERA_REGISTRATION
-   * `authenticated` (never to anyone at all: a client acting for itself answers to no user).
+   * `authorization_code` and `refresh_token`; the device grant
+   * (`urn:ietf:params:oauth:grant-type:device_code`) where agents in a terminal register themselves;
+   * `client_credentials` only with TESSERA_REGISTRATION `authenticated` (never to anyone at all: a
+   * client acting for itself answers to no user).
    */
   TESSERA_REGISTRATION_GRANT_TYPES: z.string().default('authorization_code refresh_token'),
   /** TESSERA_REGISTRATION_LIMIT: registrations per source address per hour. */

@@ -26,7 +26,10 @@ export type OAuthErrorCode =
   | 'invalid_redirect_uri'
   | 'invalid_client_metadata'
   | 'invalid_dpop_proof'
-  | 'use_dpop_nonce';
+  | 'use_dpop_nonce'
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token';
 
 export class OAuthError extends Error {
   readonly error: OAuthErrorCode;
@@ -81,6 +84,14 @@ export const InvalidTarget = oauthError('invalid_target');
 export const InvalidRedirectUri = oauthError('invalid_redirect_uri');
 /** RFC 7591 §3.2.2: any other metadata the registration refuses. */
 export const InvalidClientMetadata = oauthError('invalid_client_metadata');
+/** RFC 8628 §3.5: the person has not yet answered on the verification page; poll again. */
+export const AuthorizationPending = oauthError('authorization_pending');
+/** RFC 8628 §3.5: polled sooner than the interval; the interval has grown by 5 seconds. */
+export const SlowDown = oauthError('slow_down');
+/** RFC 8628 §3.5: the device code has expired; start again. */
+export const ExpiredToken = oauthError('expired_token');
+/** RFC 8628 §3.5: the person denied the device's request, answered at the token endpoint (400, not 403). */
+export const DeviceAccessDenied = oauthError('access_denied');
 /**
  * Too many failed authentications (src/authn/throttle.ts): 429 with Retry-After. RFC 6749 has no
  * code for it; `temporarily_unavailable` tells the client to try again later rather than that its

@@ -44,6 +44,8 @@ export const EVENT_TYPES = [
   'user.upstream_unlinked',
   'consent.granted',
   'consent.withdrawn',
+  'device_authorization.approved',
+  'device_authorization.denied',
   'code.replayed',
   'refresh_token.reused',
   'token.revoked',

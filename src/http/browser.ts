@@ -17,6 +17,7 @@ import {
   type SignedIn,
   toBrowserSession,
 } from '../authn/session.ts';
+import { formatUserCode, VERIFICATION_PATH } from '../oauth/device/user-code.ts';
 import type { Session, SessionStore } from '../store/sessions.ts';
 import { hashToken, randomToken, safeEqual } from '../tokens/opaque.ts';
 import { macMatches, purposeKeys } from '../tokens/sealed.ts';
@@ -30,6 +31,14 @@ export const CSRF_COOKIE = 'tessera_csrf';
 export const DEVICE_COOKIE = 'tessera_device';
 /** A random id of this browser, which sealed interactions and sign-out requests are bound to. */
 export const BROWSER_COOKIE = 'tessera_browser';
+/**
+ * Where a sign-in from the account's sign-in page goes on to instead of the account page: the device
+ * verification page (RFC 8628 §3.3), with the user code it was opened with, for ten minutes.
+ */
+export const VERIFY_COOKIE = 'tessera_verify';
+const VERIFY_MAX_AGE = 600;
+/** A user code in its canonical form (src/oauth/device/user-code.ts), or nothing. */
+const VERIFY_VALUE = /^[A-Z]{8}$|^$/;
 /** 400 days: the longest a browser keeps a cookie. */
 const DEVICE_MAX_AGE = 400 * 86_400;
 
@@ -43,7 +52,7 @@ export class BrowserState {
   readonly #store: SessionStore;
   readonly #sessionTtl: number;
   /** The cookies' names: `__Host-` prefixed over https. */
-  readonly names: { session: string; csrf: string; device: string; browser: string };
+  readonly names: { session: string; csrf: string; device: string; browser: string; verify: string };
 
   constructor(opts: { secret: Secrets; secure: boolean; store: SessionStore; sessionTtl: number }) {
     this.#csrfKeys = purposeKeys(opts.secret, 'tessera csrf v2');
@@ -57,6 +66,7 @@ export class BrowserState {
       csrf: `${prefix}${CSRF_COOKIE}`,
       device: `${prefix}${DEVICE_COOKIE}`,
       browser: `${prefix}${BROWSER_COOKIE}`,
+      verify: `${prefix}${VERIFY_COOKIE}`,
     };
   }
 
@@ -124,6 +134,20 @@ export class BrowserState {
       requester: requesterOf(request),
     });
     await this.#store.deleteSession(session.id, signedOut, { now });
+  }
+
+  /** The device verification page is where the next account sign-in goes on to, with `userCode` (canonical) if any. */
+  verifyAfterSignIn(reply: FastifyReply, userCode: string | undefined): void {
+    reply.setCookie(this.names.verify, userCode ?? '', this.#cookieOptions(VERIFY_MAX_AGE));
+  }
+
+  /** Where an account sign-in goes on to: the verification page it was started from, once, else the account page. */
+  afterAccountSignIn(request: FastifyRequest, reply: FastifyReply): string {
+    const value = request.cookies[this.names.verify];
+    if (value === undefined) return '/account';
+    reply.clearCookie(this.names.verify, this.#cookieOptions());
+    if (!VERIFY_VALUE.test(value)) return '/account';
+    return value === '' ? VERIFICATION_PATH : `${VERIFICATION_PATH}?user_code=${formatUserCode(value)}`;
   }
 
   /** The device cookie's MAC under the newest secret. */

@@ -177,7 +177,7 @@ export async function finishSignIn(
   }
   const session = await beginSession(ctx, request, reply, progress);
   if (!session) return sendLinkRefused(ctx, reply, progress);
-  if (resume === null) return reply.redirect('/account', 303);
+  if (resume === null) return reply.redirect(ctx.browser.afterAccountSignIn(request, reply), 303);
   const opened = await openInteraction(ctx, request, resume);
   if (!opened) return sendExpired(reply);
   const { interaction } = opened;

@@ -5,6 +5,7 @@ import { isOriginAllowed } from './origins.ts';
 import type { ClientAuthGuard } from './client-auth/throttle.ts';
 import { authorizationCodeGrant } from './grants/authorization-code.ts';
 import { clientCredentialsGrant } from './grants/client-credentials.ts';
+import { deviceCodeGrant } from './grants/device-code.ts';
 import { refreshTokenGrant } from './grants/refresh-token.ts';
 import { tokenExchangeGrant } from './grants/token-exchange.ts';
 import { jwtBearerGrant } from './grants/jwt-bearer.ts';
@@ -13,9 +14,14 @@ import { type Params, rejectDuplicates, required } from './params.ts';
 import { resourceParam } from './resources.ts';
 
 const GRANTS: ReadonlyMap<string, GrantHandler> = new Map(
-  [authorizationCodeGrant, refreshTokenGrant, clientCredentialsGrant, tokenExchangeGrant, jwtBearerGrant].map(
-    (grant) => [grant.grantType, grant],
-  ),
+  [
+    authorizationCodeGrant,
+    refreshTokenGrant,
+    clientCredentialsGrant,
+    deviceCodeGrant,
+    tokenExchangeGrant,
+    jwtBearerGrant,
+  ].map((grant) => [grant.grantType, grant]),
 );
 export const SUPPORTED_GRANT_TYPES = [...GRANTS.keys()];
 const SUPPORTED_GRANT_TYPES_TEXT = SUPPORTED_GRANT_TYPES.join(', ');

@@ -32,6 +32,8 @@ export function discoveryMetadata(
     end_session_endpoint: `${base}/oauth2/logout`,
     // RFC 9126 §5.
     pushed_authorization_request_endpoint: `${base}/oauth2/par`,
+    // RFC 8628 §4.
+    device_authorization_endpoint: `${base}/oauth2/device_authorization`,
     require_pushed_authorization_requests: config.requirePushedAuthorizationRequests,
     // Back-Channel Logout 1.0 §2.1: logout tokens to the clients registered for them, with `sid`.
     backchannel_logout_supported: true,

@@ -71,6 +71,9 @@ export class Purge extends Aggregate {
     // Assertions' jtis once the assertions expired (refused as expired then); pushed requests unused.
     const jtis = await this.write(this.db.deleteFrom('used_jtis').where('expires_at', '<=', now));
     const pushed = await this.write(this.db.deleteFrom('pushed_requests').where('expires_at', '<=', now));
+    // Device authorizations a grace after they expired: until then a poll hears expired_token (RFC 8628 §3.5).
+    const expiredDevices = this.db.deleteFrom('device_authorizations').where('expires_at', '<=', now - input.codeGrace);
+    const devices = await this.write(expiredDevices);
     // Logout tokens posted or given up (Back-Channel Logout 1.0), kept as long as events.
     const posted = (eb: Where<'logout_deliveries'>) =>
       eb.and([eb('status', '!=', 'pending'), eb('created_at', '<', now - input.eventRetention)]);
@@ -87,6 +90,7 @@ export class Purge extends Aggregate {
       mails,
       used_jtis: jtis,
       pushed_requests: pushed,
+      device_authorizations: devices,
       logout_deliveries: logouts,
     };
   }

@@ -17,6 +17,7 @@ import { type Grant, Grants, type Rotation, type RotationOutcome, type TokenFami
 import { Purge, type PurgeInput } from './housekeeping.ts';
 import { migrate, type MigrationStatus, migrationStatus } from './migrations/index.ts';
 import { OneTime, type PushedRequest } from './one-time.ts';
+import { type DeviceAuthorization, DeviceAuthorizations, type DeviceDecision } from './device-authorizations.ts';
 import { type Resource, Resources } from './resources.ts';
 import { RestoreWatch, type RestoreWatchState, type RestoreWatchStore } from './restore-watch.ts';
 import { Restores } from './restores.ts';
@@ -54,6 +55,7 @@ export abstract class KyselyStore implements Store {
   protected readonly notices: Notices;
   protected readonly oneTime: OneTime;
   protected readonly connections: Connections;
+  protected readonly deviceAuthorizations: DeviceAuthorizations;
   readonly #purge: Purge;
 
   constructor(connection: Connection) {
@@ -78,6 +80,7 @@ export abstract class KyselyStore implements Store {
     this.notices = new Notices(connection);
     this.oneTime = new OneTime(connection);
     this.connections = new Connections(connection);
+    this.deviceAuthorizations = new DeviceAuthorizations(connection);
     this.#purge = new Purge(connection);
   }
 
@@ -173,6 +176,23 @@ export abstract class KyselyStore implements Store {
   }
   deleteConnection(id: string, event?: SecurityEvent) {
     return this.connections.deleteConnection(id, event);
+  }
+
+  // device authorizations, RFC 8628 (./device-authorizations.ts)
+  createDeviceAuthorization(authorization: DeviceAuthorization) {
+    return this.deviceAuthorizations.createDeviceAuthorization(authorization);
+  }
+  getDeviceAuthorizationByDeviceCode(deviceCodeHash: string) {
+    return this.deviceAuthorizations.getDeviceAuthorizationByDeviceCode(deviceCodeHash);
+  }
+  getDeviceAuthorizationByUserCode(userCodeHash: string) {
+    return this.deviceAuthorizations.getDeviceAuthorizationByUserCode(userCodeHash);
+  }
+  decideDeviceAuthorization(id: string, decision: DeviceDecision, now: number, event: SecurityEvent) {
+    return this.deviceAuthorizations.decideDeviceAuthorization(id, decision, now, event);
+  }
+  recordDevicePoll(id: string, previousPoll: number | null, now: number, interval: number) {
+    return this.deviceAuthorizations.recordDevicePoll(id, previousPoll, now, interval);
   }
 
   // APIs, RFC 8707 (./resources.ts)

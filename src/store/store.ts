@@ -13,6 +13,7 @@ import type { MailStore } from './mails.ts';
 import type { LogoutDeliveryStore } from './logout-deliveries.ts';
 import type { NoticeStore } from './notices.ts';
 import type { OneTimeStore } from './one-time.ts';
+import type { DeviceAuthorizationStore } from './device-authorizations.ts';
 import type { PurgeInput } from './housekeeping.ts';
 import type { PasskeyStore } from './passkeys.ts';
 import type { ResourceStore } from './resources.ts';
@@ -59,7 +60,8 @@ export interface Store
     LogoutDeliveryStore,
     NoticeStore,
     OneTimeStore,
-    ConnectionStore {
+    ConnectionStore,
+    DeviceAuthorizationStore {
   /** Deletes what can no longer be used (housekeeping); returns the rows deleted per table. */
   purgeExpired(input: PurgeInput): Promise<Record<string, number>>;
   /** Runs pending migrations (./migrations), or migrates up or down to `to`; returns the names applied or undone. */

@@ -86,6 +86,28 @@ export interface PushedRequestRow {
   expires_at: number;
 }
 
+/** A device authorization request (RFC 8628, migration 023), under the hashes of its device and user codes. */
+export interface DeviceAuthorizationRow {
+  id: string;
+  device_code_hash: string;
+  user_code_hash: string;
+  client_id: string;
+  scope: string;
+  resource: string | null;
+  /** 'pending', 'approved' or 'denied'. */
+  status: string;
+  user_id: string | null;
+  auth_time: number | null;
+  amr: string | null;
+  acr: string | null;
+  sid: string | null;
+  poll_interval: number;
+  last_polled_at: number | null;
+  expires_at: number;
+  created_at: number;
+  decided_at: number | null;
+}
+
 export interface UserRow {
   id: string;
   username: string;
@@ -268,6 +290,7 @@ export interface Database {
   clients: ClientRow;
   used_jtis: UsedJtiRow;
   pushed_requests: PushedRequestRow;
+  device_authorizations: DeviceAuthorizationRow;
   users: UserRow;
   sessions: SessionRow;
   consents: ConsentRow;

@@ -105,26 +105,22 @@ ${scopes.map((scope) => html`<li>${describeScope(ui.t, scope)} <code>${scope.nam
 </ul>`;
 }
 
-export function consentPage(
-  ui: PageContext,
-  input: {
-    interaction: string;
-    csrfToken: string;
-    clientName: string;
-    username: string;
-    scopes: ScopeLine[];
-    vetting?: ClientVetting;
-    /** The API the access is for (RFC 8707). */
-    resource?: { name: string; uri: string };
-  },
-): string {
+/** What a client asks of a person: the same on the consent page and the device's verification page. */
+export interface ClientRequest {
+  clientName: string;
+  username: string;
+  scopes: ScopeLine[];
+  vetting?: ClientVetting;
+  /** The API the access is for (RFC 8707). */
+  resource?: { name: string; uri: string };
+}
+
+/** The heading, who is signed in, who vouches for the client, and the scopes asked for. */
+export function clientRequestSummary(ui: PageContext, input: ClientRequest): SafeHtml {
   const { t } = ui;
   const vetting = input.vetting ?? { kind: 'operator' };
   const title = titleOf(input.clientName, vetting);
-  return layout(
-    ui,
-    t.t('consent.title', { client: title }),
-    html`<h1>${t.html('consent.heading', { client: title })}</h1>
+  return html`<h1>${t.html('consent.heading', { client: title })}</h1>
 <p class="muted">${t.html('consent.signedInAs', { username: input.username })}</p>
 ${vettingNotice(ui, input.clientName, vetting)}
 <p>${t.html('consent.asks', { client: title, count: input.scopes.length })}</p>
@@ -134,14 +130,35 @@ ${
     ? html`<p class="muted">${t.html('consent.resource', { name: input.resource.name, uri: input.resource.uri })}</p>
 `
     : ''
+}`;
 }
+
+/** The page's title for a client's request. */
+export function clientRequestTitle(ui: PageContext, input: Pick<ClientRequest, 'clientName' | 'vetting'>): string {
+  return ui.t.t('consent.title', { client: titleOf(input.clientName, input.vetting ?? { kind: 'operator' }) });
+}
+
+/** Allow and Deny, the buttons of the consent and verification pages' forms. */
+export function allowOrDeny(ui: PageContext): SafeHtml {
+  const { t } = ui;
+  return html`<div class="actions">
+<button type="submit" name="decision" value="allow">${t.t('consent.allow')}</button>
+<button type="submit" name="decision" value="deny" class="secondary">${t.t('consent.deny')}</button>
+</div>`;
+}
+
+export function consentPage(
+  ui: PageContext,
+  input: ClientRequest & { interaction: string; csrfToken: string },
+): string {
+  return layout(
+    ui,
+    clientRequestTitle(ui, input),
+    html`${clientRequestSummary(ui, input)}
 <form method="post" action="/consent">
 <input type="hidden" name="interaction" value="${input.interaction}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
-<div class="actions">
-<button type="submit" name="decision" value="allow">${t.t('consent.allow')}</button>
-<button type="submit" name="decision" value="deny" class="secondary">${t.t('consent.deny')}</button>
-</div>
+${allowOrDeny(ui)}
 </form>`,
   );
 }

@@ -35,10 +35,6 @@ describe("docs/endpoints.md's list of what is not supported", () => {
     'mutual-TLS sender constraints': () => {
       assert.equal(metadata.tls_client_certificate_bound_access_tokens, undefined);
     },
-    'the device authorization grant': () => {
-      assert.equal(metadata.device_authorization_endpoint, undefined);
-      assert.equal(has('grant_types_supported', 'urn:ietf:params:oauth:grant-type:device_code'), false);
-    },
     'the implicit and hybrid flows': () => {
       assert.deepEqual(metadata.response_types_supported, ['code']);
       assert.equal(has('grant_types_supported', 'implicit'), false);

@@ -26,6 +26,7 @@ describe('discovery, JWKS, health and metrics', () => {
         'authorization_code',
         'refresh_token',
         'client_credentials',
+        'urn:ietf:params:oauth:grant-type:device_code',
         'urn:ietf:params:oauth:grant-type:token-exchange',
         'urn:ietf:params:oauth:grant-type:jwt-bearer',
       ]);
@@ -33,6 +34,7 @@ describe('discovery, JWKS, health and metrics', () => {
       assert.deepEqual(metadata.identity_chaining_requested_token_types_supported, [
         'urn:ietf:params:oauth:token-type:id-jag',
       ]);
+      assert.equal(metadata.device_authorization_endpoint, `${server.issuer}/oauth2/device_authorization`);
       assert.deepEqual(metadata.code_challenge_methods_supported, ['S256']);
       assert.deepEqual(metadata.token_endpoint_auth_methods_supported, [
         'client_secret_basic',

@@ -31,11 +31,12 @@ const codeFields = (client: TestClient, code = f.code(client)) => ({
 });
 
 describe('token endpoint: grant_type (RFC 6749 §5.2)', () => {
-  it('the grants are authorization_code, refresh_token, client_credentials, token exchange and jwt-bearer', () => {
+  it('the grants are authorization_code, refresh_token, client_credentials, the device code, token exchange and jwt-bearer', () => {
     assert.deepEqual(SUPPORTED_GRANT_TYPES, [
       'authorization_code',
       'refresh_token',
       'client_credentials',
+      'urn:ietf:params:oauth:grant-type:device_code',
       'urn:ietf:params:oauth:grant-type:token-exchange',
       'urn:ietf:params:oauth:grant-type:jwt-bearer',
     ]);
@@ -47,12 +48,12 @@ describe('token endpoint: grant_type (RFC 6749 §5.2)', () => {
   });
 
   it('an unknown grant_type is unsupported_grant_type, naming those supported', async () => {
-    for (const grantType of ['password', 'urn:ietf:params:oauth:grant-type:device_code', 'AUTHORIZATION_CODE']) {
+    for (const grantType of ['password', 'urn:ietf:params:oauth:grant-type:saml2-bearer', 'AUTHORIZATION_CODE']) {
       await rejectsWith(
         post(f.confidential, { grant_type: grantType }),
         UnsupportedGrantType,
         'unsupported_grant_type',
-        /authorization_code, refresh_token, client_credentials/,
+        /authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code/,
       );
     }
   });

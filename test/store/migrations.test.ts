@@ -15,6 +15,7 @@ const TABLES = [
   'clients',
   'connections',
   'consents',
+  'device_authorizations',
   'events',
   'grants',
   'logout_deliveries',

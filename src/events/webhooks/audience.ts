@@ -17,6 +17,8 @@ import { webhookPayload } from './payload.ts';
 export const APP_OWNER_EVENT_TYPES: ReadonlySet<EventType> = new Set<EventType>([
   'consent.granted',
   'consent.withdrawn',
+  'device_authorization.approved',
+  'device_authorization.denied',
   'token.revoked',
   'code.replayed',
   'refresh_token.reused',

@@ -28,11 +28,11 @@ import { PRIVATE_KEY_JWT_ALGS } from '../client-auth/assertion.ts';
 import { type Params, required } from '../params.ts';
 import { resourceParam, tokenTarget } from '../resources.ts';
 import { ADMIN_SCOPE } from '../scopes.ts';
+import { JWT_BEARER_GRANT } from '../grant-types.ts';
 import { ID_JAG_TYP } from './id-jag.ts';
 import { signPersonToken } from './person-token.ts';
 import { accessTokenTtl, type AssertionIssuers, type GrantContext, type GrantHandler } from './types.ts';
 
-export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** Seconds of clock difference tolerated. */
 const CLOCK_TOLERANCE = 30;
 /** The oldest an assertion may be (its `iat`), and the furthest its `exp` may lie ahead, seconds. */

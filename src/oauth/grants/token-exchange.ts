@@ -14,10 +14,9 @@ import { resourceParam, type Target, tokenTarget } from '../resources.ts';
 import { checkAdminClient, checkAllowedScopes, parseScope } from '../scopes.ts';
 import { mintIdJag } from './id-jag.ts';
 import { signPersonToken } from './person-token.ts';
+import { TOKEN_EXCHANGE } from '../grant-types.ts';
 import { TOKEN_TYPES, tokenActor, tokenSubject, type TokenSubject } from './subject-token.ts';
 import { accessTokenTtl, type GrantContext, type GrantHandler, type TokenResponse } from './types.ts';
-
-export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
 export const tokenExchangeGrant: GrantHandler = {
   grantType: TOKEN_EXCHANGE,

@@ -10,6 +10,8 @@ import type { ResourceStore } from '../../store/resources.ts';
 import type { AccountStore } from '../../upstream/accounts.ts';
 import type { UpstreamDeps } from '../../upstream/index.ts';
 import type { ClientKeySets } from '../client-auth/keys.ts';
+import type { DeviceAuthorizationStore } from '../../store/device-authorizations.ts';
+import type { UserStore } from '../../store/users.ts';
 import type { KeyStore } from '../../tokens/keystore.ts';
 import type { RefreshTokens } from '../../tokens/refresh.ts';
 import type { CodeSealer } from '../codes.ts';
@@ -28,9 +30,14 @@ export type TokenConfig = Pick<
   | 'signingAlg'
 >;
 
-/** The store as the grants see it: token exchange and ID-JAGs (./token-exchange.ts, ./jwt-bearer.ts) read more. */
+/**
+ * The store as the grants see it: the device grant, token exchange and ID-JAGs (./device-code.ts,
+ * ./token-exchange.ts, ./jwt-bearer.ts) read more.
+ */
 export type GrantsStore = ClientStore &
   GrantStore &
+  DeviceAuthorizationStore &
+  Pick<UserStore, 'getUserById'> &
   ResourceStore &
   RevocationStore &
   EventStore &

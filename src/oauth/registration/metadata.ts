@@ -13,6 +13,7 @@ import type {
 import { jwksProblem } from '../client-auth/keys.ts';
 import { REQUEST_OBJECT_ALGS } from '../authorize/request-object.ts';
 import { ADMIN_SCOPE, SCOPE_TOKEN } from '../scopes.ts';
+import { DEVICE_CODE_GRANT, PERSON_GRANT_TYPES } from '../grant-types.ts';
 import { logoutUriProblem, normalizeRedirectUri, redirectUriProblem, webUriProblem } from './redirect-rules.ts';
 
 export interface ClientMetadata {
@@ -50,7 +51,7 @@ export interface MetadataPolicy {
   document?: boolean;
 }
 
-const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
+const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT];
 // client_secret_jwt needs the server to hold the secret encrypted: for clients the operator registers.
 const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
   'client_secret_basic',
@@ -150,8 +151,8 @@ export function checkClientMetadata(body: unknown, policy: MetadataPolicy): Clie
   if (code !== responseTypes.includes('code')) {
     throw new InvalidClientMetadata('response_types code and grant_types authorization_code go together');
   }
-  if (grantTypes.includes('refresh_token') && !code) {
-    throw new InvalidClientMetadata('grant_types refresh_token needs authorization_code');
+  if (grantTypes.includes('refresh_token') && !grantTypes.some((g) => PERSON_GRANT_TYPES.includes(g))) {
+    throw new InvalidClientMetadata(`grant_types refresh_token needs ${PERSON_GRANT_TYPES.join(' or ')}`);
   }
   if (grantTypes.includes('client_credentials') && authMethod === 'none') {
     throw new InvalidClientMetadata('a public client (token_endpoint_auth_method none) cannot use client_credentials');

@@ -26,6 +26,7 @@ import * as clientKeys from './017_client_keys.ts';
 import * as roles from './018_roles.ts';
 import * as standardClaims from './019_standard_claims.ts';
 import * as backchannelLogout from './020_backchannel_logout.ts';
+import * as deviceAuthorizations from './023_device_authorizations.ts';
 import * as dpop from './024_dpop.ts';
 import * as agents from './025_agents.ts';
 import * as frontchannelLogout from './027_frontchannel_logout.ts';
@@ -49,6 +50,7 @@ export const migrations: Record<string, Migration> = {
   '019_standard_claims': standardClaims,
   '020_backchannel_logout': backchannelLogout,
   '021_event_actor': eventActor,
+  '023_device_authorizations': deviceAuthorizations,
   '024_dpop': dpop,
   '025_agents': agents,
   '027_frontchannel_logout': frontchannelLogout,

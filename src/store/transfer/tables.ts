@@ -74,6 +74,7 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
     'short-lived single-use links: a reset or confirmation is asked for again, an invitation resent (--resend)',
   used_jtis: 'the client assertions used, kept only until they expire',
   pushed_requests: 'pushed authorization requests, each used within a minute',
+  device_authorizations: 'device authorizations (RFC 8628), each decided and polled within minutes',
   tessera_migrations: "the header names the migrations; the target's own are applied by the import",
   tessera_migrations_lock: "the migrator's lock",
 };
