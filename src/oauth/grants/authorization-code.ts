@@ -7,13 +7,7 @@ import { type Params, required, single } from '../params.ts';
 import { isWellFormedPkceValue, verifyS256 } from '../pkce.ts';
 import { resourceParam, tokenTarget } from '../resources.ts';
 import { signTokens } from './issue.ts';
-import {
-  type GrantContext,
-  type GrantHandler,
-  refreshAbsoluteTtl,
-  refreshTokenTtl,
-  type TokenResponse,
-} from './types.ts';
+import { firstRefreshTtl, type GrantContext, type GrantHandler, type TokenResponse } from './types.ts';
 
 export const authorizationCodeGrant: GrantHandler = {
   grantType: 'authorization_code',
@@ -83,7 +77,7 @@ export const authorizationCodeGrant: GrantHandler = {
         createdAt: now,
         revokedAt: null,
         refreshGeneration: 1,
-        refreshExpiresAt: now + Math.min(refreshTokenTtl(ctx.config, client), refreshAbsoluteTtl(ctx.config, client)),
+        refreshExpiresAt: now + firstRefreshTtl(ctx.config, client),
         refreshIssuedAt: now,
         resource: code.resource,
         // What a refreshed ID token states of the sign-in, kept with the grant: a refresh reads nothing else.

@@ -14,14 +14,7 @@ import { DEVICE_CODE_GRANT } from '../grant-types.ts';
 import { type Params, required } from '../params.ts';
 import { resourceParam, tokenTarget } from '../resources.ts';
 import { signTokens } from './issue.ts';
-import {
-  accessTokenTtl,
-  type GrantContext,
-  type GrantHandler,
-  refreshAbsoluteTtl,
-  refreshTokenTtl,
-  type TokenResponse,
-} from './types.ts';
+import { accessTokenTtl, firstRefreshTtl, type GrantContext, type GrantHandler, type TokenResponse } from './types.ts';
 
 /** §3.5: what slow_down adds to the interval. */
 const SLOW_DOWN_STEP = 5;
@@ -94,9 +87,7 @@ async function issue(
     refreshToken,
   });
   signing.catch(() => {});
-  const lifetime = refreshes
-    ? Math.min(refreshTokenTtl(config, client), refreshAbsoluteTtl(config, client))
-    : accessTokenTtl(config, client);
+  const lifetime = refreshes ? firstRefreshTtl(config, client) : accessTokenTtl(config, client);
   const won = await store.redeemAuthorizationCode({
     grant: {
       id: grantId,

@@ -118,3 +118,8 @@ export function refreshAbsoluteTtl(config: TokenConfig, client: Client): number 
     ? Math.min(config.refreshTokenAbsoluteTtl, config.publicRefreshTokenAbsoluteTtl)
     : config.refreshTokenAbsoluteTtl;
 }
+
+/** How long a new family's first refresh token lives: its lifetime, within the family's. */
+export function firstRefreshTtl(config: TokenConfig, client: Client): number {
+  return Math.min(refreshTokenTtl(config, client), refreshAbsoluteTtl(config, client));
+}
