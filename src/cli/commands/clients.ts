@@ -5,10 +5,16 @@ import type { Config } from '../../config/index.ts';
 import { type BackchannelLogout, type Client, type ClientStore, SERVER_LIFETIMES } from '../../store/clients.ts';
 import { splitScope } from '../../store/columns.ts';
 import { redirectUriProblem } from '../../oauth/registration/redirect-rules.ts';
-import { createClient, updateClient, rotateClientSecret, UsageError } from '../operations.ts';
+import { UsageError } from '../operations.ts';
+import { createClient, updateClient, rotateClientSecret } from '../../admin/clients.ts';
 import { formatTime, type Io, NotFound, parse, printList, requireOption, requirePositional } from './common.ts';
 import { describeLifetimes, LIFETIME_OPTIONS, lifetimesFrom } from './lifetimes.ts';
-import { authMethodOption, ClientKeysError, clientKeysOption, requestObjectAlgOption } from '../client-keys.ts';
+import {
+  authMethodOption,
+  ClientKeysError,
+  clientKeysOption,
+  requestObjectAlgOption,
+} from '../../admin/client-keys.ts';
 import { resolveSecret } from '../../config/secret.ts';
 import { sealJwtSecret } from '../../oauth/client-auth/assertion.ts';
 
