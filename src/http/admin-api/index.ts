@@ -1,0 +1,105 @@
+// The admin API, /admin/api/v1 (docs/admin-api.md): JSON over HTTP for what `tessera users|clients|
+// events|keys` do, for the bearer of an access token with the `admin` scope (./auth.ts). Served on
+// the operations listener beside /metrics (src/http/operations.ts), or on the public one with
+// TESSERA_ADMIN_API=public (src/app.ts). An encapsulated plugin: its error handler (problem details),
+// validator, media types and auth hook touch no other route, and the token, authorize and userinfo
+// paths run none of it. The OpenAPI document is generated from the routes' own schemas.
+import swagger from '@fastify/swagger';
+import { Ajv } from 'ajv';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../../config/index.ts';
+import type { Requester } from '../../events/index.ts';
+import { VERSION } from '../../release.ts';
+import type { Store } from '../../store/store.ts';
+import type { KeyStore } from '../../tokens/keystore.ts';
+import { RefreshTokens } from '../../tokens/refresh.ts';
+import type { Secrets } from '../../tokens/secrets.ts';
+import { adminRequester } from './auth.ts';
+import { Problem, PROBLEM_SCHEMA, problemHandler, sendProblem } from './problems.ts';
+import { SHARED_SCHEMAS } from './schemas.ts';
+import { userRoutes } from './users.ts';
+
+export const ADMIN_API_PREFIX = '/admin/api/v1';
+
+export interface AdminApiDeps {
+  config: Config;
+  store: Store;
+  keys: KeyStore;
+  secret: Secrets;
+  /** Epoch seconds. */
+  now: () => number;
+}
+
+/** What the route modules share. */
+export interface AdminApi extends AdminApiDeps {
+  /** The requester of an authorized request: who acted, from where (./auth.ts). */
+  requester(request: FastifyRequest): Requester;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the admin API's auth hook. */
+    adminRequester: Requester | null;
+  }
+}
+
+const OPENAPI_PATH = '/openapi.json';
+
+/** Registers the admin API on `app` under ADMIN_API_PREFIX. */
+export async function registerAdminApi(app: FastifyInstance, deps: AdminApiDeps): Promise<void> {
+  await app.register(async (api) => adminApi(api, deps), { prefix: ADMIN_API_PREFIX });
+}
+
+async function adminApi(app: FastifyInstance, deps: AdminApiDeps): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Tessera admin API',
+        version: VERSION,
+        description: 'Users, clients, events and signing keys of a Tessera server (docs/admin-api.md).',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      security: [{ bearer: [] }],
+    },
+    // Shared schemas keep their names in components.schemas (User, Client, Problem, …).
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}` },
+  });
+  for (const schema of [PROBLEM_SCHEMA, ...SHARED_SCHEMAS]) app.addSchema(schema);
+
+  // Request bodies are checked as written: no property dropped, no type coerced; query strings and
+  // paths are text, coerced to the schema's numbers.
+  const body = new Ajv({ removeAdditional: false, useDefaults: true, coerceTypes: false, strict: false });
+  const text = new Ajv({ removeAdditional: false, useDefaults: true, coerceTypes: true, strict: false });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema));
+  // JSON only (RFC 7396: a merge patch is JSON too); any other body is 415, forms included.
+  app.removeAllContentTypeParsers();
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, json);
+  app.setErrorHandler(problemHandler);
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, new Problem(404, 'not-found', `no route for ${request.method} ${request.url.split('?')[0]}`)),
+  );
+
+  const tokenDeps = { ...deps, refreshTokens: new RefreshTokens(deps.secret) };
+  app.decorateRequest('adminRequester', null);
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.url === `${ADMIN_API_PREFIX}${OPENAPI_PATH}`) return;
+    request.adminRequester = await adminRequester(tokenDeps, request, deps.now());
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  });
+
+  const api: AdminApi = {
+    ...deps,
+    requester: (request) => {
+      if (!request.adminRequester) throw new TypeError('an admin API route without its auth hook');
+      return request.adminRequester;
+    },
+  };
+  userRoutes(app, api);
+
+  // The document describes the API; it holds no secret, so it is served without a token.
+  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+}

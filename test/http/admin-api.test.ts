@@ -1,0 +1,171 @@
+// The admin API on the public listener (TESSERA_ADMIN_API=public): who may call it, users through
+// it, problem details, ETags and If-Match, the OpenAPI document, and every answer checked against
+// that document (test/helpers/admin-api.ts). Each write is an event naming its actor.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { decodeJwt } from 'jose';
+import { adminClient, caller, cli, type Contract, contractOf } from '../helpers/admin-api.ts';
+import { PASSWORD, startServer, type TestServer } from '../helpers/server.ts';
+
+describe('admin API', () => {
+  let server: TestServer;
+  let contract: Contract;
+  let api: ReturnType<typeof caller>;
+  let admin: Awaited<ReturnType<typeof adminClient>>;
+
+  before(async () => {
+    server = await startServer({ env: { TESSERA_ADMIN_API: 'public' } });
+    contract = await contractOf(server.issuer);
+    admin = await adminClient(server);
+    assert.equal(admin.status, 200);
+    api = caller(server.issuer, contract, admin.token);
+  });
+  after(() => server?.close());
+
+  const events = async (type: string) => server.store.listEvents({ type: type as never, limit: 100 });
+
+  it('no token: 401 with WWW-Authenticate: Bearer, as problem details', async () => {
+    const answer = await api('GET', '/users', { token: null });
+    assert.equal(answer.status, 401);
+    assert.match(answer.headers.get('www-authenticate')!, /^Bearer realm=/);
+    assert.equal(answer.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+    assert.equal(answer.body.status, 401);
+    assert.equal(answer.body.type, 'urn:tessera:admin-api:problem:unauthorized');
+    assert.equal(answer.body.title, 'Unauthorized');
+    const forged = await api('GET', '/users', { token: 'not.a.token' });
+    assert.equal(forged.status, 401);
+    assert.match(forged.headers.get('www-authenticate')!, /error="invalid_token"/);
+  });
+
+  it('a token without the admin scope: 403 insufficient_scope; a client not marked admin cannot get the scope', async () => {
+    const plain = JSON.parse(
+      await cli(server, [
+        'clients',
+        'create',
+        '--name',
+        'plain',
+        '--grant-types',
+        'client_credentials',
+        '--scope',
+        'openid',
+        '--json',
+      ]),
+    ) as { client_id: string; client_secret: string };
+    const { tokenRequest, basic } = await import('../helpers/tokens.ts');
+    const response = await tokenRequest(
+      server,
+      { grant_type: 'client_credentials' },
+      basic(plain.client_id, plain.client_secret),
+    );
+    const token = ((await response.json()) as { access_token: string }).access_token;
+    const answer = await api('GET', '/users', { token });
+    assert.equal(answer.status, 403);
+    assert.equal(answer.body.type, 'urn:tessera:admin-api:problem:insufficient-scope');
+    assert.match(answer.headers.get('www-authenticate')!, /error="insufficient_scope"/);
+    const unmarked = await adminClient(server, 'unmarked', []);
+    assert.equal(unmarked.status, 400);
+    assert.equal(unmarked.token, undefined);
+  });
+
+  it('users: create (201, no password shown), read with an ETag, search, page', async () => {
+    const created = await api('POST', '/users', {
+      body: { username: 'carol', email: 'carol@example.com', name: 'Carol', password: PASSWORD, roles: ['editor'] },
+    });
+    assert.equal(created.status, 201);
+    assert.ok(created.body.id);
+    assert.equal(created.body.has_password, true);
+    assert.equal(JSON.stringify(created.body).includes(PASSWORD), false);
+    assert.equal(created.body.locked, false);
+    assert.equal(created.body.disabled, false);
+    assert.deepEqual(created.body.roles, ['editor']);
+    assert.equal(created.headers.get('location'), `/admin/api/v1/users/${created.body.id}`);
+
+    const read = await api('GET', `/users/${created.body.id}`);
+    assert.equal(read.status, 200);
+    assert.ok(read.headers.get('etag'));
+    assert.equal(read.headers.get('etag'), created.headers.get('etag'));
+
+    await api('POST', '/users', { body: { username: 'dave', email: 'dave@example.com' } });
+    const found = await api('GET', '/users?q=CAROL');
+    assert.deepEqual(
+      found.body.items.map((u: { username: string }) => u.username),
+      ['carol'],
+    );
+    const first = await api('GET', '/users?limit=2');
+    assert.equal(first.body.items.length, 2);
+    assert.ok(first.body.next_cursor);
+    const second = await api('GET', `/users?limit=2&cursor=${first.body.next_cursor}`);
+    const names = [...first.body.items, ...second.body.items].map((u: { username: string }) => u.username);
+    assert.deepEqual(names, ['alice', 'carol', 'dave']);
+    assert.equal(second.body.next_cursor, null);
+
+    const event = (await events('user.created')).find((e) => e.userId === created.body.id);
+    assert.equal(event!.actor, `client:${admin.clientId}`);
+    assert.equal(event!.userId, created.body.id);
+    assert.ok(event!.requestId);
+  });
+
+  it('PATCH is a JSON merge patch; a stale If-Match gets 412; events name the actor', async () => {
+    const { body: user, headers } = await api('GET', `/users/${server.user.id}`);
+    const etag = headers.get('etag')!;
+    const patched = await api('PATCH', `/users/${user.id}`, {
+      type: 'application/merge-patch+json',
+      headers: { 'if-match': etag },
+      body: { name: null, given_name: 'Ally', roles: ['viewer'] },
+    });
+    assert.equal(patched.status, 200);
+    assert.equal(patched.body.name, null);
+    assert.equal(patched.body.given_name, 'Ally');
+    assert.equal(patched.body.family_name, 'Liddell');
+    assert.deepEqual(patched.body.roles, ['viewer']);
+    assert.notEqual(patched.headers.get('etag'), etag);
+
+    const stale = await api('PATCH', `/users/${user.id}`, { headers: { 'if-match': etag }, body: { name: 'Alice' } });
+    assert.equal(stale.status, 412);
+    assert.equal(stale.body.type, 'urn:tessera:admin-api:problem:precondition-failed');
+    assert.equal((await api('GET', `/users/${user.id}`)).body.name, null, 'nothing changed');
+
+    const [updated] = await events('user.updated');
+    assert.equal(updated!.actor, `client:${admin.clientId}`);
+    const [roles] = await events('user.roles_changed');
+    assert.equal(roles!.actor, `client:${admin.clientId}`);
+    assert.equal(roles!.userId, user.id);
+  });
+
+  it('bad input is 400, unknown ids 404, a taken username 409: problem details, never 500', async () => {
+    const cases: Array<[string, string, unknown, number]> = [
+      ['POST', '/users', { username: 'x' }, 400],
+      ['POST', '/users', { username: 'bad name', email: 'e@example.com' }, 400],
+      ['POST', '/users', { username: 'erin', email: 'not-an-address' }, 400],
+      ['POST', '/users', { username: 'erin', email: 'e@example.com', password: 'short' }, 400],
+      ['POST', '/users', { username: 'alice', email: 'a2@example.com' }, 409],
+      ['POST', '/users', { username: 'erin', email: 'e@example.com', surprise: 1 }, 400],
+      ['PATCH', `/users/${server.user.id}`, {}, 400],
+      ['PATCH', `/users/${server.user.id}`, { roles: ['Not A Role'] }, 400],
+      ['PATCH', `/users/${server.user.id}`, { emial: 'x@example.com' }, 400],
+      ['GET', '/users/nobody', undefined, 404],
+      ['GET', '/users/nobody/grants', undefined, 404],
+      ['PATCH', '/users/nobody', { name: 'x' }, 404],
+      ['GET', '/users?limit=0', undefined, 400],
+      ['GET', '/users?cursor=zzz', undefined, 400],
+    ];
+    for (const [method, path, body, status] of cases) {
+      const answer = await api(method, path, body === undefined ? {} : { body });
+      assert.equal(answer.status, status, `${method} ${path} ${JSON.stringify(body)}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+      assert.equal(answer.body.status, status);
+      assert.ok(answer.body.detail);
+    }
+    const malformed = await api('POST', '/users', { body: '{"username":' });
+    assert.equal(malformed.status, 400);
+    const wrongType = await api('POST', '/users', { body: 'username=x', type: 'text/plain' });
+    assert.equal(wrongType.status, 415);
+  });
+
+  it('the OpenAPI document is 3.1, valid, and generated from the routes', async () => {
+    assert.equal(contract.document.openapi, '3.1.0');
+    assert.ok(contract.document.paths['/admin/api/v1/users/{id}']?.patch);
+    const token = decodeJwt(admin.token!);
+    assert.equal(token.scope, 'admin');
+  });
+});
