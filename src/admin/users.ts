@@ -3,9 +3,7 @@
 // by the caller; a bad value or a conflict is an AdminError with a message for the operator; each
 // change records the events the account page would (src/events).
 import { CLI, type Requester, securityEvent, type SecurityEvent } from '../events/index.ts';
-import { refusal, type ThrottlePolicy } from '../authn/throttle-rules.ts';
 import type { SessionStore } from '../store/sessions.ts';
-import type { ThrottleStore } from '../store/throttles.ts';
 import type { User, UserStore } from '../store/users.ts';
 import type { UpstreamStore } from '../store/upstream.ts';
 import { applyClaimChanges, ClaimError, type HeldClaimChanges } from '../tokens/held-claims.ts';
@@ -25,20 +23,6 @@ export async function findUserById(store: Pick<UserStore, 'getUserById'>, id: st
   const user = await store.getUserById(id);
   if (!user) throw new NotFoundError(`no user ${id}`);
   return user;
-}
-
-/**
- * Whether the user's sign-ins are locked now, after too many failures from anywhere or from one of
- * their browsers (src/authn/throttle.ts): what `tessera users unlock` ends. A delay is not a lock.
- */
-export async function signInLocked(
-  store: Pick<ThrottleStore, 'getThrottlesOf'>,
-  policy: ThrottlePolicy,
-  user: Pick<User, 'username'>,
-  now: number,
-): Promise<boolean> {
-  const states = await store.getThrottlesOf(user.username.toLowerCase());
-  return states.some((state) => refusal([{ state, policy }], now)?.locked === true);
 }
 
 export async function findUser(store: Pick<UserStore, 'getUserByUsername'>, username: string): Promise<User> {

@@ -132,6 +132,66 @@ describe('admin API', () => {
     assert.equal(roles!.userId, user.id);
   });
 
+  it('support: a locked user unlocked, signed out everywhere with grants revoked, second factors reset, disabled, deleted', async () => {
+    const created = await api('POST', '/users', {
+      body: { username: 'frank', email: 'frank@example.com', password: PASSWORD },
+    });
+    const id = created.body.id as string;
+    for (let i = 0; i < server.config.throttle.lockAfter; i++)
+      await server.store.recordFailures({
+        keys: [{ key: 'account:frank', subject: 'frank' }],
+        now: Math.floor(Date.now() / 1000),
+        window: server.config.throttle.window,
+      });
+    assert.equal((await api('GET', `/users/${id}`)).body.locked, true);
+    const unlocked = await api('POST', `/users/${id}/unlock`);
+    assert.equal(unlocked.status, 200);
+    assert.equal(unlocked.body.locked, false);
+
+    // Alice signs in at a client: a session and a grant, both ended by the sign-out.
+    const { getCode, exchange } = await import('../helpers/tokens.ts');
+    await exchange(server, await getCode(server, server.clients.confidential));
+    const grants = await api('GET', `/users/${server.user.id}/grants`);
+    assert.equal(grants.status, 200);
+    assert.ok(grants.body.items.some((g: { client_id: string }) => g.client_id === server.clients.confidential.id));
+    const signedOut = await api('POST', `/users/${server.user.id}/sign-out`);
+    assert.equal(signedOut.status, 200);
+    assert.ok(signedOut.body.sessions >= 1);
+    assert.ok(signedOut.body.grants >= 1);
+    assert.deepEqual((await api('GET', `/users/${server.user.id}/grants`)).body.items, []);
+
+    const factors = await api('GET', `/users/${id}/factors`);
+    assert.deepEqual(factors.body.methods, ['password']);
+    const reset = await api('POST', `/users/${id}/reset-second-factors`);
+    assert.equal(reset.status, 200);
+    assert.equal(reset.body.totp, false);
+
+    const disabled = await api('PATCH', `/users/${id}`, { body: { disabled: true } });
+    assert.equal(disabled.body.disabled, true);
+    const etag = (await api('GET', `/users/${id}`)).headers.get('etag')!;
+    const stale = await api('DELETE', `/users/${id}`, { headers: { 'if-match': '"stale"' } });
+    assert.equal(stale.status, 412);
+    const deleted = await api('DELETE', `/users/${id}`, { headers: { 'if-match': etag } });
+    assert.equal(deleted.status, 204);
+    assert.equal((await api('GET', `/users/${id}`)).status, 404);
+
+    const actor = `client:${admin.clientId}`;
+    for (const type of [
+      'user.unlocked',
+      'user.signed_out',
+      'token.revoked',
+      'mfa.reset',
+      'user.disabled',
+      'user.deleted',
+    ]) {
+      const recorded = await events(type);
+      assert.ok(
+        recorded.some((e) => e.actor === actor),
+        `${type} with the actor ${actor}`,
+      );
+    }
+  });
+
   it('bad input is 400, unknown ids 404, a taken username 409: problem details, never 500', async () => {
     const cases: Array<[string, string, unknown, number]> = [
       ['POST', '/users', { username: 'x' }, 400],

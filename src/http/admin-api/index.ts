@@ -17,6 +17,7 @@ import type { Secrets } from '../../tokens/secrets.ts';
 import { adminRequester } from './auth.ts';
 import { Problem, PROBLEM_SCHEMA, problemHandler, sendProblem } from './problems.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
+import { userSupportRoutes } from './user-support.ts';
 import { userRoutes } from './users.ts';
 
 export const ADMIN_API_PREFIX = '/admin/api/v1';
@@ -99,6 +100,7 @@ async function adminApi(app: FastifyInstance, deps: AdminApiDeps): Promise<void>
     },
   };
   userRoutes(app, api);
+  userSupportRoutes(app, api);
 
   // The document describes the API; it holds no secret, so it is served without a token.
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());

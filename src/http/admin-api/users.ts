@@ -4,7 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import { hashPassword } from '../../authn/password/hash.ts';
 import { passwordProblem } from '../../authn/password/rules.ts';
 import { changeUserRoles } from '../../admin/roles.ts';
-import { findUserById, listUsers, signInLocked, updateUser } from '../../admin/users.ts';
+import { lockInForce, signInLocks } from '../../admin/sign-in-locks.ts';
+import { deleteUser, disableUser, enableUser } from '../../admin/support.ts';
+import { findUserById, listUsers, updateUser } from '../../admin/users.ts';
 import { createUser } from '../../admin/new-user.ts';
 import type { User } from '../../store/users.ts';
 import { checkIfMatch, etagOf } from './etag.ts';
@@ -12,10 +14,10 @@ import type { AdminApi } from './index.ts';
 import { Problem } from './problems.ts';
 import { ETAG_HEADER, IF_MATCH, pageOf, problems } from './schemas.ts';
 
-const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
+export const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
 
 /** A user as the API shows them: never the password's hash, only whether there is one. */
-async function represent(api: AdminApi, user: User) {
+export async function represent(api: AdminApi, user: User) {
   return {
     id: user.id,
     username: user.username,
@@ -25,7 +27,7 @@ async function represent(api: AdminApi, user: User) {
     given_name: user.givenName,
     family_name: user.familyName,
     disabled: user.disabled,
-    locked: await signInLocked(api.store, api.config.throttle, user, api.now()),
+    locked: lockInForce(await signInLocks(api.store, api.config.throttle, user, api.now())) !== undefined,
     roles: user.roles,
     has_password: user.passwordHash !== null,
     created_at: iso(user.createdAt),
@@ -33,8 +35,8 @@ async function represent(api: AdminApi, user: User) {
   };
 }
 
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
-const userResponse = (status: number, description: string) => ({
+export const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
+export const userResponse = (status: number, description: string) => ({
   [status]: { description, headers: ETAG_HEADER, content: { 'application/json': { schema: { $ref: 'User#' } } } },
 });
 const nullableString = { type: ['string', 'null'], maxLength: 256 } as const;
@@ -216,42 +218,31 @@ export function userRoutes(app: FastifyInstance, api: AdminApi): void {
         const changes = { add: next, remove: user.roles.filter((role) => !next.includes(role)) };
         user = (await changeUserRoles(api.store, user.username, changes, { now, requester })).user;
       }
+      if (patch.disabled !== undefined && patch.disabled !== user.disabled) {
+        await (patch.disabled ? disableUser : enableUser)(api.store, user, { now, requester });
+        user = { ...user, disabled: patch.disabled };
+      }
       const shown = await represent(api, user);
       return reply.header('etag', etagOf(shown)).send(shown);
     },
   );
 
-  app.get<{ Params: { id: string } }>(
-    '/users/:id/grants',
+  app.delete<{ Params: { id: string } }>(
+    '/users/:id',
     {
       schema: {
         tags,
-        summary: "The user's active grants, each naming its client",
+        summary: 'Delete a user, with their sessions, grants, apps and webhooks',
         params: idParams,
-        response: {
-          200: {
-            type: 'object',
-            required: ['items'],
-            additionalProperties: false,
-            properties: { items: { type: 'array', items: { $ref: 'Grant#' } } },
-          },
-          ...problems(404),
-        },
+        headers: IF_MATCH,
+        response: { 204: { description: 'deleted', type: 'null' }, ...problems(404, 412) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const user = await findUserById(api.store, request.params.id);
-      const grants = await api.store.listActiveGrants(user.id, api.now());
-      const items = grants.map((grant) => ({
-        id: grant.id,
-        client_id: grant.clientId,
-        client_name: grant.clientName,
-        scope: grant.scope,
-        resource: grant.resource,
-        created_at: iso(grant.createdAt),
-        refresh_expires_at: grant.refreshExpiresAt > 0 ? iso(grant.refreshExpiresAt) : null,
-      }));
-      return { items };
+      checkIfMatch(request, await represent(api, user));
+      await deleteUser(api.store, user, { now: api.now(), requester: api.requester(request) });
+      return reply.code(204).send();
     },
   );
 }
