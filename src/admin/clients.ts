@@ -298,3 +298,15 @@ export async function rotateClientSecret(
   await store.setClientSecretHash(clientId, hashToken(secret), event, previous, encrypted);
   return secret;
 }
+
+/** Deletes the client (`client.deleted`): its grants and tokens end with it. */
+export async function deleteClient(
+  store: Pick<ClientStore, 'getClient' | 'deleteClient'>,
+  clientId: string,
+  options: { now: number; requester?: Requester },
+): Promise<void> {
+  const { now, requester = CLI } = options;
+  if (!(await store.getClient(clientId, { suspended: true }))) throw new NotFoundError(`no client ${clientId}`);
+  const deleted = securityEvent('client.deleted', now, { clientId, requester });
+  if (!(await store.deleteClient(clientId, deleted))) throw new NotFoundError(`no client ${clientId}`);
+}

@@ -222,6 +222,91 @@ describe('admin API', () => {
     assert.equal(wrongType.status, 415);
   });
 
+  it('events: filtered by type, user and client, paged, each naming its actor', async () => {
+    const all = await api('GET', '/events?limit=3');
+    assert.equal(all.status, 200);
+    assert.equal(all.body.items.length, 3);
+    assert.ok(all.body.next_cursor);
+    const next = await api('GET', `/events?limit=3&cursor=${all.body.next_cursor}`);
+    const ids = [...all.body.items, ...next.body.items].map((e: { id: string }) => e.id);
+    assert.equal(new Set(ids).size, ids.length, 'no event twice across pages');
+    const created = await api('GET', '/events?type=user.created&user=carol');
+    assert.equal(created.body.items.length, 1);
+    assert.equal(created.body.items[0].actor, `client:${admin.clientId}`);
+    const byClient = await api('GET', `/events?client=${server.clients.confidential.id}&since=1d`);
+    assert.ok(byClient.body.items.every((e: { client_id: string }) => e.client_id === server.clients.confidential.id));
+    assert.equal((await api('GET', '/events?type=user.nothing')).status, 400);
+    assert.equal((await api('GET', '/events?since=yesterday')).status, 400);
+    assert.equal((await api('GET', '/events?cursor=nonsense')).status, 400);
+    assert.equal((await api('GET', '/events?user=nobody')).status, 404);
+  });
+
+  it('keys: public parts only; a staged rotation and one at once, each an event', async () => {
+    const before = await api('GET', '/keys');
+    assert.equal(before.status, 200);
+    for (const key of before.body.items) {
+      assert.ok(!JSON.stringify(key).match(/"(d|p|q|dp|dq|qi)":/), 'no private key part');
+    }
+    const staged = await api('POST', '/keys/rotate', { body: { alg: 'ES256' } });
+    assert.equal(staged.status, 200);
+    assert.equal(staged.body.alg, 'ES256');
+    const after = await api('GET', '/keys');
+    const next = after.body.items.find((k: { kid: string }) => k.kid === staged.body.kid);
+    assert.equal(next.state, 'next');
+    assert.equal(next.public_jwk.kid, staged.body.kid);
+    const now = await api('POST', '/keys/rotate', { body: { alg: 'ES256', now: true } });
+    assert.equal(now.body.kid, staged.body.kid);
+    const active = (await api('GET', '/keys')).body.items.find((k: { kid: string }) => k.kid === staged.body.kid);
+    assert.equal(active.state, 'active');
+    assert.equal((await api('POST', '/keys/rotate', { body: { alg: 'HS256' } })).status, 400);
+    const rotated = await events('key.rotated');
+    assert.ok(rotated.length >= 2 && rotated.every((e) => e.actor === `client:${admin.clientId}`));
+  });
+
+  it("a user's token: refused without the admin role; with it, the API answers and events name the user", async () => {
+    const made = JSON.parse(
+      await cli(server, [
+        'clients',
+        'create',
+        '--name',
+        'console',
+        '--redirect-uri',
+        `${server.issuer}/cb/console`,
+        '--scope',
+        'openid admin',
+        '--admin',
+        '--first-party',
+        '--json',
+      ]),
+    ) as { client_id: string; client_secret: string };
+    const { getCode, exchange } = await import('../helpers/tokens.ts');
+    const client = {
+      id: made.client_id,
+      secret: made.client_secret,
+      redirectUri: `${server.issuer}/cb/console`,
+      postLogoutRedirectUri: `${server.issuer}/cb/console/logged-out`,
+    };
+    await assert.rejects(getCode(server, client, { scope: 'openid admin' }), /access_denied/);
+    await cli(server, ['users', 'update', 'alice', '--admin']);
+    const tokens = (await (
+      await exchange(server, await getCode(server, client, { scope: 'openid admin' }))
+    ).json()) as { access_token: string };
+    const asAlice = caller(server.issuer, contract, tokens.access_token);
+    const made2 = await asAlice('POST', '/users', { body: { username: 'gina', email: 'gina@example.com' } });
+    assert.equal(made2.status, 201);
+    const event = (await events('user.created')).find((e) => e.userId === made2.body.id);
+    assert.equal(event!.actor, `user:${server.user.id}`);
+  });
+
+  it('every route of the document was called and its answers checked', () => {
+    const documented = Object.entries(contract.document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    const clientRoutes = documented.filter((route) => route.includes('/clients'));
+    const missing = documented.filter((route) => !contract.checked.has(route) && !clientRoutes.includes(route));
+    assert.deepEqual(missing, [], 'the clients are called in admin-api-clients.test.ts');
+  });
+
   it('the OpenAPI document is 3.1, valid, and generated from the routes', async () => {
     assert.equal(contract.document.openapi, '3.1.0');
     assert.ok(contract.document.paths['/admin/api/v1/users/{id}']?.patch);

@@ -17,6 +17,8 @@ import type { Secrets } from '../../tokens/secrets.ts';
 import { adminRequester } from './auth.ts';
 import { Problem, PROBLEM_SCHEMA, problemHandler, sendProblem } from './problems.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
+import { clientRoutes } from './clients.ts';
+import { EVENT_SCHEMA, eventAndKeyRoutes } from './events.ts';
 import { userSupportRoutes } from './user-support.ts';
 import { userRoutes } from './users.ts';
 
@@ -66,7 +68,7 @@ async function adminApi(app: FastifyInstance, deps: AdminApiDeps): Promise<void>
     // Shared schemas keep their names in components.schemas (User, Client, Problem, …).
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}` },
   });
-  for (const schema of [PROBLEM_SCHEMA, ...SHARED_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [PROBLEM_SCHEMA, EVENT_SCHEMA, ...SHARED_SCHEMAS]) app.addSchema(schema);
 
   // Request bodies are checked as written: no property dropped, no type coerced; query strings and
   // paths are text, coerced to the schema's numbers.
@@ -88,6 +90,10 @@ async function adminApi(app: FastifyInstance, deps: AdminApiDeps): Promise<void>
     if (request.routeOptions.url === `${ADMIN_API_PREFIX}${OPENAPI_PATH}`) return;
     request.adminRequester = await adminRequester(tokenDeps, request, deps.now());
   });
+  // An action with nothing to say (POST …/unlock, …/rotate-secret) may come without a body: an empty object.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.method === 'POST') request.body = {};
+  });
   app.addHook('onSend', async (_request, reply) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
@@ -101,6 +107,8 @@ async function adminApi(app: FastifyInstance, deps: AdminApiDeps): Promise<void>
   };
   userRoutes(app, api);
   userSupportRoutes(app, api);
+  clientRoutes(app, api);
+  eventAndKeyRoutes(app, api);
 
   // The document describes the API; it holds no secret, so it is served without a token.
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());

@@ -42,7 +42,46 @@ export const GRANT_SCHEMA = {
   },
 } as const;
 
-export const SHARED_SCHEMAS = [USER_SCHEMA, GRANT_SCHEMA];
+const nullableString = { type: ['string', 'null'] } as const;
+const nullableSeconds = { type: ['integer', 'null'], description: "seconds; null: the server's setting" } as const;
+
+export const CLIENT_SCHEMA = {
+  $id: 'Client',
+  type: 'object',
+  required: ['client_id', 'client_name', 'scope', 'grant_types', 'token_endpoint_auth_method', 'admin'],
+  additionalProperties: false,
+  properties: {
+    client_id: { type: 'string' },
+    client_name: { type: 'string' },
+    redirect_uris: strings,
+    post_logout_redirect_uris: strings,
+    scope: { type: 'string' },
+    grant_types: strings,
+    allowed_origins: strings,
+    cors_origins: strings,
+    token_endpoint_auth_method: { type: 'string' },
+    jwks_uri: nullableString,
+    jwks_kids: strings,
+    first_party: { type: 'boolean' },
+    id_token_signed_response_alg: nullableString,
+    require_mfa: { type: 'boolean' },
+    require_pushed_authorization_requests: { type: 'boolean' },
+    request_object_signing_alg: nullableString,
+    admin: { type: 'boolean' },
+    roles: { type: ['array', 'null'], items: { type: 'string' } },
+    backchannel_logout_uri: nullableString,
+    backchannel_logout_session_required: { type: 'boolean' },
+    access_token_ttl: nullableSeconds,
+    refresh_token_ttl: nullableSeconds,
+    id_token_ttl: nullableSeconds,
+    created_at: time,
+    redirect_uri_problems: strings,
+    registered_via: { type: 'string' },
+    owner_id: nullableString,
+  },
+} as const;
+
+export const SHARED_SCHEMAS = [USER_SCHEMA, GRANT_SCHEMA, CLIENT_SCHEMA];
 
 /** A page of `item`s and the cursor of the next page (null on the last). */
 export function pageOf(item: string) {
