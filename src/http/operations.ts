@@ -4,7 +4,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config/index.ts';
-import { type AdminApiDeps, registerAdminApi } from './admin-api/index.ts';
+import type { AdminApiDeps } from './admin-api/context.ts';
+import { registerAdminApi } from './admin-api/index.ts';
 import { metricsAllowed } from './plugins/metrics.ts';
 import { fastifyTrustProxy, requestIdGenerator, REQUEST_ID_HEADER } from './request-id.ts';
 

@@ -15,7 +15,7 @@ import {
   updateInput,
 } from './client-input.ts';
 import { checkIfMatch, etagOf } from './etag.ts';
-import type { AdminApi } from './index.ts';
+import type { AdminApi } from './context.ts';
 import { ETAG_HEADER, IF_MATCH, problems } from './schemas.ts';
 
 type ById = { Params: { client_id: string } };

@@ -5,7 +5,7 @@ import { describeEvent, listEventPage } from '../../admin/events.ts';
 import { EVENT_TYPES } from '../../events/index.ts';
 import { rotateKey } from '../../tokens/key-rotation.ts';
 import { SIGNING_ALGS, type SigningAlg } from '../../tokens/keystore.ts';
-import type { AdminApi } from './index.ts';
+import type { AdminApi } from './context.ts';
 import { problems } from './schemas.ts';
 
 const nullable = { type: ['string', 'null'] } as const;

@@ -6,45 +6,17 @@
 // paths run none of it. The OpenAPI document is generated from the routes' own schemas.
 import swagger from '@fastify/swagger';
 import { Ajv } from 'ajv';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Config } from '../../config/index.ts';
-import type { Requester } from '../../events/index.ts';
+import type { FastifyInstance } from 'fastify';
 import { VERSION } from '../../release.ts';
-import type { Store } from '../../store/store.ts';
-import type { KeyStore } from '../../tokens/keystore.ts';
 import { RefreshTokens } from '../../tokens/refresh.ts';
-import type { Secrets } from '../../tokens/secrets.ts';
 import { adminRequester } from './auth.ts';
+import { ADMIN_API_PREFIX, type AdminApi, type AdminApiDeps } from './context.ts';
 import { Problem, PROBLEM_SCHEMA, problemHandler, sendProblem } from './problems.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
 import { clientRoutes } from './clients.ts';
 import { EVENT_SCHEMA, eventAndKeyRoutes } from './events.ts';
 import { userSupportRoutes } from './user-support.ts';
 import { userRoutes } from './users.ts';
-
-export const ADMIN_API_PREFIX = '/admin/api/v1';
-
-export interface AdminApiDeps {
-  config: Config;
-  store: Store;
-  keys: KeyStore;
-  secret: Secrets;
-  /** Epoch seconds. */
-  now: () => number;
-}
-
-/** What the route modules share. */
-export interface AdminApi extends AdminApiDeps {
-  /** The requester of an authorized request: who acted, from where (./auth.ts). */
-  requester(request: FastifyRequest): Requester;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set by the admin API's auth hook. */
-    adminRequester: Requester | null;
-  }
-}
 
 const OPENAPI_PATH = '/openapi.json';
 

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { enrolledMethods } from '../../authn/registry.ts';
 import { resetSecondFactors, signOutEverywhere, unlockUser } from '../../admin/support.ts';
 import { findUserById } from '../../admin/users.ts';
-import type { AdminApi } from './index.ts';
+import type { AdminApi } from './context.ts';
 import { problems } from './schemas.ts';
 import { idParams, iso, represent, userResponse } from './users.ts';
 

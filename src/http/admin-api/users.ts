@@ -10,7 +10,7 @@ import { findUserById, listUsers, updateUser } from '../../admin/users.ts';
 import { createUser } from '../../admin/new-user.ts';
 import type { User } from '../../store/users.ts';
 import { checkIfMatch, etagOf } from './etag.ts';
-import type { AdminApi } from './index.ts';
+import type { AdminApi } from './context.ts';
 import { Problem } from './problems.ts';
 import { ETAG_HEADER, IF_MATCH, pageOf, problems } from './schemas.ts';
 
