@@ -95,6 +95,68 @@ describe('admin API: clients', () => {
     assert.equal(users.status, 200);
   });
 
+  it('registers, reads, changes and removes an API (RFC 8707 resource), each an event with its actor', async () => {
+    const uri = 'https://api.example.com/orders';
+    const path = `/resources/${encodeURIComponent(uri)}`;
+    const created = await api('POST', '/resources', { body: { uri, scope: 'apps', name: 'Orders' } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.headers.get('location'), `/admin/api/v1${path}`);
+    assert.equal((await api('POST', '/resources', { body: { uri, scope: 'apps' } })).status, 409);
+    assert.equal((await api('POST', '/resources', { body: { uri: 'ftp://x', scope: 'apps' } })).status, 400);
+    assert.equal((await api('POST', '/resources', { body: { uri: `${uri}/2`, scope: 'openid' } })).status, 400);
+    const listed = await api('GET', '/resources');
+    assert.deepEqual(
+      listed.body.items.map((r: { uri: string }) => r.uri),
+      [uri],
+    );
+    const read = await api('GET', path);
+    assert.equal(read.body.name, 'Orders');
+    const etag = read.headers.get('etag')!;
+    const patched = await api('PATCH', path, { headers: { 'if-match': etag }, body: { scope: 'apps webhooks' } });
+    assert.equal(patched.body.scope, 'apps webhooks');
+    assert.equal((await api('DELETE', path, { headers: { 'if-match': etag } })).status, 412);
+    assert.equal((await api('DELETE', path)).status, 204);
+    assert.equal((await api('GET', path)).status, 404);
+    for (const type of ['resource.created', 'resource.updated', 'resource.deleted']) {
+      const [event] = await server.store.listEvents({ type: type as never, limit: 1 });
+      assert.equal(event!.actor, `client:${admin.clientId}`, type);
+    }
+  });
+
+  it('webhooks: made (secret once), changed, their deliveries listed, deleted; each an event with its actor', async () => {
+    const made = await api('POST', '/webhooks', {
+      body: { url: 'https://hooks.example.com/tessera', events: ['user.created'] },
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.ok(made.body.secret);
+    const id = made.body.webhook.id as string;
+    assert.equal((await api('POST', '/webhooks', { body: { url: 'http://10.0.0.1/x', events: ['all'] } })).status, 400);
+    const unknown = await api('POST', '/webhooks', { body: { url: 'https://h.example.com', events: ['user.nope'] } });
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.body.detail, /user\.nope/);
+
+    await api('POST', '/users', { body: { username: 'ivy', email: 'ivy@example.com' } });
+    const deliveries = await api('GET', `/webhooks/${id}/deliveries`);
+    assert.equal(deliveries.status, 200);
+    assert.deepEqual(
+      deliveries.body.items.map((d: { event_type: string }) => d.event_type),
+      ['user.created'],
+    );
+    const read = await api('GET', `/webhooks/${id}`);
+    assert.equal(read.body.secret, undefined);
+    const etag = read.headers.get('etag')!;
+    const patched = await api('PATCH', `/webhooks/${id}`, { headers: { 'if-match': etag }, body: { events: ['all'] } });
+    assert.deepEqual(patched.body.events, ['all']);
+    assert.ok((await api('GET', '/webhooks')).body.items.some((w: { id: string }) => w.id === id));
+    assert.equal((await api('DELETE', `/webhooks/${id}`, { headers: { 'if-match': etag } })).status, 412);
+    assert.equal((await api('DELETE', `/webhooks/${id}`)).status, 204);
+    assert.equal((await api('GET', `/webhooks/${id}/deliveries`)).status, 404);
+    for (const type of ['webhook.created', 'webhook.updated', 'webhook.deleted']) {
+      const [event] = await server.store.listEvents({ type: type as never, limit: 1 });
+      assert.equal(event!.actor, `client:${admin.clientId}`, type);
+    }
+  });
+
   it('bad settings are 400 with the rule broken, unknown clients 404', async () => {
     const cases: Array<[string, string, unknown, number, RegExp?]> = [
       ['POST', '/clients', { name: 'x', scope: 'openid' }, 400, /redirect-uri/],

@@ -141,7 +141,7 @@ export function clientRoutes(app: FastifyInstance, api: AdminApi): void {
     async (request, reply) => {
       const current = await find(request.params.client_id);
       checkIfMatch(request, show(current));
-      await deleteClient(api.store, current.clientId, { now: api.now(), requester: api.requester(request) });
+      await deleteClient(api.store, current.clientId, api.options(request));
       return reply.code(204).send();
     },
   );

@@ -22,6 +22,8 @@ export interface AdminApiDeps {
 export interface AdminApi extends AdminApiDeps {
   /** The requester of an authorized request: who acted, from where (./auth.ts). */
   requester(request: FastifyRequest): Requester;
+  /** The clock and the requester, as the operations of src/admin take them. */
+  options(request: FastifyRequest): { now: number; requester: Requester };
 }
 
 declare module 'fastify' {

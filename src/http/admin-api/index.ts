@@ -6,7 +6,7 @@
 // paths run none of it. The OpenAPI document is generated from the routes' own schemas.
 import swagger from '@fastify/swagger';
 import { Ajv } from 'ajv';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { VERSION } from '../../release.ts';
 import { RefreshTokens } from '../../tokens/refresh.ts';
 import { adminRequester } from './auth.ts';
@@ -15,7 +15,9 @@ import { Problem, PROBLEM_SCHEMA, problemHandler, sendProblem } from './problems
 import { SHARED_SCHEMAS } from './schemas.ts';
 import { clientRoutes } from './clients.ts';
 import { EVENT_SCHEMA, eventAndKeyRoutes } from './events.ts';
+import { resourceRoutes } from './resources.ts';
 import { userSupportRoutes } from './user-support.ts';
+import { webhookRoutes } from './webhooks.ts';
 import { userRoutes } from './users.ts';
 
 const OPENAPI_PATH = '/openapi.json';
@@ -70,17 +72,21 @@ async function adminApi(app: FastifyInstance, deps: AdminApiDeps): Promise<void>
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
 
+  const requester = (request: FastifyRequest) => {
+    if (!request.adminRequester) throw new TypeError('an admin API route without its auth hook');
+    return request.adminRequester;
+  };
   const api: AdminApi = {
     ...deps,
-    requester: (request) => {
-      if (!request.adminRequester) throw new TypeError('an admin API route without its auth hook');
-      return request.adminRequester;
-    },
+    requester,
+    options: (request) => ({ now: deps.now(), requester: requester(request) }),
   };
   userRoutes(app, api);
   userSupportRoutes(app, api);
   clientRoutes(app, api);
   eventAndKeyRoutes(app, api);
+  resourceRoutes(app, api);
+  webhookRoutes(app, api);
 
   // The document describes the API; it holds no secret, so it is served without a token.
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());

@@ -6,6 +6,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AdminError, ConflictError, NotFoundError } from '../../admin/errors.ts';
 import { OAuthError } from '../../errors/index.ts';
 import { DatabaseUnavailable } from '../../store/faults.ts';
+import { WebhookInputError } from '../../webhooks/subscriptions.ts';
 import { logRejection } from '../rejections.ts';
 
 export type ProblemType =
@@ -56,6 +57,10 @@ function toProblem(err: FastifyError | Error): Problem {
   if (err instanceof NotFoundError) return new Problem(404, 'not-found', err.message);
   if (err instanceof ConflictError) return new Problem(409, 'conflict', err.message);
   if (err instanceof AdminError) return new Problem(400, 'invalid-request', err.message);
+  if (err instanceof WebhookInputError) {
+    const named = err.unknownTypes.length > 0 ? `: ${err.unknownTypes.join(', ')}` : '';
+    return new Problem(400, 'invalid-request', `${err.message}${named}`);
+  }
   if (err instanceof DatabaseUnavailable)
     return new Problem(503, 'unavailable', 'the database is unavailable; try again');
   if (err instanceof OAuthError && err.error === 'invalid_token') return new Problem(401, 'unauthorized', err.message);

@@ -1,7 +1,7 @@
 // What a support person does for one user through the admin API: unlock, sign out everywhere, see
 // and reset the second factors, see the grants. The operations are src/admin/support.ts's, which the
 // CLI and the console call alike.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { enrolledMethods } from '../../authn/registry.ts';
 import { resetSecondFactors, signOutEverywhere, unlockUser } from '../../admin/support.ts';
 import { findUserById } from '../../admin/users.ts';
@@ -16,7 +16,6 @@ const object = (properties: Record<string, unknown>) =>
 
 export function userSupportRoutes(app: FastifyInstance, api: AdminApi): void {
   const tags = ['users'];
-  const options = (request: FastifyRequest) => ({ now: api.now(), requester: api.requester(request) });
 
   app.post<ById>(
     '/users/:id/unlock',
@@ -30,7 +29,7 @@ export function userSupportRoutes(app: FastifyInstance, api: AdminApi): void {
     },
     async (request) => {
       const user = await findUserById(api.store, request.params.id);
-      await unlockUser(api.store, user, options(request));
+      await unlockUser(api.store, user, api.options(request));
       return represent(api, user);
     },
   );
@@ -47,7 +46,7 @@ export function userSupportRoutes(app: FastifyInstance, api: AdminApi): void {
     },
     async (request) => {
       const user = await findUserById(api.store, request.params.id);
-      const ended = await signOutEverywhere(api.store, user, { ...options(request), grants: true });
+      const ended = await signOutEverywhere(api.store, user, { ...api.options(request), grants: true });
       return { sessions: ended.sessions, grants: ended.grants };
     },
   );
@@ -108,7 +107,7 @@ export function userSupportRoutes(app: FastifyInstance, api: AdminApi): void {
     },
     async (request) => {
       const user = await findUserById(api.store, request.params.id);
-      const done = await resetSecondFactors(api.store, user, options(request));
+      const done = await resetSecondFactors(api.store, user, api.options(request));
       return {
         totp: done.totp,
         recovery_codes: done.recoveryCodes,

@@ -241,7 +241,7 @@ export function userRoutes(app: FastifyInstance, api: AdminApi): void {
     async (request, reply) => {
       const user = await findUserById(api.store, request.params.id);
       checkIfMatch(request, await represent(api, user));
-      await deleteUser(api.store, user, { now: api.now(), requester: api.requester(request) });
+      await deleteUser(api.store, user, api.options(request));
       return reply.code(204).send();
     },
   );
