@@ -157,6 +157,43 @@ describe('admin API: clients', () => {
     }
   });
 
+  it('upstream providers: added (the secret never shown), changed, deleted; an unreadable one is 502', async () => {
+    const body = {
+      type: 'oidc',
+      id: 'corp',
+      issuer: 'https://idp.example.com',
+      client_id: 'tessera',
+      client_secret: 's3cret',
+    };
+    const unread = await api('POST', '/providers', { body: { ...body, issuer: 'https://127.0.0.1:1' } });
+    assert.equal(unread.status, 502, JSON.stringify(unread.body));
+    assert.match(unread.body.detail, /discovery document/);
+    const made = await api('POST', '/providers', { body: { ...body, check: false } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.body.callback_uri, `${server.issuer}/login/upstream/corp/callback`);
+    assert.equal(JSON.stringify(made.body).includes('s3cret'), false);
+    assert.equal((await api('POST', '/providers', { body: { ...body, check: false } })).status, 409);
+    assert.equal((await api('POST', '/providers', { body: { ...body, id: 'x', issuer: 'not a url' } })).status, 400);
+    const read = await api('GET', '/providers/corp');
+    assert.equal(read.body.linked_accounts, 0);
+    const patched = await api('PATCH', '/providers/corp', {
+      headers: { 'if-match': read.headers.get('etag')! },
+      body: { name: 'Corporate sign-in' },
+    });
+    assert.equal(patched.body.name, 'Corporate sign-in');
+    assert.equal((await api('GET', '/providers')).body.items.length, 1);
+    assert.equal(
+      (await api('DELETE', '/providers/corp', { headers: { 'if-match': read.headers.get('etag')! } })).status,
+      412,
+    );
+    assert.equal((await api('DELETE', '/providers/corp')).status, 204);
+    assert.equal((await api('GET', '/providers/corp')).status, 404);
+    for (const type of ['provider.created', 'provider.updated', 'provider.deleted']) {
+      const [event] = await server.store.listEvents({ type: type as never, limit: 1 });
+      assert.equal(event!.actor, `client:${admin.clientId}`, type);
+    }
+  });
+
   it('bad settings are 400 with the rule broken, unknown clients 404', async () => {
     const cases: Array<[string, string, unknown, number, RegExp?]> = [
       ['POST', '/clients', { name: 'x', scope: 'openid' }, 400, /redirect-uri/],

@@ -302,9 +302,9 @@ describe('admin API', () => {
     const documented = Object.entries(contract.document.paths).flatMap(([path, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
     );
-    const clientRoutes = documented.filter((route) => /\/(clients|resources|webhooks)/.test(route));
+    const clientRoutes = documented.filter((route) => /\/(clients|resources|webhooks|providers)/.test(route));
     const missing = documented.filter((route) => !contract.checked.has(route) && !clientRoutes.includes(route));
-    assert.deepEqual(missing, [], 'clients, resources and webhooks are called in admin-api-clients.test.ts');
+    assert.deepEqual(missing, [], 'clients, resources, webhooks and providers are called in admin-api-clients.test.ts');
   });
 
   it('the OpenAPI document is 3.1, valid, and generated from the routes', async () => {

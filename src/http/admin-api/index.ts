@@ -15,6 +15,7 @@ import { Problem, PROBLEM_SCHEMA, problemHandler, sendProblem } from './problems
 import { SHARED_SCHEMAS } from './schemas.ts';
 import { clientRoutes } from './clients.ts';
 import { EVENT_SCHEMA, eventAndKeyRoutes } from './events.ts';
+import { providerRoutes } from './providers.ts';
 import { resourceRoutes } from './resources.ts';
 import { userSupportRoutes } from './user-support.ts';
 import { webhookRoutes } from './webhooks.ts';
@@ -87,6 +88,7 @@ async function adminApi(app: FastifyInstance, deps: AdminApiDeps): Promise<void>
   eventAndKeyRoutes(app, api);
   resourceRoutes(app, api);
   webhookRoutes(app, api);
+  providerRoutes(app, api);
 
   // The document describes the API; it holds no secret, so it is served without a token.
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());

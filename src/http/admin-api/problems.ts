@@ -4,6 +4,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AdminError, ConflictError, NotFoundError } from '../../admin/errors.ts';
+import { UpstreamCheckError } from '../../admin/providers.ts';
+import { ProviderInputError } from '../../upstream/providers.ts';
 import { OAuthError } from '../../errors/index.ts';
 import { DatabaseUnavailable } from '../../store/faults.ts';
 import { WebhookInputError } from '../../webhooks/subscriptions.ts';
@@ -17,6 +19,7 @@ export type ProblemType =
   | 'conflict'
   | 'precondition-failed'
   | 'unsupported-media-type'
+  | 'upstream-failed'
   | 'unavailable'
   | 'server-error';
 
@@ -57,6 +60,8 @@ function toProblem(err: FastifyError | Error): Problem {
   if (err instanceof NotFoundError) return new Problem(404, 'not-found', err.message);
   if (err instanceof ConflictError) return new Problem(409, 'conflict', err.message);
   if (err instanceof AdminError) return new Problem(400, 'invalid-request', err.message);
+  if (err instanceof ProviderInputError) return new Problem(400, 'invalid-request', err.message);
+  if (err instanceof UpstreamCheckError) return new Problem(502, 'upstream-failed', err.message);
   if (err instanceof WebhookInputError) {
     const named = err.unknownTypes.length > 0 ? `: ${err.unknownTypes.join(', ')}` : '';
     return new Problem(400, 'invalid-request', `${err.message}${named}`);

@@ -103,6 +103,7 @@ export function problems(...statuses: number[]) {
     409: 'a conflict with an existing object',
     412: "If-Match names none of the object's current ETags",
     415: 'a media type the route does not take',
+    502: "the upstream provider's discovery document could not be read",
     503: 'the database is unavailable',
   };
   return Object.fromEntries(
