@@ -298,6 +298,21 @@ describe('admin API', () => {
     assert.equal(event!.actor, `user:${server.user.id}`);
   });
 
+  it('invitations: a person invited by address, the mail sent again, refused once accepted', async () => {
+    const invited = await api('POST', '/invitations', { body: { email: 'jo@example.com', name: 'Jo' } });
+    assert.equal(invited.status, 201, JSON.stringify(invited.body));
+    assert.equal(invited.body.username, 'jo@example.com');
+    assert.equal(invited.body.has_password, false);
+    assert.equal(invited.headers.get('location'), `/admin/api/v1/users/${invited.body.id}`);
+    assert.equal((await api('POST', '/invitations', { body: { email: 'jo@example.com' } })).status, 409);
+    assert.equal((await api('POST', '/invitations', { body: { email: 'not-an-address' } })).status, 400);
+    assert.equal((await api('POST', `/users/${invited.body.id}/invitation`)).status, 204);
+    assert.equal((await api('POST', `/users/${server.user.id}/invitation`)).status, 409);
+    const sent = (await events('user.invited')).filter((e) => e.userId === invited.body.id);
+    assert.equal(sent.length, 2);
+    assert.ok(sent.every((e) => e.actor === `client:${admin.clientId}`));
+  });
+
   it('every route of the document was called and its answers checked', () => {
     const documented = Object.entries(contract.document.paths).flatMap(([path, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),

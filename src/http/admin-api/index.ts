@@ -15,6 +15,7 @@ import { Problem, PROBLEM_SCHEMA, problemHandler, sendProblem } from './problems
 import { SHARED_SCHEMAS } from './schemas.ts';
 import { clientRoutes } from './clients.ts';
 import { EVENT_SCHEMA, eventAndKeyRoutes } from './events.ts';
+import { invitationRoutes } from './invitations.ts';
 import { providerRoutes } from './providers.ts';
 import { resourceRoutes } from './resources.ts';
 import { userSupportRoutes } from './user-support.ts';
@@ -84,6 +85,7 @@ async function adminApi(app: FastifyInstance, deps: AdminApiDeps): Promise<void>
   };
   userRoutes(app, api);
   userSupportRoutes(app, api);
+  invitationRoutes(app, api);
   clientRoutes(app, api);
   eventAndKeyRoutes(app, api);
   resourceRoutes(app, api);
