@@ -75,7 +75,10 @@ export async function inviteNewUser(
   return user;
 }
 
-/** A new link for the user's invitation (`user.invited`, resent), the earlier ones ended; a ConflictError once accepted. */
+/**
+ * A new link for the user's invitation (`user.invited`, resent), the earlier ones ended; a
+ * ConflictError once accepted.
+ */
 export async function resendUserInvitation(
   store: Store,
   deps: { config: Config; secret: Secrets },
