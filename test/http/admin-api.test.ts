@@ -296,6 +296,11 @@ describe('admin API', () => {
     assert.equal(made2.status, 201);
     const event = (await events('user.created')).find((e) => e.userId === made2.body.id);
     assert.equal(event!.actor, `user:${server.user.id}`);
+    // The role taken away, the token stops at once.
+    await cli(server, ['users', 'update', 'alice', '--no-admin']);
+    const after = await asAlice('GET', '/users');
+    assert.equal(after.status, 403);
+    assert.match(after.body.detail, /no longer an administrator/);
   });
 
   it('invitations: a person invited by address, the mail sent again, refused once accepted', async () => {

@@ -5,6 +5,7 @@
 // Each write records its actor: `client:<client_id>` for a client's own token (client_credentials),
 // `user:<id>` for a person's.
 import type { FastifyRequest } from 'fastify';
+import { ADMIN_ROLE } from '../../admin/roles.ts';
 import type { Requester } from '../../events/index.ts';
 import { activeAccessToken, bearerToken, type TokenStatusDeps } from '../../oauth/token-status.ts';
 import { requesterOf } from '../requester.ts';
@@ -21,6 +22,10 @@ export async function adminRequester(deps: TokenStatusDeps, request: FastifyRequ
   const { claims, user } = await activeAccessToken(deps, token, now);
   if (!claims.scope.split(' ').includes(ADMIN_SCOPE))
     throw new Problem(403, 'insufficient-scope', 'the access token lacks the admin scope');
+  // The scope says what was granted; the role or the mark says whether it still holds: taken away,
+  // the token stops here at once rather than at its expiry.
+  if (user ? !user.roles.includes(ADMIN_ROLE) : (await deps.store.getClient(claims.client_id))?.admin !== true)
+    throw new Problem(403, 'insufficient-scope', `the ${user ? 'user' : 'client'} is no longer an administrator`);
   const actor = user ? `user:${user.id}` : `client:${claims.client_id}`;
   return { ...requesterOf(request), actor };
 }
