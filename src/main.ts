@@ -178,15 +178,6 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
     operations = await buildOperationsApp({ config, registry: app.metricsRegistry, adminApi, logger: app.log });
     await operations.listen({ port: config.metrics.port, host: config.metrics.host });
   }
-  if (config.adminApi === 'operations' && config.metrics.port === null) {
-    app.log.warn(
-      'the admin API is off: no operations listener (TESSERA_METRICS_PORT); TESSERA_ADMIN_API=public serves it',
-    );
-  } else if (config.adminApi !== 'off') {
-    const where =
-      config.adminApi === 'public' ? 'the public listener' : `${config.metrics.host}:${config.metrics.port}`;
-    app.log.info({ admin_api: config.adminApi }, `the admin API is served on ${where} at /admin/api/v1`);
-  }
   const bound = app.server.address();
   const where =
     typeof bound === 'object' && bound
@@ -197,6 +188,15 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
     { version: VERSION, address: where, issuer: config.issuer, database },
     `Tessera ${VERSION} is listening on ${where}`,
   );
+  if (config.adminApi === 'operations' && config.metrics.port === null) {
+    app.log.warn(
+      'the admin API is off: no operations listener (TESSERA_METRICS_PORT); TESSERA_ADMIN_API=public serves it',
+    );
+  } else if (config.adminApi !== 'off') {
+    const where =
+      config.adminApi === 'public' ? 'the public listener' : `${config.metrics.host}:${config.metrics.port}`;
+    app.log.info({ admin_api: config.adminApi }, `the admin API is served on ${where} at /admin/api/v1`);
+  }
   if (seeded) {
     const urls = demoAuthorizationUrls(config, seeded);
     console.log(`
