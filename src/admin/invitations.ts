@@ -1,8 +1,11 @@
-// Inviting people (`tessera users invite`, POST /admin/api/v1/invitations): the account made without
-// a password and a mail with a link to choose one (src/account/invitations.ts), sent by the running
-// server's mail outbox; or a new link for an invitation not yet accepted, ending the earlier ones.
+// The mails an operator sends for people: an invitation (`tessera users invite`, POST
+// /admin/api/v1/invitations): the account made without a password and a mail with a link to choose
+// one (src/account/invitations.ts); a new link for an invitation not yet accepted, ending the earlier
+// ones; and a password reset's mail (POST /admin/api/v1/users/{id}/password-reset). The running
+// server's mail outbox sends them.
 import { emailAddress } from '../account/email.ts';
 import { inviteUser, resendInvitation } from '../account/invitations.ts';
+import { queueResetMail } from '../account/reset.ts';
 import type { Config } from '../config/index.ts';
 import { CLI, type Requester } from '../events/index.ts';
 import { translator } from '../i18n/index.ts';
@@ -24,7 +27,7 @@ interface Options {
 
 /** The mail's dependencies, in the deployment's language (the person has not chosen one yet). */
 function mailDeps(store: Store, config: Config, secret: Secrets) {
-  if (!mailAvailable(config)) throw new AdminError('invitations are sent by mail: set TESSERA_SMTP_URL (docs/mail.md)');
+  if (!mailAvailable(config)) throw new AdminError('this is sent by mail: set TESSERA_SMTP_URL (docs/mail.md)');
   const t = translator(config.defaultLocale);
   return { store, mail: { secret, mail: config.mail, issuer: config.issuer, t } };
 }
@@ -88,4 +91,21 @@ export async function resendUserInvitation(
   const { now, requester = CLI } = options;
   const sent = await resendInvitation(mailDeps(store, deps.config, deps.secret), { user, requester, now });
   if (sent === 'accepted') throw new ConflictError(`${user.username} has accepted the invitation already`);
+}
+
+/**
+ * A password reset's mail to the user (`user.password_reset_requested`, `by: operator`): a link to
+ * choose a new password (30 minutes, single use), as "Forgot your password?" sends. Not to a disabled
+ * user, who could not sign in after.
+ */
+export async function sendPasswordReset(
+  store: Store,
+  deps: { config: Config; secret: Secrets },
+  user: User,
+  options: Options,
+): Promise<void> {
+  const mail = mailDeps(store, deps.config, deps.secret);
+  if (user.disabled) throw new ConflictError(`${user.username} is disabled: enable them first`);
+  const { now, requester = CLI } = options;
+  await queueResetMail(mail, user, { requester, now, by: 'operator' });
 }

@@ -303,7 +303,7 @@ describe('admin API', () => {
     assert.match(after.body.detail, /no longer an administrator/);
   });
 
-  it('invitations: a person invited by address, the mail sent again, refused once accepted', async () => {
+  it('mails: a person invited by address, the invitation sent again (refused once accepted), a reset mail', async () => {
     const invited = await api('POST', '/invitations', { body: { email: 'jo@example.com', name: 'Jo' } });
     assert.equal(invited.status, 201, JSON.stringify(invited.body));
     assert.equal(invited.body.username, 'jo@example.com');
@@ -313,6 +313,12 @@ describe('admin API', () => {
     assert.equal((await api('POST', '/invitations', { body: { email: 'not-an-address' } })).status, 400);
     assert.equal((await api('POST', `/users/${invited.body.id}/invitation`)).status, 204);
     assert.equal((await api('POST', `/users/${server.user.id}/invitation`)).status, 409);
+    const reset = await api('POST', `/users/${server.user.id}/password-reset`);
+    assert.equal(reset.status, 204);
+    const [requested] = await events('user.password_reset_requested');
+    assert.equal(requested!.actor, `client:${admin.clientId}`);
+    assert.deepEqual(requested!.data, { sent: true, by: 'operator' });
+    assert.equal((await api('POST', '/users/nobody/password-reset')).status, 404);
     const sent = (await events('user.invited')).filter((e) => e.userId === invited.body.id);
     assert.equal(sent.length, 2);
     assert.ok(sent.every((e) => e.actor === `client:${admin.clientId}`));

@@ -1,7 +1,7 @@
-// Invitations through the admin API (src/admin/invitations.ts): a person invited by address (the
-// account made without a password, a mail with a link to choose one), or an invitation sent again.
+// The mails the admin API sends for people (src/admin/invitations.ts): an invitation (the account made
+// without a password, a mail with a link to choose one), the invitation again, a password reset's mail.
 import type { FastifyInstance } from 'fastify';
-import { inviteNewUser, resendUserInvitation } from '../../admin/invitations.ts';
+import { inviteNewUser, resendUserInvitation, sendPasswordReset } from '../../admin/invitations.ts';
 import { findUserById } from '../../admin/users.ts';
 import type { AdminApi } from './context.ts';
 import { etagOf } from './etag.ts';
@@ -55,6 +55,23 @@ export function invitationRoutes(app: FastifyInstance, api: AdminApi): void {
     async (request, reply) => {
       const user = await findUserById(api.store, request.params.id);
       await resendUserInvitation(api.store, deps, user, api.options(request));
+      return reply.code(204).send();
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/users/:id/password-reset',
+    {
+      schema: {
+        tags,
+        summary: "Send the user a password reset's mail (a link to choose a new password, 30 minutes)",
+        params: idParams,
+        response: { 204: { description: 'sent', type: 'null' }, ...problems(400, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const user = await findUserById(api.store, request.params.id);
+      await sendPasswordReset(api.store, deps, user, api.options(request));
       return reply.code(204).send();
     },
   );
