@@ -1,7 +1,8 @@
 // Prepares Tessera's database for a benchmark: the client, the virtual users, and optionally a large
 // population (users and live refresh tokens) for the scale test.
 import { sql } from 'kysely';
-import { createClient, createUser } from '../src/cli/operations.ts';
+import { createClient } from '../src/admin/clients.ts';
+import { createUser } from '../src/admin/new-user.ts';
 import { loadConfig } from '../src/config/index.ts';
 import type { GrantRow } from '../src/store/tables.ts';
 import { openDatabase, openStore } from '../src/store/index.ts';

@@ -15,7 +15,7 @@ import { loadBrand } from './ui/brand.ts';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerSameOrigin } from './http/plugins/same-origin.ts';
 import { errorForLog, redactLogArguments, requestForLog } from './http/log-safety.ts';
-import { REQUEST_ID_HEADER, requestIdGenerator } from './http/request-id.ts';
+import { fastifyTrustProxy, REQUEST_ID_HEADER, requestIdGenerator } from './http/request-id.ts';
 import { accountRoutes } from './http/routes/account.ts';
 import { mailLinkRoutes } from './http/routes/mail-links.ts';
 import { resetRoutes } from './http/routes/reset.ts';
@@ -34,6 +34,7 @@ import { tokenRoutes } from './http/routes/token.ts';
 import { parRoutes } from './http/routes/par.ts';
 import { deviceRoutes } from './http/routes/device.ts';
 import { userinfoRoutes } from './http/routes/userinfo.ts';
+import { registerAdminApi } from './http/admin-api/index.ts';
 import { ClientAuthThrottle } from './oauth/client-auth/throttle.ts';
 import { ClientAssertions } from './oauth/client-auth/assertion.ts';
 import { ClientKeySets } from './oauth/client-auth/keys.ts';
@@ -112,14 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A request received while closing is answered, not refused: the drain's last requests still
     // count (src/lifecycle.ts). Fastify marks those answers Connection: close.
     return503OnClosing: false,
-    // A number of hops is Fastify's own rule, written out for its types: trust the first n.
-    trustProxy:
-      typeof deps.config.trustProxy === 'number'
-        ? (
-            (hops: number) => (_address: string, hop: number) =>
-              hop < hops
-          )(deps.config.trustProxy)
-        : deps.config.trustProxy,
+    trustProxy: fastifyTrustProxy(deps.config.trustProxy),
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, new URLSearchParams(body as string));
@@ -257,5 +251,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registrationRoutes(app, ctx);
   webhooksApiRoutes(app, ctx, deps.secret);
   if (deps.demo) demoRoutes(app, ctx, deps.demo);
+  // The admin API on the public listener only when the operator says so (else src/http/operations.ts).
+  if (deps.config.adminApi === 'public') await registerAdminApi(app, { ...deps, now });
   return app;
 }

@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createClient, createUser } from './cli/operations.ts';
+import { createClient } from './admin/clients.ts';
+import { createUser } from './admin/new-user.ts';
 import { s256Challenge } from './oauth/pkce.ts';
 import type { Config } from './config/index.ts';
 import type { ClientStore } from './store/clients.ts';

@@ -13,7 +13,7 @@ import { RestoreWatch, startRestoreWatch } from './restores/watch.ts';
 import { WebhookDelivery } from './webhooks/delivery.ts';
 import { startMailDelivery } from './mail/start.ts';
 import { LogoutDelivery } from './logout/delivery.ts';
-import { startMetricsListener } from './http/plugins/metrics.ts';
+import { adminApiOnOperations, buildOperationsApp } from './http/operations.ts';
 import { openStore, type Store } from './store/index.ts';
 import { logMigrations, VERSION } from './release.ts';
 import { startTracing } from './telemetry/index.ts';
@@ -138,7 +138,7 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
   // flight (idle keep-alive connections close at once), close the store and exit 0; all within
   // TESSERA_SHUTDOWN_TIMEOUT, else exit 1. A second signal ends the drain early.
   let endDrain: (() => void) | undefined;
-  let metricsListener: import('node:http').Server | undefined;
+  let operations: import('fastify').FastifyInstance | undefined;
   const shutdown = async (signal: string) => {
     if (lifecycle.draining) return endDrain?.();
     lifecycle.draining = true;
@@ -155,7 +155,7 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
     housekeeping.stop();
     restoreChecks.stop();
     await app.close();
-    metricsListener?.close();
+    await operations?.close();
     await webhooks.stop();
     await mails?.stop();
     await logouts.stop();
@@ -172,8 +172,11 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
   // Fastify from binding a second address of its own.
   const fd = inheritedSocket(env);
   await app.listen(fd === undefined ? { port: config.port, host: config.host } : ({ fd, host: '0.0.0.0' } as object));
+  // The operations listener: /metrics, and the admin API unless TESSERA_ADMIN_API says otherwise.
   if (config.metrics.port !== null) {
-    metricsListener = await startMetricsListener(app.metricsRegistry, { ...config.metrics, port: config.metrics.port });
+    const adminApi = adminApiOnOperations(config) ? { config, store, keys, secret, now: keys.now } : undefined;
+    operations = await buildOperationsApp({ config, registry: app.metricsRegistry, adminApi, logger: app.log });
+    await operations.listen({ port: config.metrics.port, host: config.metrics.host });
   }
   const bound = app.server.address();
   const where =
@@ -185,6 +188,15 @@ async function run(env: Record<string, string | undefined>, log: Logger): Promis
     { version: VERSION, address: where, issuer: config.issuer, database },
     `Tessera ${VERSION} is listening on ${where}`,
   );
+  if (config.adminApi === 'operations' && config.metrics.port === null) {
+    app.log.warn(
+      'the admin API is off: no operations listener (TESSERA_METRICS_PORT); TESSERA_ADMIN_API=public serves it',
+    );
+  } else if (config.adminApi !== 'off') {
+    const where =
+      config.adminApi === 'public' ? 'the public listener' : `${config.metrics.host}:${config.metrics.port}`;
+    app.log.info({ admin_api: config.adminApi }, `the admin API is served on ${where} at /admin/api/v1`);
+  }
   if (seeded) {
     const urls = demoAuthorizationUrls(config, seeded);
     console.log(`

@@ -91,6 +91,22 @@ export async function requestPasswordReset(
     if (attempt.refused.key !== keys[0]!.key) return { kind: 'answered' };
     return { kind: 'refused', refusal: attempt.refused };
   }
+  await queueResetMail(deps, user, { requester, now });
+  return { kind: 'answered' };
+}
+
+/**
+ * The reset mail to `user` and its link's token, with `user.password_reset_requested`, in one write;
+ * for no account (or one that cannot sign in), the event alone in a write of the same shape (a decoy),
+ * so that the work done says nothing of which accounts exist. Also what an operator sends for a user
+ * (src/admin/invitations.ts), with `by` in the event's data.
+ */
+export async function queueResetMail(
+  deps: { store: MailStore; mail: MailDeps },
+  user: User | undefined,
+  input: { requester: Requester; now: number; by?: 'operator' },
+): Promise<{ sent: boolean }> {
+  const { requester, now } = input;
   // The same work whether or not the account exists: a token, a message, an encryption, one write.
   const { token, hash } = newLinkToken();
   const to = user?.email ?? 'nobody@invalid';
@@ -99,7 +115,7 @@ export async function requestPasswordReset(
   const event = securityEvent('user.password_reset_requested', now, {
     userId: deliverable ? user.id : null,
     requester,
-    data: { sent: deliverable },
+    data: { sent: deliverable, ...(input.by ? { by: input.by } : {}) },
   });
   const stored: MailToken = {
     hash,
@@ -114,7 +130,7 @@ export async function requestPasswordReset(
   };
   // No account (or none that can sign in): the event alone, in a write of the same shape.
   await deps.store.queueMail({ mail, token: stored, event, decoy: !deliverable });
-  return { kind: 'answered' };
+  return { sent: deliverable };
 }
 
 export function resetPath(token: string): string {

@@ -7,7 +7,7 @@ import type { SessionStore } from '../store/sessions.ts';
 import type { User, UserStore } from '../store/users.ts';
 import type { UpstreamStore } from '../store/upstream.ts';
 import { applyClaimChanges, ClaimError, type HeldClaimChanges } from '../tokens/held-claims.ts';
-import { AdminError, NotFoundError } from './errors.ts';
+import { AdminError, ConflictError, NotFoundError } from './errors.ts';
 
 /** 1 to 64 letters, digits and `. _ @ + -`: a username. */
 export function usernameProblem(username: string): string | undefined {
@@ -17,6 +17,12 @@ export function usernameProblem(username: string): string | undefined {
 /** Something, an @, something, no spaces: an address (the mail server is the judge of the rest). */
 export function emailProblem(email: string): string | undefined {
   return /^[^\s@]+@[^\s@]+$/.test(email) && email.length <= 320 ? undefined : `"${email}" is not an email address`;
+}
+
+export async function findUserById(store: Pick<UserStore, 'getUserById'>, id: string): Promise<User> {
+  const user = await store.getUserById(id);
+  if (!user) throw new NotFoundError(`no user ${id}`);
+  return user;
 }
 
 export async function findUser(store: Pick<UserStore, 'getUserByUsername'>, username: string): Promise<User> {
@@ -69,7 +75,7 @@ export async function updateUser(
     const problem = usernameProblem(changes.username);
     if (problem) throw new AdminError(`--username: ${problem}`);
     if (await store.getUserByUsername(changes.username))
-      throw new AdminError(`--username: a user named ${changes.username} exists already`);
+      throw new ConflictError(`--username: a user named ${changes.username} exists already`);
     next.username = changes.username;
   }
   const emailChanged = changes.email !== undefined && changes.email.toLowerCase() !== user.email.toLowerCase();
@@ -78,7 +84,7 @@ export async function updateUser(
     if (problem) throw new AdminError(`--email: ${problem}`);
     const holders = (await store.findUsersByEmail(changes.email)).filter((u) => u.id !== user.id);
     if (holders.length > 0)
-      throw new AdminError(`--email: ${changes.email} is the address of another user (${holders[0]!.username})`);
+      throw new ConflictError(`--email: ${changes.email} is the address of another user (${holders[0]!.username})`);
     next.email = changes.email;
     // Another letter case is the same mailbox: its verification stays.
     if (emailChanged) next.emailVerified = false;
@@ -131,7 +137,7 @@ const cursorAfter = (user: User) => Buffer.from(user.username, 'utf8').toString(
 function openCursor(cursor: string): string {
   const username = Buffer.from(cursor, 'base64url').toString('utf8');
   if (username === '' || cursorAfter({ username } as User) !== cursor)
-    throw new AdminError('--cursor: not a cursor this command printed');
+    throw new AdminError('cursor: not the cursor of a page of users');
   return username;
 }
 

@@ -106,6 +106,8 @@ export interface Config {
   readonly signup: { mode: 'off' | 'open' | 'invite'; domains: readonly string[] };
   /** Where /metrics is served: its own listener (port, host) or the public one; and the bearer token it asks. */
   readonly metrics: { port: number | null; host: string; token: string | null };
+  /** Where the admin API is served (TESSERA_ADMIN_API): the operations listener, the public one, or nowhere. */
+  readonly adminApi: 'operations' | 'public' | 'off';
 }
 
 export const OIDC_SCOPES: ReadonlyArray<readonly [string, string]> = [
@@ -296,5 +298,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       host: e.TESSERA_METRICS_HOST,
       token: e.TESSERA_METRICS_TOKEN ?? null,
     },
+    adminApi: e.TESSERA_ADMIN_API,
   });
 }

@@ -216,6 +216,12 @@ export const configSchema = z.object({
   TESSERA_METRICS_HOST: z.string().default('127.0.0.1'),
   /** TESSERA_METRICS_TOKEN: /metrics answers only `Authorization: Bearer <this>` (at least 16 characters). */
   TESSERA_METRICS_TOKEN: secret(z.string().min(16).optional()),
+  /**
+   * TESSERA_ADMIN_API: where the admin API (/admin/api/v1, docs/admin-api.md) is served: `operations`
+   * on the listener of /metrics (TESSERA_METRICS_PORT; none without it, said in the log), `public` on
+   * the public listener, or `off`.
+   */
+  TESSERA_ADMIN_API: z.enum(['operations', 'public', 'off']).default('operations'),
   /** TESSERA_HSTS_MAX_AGE: with an https issuer, every answer's Strict-Transport-Security max-age; 0 sends none. */
   TESSERA_HSTS_MAX_AGE: z.coerce.number().int().min(0).default(31_536_000),
   /**

@@ -34,3 +34,11 @@ export function requestIdGenerator(trustProxy: Config['trustProxy']): (request: 
     return randomUUID();
   };
 }
+
+/** TESSERA_TRUST_PROXY as Fastify's trustProxy: a number of hops is Fastify's own rule, written out for its types. */
+export function fastifyTrustProxy(
+  trustProxy: Config['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trustProxy !== 'number') return trustProxy;
+  return (_address, hop) => hop < trustProxy;
+}

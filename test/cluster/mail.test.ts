@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { run } from '../../src/cli/main.ts';
-import { createUser } from '../../src/cli/operations.ts';
+import { createUser } from '../../src/admin/new-user.ts';
 import { openStore } from '../../src/store/index.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { type Instance, startInstance } from '../helpers/instances.ts';

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { run } from '../../src/cli/main.ts';
-import { createUser } from '../../src/cli/operations.ts';
+import { createUser } from '../../src/admin/new-user.ts';
 import { openStore } from '../../src/store/index.ts';
 import { hashPassword } from '../../src/authn/password/hash.ts';
 import { type Instance, startInstance } from '../helpers/instances.ts';

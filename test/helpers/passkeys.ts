@@ -3,7 +3,7 @@
 // authenticator (./authenticator.ts).
 import assert from 'node:assert/strict';
 import { hashPassword } from '../../src/authn/password/hash.ts';
-import { createUser } from '../../src/cli/operations.ts';
+import { createUser } from '../../src/admin/new-user.ts';
 import { newId } from '../../src/tokens/opaque.ts';
 import type { SoftAuthenticator } from './authenticator.ts';
 import { BrowserSim, unescapeHtml } from './browser-sim.ts';

@@ -315,7 +315,7 @@ describe('GET /oauth2/authorize', () => {
       const browser = new BrowserSim(server.issuer);
       const c = server.clients.firstParty;
       await browser.authorize(url(base({}, c)), server.user);
-      const { createUser } = await import('../../src/cli/operations.ts');
+      const { createUser } = await import('../../src/admin/new-user.ts');
       const { hashPassword } = await import('../../src/authn/password/hash.ts');
       const bob = await createUser(server.store, server.config, {
         username: 'bob',

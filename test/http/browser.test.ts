@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, needsChromium } from '../helpers/chromium.ts';
 import { createHash, randomBytes } from 'node:crypto';
-import { createClient } from '../../src/cli/operations.ts';
+import { createClient } from '../../src/admin/clients.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 describe('real browser (headless Chromium)', { skip: needsChromium }, () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as client from 'openid-client';
-import { createClient } from '../../src/cli/operations.ts';
+import { createClient } from '../../src/admin/clients.ts';
 import { run } from '../../src/cli/main.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { cliIo, startServer, type TestClient, type TestServer } from '../helpers/server.ts';

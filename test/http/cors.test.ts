@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { run } from '../../src/cli/main.ts';
-import { createClient } from '../../src/cli/operations.ts';
+import { createClient } from '../../src/admin/clients.ts';
 import { startServer, type TestClient, type TestServer, cliIo } from '../helpers/server.ts';
 import { basic, exchange, getCode } from '../helpers/tokens.ts';
 

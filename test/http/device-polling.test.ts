@@ -5,7 +5,7 @@
 // written through the store here (the verification page is driven in Chromium in device.test.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createClient } from '../../src/cli/operations.ts';
+import { createClient } from '../../src/admin/clients.ts';
 import { securityEvent } from '../../src/events/index.ts';
 import { DEVICE_CODE_GRANT } from '../../src/oauth/grant-types.ts';
 import { userCodeHash } from '../../src/oauth/device/user-code.ts';

@@ -12,7 +12,7 @@ import AxeBuilder from '@axe-core/playwright';
 import * as client from 'openid-client';
 import * as OTPAuth from 'otpauth';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { createClient } from '../../src/cli/operations.ts';
+import { createClient } from '../../src/admin/clients.ts';
 import { LOCALES } from '../../src/i18n/index.ts';
 import { DEVICE_CODE_GRANT } from '../../src/oauth/grant-types.ts';
 import { userCodeHash } from '../../src/oauth/device/user-code.ts';

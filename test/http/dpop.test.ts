@@ -9,7 +9,7 @@ import { calculateJwkThumbprint, decodeJwt, exportJWK } from 'jose';
 import * as client from 'openid-client';
 import * as oauth from 'oauth4webapi';
 import { run } from '../../src/cli/main.ts';
-import { createClient } from '../../src/cli/operations.ts';
+import { createClient } from '../../src/admin/clients.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { dpopKey, dpopProof } from '../helpers/dpop.ts';
 import { cliIo, startServer, type TestServer } from '../helpers/server.ts';

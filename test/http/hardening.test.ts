@@ -322,6 +322,13 @@ describe('hardening', () => {
       const scraped = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
       assert.equal(scraped.status, 200);
       assert.match(await scraped.text(), /tessera_ready/);
+      // The admin API beside it (TESSERA_ADMIN_API=operations, the default), and not on the public one.
+      const document = await fetch(`http://127.0.0.1:${metricsPort}/admin/api/v1/openapi.json`);
+      assert.equal(document.status, 200);
+      const users = await fetch(`http://127.0.0.1:${metricsPort}/admin/api/v1/users`);
+      assert.equal(users.status, 401);
+      assert.match(users.headers.get('www-authenticate')!, /^Bearer/);
+      assert.equal((await fetch(`${instance.url}/admin/api/v1/openapi.json`)).status, 404);
     } finally {
       await instance.stop();
       await rm(dir, { recursive: true, force: true });

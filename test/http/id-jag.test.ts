@@ -13,7 +13,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { hashPassword } from '../../src/authn/password/hash.ts';
 import { run } from '../../src/cli/main.ts';
-import { createUser } from '../../src/cli/operations.ts';
+import { createUser } from '../../src/admin/new-user.ts';
 import type { SigningAlg } from '../../src/tokens/keystore.ts';
 import { signJws } from '../../src/tokens/jwt.ts';
 import { cliIo, freePort, PASSWORD, startServer, type TestClient, type TestServer } from '../helpers/server.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { mailboxOf } from '../../src/account/email.ts';
 import { hashPassword } from '../../src/authn/password/hash.ts';
-import { createUser } from '../../src/cli/operations.ts';
+import { createUser } from '../../src/admin/new-user.ts';
 import { newId } from '../../src/tokens/opaque.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { Mailbox } from '../helpers/mailbox.ts';

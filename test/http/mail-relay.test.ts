@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createUser } from '../../src/cli/operations.ts';
+import { createUser } from '../../src/admin/new-user.ts';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { smtpTransport } from '../../src/mail/transport.ts';
 import { openStore } from '../../src/store/index.ts';

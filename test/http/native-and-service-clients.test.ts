@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import * as oidc from 'openid-client';
 import { run } from '../../src/cli/main.ts';
-import { createClient } from '../../src/cli/operations.ts';
+import { createClient } from '../../src/admin/clients.ts';
 import { createVerifier } from '../../src/resource/index.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { ALL_SCOPES, startServer, type TestServer, cliIo } from '../helpers/server.ts';

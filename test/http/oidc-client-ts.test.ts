@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, needsChromium } from '../helpers/chromium.ts';
-import { createClient } from '../../src/cli/operations.ts';
+import { createClient } from '../../src/admin/clients.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 const LIBRARY = readFileSync('node_modules/oidc-client-ts/dist/browser/oidc-client-ts.min.js', 'utf8');

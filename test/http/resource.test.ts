@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { exampleApi } from '../../examples/api.ts';
-import { createClient } from '../../src/cli/operations.ts';
+import { createClient } from '../../src/admin/clients.ts';
 import { BearerError, createVerifier } from '@tessera-oidc/server/resource';
 import { freePort, startServer, type TestServer } from '../helpers/server.ts';
 import { basic, exchange, getCode } from '../helpers/tokens.ts';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as OTPAuth from 'otpauth';
 import { hashPassword } from '../../src/authn/password/hash.ts';
-import { createUser } from '../../src/cli/operations.ts';
+import { createUser } from '../../src/admin/new-user.ts';
 import { type EventType, securityEvent } from '../../src/events/index.ts';
 import { MailDelivery } from '../../src/mail/delivery.ts';
 import { SecurityNotifier, WINDOW } from '../../src/mail/security.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as client from 'openid-client';
 import { hashPassword } from '../../src/authn/password/hash.ts';
-import { createUser } from '../../src/cli/operations.ts';
+import { createUser } from '../../src/admin/new-user.ts';
 import { MailDelivery } from '../../src/mail/delivery.ts';
 import { smtpTransport } from '../../src/mail/transport.ts';
 import { PASSWORD, startServer, type TestServer } from '../helpers/server.ts';

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import * as client from 'openid-client';
 import { hashPassword } from '../../src/authn/password/hash.ts';
 import { base32Decode, newTotpSecret, timeStep, totpCode } from '../../src/authn/totp/code.ts';
-import { createUser } from '../../src/cli/operations.ts';
+import { createUser } from '../../src/admin/new-user.ts';
 import { securityEvent } from '../../src/events/index.ts';
 import { encryptAtRest } from '../../src/tokens/at-rest.ts';
 import { PASSWORD, startServer, type TestServer } from '../helpers/server.ts';

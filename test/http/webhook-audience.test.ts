@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { run } from '../../src/cli/main.ts';
-import { createUser } from '../../src/cli/operations.ts';
+import { createUser } from '../../src/admin/new-user.ts';
 import { EVENT_TYPES } from '../../src/events/index.ts';
 import { WebhookDelivery } from '../../src/webhooks/delivery.ts';
 import { hashPassword } from '../../src/authn/password/hash.ts';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { run } from '../../src/cli/main.ts';
-import { createUser } from '../../src/cli/operations.ts';
+import { createUser } from '../../src/admin/new-user.ts';
 import { type EventType, securityEvent } from '../../src/events/index.ts';
 import { WebhookDelivery } from '../../src/webhooks/delivery.ts';
 import { hashPassword } from '../../src/authn/password/hash.ts';

@@ -1,6 +1,5 @@
 // `tessera clients …`: register, list, show, delete clients and rotate their secrets.
-import { allowedOrigins } from '../../oauth/origins.ts';
-import { CLI, securityEvent } from '../../events/index.ts';
+import { CLI } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
 import {
   type Client,
@@ -12,10 +11,17 @@ import {
 } from '../../store/clients.ts';
 import { splitScope } from '../../store/columns.ts';
 import { redirectUriProblem } from '../../oauth/registration/redirect-rules.ts';
-import { createClient, updateClient, rotateClientSecret, UsageError } from '../operations.ts';
+import { UsageError } from '../operations.ts';
+import { createClient, deleteClient, updateClient, rotateClientSecret } from '../../admin/clients.ts';
 import { formatTime, type Io, NotFound, parse, printList, requireOption, requirePositional } from './common.ts';
-import { describeLifetimes, LIFETIME_OPTIONS, lifetimesFrom } from './lifetimes.ts';
-import { authMethodOption, ClientKeysError, clientKeysOption, requestObjectAlgOption } from '../client-keys.ts';
+import { LIFETIME_OPTIONS, lifetimesFrom } from '../../admin/lifetimes.ts';
+import { describeClient as describe } from '../../admin/client-view.ts';
+import {
+  authMethodOption,
+  ClientKeysError,
+  clientKeysOption,
+  requestObjectAlgOption,
+} from '../../admin/client-keys.ts';
 import { resolveSecret } from '../../config/secret.ts';
 import { sealJwtSecret } from '../../oauth/client-auth/assertion.ts';
 
@@ -45,46 +51,6 @@ function keyOptions(
     if (err instanceof ClientKeysError) throw new UsageError(err.message);
     throw err;
   }
-}
-
-function describe(client: Client, config: Config, text = false): Record<string, unknown> {
-  return {
-    client_id: client.clientId,
-    client_name: client.name,
-    redirect_uris: client.redirectUris,
-    post_logout_redirect_uris: client.postLogoutRedirectUris,
-    scope: client.scopes.join(' '),
-    grant_types: client.grantTypes,
-    allowed_origins: client.allowedOrigins,
-    cors_origins: allowedOrigins(client),
-    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
-    jwks_uri: client.jwksUri ?? null,
-    jwks_kids: client.jwks ? client.jwks.keys.map((key) => String(key.kid ?? '(no kid)')) : [],
-    first_party: client.firstParty,
-    id_token_signed_response_alg: client.idTokenSignedResponseAlg,
-    require_mfa: client.requireMfa === true,
-    require_pushed_authorization_requests: client.requirePushedAuthorizationRequests === true,
-    dpop_bound_access_tokens: client.requireDpop === true,
-    request_object_signing_alg: client.requestObjectSigningAlg ?? null,
-    admin: client.admin === true,
-    // The roles it may see in tokens; null: every role.
-    roles: client.allowedRoles ?? (text ? '(every role)' : null),
-    backchannel_logout_uri: client.backchannelLogout?.uri ?? null,
-    backchannel_logout_session_required: client.backchannelLogout?.sessionRequired ?? false,
-    frontchannel_logout_uri: client.frontchannelLogout?.uri ?? null,
-    frontchannel_logout_session_required: client.frontchannelLogout?.sessionRequired ?? false,
-    exchange_audiences: client.exchangeAudiences ?? [],
-    ...describeLifetimes(client.lifetimes, config, text),
-    created_at: formatTime(client.createdAt),
-    // Registered before today's rules: it keeps working, and is flagged here.
-    redirect_uri_problems: [...client.redirectUris, ...client.postLogoutRedirectUris].flatMap((uri) => {
-      const problem = redirectUriProblem(uri);
-      return problem ? [`${uri} ${problem}`] : [];
-    }),
-    // Who vouches for it: the operator, or the client itself (RFC 7591), and the user it belongs to.
-    registered_via: client.registeredVia,
-    owner_id: client.ownerId,
-  };
 }
 
 /** `--roles a,b`: the roles a client may see, at least one (`--all-roles` for every role). */
@@ -232,9 +198,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
     case 'delete': {
       const { positionals } = parse(rest, {}, 1);
       const id = requirePositional(positionals, 'the client id');
-      if (!(await store.getClient(id, { suspended: true }))) throw new NotFound(`no client ${id}`);
-      const deleted = securityEvent('client.deleted', Math.floor(Date.now() / 1000), { clientId: id, requester: CLI });
-      if (!(await store.deleteClient(id, deleted))) throw new NotFound(`no client ${id}`);
+      await deleteClient(store, id, { now: Math.floor(Date.now() / 1000) });
       io.out(`deleted client ${id}`);
       return 0;
     }

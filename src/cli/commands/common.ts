@@ -2,7 +2,6 @@
 import { openSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../../config/index.ts';
-import type { OutboxEntry } from '../../store/outbox.ts';
 import { openStore } from '../../store/index.ts';
 import type { Store } from '../../store/store.ts';
 import { UsageError } from '../operations.ts';
@@ -58,17 +57,6 @@ export function requireOption<V>(value: V | undefined, option: string): V {
 
 export function formatTime(epochSeconds: number): string {
   return new Date(epochSeconds * 1000).toISOString();
-}
-
-/** Where an outbox entry (a mail, a webhook delivery) stands: its attempts, and when the next or the last was. */
-export function describeSchedule(entry: OutboxEntry<string>): Record<string, unknown> {
-  return {
-    status: entry.status,
-    attempts: entry.attempts,
-    created_at: formatTime(entry.createdAt),
-    next_attempt_at: entry.status === 'pending' ? formatTime(entry.nextAttemptAt) : null,
-    finished_at: entry.finishedAt === null ? null : formatTime(entry.finishedAt),
-  };
 }
 
 /** A listing: with --json every item described, else a line each, or `none` when there is none. */

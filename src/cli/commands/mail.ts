@@ -4,7 +4,8 @@
 import type { Config } from '../../config/index.ts';
 import type { Mail, MailStore } from '../../store/mails.ts';
 import { UsageError } from '../operations.ts';
-import { describeSchedule, type Io, parse, printList } from './common.ts';
+import { describeSchedule } from '../../admin/schedule.ts';
+import { type Io, parse, printList } from './common.ts';
 
 function describeMail(mail: Mail): Record<string, unknown> {
   return { id: mail.id, kind: mail.kind, to: mail.recipient, ...describeSchedule(mail), last_error: mail.lastError };

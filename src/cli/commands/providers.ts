@@ -1,45 +1,23 @@
 // `tessera providers …`: the upstream providers people may sign in with (src/upstream), OpenID
 // Connect providers and GitHub. `create` and `show` print the redirect (callback) URI to register at
 // the provider; the client secret is read from standard input only and stored encrypted.
-import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
 import { resolveSecret } from '../../config/secret.ts';
 import type { UpstreamProvider, UpstreamStore } from '../../store/upstream.ts';
-import { asUpstreamError } from '../../upstream/errors.ts';
-import { withinDeadline } from '../../upstream/fetch.ts';
 import { callbackUri } from '../../upstream/index.ts';
-import { OidcConfigurations } from '../../upstream/oidc.ts';
-import { changedProvider, newProvider, ProviderInputError, type ProviderSettings } from '../../upstream/providers.ts';
-import { openClientSecret } from '../../upstream/secrets.ts';
-import type { Secrets } from '../../tokens/secrets.ts';
+import { ProviderInputError, type ProviderSettings } from '../../upstream/providers.ts';
+import {
+  createProvider,
+  deleteProvider,
+  describeProvider,
+  findProvider,
+  updateProvider,
+} from '../../admin/providers.ts';
 import { UsageError } from '../operations.ts';
-import { formatTime, type Io, NotFound, parse, printList, readPassword, requireOption } from './common.ts';
+import { type Io, parse, printList, readPassword, requireOption } from './common.ts';
 import { requirePositional } from './common.ts';
 
 const TYPES = { oidc: 'OpenID Connect', github: 'GitHub' } as const;
-
-function describe(provider: UpstreamProvider, config: Config, links?: number): Record<string, unknown> {
-  return {
-    id: provider.id,
-    type: provider.type,
-    name: provider.name,
-    ...(provider.type === 'oidc'
-      ? { issuer: provider.issuer }
-      : { github_url: provider.githubUrl, github_api_url: provider.githubApiUrl }),
-    client_id: provider.clientId,
-    scope: provider.scopes.join(' '),
-    trust_email: provider.trustEmail,
-    link_only: provider.linkOnly,
-    trust_upstream_mfa: provider.trustUpstreamMfa,
-    allow_private_network: provider.allowPrivateNetwork,
-    login_hint_domains: provider.loginHintDomains,
-    ...(provider.type === 'oidc' ? { accept_id_jag: provider.acceptIdJag } : {}),
-    callback_uri: callbackUri(config.issuer, provider.id),
-    ...(links === undefined ? {} : { linked_accounts: links }),
-    created_at: formatTime(provider.createdAt),
-    updated_at: formatTime(provider.updatedAt),
-  };
-}
 
 /** The settings both create and update take. */
 const SETTINGS = {
@@ -106,31 +84,6 @@ async function settingsOf(values: Values, io: Io): Promise<ProviderSettings> {
   };
 }
 
-/**
- * Reads an OpenID Connect provider's discovery document as the server will (the same guard and time
- * limit), so that a mistyped issuer or an unreachable provider shows now rather than at a sign-in.
- */
-async function checkDiscovery(provider: UpstreamProvider, config: Config, secret: Secrets, io: Io): Promise<void> {
-  if (provider.type !== 'oidc') return;
-  const network = { allowPrivate: config.outboundAllowPrivate, timeoutMs: config.upstream.timeoutMs };
-  try {
-    const clientSecret = openClientSecret(provider.clientSecretEnc, secret);
-    const discovered = await withinDeadline(provider, network, () =>
-      new OidcConfigurations().get(provider, clientSecret, network.allowPrivate),
-    );
-    io.out(`discovered ${provider.issuer}: authorization at ${discovered.serverMetadata().authorization_endpoint}`);
-  } catch (err) {
-    const why = asUpstreamError(err).message;
-    // Exit code 1, not 2: the arguments may be right and the provider down.
-    throw new Error(
-      `the discovery document of ${provider.issuer} could not be read (${why}); check --issuer` +
-        (provider.allowPrivateNetwork ? '' : ' (and --allow-private-network for a provider inside your network)') +
-        ', or add --no-check to store it anyway',
-      { cause: err },
-    );
-  }
-}
-
 function print(io: Io, described: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(described)) {
     io.out(`${key.padEnd(22)} ${Array.isArray(value) ? value.join(' ') : String(value)}`);
@@ -141,12 +94,10 @@ export async function providersCommand(store: UpstreamStore, config: Config, arg
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
   const secret = await resolveSecret(config);
-  const context = { secret, allowHttp: config.outboundAllowPrivate, now };
-  const find = async (id: string) => {
-    const provider = await store.getProvider(id);
-    if (!provider) throw new NotFound(`no provider ${id}`);
-    return provider;
-  };
+  const deps = { config, secret };
+  const describe = (provider: UpstreamProvider, links?: number) => describeProvider(provider, config, links);
+  const discovered = (provider: UpstreamProvider, endpoint: string) =>
+    `discovered ${provider.issuer}: authorization at ${endpoint}`;
   try {
     switch (sub) {
       case 'create': {
@@ -157,13 +108,13 @@ export async function providersCommand(store: UpstreamStore, config: Config, arg
         if (!values['client-secret-stdin']) {
           throw new UsageError('the client secret is read from standard input: add --client-secret-stdin');
         }
-        const provider = newProvider({ ...(await settingsOf(values, io)), type, id: values.id }, context);
-        if (!values['no-check']) await checkDiscovery(provider, config, secret, io);
-        const data = { provider: provider.id, type, name: provider.name };
-        if (!(await store.createProvider(provider, securityEvent('provider.created', now, { requester: CLI, data })))) {
-          throw new UsageError(`a provider ${provider.id} exists already (choose another with --id)`);
-        }
-        if (values.json) io.out(JSON.stringify(describe(provider, config), null, 2));
+        const settings = { ...(await settingsOf(values, io)), type, id: values.id } as const;
+        const { provider, authorizationEndpoint } = await createProvider(store, deps, settings, {
+          now,
+          check: !values['no-check'],
+        });
+        if (authorizationEndpoint) io.out(discovered(provider, authorizationEndpoint));
+        if (values.json) io.out(JSON.stringify(describe(provider), null, 2));
         else {
           const where = provider.type === 'oidc' ? `, ${provider.issuer}` : '';
           io.out(`created provider ${provider.id} (${TYPES[type]}${where}), its button says "${provider.name}"`);
@@ -173,16 +124,22 @@ export async function providersCommand(store: UpstreamStore, config: Config, arg
       }
       case 'list': {
         const { values } = parse(rest, { json: { type: 'boolean' } });
-        const describeProvider = (p: UpstreamProvider) => describe(p, config);
-        printList(io, values.json, await store.listProviders(), describeProvider, 'no providers', (p) => {
-          return `${p.id.padEnd(20)}  ${p.type.padEnd(6)}  ${p.name}`;
-        });
+        printList(
+          io,
+          values.json,
+          await store.listProviders(),
+          (p) => describe(p),
+          'no providers',
+          (p) => {
+            return `${p.id.padEnd(20)}  ${p.type.padEnd(6)}  ${p.name}`;
+          },
+        );
         return 0;
       }
       case 'show': {
         const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
-        const provider = await find(requirePositional(positionals, 'the provider id'));
-        const described = describe(provider, config, await store.countLinks(provider.id));
+        const provider = await findProvider(store, requirePositional(positionals, 'the provider id'));
+        const described = describe(provider, await store.countLinks(provider.id));
         if (values.json) io.out(JSON.stringify(described, null, 2));
         else print(io, described);
         return 0;
@@ -193,37 +150,23 @@ export async function providersCommand(store: UpstreamStore, config: Config, arg
           { ...SETTINGS, ...NEGATIONS, 'keep-links': { type: 'boolean' } },
           1,
         );
-        const provider = await find(requirePositional(positionals, 'the provider id'));
-        const updated = changedProvider(provider, await settingsOf(values, io), context);
-        // People are linked by their subject at this provider: at another issuer (another GitHub), the
-        // same subject may be someone else. Only the operator knows it is the same provider moved.
-        const elsewhere = ['issuer', 'githubUrl', 'githubApiUrl'] as const;
-        const links = await store.countLinks(provider.id);
-        if (elsewhere.some((key) => updated[key] !== provider[key]) && links > 0 && !values['keep-links']) {
-          throw new UsageError(
-            `${links} people are linked to ${provider.id} by their subject there, which another provider may give ` +
-              'to someone else: make a new provider, or add --keep-links if this is the same provider at a new address',
-          );
-        }
-        const moved = updated.issuer !== provider.issuer || updated.clientId !== provider.clientId;
-        if (moved && !values['no-check']) await checkDiscovery(updated, config, secret, io);
-        const data = {
-          provider: provider.id,
-          name: updated.name,
-          secret_changed: values['client-secret-stdin'] === true,
-        };
-        await store.updateProvider(updated, securityEvent('provider.updated', now, { requester: CLI, data }));
-        if (values.json) io.out(JSON.stringify(describe(updated, config), null, 2));
-        else io.out(`updated provider ${provider.id}`);
+        const id = requirePositional(positionals, 'the provider id');
+        const { provider: updated, authorizationEndpoint } = await updateProvider(
+          store,
+          deps,
+          id,
+          await settingsOf(values, io),
+          { now, check: !values['no-check'], keepLinks: values['keep-links'] },
+        );
+        if (authorizationEndpoint) io.out(discovered(updated, authorizationEndpoint));
+        if (values.json) io.out(JSON.stringify(describe(updated), null, 2));
+        else io.out(`updated provider ${id}`);
         return 0;
       }
       case 'delete': {
         const { positionals } = parse(rest, {}, 1);
-        const { id } = await find(requirePositional(positionals, 'the provider id'));
-        const links = await store.countLinks(id);
-        const deleted = securityEvent('provider.deleted', now, { requester: CLI, data: { provider: id, links } });
-        const removed = await store.deleteProvider(id, deleted);
-        if (removed === undefined) throw new NotFound(`no provider ${id}`);
+        const id = requirePositional(positionals, 'the provider id');
+        const removed = await deleteProvider(store, id, { now });
         io.out(`deleted provider ${id}; its button and its sign-ins stop now, and ${removed} linked account(s) went`);
         if (removed > 0) {
           io.out(

@@ -1,14 +1,11 @@
 // `tessera users mfa show|reset USERNAME`: an operator's help for a user who lost their second
 // factor. `show` lists the second factors (the authenticator app, passkeys, recovery codes left and
 // their last use); `reset` removes the authenticator app and the recovery codes and ends every
-// session of the user, in one write with its event (`mfa.reset`), and says what it did. Passkeys
-// stay, as Keycloak's reset of OTP credentials leaves the others: a passkey signs in without a
-// password and is removed on the account page or with the user; the user then signs in with the
-// password alone (with TESSERA_MFA=required, enrolling a new app at once).
-import { CLI, securityEvent } from '../../events/index.ts';
+// session of the user (src/admin/support.ts says what stays), and says what it did.
+import { resetSecondFactors } from '../../admin/support.ts';
 import type { User } from '../../store/users.ts';
 import { formatTime, type Io, parse, requirePositional } from './common.ts';
-import { upstreamLinksOf, type UserStores } from './user-sessions.ts';
+import { linkedLine, type UserStores } from './user-sessions.ts';
 import { UsageError } from '../operations.ts';
 
 const at = (epoch: number | null) => (epoch === null ? null : formatTime(epoch));
@@ -48,14 +45,9 @@ export async function mfaCommand(
     case 'reset': {
       const { positionals } = parse(rest, {}, 1);
       const user = await findUser(requirePositional(positionals, 'the username'));
-      const { data, line } = await upstreamLinksOf(store, user);
-      const reset = securityEvent('mfa.reset', now, {
-        userId: user.id,
-        requester: CLI,
-        data: { username: user.username, ...data },
-      });
-      const done = await store.resetSecondFactors(user.id, reset);
-      const passkeys = (await store.listPasskeys(user.id)).length;
+      const done = await resetSecondFactors(store, user, { now });
+      const passkeys = done.passkeysKept;
+      const line = linkedLine(user, done.linked);
       const removed = [
         done.totp ? 'the authenticator app' : null,
         done.recoveryCodes > 0 ? `${done.recoveryCodes} recovery code(s)` : null,

@@ -4,8 +4,8 @@
 // she signed in" and "sign her out everywhere".
 import { enrolledMethods } from '../../authn/registry.ts';
 import type { Config } from '../../config/index.ts';
-import { CLI, securityEvent } from '../../events/index.ts';
-import { refusal } from '../../authn/throttle.ts';
+import { linkedProviders } from '../../admin/support.ts';
+import { lockInForce, signInLocks } from '../../admin/sign-in-locks.ts';
 import type { EventStore } from '../../store/events.ts';
 import type { GrantStore } from '../../store/grants.ts';
 import type { MailStore } from '../../store/mails.ts';
@@ -27,28 +27,6 @@ export type UserStores = UserStore &
   Pick<UpstreamStore, 'findUsersByEmail' | 'listLinks' | 'deleteLink'> &
   SecondFactorStore;
 
-/**
- * The throttling of the user's sign-ins (src/authn/throttle.ts): one entry per key counted for the
- * username, from anywhere (`account`) or from one browser the user signed in with before (`device`).
- */
-async function signInLocks(store: ThrottleStore, config: Config, user: User, now: number) {
-  const states = await store.getThrottlesOf(user.username.toLowerCase());
-  return states.map((state) => {
-    const refused = refusal([{ state, policy: config.throttle }], now);
-    return {
-      from: state.key.startsWith('device:')
-        ? 'one known browser'
-        : state.key.startsWith('second-factor:')
-          ? 'codes after the password'
-          : 'anywhere',
-      failures: state.failures,
-      last_failure_at: formatTime(state.lastFailureAt),
-      state: refused ? (refused.locked ? 'locked' : 'delayed') : 'open',
-      until: refused ? formatTime(now + refused.retryAfter) : null,
-    };
-  });
-}
-
 /** `users show`'s lines besides the user's fields. */
 export async function userStatus(
   store: UserStores,
@@ -56,11 +34,19 @@ export async function userStatus(
   user: User,
   now: number,
 ): Promise<Record<string, unknown>> {
-  const locks = await signInLocks(store, config, user, now);
-  const locked = locks.find((l) => l.state !== 'open');
+  const locks = await signInLocks(store, config.throttle, user, now);
+  const locked = lockInForce(locks);
   return {
-    sign_in: locked ? `${locked.state} until ${locked.until} (tessera users unlock ${user.username})` : 'open',
-    sign_in_throttles: locks,
+    sign_in: locked
+      ? `${locked.state} until ${formatTime(locked.until!)} (tessera users unlock ${user.username})`
+      : 'open',
+    sign_in_throttles: locks.map((lock) => ({
+      from: lock.from,
+      failures: lock.failures,
+      last_failure_at: formatTime(lock.lastFailureAt),
+      state: lock.state,
+      until: lock.until === null ? null : formatTime(lock.until),
+    })),
     // The steps the user can sign in with (src/authn/registry.ts): a password, passkeys, an authenticator
     // app (totp), recovery codes.
     factors: [...(await enrolledMethods(store, user))],
@@ -92,50 +78,26 @@ export async function describeSessions(store: UserStores, user: User, now: numbe
 }
 
 /**
- * Ends every session of the user (`user.signed_out`, naming the providers linked, which still sign the
- * user in) and, with `grants`, revokes every grant (`token.revoked` for each, so each app's webhooks hear
- * of its own), in one transaction.
- */
-export async function signOutEverywhere(
-  store: UserStores,
-  user: User,
-  grants: boolean,
-  now: number,
-  linked: Record<string, string[]>,
-): Promise<{ sessions: number; grants: number }> {
-  const live = (await store.listSessionsOf(user.id, now)).length;
-  const revoked = grants ? await store.listActiveGrants(user.id, now) : [];
-  const data = { everywhere: true, ...linked };
-  const events = [
-    ...(live > 0 ? [securityEvent('user.signed_out', now, { userId: user.id, requester: CLI, data })] : []),
-    ...revoked.map((grant) =>
-      securityEvent('token.revoked', now, {
-        userId: user.id,
-        clientId: grant.clientId,
-        requester: CLI,
-        data: { token: 'refresh_token', grant: grant.id },
-      }),
-    ),
-  ];
-  await store.signOutEverywhere({ userId: user.id, now, revokeGrants: grants }, events);
-  return { sessions: live, grants: revoked.length };
-}
-
-/**
  * The user's links to upstream providers, for what an operator's reset or sign-out says and records:
  * each still signs the user in without the password or second factor just reset, so the operator
  * helping after a compromise sees them (`users unlink` removes one).
  */
 export async function upstreamLinksOf(store: UserStores, user: User) {
-  const links = await store.listLinks(user.id);
-  const listed = links.map((l) => `${l.providerId} (${l.subject})`).join(', ');
-  // Said only when there are some: what the commands said before stays as it was.
-  const line =
-    links.length === 0
-      ? undefined
-      : `${links.length} linked provider(s) still sign ${user.username} in, without the password: ${listed}; ` +
+  const { links, data } = await linkedProviders(store, user);
+  return {
+    data,
+    line: linkedLine(
+      user,
+      links.map((l) => `${l.providerId} (${l.subject})`),
+    ),
+  };
+}
+
+/** What the CLI says of the providers still linked after a reset or a sign-out; nothing when none. */
+export function linkedLine(user: User, linked: string[]): string | undefined {
+  return linked.length === 0
+    ? undefined
+    : `${linked.length} linked provider(s) still sign ${user.username} in, without the password: ` +
+        `${linked.join(', ')}; ` +
         `"users unlink ${user.username} PROVIDER" removes one`;
-  // For the event's data: the providers, one link each (nothing when there is none).
-  const data: Record<string, string[]> = links.length === 0 ? {} : { linked_providers: links.map((l) => l.providerId) };
-  return { data, line };
 }

@@ -7,14 +7,16 @@ import type { UpstreamLink } from '../../store/upstream.ts';
 import type { User, UserStore } from '../../store/users.ts';
 import { hashPassword } from '../../authn/password/hash.ts';
 import { ADMIN_ROLE } from '../../admin/roles.ts';
-import { createUser, UsageError } from '../operations.ts';
+import { UsageError } from '../operations.ts';
+import { createUser } from '../../admin/new-user.ts';
 import { formatTime, type Io, NotFound, parse, printList, readPassword, requireOption } from './common.ts';
 import { requirePositional } from './common.ts';
 import { inviteCommand } from './invite.ts';
 import { PAGE_OPTIONS, signOutOneSession, updateCommand, userPage } from './user-profile.ts';
 import { mfaCommand } from './user-mfa.ts';
 import { CLAIM_OPTIONS, claimChanges } from './user-claims.ts';
-import { describeSessions, signOutEverywhere, upstreamLinksOf, type UserStores, userStatus } from './user-sessions.ts';
+import { describeSessions, linkedLine, upstreamLinksOf, type UserStores, userStatus } from './user-sessions.ts';
+import { deleteUser, disableUser, enableUser, signOutEverywhere, unlockUser } from '../../admin/support.ts';
 import type { ClientStore } from '../../store/clients.ts';
 import type { WebhookStore } from '../../store/webhooks.ts';
 
@@ -83,10 +85,6 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
   const now = Math.floor(Date.now() / 1000);
   /** The user of a command that takes their username and nothing else. */
   const onlyUser = async () => findUser(store, requirePositional(parse(rest, {}, 1).positionals, 'the username'));
-  const setDisabled = async (user: User, disabled: boolean) => {
-    const event = securityEvent(disabled ? 'user.disabled' : 'user.enabled', now, { userId: user.id, requester: CLI });
-    await store.setUserDisabled(user.id, disabled, now, event);
-  };
   switch (sub) {
     case 'create': {
       const { values } = parse(rest, {
@@ -157,7 +155,7 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
     }
     case 'disable': {
       const user = await onlyUser();
-      await setDisabled(user, true);
+      await disableUser(store, user, { now });
       // What acts for them stops too until `users enable` (docs/cli.md): said, so nobody is surprised.
       const apps = (await store.listClientsOwnedBy(user.id)).length;
       const webhooks = (await store.listWebhooks(user.id)).length;
@@ -229,8 +227,8 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       const { values, positionals } = parse(rest, options, 1);
       if (values.session !== undefined) return signOutOneSession(store, positionals, values, io, now);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
-      const { data, line } = await upstreamLinksOf(store, user);
-      const ended = await signOutEverywhere(store, user, values.grants ?? false, now, data);
+      const ended = await signOutEverywhere(store, user, { now, grants: values.grants ?? false });
+      const line = linkedLine(user, ended.linked);
       const sessions = `${ended.sessions} session${ended.sessions === 1 ? '' : 's'}`;
       const grants = values.grants
         ? `${ended.grants} grant(s) revoked`
@@ -254,30 +252,21 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       return 0;
     }
     case 'delete': {
-      // The user goes, with their sessions and consents; their grants are revoked, so every token ends;
-      // the apps they registered and their webhooks go too.
       const user = await onlyUser();
-      const deleted = securityEvent('user.deleted', now, {
-        userId: user.id,
-        requester: CLI,
-        data: { username: user.username },
-      });
-      await store.deleteUser(user.id, now, deleted);
+      await deleteUser(store, user, { now });
       io.out(`deleted ${user.username}`);
       return 0;
     }
     case 'enable': {
       const user = await onlyUser();
-      await setDisabled(user, false);
+      await enableUser(store, user, { now });
       io.out(`enabled ${user.username}`);
       return 0;
     }
     case 'unlock': {
-      // Ends a lock (or delays) of sign-ins to this account, from every device (src/authn/throttle.ts).
       const user = await onlyUser();
-      const unlocked = securityEvent('user.unlocked', now, { userId: user.id, requester: CLI });
-      const keys = await store.clearThrottlesOf(user.username.toLowerCase(), unlocked);
-      io.out(keys > 0 ? `unlocked ${user.username}` : `${user.username} was not locked`);
+      const { unlocked } = await unlockUser(store, user, { now });
+      io.out(unlocked ? `unlocked ${user.username}` : `${user.username} was not locked`);
       return 0;
     }
     case 'mfa':

@@ -2,22 +2,16 @@
 // secrets, a test delivery, and the delivery log with redelivery.
 import type { Config } from '../../config/index.ts';
 import { resolveSecret } from '../../config/secret.ts';
-import { CLI, securityEvent } from '../../events/index.ts';
+import { CLI } from '../../events/index.ts';
 import { webhookPayload } from '../../events/webhooks/payload.ts';
 import { createWebhook, DEFAULT_SECRET_GRACE, describeWebhook } from '../../webhooks/subscriptions.ts';
-import {
-  ALL_EVENTS,
-  checkEventTypes,
-  eventTypesShown,
-  rotateWebhookSecret,
-  WebhookInputError,
-} from '../../webhooks/subscriptions.ts';
-import { webhookUrlProblem } from '../../webhooks/subscriptions.ts';
+import { ALL_EVENTS, eventTypesShown, rotateWebhookSecret, WebhookInputError } from '../../webhooks/subscriptions.ts';
 import { newOutboxEntry } from '../../store/outbox.ts';
-import type { Delivery, DeliveryAttempt, WebhookStore } from '../../store/webhooks.ts';
+import type { WebhookStore } from '../../store/webhooks.ts';
 import { newSortableId } from '../../tokens/opaque.ts';
 import { UsageError } from '../operations.ts';
-import { describeSchedule, formatTime, type Io, NotFound, parse, printList, printRecord } from './common.ts';
+import { formatTime, type Io, NotFound, parse, printList, printRecord } from './common.ts';
+import { deleteWebhook, describeDelivery, findWebhook, updateWebhook } from '../../admin/webhooks.ts';
 import { requireOption, requirePositional } from './common.ts';
 import { unknownEventTypes } from './event-types.ts';
 
@@ -28,35 +22,10 @@ function usageOf(err: WebhookInputError): UsageError {
   return new UsageError(`${named.message}; or ${ALL_EVENTS}, alone, for every type (those added later too)`);
 }
 
-function describeDelivery(delivery: Delivery, attempts?: DeliveryAttempt[]): Record<string, unknown> {
-  return {
-    id: delivery.id,
-    event_type: delivery.eventType,
-    ...describeSchedule(delivery),
-    last_status: delivery.lastStatus,
-    last_error: delivery.lastError,
-    ...(attempts
-      ? {
-          log: attempts.map((a) => ({
-            attempt: a.attempt,
-            at: formatTime(a.at),
-            status: a.status,
-            duration_ms: a.durationMs,
-            error: a.error,
-          })),
-        }
-      : {}),
-  };
-}
-
 export async function webhooksCommand(store: WebhookStore, config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
-  const existing = async (id: string) => {
-    const webhook = await store.getWebhook(id);
-    if (!webhook) throw new NotFound(`no webhook ${id}`);
-    return webhook;
-  };
+  const existing = (id: string) => findWebhook(store, id);
   switch (sub) {
     case 'create': {
       const { values } = parse(rest, {
@@ -103,32 +72,22 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
         1,
       );
       const webhook = await existing(requirePositional(positionals, 'the webhook id'));
-      const url = values.url ?? webhook.url;
-      const problem = webhookUrlProblem(url, config.outboundAllowPrivate);
-      if (problem) throw new UsageError(`--url ${problem}`);
-      let events = webhook.events.split(' ');
+      let updated;
       try {
-        if (values.events !== undefined) events = checkEventTypes(values.events.split(','));
+        const input = { url: values.url, events: values.events?.split(','), allowPrivate: config.outboundAllowPrivate };
+        updated = await updateWebhook(store, webhook, input, { now });
       } catch (err) {
         if (err instanceof WebhookInputError) throw usageOf(err);
         throw err;
       }
-      const data = { webhook: webhook.id, url, events: eventTypesShown(events.join(' ')) };
-      const event = securityEvent('webhook.updated', now, { userId: webhook.ownerId, requester: CLI, data });
-      await store.updateWebhook(webhook.id, { url, events: events.join(' ') }, event);
-      const described = describeWebhook({ ...webhook, url, events: events.join(' ') });
+      const described = describeWebhook(updated);
       printRecord(io, values.json, described, 12);
       return 0;
     }
     case 'delete': {
       const { positionals } = parse(rest, {}, 1);
       const webhook = await existing(requirePositional(positionals, 'the webhook id'));
-      const deleted = securityEvent('webhook.deleted', now, {
-        userId: webhook.ownerId,
-        requester: CLI,
-        data: { webhook: webhook.id, url: webhook.url },
-      });
-      await store.deleteWebhook(webhook.id, deleted);
+      await deleteWebhook(store, webhook, { now });
       io.out(`deleted webhook ${webhook.id}`);
       return 0;
     }

@@ -1,7 +1,6 @@
 // GET /metrics: Prometheus exposition of request counts and latencies per route, the database's
 // connections and faults, readiness, the signing keys' age, plus process metrics.
 import type { FastifyInstance } from 'fastify';
-import { createServer, type Server } from 'node:http';
 import { hashToken, safeEqual } from '../../tokens/opaque.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Lifecycle } from '../../lifecycle.ts';
@@ -103,35 +102,6 @@ export function metricsAllowed(token: string | null, authorization: string | und
   if (token === null) return true;
   const presented = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
   return presented !== undefined && safeEqual(hashToken(presented), hashToken(token));
-}
-
-/**
- * /metrics on a listener of its own (TESSERA_METRICS_PORT, by default on 127.0.0.1 in production):
- * Prometheus scrapes it there, and the public listener does not serve it.
- */
-export async function startMetricsListener(
-  registry: Registry,
-  options: { host: string; port: number; token: string | null },
-): Promise<Server> {
-  const server = createServer((request, response) => {
-    if (request.method !== 'GET' || (request.url ?? '').split('?')[0] !== '/metrics') {
-      response.writeHead(404).end();
-      return;
-    }
-    if (!metricsAllowed(options.token, request.headers.authorization)) {
-      response.writeHead(401, { 'www-authenticate': 'Bearer realm="tessera metrics"' }).end();
-      return;
-    }
-    registry.metrics().then(
-      (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),
-      () => response.writeHead(500).end(),
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, resolve);
-  });
-  return server;
 }
 
 /**

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe } from 'node:test';
-import { createClient, createUser } from '../../../src/cli/operations.ts';
+import { createClient } from '../../../src/admin/clients.ts';
+import { createUser } from '../../../src/admin/new-user.ts';
 import { loadConfig } from '../../../src/config/index.ts';
 import type { OAuthError } from '../../../src/errors/index.ts';
 import { CodeSealer, type AuthorizationCode } from '../../../src/oauth/codes.ts';

@@ -1,10 +1,11 @@
-// `--access-token-ttl`, `--refresh-token-ttl` and `--id-token-ttl` of `clients create|update`: a
+// `--access-token-ttl`, `--refresh-token-ttl` and `--id-token-ttl` of `clients create|update` (the admin
+// API's `access_token_ttl`, …, given as these options' text): a
 // client's own token lifetimes, in seconds, at most the server's setting (which stays the ceiling:
 // housekeeping and the signing keys' retirement count on it, src/oauth/grants/types.ts), or
 // `default` to follow the server's again.
-import type { Config } from '../../config/index.ts';
-import type { TokenLifetimes } from '../../store/clients.ts';
-import { UsageError } from '../operations.ts';
+import type { Config } from '../config/index.ts';
+import type { TokenLifetimes } from '../store/clients.ts';
+import { AdminError } from './errors.ts';
 
 export const LIFETIME_OPTIONS = {
   'access-token-ttl': { type: 'string' },
@@ -37,9 +38,9 @@ export function lifetimesFrom(values: Values, config: Ceilings, current: TokenLi
       continue;
     }
     const seconds = /^\d{1,10}$/.test(value) ? Number(value) : NaN;
-    if (!(seconds >= 1)) throw new UsageError(`--${option} must be a number of seconds, or default`);
+    if (!(seconds >= 1)) throw new AdminError(`--${option} must be a number of seconds, or default`);
     if (seconds > config[ceiling]) {
-      throw new UsageError(
+      throw new AdminError(
         `--${option} may be at most ${config[ceiling]} s, the server's ${setting}: a client's tokens may live ` +
           'shorter than the server allows, not longer',
       );

@@ -1,0 +1,339 @@
+// The operator's operations on clients (`tessera clients create|update|rotate-secret`, the admin API
+// src/http/admin-api/clients.ts): plain functions over the store, one layer for both. A bad value is
+// an AdminError (./client-rules.ts), an unknown client a NotFoundError; each change records its event.
+import { CLI, type Requester, securityEvent } from '../events/index.ts';
+import type { Config } from '../config/index.ts';
+import {
+  LOGOUT_CHANNELS,
+  type LogoutUri,
+  type Client,
+  type ClientStore,
+  SERVER_LIFETIMES,
+  type TokenEndpointAuthMethod,
+  type TokenLifetimes,
+} from '../store/clients.ts';
+import { normalizeRedirectUri } from '../oauth/registration/redirect-rules.ts';
+import { hashToken, newId, randomToken } from '../tokens/opaque.ts';
+import { checkKeysFor, type ConfidentialAuthMethod } from './client-keys.ts';
+import {
+  checkExchangeAudiences,
+  checkLogout,
+  checkGrantTypes,
+  checkOrigin,
+  checkRedirectUri,
+  checkScopes,
+  sealed,
+  usage,
+} from './client-rules.ts';
+import { AdminError, NotFoundError } from './errors.ts';
+import { checkRoles } from './roles.ts';
+
+export interface CreateClientInput {
+  name: string;
+  redirectUris: string[];
+  postLogoutRedirectUris?: string[];
+  scopes: string[];
+  public: boolean;
+  firstParty?: boolean;
+  authMethod?: ConfidentialAuthMethod;
+  alg?: 'RS256' | 'ES256';
+  /** Its public keys (private_key_jwt, request objects): a JWK Set or where it is published. */
+  keys?: Pick<Client, 'jwks' | 'jwksUri'> | undefined;
+  /** client_secret_jwt: how its secret is encrypted for the server to keep (src/oauth/client-auth/assertion.ts). */
+  sealSecret?: (secret: string) => string;
+  /** Its authorization requests must be pushed (RFC 9126 §6). */
+  requirePushedAuthorizationRequests?: boolean;
+  /** Its token requests must carry a DPoP proof (RFC 9449 §5.2, `--require-dpop`). */
+  requireDpop?: boolean;
+  /** The alg its request objects must be signed with (`none`: unsigned); null or absent: any asymmetric. */
+  requestObjectSigningAlg?: string | null | undefined;
+  /** RFC 7591 grant type names; authorization_code and refresh_token by default. */
+  grantTypes?: string[];
+  /** Origins that may call the token endpoints from a browser, besides a public client's redirect URIs'. */
+  allowedOrigins?: string[];
+  /** Its own token lifetimes (./commands/lifetimes.ts); the server's by default. */
+  lifetimes?: TokenLifetimes;
+  /** Its sign-ins need two factors (`--require-mfa`). */
+  requireMfa?: boolean;
+  /** Marked as an admin client (`--admin`): it may hold the `admin` scope. */
+  admin?: boolean;
+  /** The roles it may see (`--roles`); absent: every role. */
+  allowedRoles?: string[];
+  /** Back-Channel Logout 1.0 (`--backchannel-logout-uri`, `--backchannel-logout-session-required`). */
+  backchannelLogout?: LogoutUri;
+  /** Front-Channel Logout 1.0 (`--frontchannel-logout-uri`, `--frontchannel-logout-session-required`). */
+  frontchannelLogout?: LogoutUri;
+  /** The audiences it may exchange tokens for (RFC 8693, `--exchange-audience`). */
+  exchangeAudiences?: string[];
+}
+
+export async function createClient(
+  store: ClientStore,
+  config: Pick<Config, 'scopes'> & Partial<Pick<Config, 'allowHttpRedirectUris'>>,
+  input: CreateClientInput,
+  now = Math.floor(Date.now() / 1000),
+  requester: Requester = CLI,
+): Promise<{ client: Client; clientSecret: string | null; warnings: string[] }> {
+  if (input.name.trim() === '') throw new AdminError('--name must not be empty');
+  const grantTypes = checkGrantTypes(input.grantTypes ?? ['authorization_code', 'refresh_token'], input.public);
+  const allowedOrigins = [...new Set((input.allowedOrigins ?? []).map(checkOrigin))];
+  // A client with only client_credentials redirects nowhere.
+  if (input.redirectUris.length === 0 && grantTypes.includes('authorization_code')) {
+    throw new AdminError('at least one --redirect-uri is required');
+  }
+  const allowHttp = config.allowHttpRedirectUris ?? false;
+  const warnings = [
+    ...input.redirectUris.map((uri) => checkRedirectUri(uri, '--redirect-uri', allowHttp)),
+    ...(input.postLogoutRedirectUris ?? []).map((uri) =>
+      checkRedirectUri(uri, '--post-logout-redirect-uri', allowHttp),
+    ),
+  ].filter((warning) => warning !== undefined);
+  checkScopes(input.scopes, config);
+  if (input.public && input.authMethod) throw new AdminError('--auth-method does not apply to a --public client');
+  const method: TokenEndpointAuthMethod = input.public ? 'none' : (input.authMethod ?? 'client_secret_basic');
+  const keys = input.keys ?? {};
+  usage(() => checkKeysFor(method, keys));
+
+  // A client that signs with its key has no secret.
+  const clientSecret = input.public || method === 'private_key_jwt' ? null : randomToken();
+  const client: Client = {
+    clientId: newId(),
+    secretHash: clientSecret === null ? null : hashToken(clientSecret),
+    name: input.name.trim(),
+    redirectUris: [...new Set(input.redirectUris.map(normalizeRedirectUri))],
+    postLogoutRedirectUris: [...new Set((input.postLogoutRedirectUris ?? []).map(normalizeRedirectUri))],
+    scopes: [...new Set(input.scopes)],
+    grantTypes,
+    allowedOrigins,
+    tokenEndpointAuthMethod: method,
+    firstParty: input.firstParty ?? false,
+    idTokenSignedResponseAlg: input.alg ?? null,
+    createdAt: now,
+    registeredVia: 'operator',
+    ownerId: null,
+    registrationTokenHash: null,
+    metadata: {},
+    previousSecret: null,
+    lifetimes: input.lifetimes ?? SERVER_LIFETIMES,
+    ...(input.requireMfa ? { requireMfa: true } : {}),
+    ...(keys.jwks ? { jwks: keys.jwks } : {}),
+    ...(keys.jwksUri ? { jwksUri: keys.jwksUri } : {}),
+    ...(method === 'client_secret_jwt' ? { secretEncrypted: sealed(input.sealSecret, clientSecret!) } : {}),
+    ...(input.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
+    ...(input.requireDpop ? { requireDpop: true } : {}),
+    ...(input.requestObjectSigningAlg ? { requestObjectSigningAlg: input.requestObjectSigningAlg } : {}),
+    ...(input.admin ? { admin: true } : {}),
+    ...(input.allowedRoles ? { allowedRoles: checkRoles(input.allowedRoles, '--roles') } : {}),
+    ...(input.backchannelLogout
+      ? { backchannelLogout: checkLogout(input.backchannelLogout, allowHttp, 'backchannel') }
+      : {}),
+    ...(input.frontchannelLogout
+      ? { frontchannelLogout: checkLogout(input.frontchannelLogout, allowHttp, 'frontchannel') }
+      : {}),
+    ...(input.exchangeAudiences?.length ? { exchangeAudiences: checkExchangeAudiences(input.exchangeAudiences) } : {}),
+  };
+  const data = {
+    name: client.name,
+    public: clientSecret === null,
+    scopes: client.scopes,
+    ...(input.requireMfa ? { require_mfa: true } : {}),
+    ...(input.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
+    ...(input.requireDpop ? { dpop_bound_access_tokens: true } : {}),
+    ...(client.admin ? { admin: true } : {}),
+    ...(client.allowedRoles ? { roles: client.allowedRoles } : {}),
+    ...(client.exchangeAudiences ? { exchange_audiences: client.exchangeAudiences } : {}),
+  };
+  await store.createClient(
+    client,
+    securityEvent('client.created', now, { clientId: client.clientId, requester, data }),
+  );
+  return { client, clientSecret, warnings };
+}
+
+/** Changes a client's grant types and allowed origins (`tessera clients update`). */
+export interface UpdateClientInput {
+  name?: string | undefined;
+  /** Replaces the redirect URIs (the same rules as at creation). */
+  redirectUris?: string[] | undefined;
+  postLogoutRedirectUris?: string[] | undefined;
+  scopes?: string[] | undefined;
+  grantTypes?: string[] | undefined;
+  allowedOrigins?: string[] | undefined;
+  lifetimes?: TokenLifetimes | undefined;
+  /** `--require-mfa` or `--no-require-mfa`. */
+  requireMfa?: boolean | undefined;
+  /** A new way to authenticate: to a secret method from none, or to client_secret_jwt, a new secret is issued. */
+  authMethod?: ConfidentialAuthMethod | undefined;
+  /** Replaces its public keys. */
+  keys?: Pick<Client, 'jwks' | 'jwksUri'> | undefined;
+  sealSecret?: (secret: string) => string;
+  /** `--require-pushed-authorization-requests` or `--no-require-pushed-authorization-requests`. */
+  requirePushedAuthorizationRequests?: boolean | undefined;
+  /** `--require-dpop` or `--no-require-dpop`. */
+  requireDpop?: boolean | undefined;
+  /** `--request-object-signing-alg`: an alg, `none`, or null for any asymmetric one. */
+  requestObjectSigningAlg?: string | null | undefined;
+  /** `--admin` or `--no-admin`. */
+  admin?: boolean | undefined;
+  /** `--roles a,b`, or null (`--all-roles`) for every role. */
+  allowedRoles?: string[] | null | undefined;
+  /** A new backchannel_logout_uri and its session_required, or null to remove it (`--no-backchannel-logout-uri`). */
+  backchannelLogout?: LogoutUri | null | undefined;
+  /** Likewise the frontchannel_logout_uri (`--no-frontchannel-logout-uri`). */
+  frontchannelLogout?: LogoutUri | null | undefined;
+  /** Replaces the audiences it may exchange tokens for; [] for none. */
+  exchangeAudiences?: string[] | undefined;
+}
+
+/** Changes what `tessera clients update` changes; the client_id, secret and owner stay. */
+export async function updateClient(
+  store: ClientStore,
+  clientId: string,
+  input: UpdateClientInput,
+  now = Math.floor(Date.now() / 1000),
+  requester: Requester = CLI,
+  config?: Pick<Config, 'scopes'> & Partial<Pick<Config, 'allowHttpRedirectUris'>>,
+): Promise<{ client: Client; warnings: string[]; clientSecret: string | null }> {
+  const client = await store.getClient(clientId, { suspended: true });
+  if (!client) throw new NotFoundError(`no client ${clientId}`);
+  const isPublic = client.tokenEndpointAuthMethod === 'none';
+  if (isPublic && input.authMethod) throw new AdminError('--auth-method does not apply to a public client');
+  const method = input.authMethod ?? client.tokenEndpointAuthMethod;
+  const keys = input.keys ?? { jwks: client.jwks ?? null, jwksUri: client.jwksUri ?? null };
+  usage(() => checkKeysFor(method, keys));
+  // A secret is issued to a client that comes to need one and has none, and for client_secret_jwt,
+  // whose secret the server must hold (a hash cannot check an HMAC).
+  const needsSecret = method !== 'none' && method !== 'private_key_jwt';
+  const newSecret =
+    (needsSecret && client.secretHash === null) ||
+    (method === 'client_secret_jwt' && client.tokenEndpointAuthMethod !== 'client_secret_jwt')
+      ? randomToken()
+      : null;
+  const grantTypes = input.grantTypes ? checkGrantTypes(input.grantTypes, isPublic) : client.grantTypes;
+  const allowHttp = config?.allowHttpRedirectUris ?? false;
+  const warnings: Array<string | undefined> = [];
+  const redirectUris = input.redirectUris
+    ? [...new Set(input.redirectUris.map(normalizeRedirectUri))]
+    : client.redirectUris;
+  if (input.redirectUris)
+    warnings.push(...redirectUris.map((uri) => checkRedirectUri(uri, '--redirect-uri', allowHttp)));
+  const postLogout = input.postLogoutRedirectUris
+    ? [...new Set(input.postLogoutRedirectUris.map(normalizeRedirectUri))]
+    : client.postLogoutRedirectUris;
+  if (input.postLogoutRedirectUris) {
+    warnings.push(...postLogout.map((uri) => checkRedirectUri(uri, '--post-logout-redirect-uri', allowHttp)));
+  }
+  if (grantTypes.includes('authorization_code') && redirectUris.length === 0) {
+    throw new AdminError('authorization_code needs a redirect URI, and this client would have none');
+  }
+  const scopes = input.scopes ? [...new Set(input.scopes)] : client.scopes;
+  if (config) checkScopes(scopes, config);
+  else if (scopes.length === 0) throw new AdminError('--scope must name at least one scope');
+  const name = input.name === undefined ? client.name : input.name.trim();
+  if (name === '') throw new AdminError('--name must not be empty');
+  const allowedOrigins = input.allowedOrigins
+    ? [...new Set(input.allowedOrigins.map(checkOrigin))]
+    : client.allowedOrigins;
+  const updated = {
+    ...client,
+    name,
+    redirectUris,
+    postLogoutRedirectUris: postLogout,
+    scopes,
+    grantTypes,
+    allowedOrigins,
+    lifetimes: input.lifetimes ?? client.lifetimes,
+    ...(input.requireMfa === undefined ? {} : { requireMfa: input.requireMfa }),
+    tokenEndpointAuthMethod: method,
+    ...keys,
+    ...(newSecret === null
+      ? {}
+      : {
+          secretHash: hashToken(newSecret),
+          previousSecret: null,
+          secretEncrypted: method === 'client_secret_jwt' ? sealed(input.sealSecret, newSecret) : null,
+        }),
+    ...(method !== 'client_secret_jwt' && client.secretEncrypted ? { secretEncrypted: null } : {}),
+    ...(input.requirePushedAuthorizationRequests === undefined
+      ? {}
+      : { requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests }),
+    ...(input.requireDpop === undefined ? {} : { requireDpop: input.requireDpop }),
+    ...(input.requestObjectSigningAlg === undefined ? {} : { requestObjectSigningAlg: input.requestObjectSigningAlg }),
+    ...(input.admin === undefined ? {} : { admin: input.admin }),
+    ...(input.allowedRoles === undefined
+      ? {}
+      : { allowedRoles: input.allowedRoles && checkRoles(input.allowedRoles, '--roles') }),
+  };
+  for (const channel of LOGOUT_CHANNELS) {
+    const said = input[`${channel}Logout`];
+    if (said !== undefined) updated[`${channel}Logout`] = said && checkLogout(said, allowHttp, channel);
+  }
+  if (input.exchangeAudiences) updated.exchangeAudiences = checkExchangeAudiences(input.exchangeAudiences);
+  // The client's own lifetimes, where it has them (seconds); the others follow the server's.
+  const { accessToken, refreshToken, idToken } = updated.lifetimes;
+  const lifetimes = { access_token_ttl: accessToken, refresh_token_ttl: refreshToken, id_token_ttl: idToken };
+  const data = {
+    ...{ name, scopes, grant_types: grantTypes, allowed_origins: allowedOrigins, redirect_uris: redirectUris },
+    ...Object.fromEntries(Object.entries(lifetimes).filter((entry): entry is [string, number] => entry[1] !== null)),
+    ...(input.requireMfa === undefined ? {} : { require_mfa: input.requireMfa }),
+    ...(input.authMethod ? { token_endpoint_auth_method: method } : {}),
+    ...(input.keys ? { jwks: keys.jwks ? 'inline' : (keys.jwksUri ?? '') } : {}),
+    ...(newSecret === null ? {} : { secret_issued: true }),
+    ...(input.requirePushedAuthorizationRequests === undefined
+      ? {}
+      : { require_pushed_authorization_requests: input.requirePushedAuthorizationRequests }),
+    ...(input.requireDpop === undefined ? {} : { dpop_bound_access_tokens: input.requireDpop }),
+    ...(input.requestObjectSigningAlg === undefined
+      ? {}
+      : { request_object_signing_alg: input.requestObjectSigningAlg ?? 'any' }),
+    ...(input.admin === undefined ? {} : { admin: input.admin }),
+    ...(input.allowedRoles === undefined ? {} : { roles: updated.allowedRoles ?? 'all' }),
+    ...(input.backchannelLogout === undefined ? {} : { backchannel_logout_uri: input.backchannelLogout?.uri ?? '' }),
+    ...(input.frontchannelLogout === undefined ? {} : { frontchannel_logout_uri: input.frontchannelLogout?.uri ?? '' }),
+    ...(input.exchangeAudiences === undefined ? {} : { exchange_audiences: updated.exchangeAudiences ?? [] }),
+  };
+
+  await store.updateClient(updated, securityEvent('client.updated', now, { clientId, requester, data }));
+  return { client: updated, warnings: warnings.filter((w) => w !== undefined), clientSecret: newSecret };
+}
+
+/**
+ * A new secret; the old one keeps working for `grace` seconds (0: it stops at once), so the client
+ * can be given the new one without downtime.
+ */
+export async function rotateClientSecret(
+  store: ClientStore,
+  clientId: string,
+  now = Math.floor(Date.now() / 1000),
+  requester: Requester = CLI,
+  grace = 0,
+  sealSecret?: (secret: string) => string,
+): Promise<string> {
+  const client = await store.getClient(clientId, { suspended: true });
+  if (!client) throw new NotFoundError(`no client ${clientId}`);
+  if (client.tokenEndpointAuthMethod === 'none') throw new AdminError(`client ${clientId} is public and has no secret`);
+  if (client.tokenEndpointAuthMethod === 'private_key_jwt') {
+    throw new AdminError(`client ${clientId} authenticates with its key (private_key_jwt) and has no secret`);
+  }
+  const secret = randomToken();
+  // A client_secret_jwt client's assertions are checked with its current secret only: no grace period.
+  const jwt = client.tokenEndpointAuthMethod === 'client_secret_jwt';
+  const previous =
+    grace > 0 && !jwt && client.secretHash !== null ? { hash: client.secretHash, expiresAt: now + grace } : null;
+  const event = securityEvent('client.secret_rotated', now, { clientId, requester, data: { grace } });
+  const encrypted = jwt ? sealed(sealSecret, secret) : undefined;
+  await store.setClientSecretHash(clientId, hashToken(secret), event, previous, encrypted);
+  return secret;
+}
+
+/** Deletes the client (`client.deleted`): its grants and tokens end with it. */
+export async function deleteClient(
+  store: Pick<ClientStore, 'getClient' | 'deleteClient'>,
+  clientId: string,
+  options: { now: number; requester?: Requester },
+): Promise<void> {
+  const { now, requester = CLI } = options;
+  if (!(await store.getClient(clientId, { suspended: true }))) throw new NotFoundError(`no client ${clientId}`);
+  const deleted = securityEvent('client.deleted', now, { clientId, requester });
+  if (!(await store.deleteClient(clientId, deleted))) throw new NotFoundError(`no client ${clientId}`);
+}

@@ -1,0 +1,182 @@
+// /admin/api/v1/webhooks: the webhook subscriptions (the operator's, and users' own), made, changed and
+// deleted through the operations `tessera webhooks` calls, and each one's delivery log.
+import type { FastifyInstance } from 'fastify';
+import { deleteWebhook, describeDelivery, findWebhook, updateWebhook } from '../../admin/webhooks.ts';
+import { createWebhook, describeWebhook } from '../../webhooks/subscriptions.ts';
+import type { AdminApi } from './context.ts';
+import { checkIfMatch, etagOf } from './etag.ts';
+import { ETAG_HEADER, IF_MATCH, problems } from './schemas.ts';
+
+type ById = { Params: { id: string } };
+
+const strings = { type: 'array', items: { type: 'string' } } as const;
+const nullable = { type: ['string', 'null'] } as const;
+const object = (properties: Record<string, unknown>, optional: string[] = []) =>
+  ({
+    type: 'object',
+    required: Object.keys(properties).filter((key) => !optional.includes(key)),
+    additionalProperties: false,
+    properties,
+  }) as const;
+
+const WEBHOOK = object({
+  id: { type: 'string' },
+  url: { type: 'string' },
+  events: { ...strings, description: 'event types, or ["all"]' },
+  owner_id: { type: ['string', 'null'], description: "the user whose webhook it is; null: the operator's" },
+  created_at: { type: 'string' },
+});
+const DELIVERY = object(
+  {
+    id: { type: 'string' },
+    event_type: { type: 'string' },
+    status: { type: 'string' },
+    attempts: { type: 'integer' },
+    created_at: { type: 'string' },
+    next_attempt_at: nullable,
+    finished_at: nullable,
+    last_status: { type: ['integer', 'null'] },
+    last_error: nullable,
+    log: {
+      type: 'array',
+      items: object({
+        attempt: { type: 'integer' },
+        at: { type: 'string' },
+        status: { type: ['integer', 'null'] },
+        duration_ms: { type: 'number' },
+        error: nullable,
+      }),
+    },
+  },
+  ['log'],
+);
+const params = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
+const url = { type: 'string', maxLength: 2048 } as const;
+const events = { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 100 } as const;
+const PATCH = { type: 'object', additionalProperties: false, minProperties: 1, properties: { url, events } };
+const one = (description: string) => ({
+  description,
+  headers: ETAG_HEADER,
+  content: { 'application/json': { schema: WEBHOOK } },
+});
+
+export function webhookRoutes(app: FastifyInstance, api: AdminApi): void {
+  const tags = ['webhooks'];
+  const allowPrivate = api.config.outboundAllowPrivate;
+
+  app.get(
+    '/webhooks',
+    {
+      schema: {
+        tags,
+        summary: "Every webhook: the operator's and users' own",
+        response: { 200: object({ items: { type: 'array', items: WEBHOOK } }), ...problems() },
+      },
+    },
+    async () => ({ items: (await api.store.listWebhooks()).map(describeWebhook) }),
+  );
+
+  app.post<{ Body: { url: string; events: string[] } }>(
+    '/webhooks',
+    {
+      schema: {
+        tags,
+        summary: 'Subscribe a URL to event types (or ["all"]); its signing secret is shown this once',
+        body: object({ url, events }),
+        response: {
+          201: object({ webhook: WEBHOOK, secret: { type: 'string', description: 'shown this once' } }),
+          ...problems(400, 415),
+        },
+      },
+    },
+    async (request, reply) => {
+      const input = { ...request.body, ownerId: null, allowPrivate };
+      const { requester, now } = api.options(request);
+      const made = await createWebhook(api.store, api.secret, input, now, requester);
+      return reply
+        .code(201)
+        .header('location', `${request.url}/${made.webhook.id}`)
+        .send({ webhook: describeWebhook(made.webhook), secret: made.secret });
+    },
+  );
+
+  app.get<ById>(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'A webhook (never its secret)',
+        params,
+        response: { 200: one('the webhook'), ...problems(404) },
+      },
+    },
+    async (request, reply) => {
+      const shown = describeWebhook(await findWebhook(api.store, request.params.id));
+      return reply.header('etag', etagOf(shown)).send(shown);
+    },
+  );
+
+  app.patch<ById & { Body: { url?: string; events?: string[] } }>(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags,
+        summary: "Change a webhook's URL or event types (a JSON merge patch)",
+        params,
+        headers: IF_MATCH,
+        body: { content: { 'application/merge-patch+json': { schema: PATCH }, 'application/json': { schema: PATCH } } },
+        response: { 200: one('changed'), ...problems(400, 404, 412, 415) },
+      },
+    },
+    async (request, reply) => {
+      const webhook = await findWebhook(api.store, request.params.id);
+      checkIfMatch(request, describeWebhook(webhook));
+      const input = { ...request.body, allowPrivate };
+      const shown = describeWebhook(await updateWebhook(api.store, webhook, input, api.options(request)));
+      return reply.header('etag', etagOf(shown)).send(shown);
+    },
+  );
+
+  app.delete<ById>(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a webhook',
+        params,
+        headers: IF_MATCH,
+        response: { 204: { description: 'deleted', type: 'null' }, ...problems(404, 412) },
+      },
+    },
+    async (request, reply) => {
+      const webhook = await findWebhook(api.store, request.params.id);
+      checkIfMatch(request, describeWebhook(webhook));
+      await deleteWebhook(api.store, webhook, api.options(request));
+      return reply.code(204).send();
+    },
+  );
+
+  app.get<ById & { Querystring: { limit: number } }>(
+    '/webhooks/:id/deliveries',
+    {
+      schema: {
+        tags,
+        summary: "The webhook's deliveries, newest first, each with the log of its attempts",
+        params,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+        },
+        response: { 200: object({ items: { type: 'array', items: DELIVERY } }), ...problems(400, 404) },
+      },
+    },
+    async (request) => {
+      const webhook = await findWebhook(api.store, request.params.id);
+      const deliveries = await api.store.listDeliveries(webhook.id, request.query.limit);
+      const items = [];
+      for (const d of deliveries) items.push(describeDelivery(d, await api.store.listAttempts(d.id)));
+      return { items };
+    },
+  );
+}
