@@ -386,6 +386,20 @@ export async function rotateClientSecret(
   return secret;
 }
 
+/**
+ * Deletes the client (`client.deleted`): its grants, consents and tokens go with it. False when there
+ * was no such client.
+ */
+export async function deleteClient(
+  store: Pick<ClientStore, 'getClient' | 'deleteClient'>,
+  clientId: string,
+  now = Math.floor(Date.now() / 1000),
+  requester: Requester = CLI,
+): Promise<boolean> {
+  if (!(await store.getClient(clientId, { suspended: true }))) return false;
+  return store.deleteClient(clientId, securityEvent('client.deleted', now, { clientId, requester }));
+}
+
 export interface CreateUserInput {
   username: string;
   email: string;

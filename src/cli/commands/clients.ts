@@ -1,11 +1,11 @@
 // `tessera clients …`: register, list, show, delete clients and rotate their secrets.
 import { allowedOrigins } from '../../oauth/origins.ts';
-import { CLI, securityEvent } from '../../events/index.ts';
+import { CLI } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
 import { type BackchannelLogout, type Client, type ClientStore, SERVER_LIFETIMES } from '../../store/clients.ts';
 import { splitScope } from '../../store/columns.ts';
 import { redirectUriProblem } from '../../oauth/registration/redirect-rules.ts';
-import { createClient, updateClient, rotateClientSecret, UsageError } from '../operations.ts';
+import { createClient, deleteClient, updateClient, rotateClientSecret, UsageError } from '../operations.ts';
 import { formatTime, type Io, NotFound, parse, printList, requireOption, requirePositional } from './common.ts';
 import { describeLifetimes, LIFETIME_OPTIONS, lifetimesFrom } from './lifetimes.ts';
 import { authMethodOption, ClientKeysError, clientKeysOption, requestObjectAlgOption } from '../client-keys.ts';
@@ -201,9 +201,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
     case 'delete': {
       const { positionals } = parse(rest, {}, 1);
       const id = requirePositional(positionals, 'the client id');
-      if (!(await store.getClient(id, { suspended: true }))) throw new NotFound(`no client ${id}`);
-      const deleted = securityEvent('client.deleted', Math.floor(Date.now() / 1000), { clientId: id, requester: CLI });
-      if (!(await store.deleteClient(id, deleted))) throw new NotFound(`no client ${id}`);
+      if (!(await deleteClient(store, id))) throw new NotFound(`no client ${id}`);
       io.out(`deleted client ${id}`);
       return 0;
     }
