@@ -19,6 +19,7 @@ import { REQUEST_ID_HEADER, requestIdGenerator } from './http/request-id.ts';
 import { accountRoutes } from './http/routes/account.ts';
 import { adminClientRoutes } from './http/routes/admin-clients.ts';
 import { adminEventRoutes } from './http/routes/admin-events.ts';
+import { adminKeyRoutes } from './http/routes/admin-keys.ts';
 import { adminUserRoutes } from './http/routes/admin-users.ts';
 import { mailLinkRoutes } from './http/routes/mail-links.ts';
 import { resetRoutes } from './http/routes/reset.ts';
@@ -239,6 +240,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   adminUserRoutes(app, ctx);
   adminEventRoutes(app, ctx);
   adminClientRoutes(app, ctx);
+  adminKeyRoutes(app, ctx);
   if (mailAvailable(ctx.mail)) {
     resetRoutes(app, ctx);
     mailLinkRoutes(app, ctx);

@@ -205,6 +205,59 @@ describe('the admin console in Chromium without JavaScript', { skip: needsChromi
     assert.equal(rotated?.actor, `user:${admin.id}`);
   });
 
+  it('disables and enables a user, and resets their second factors', async () => {
+    const frank = await newUser(server);
+    await page.goto(`${server.issuer}/admin/users/${frank.id}`);
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('status').getByText(`${frank.username} is disabled and signed out.`).waitFor();
+    await page.getByText(/^Disabled: cannot sign in/).waitFor();
+    assert.equal((await server.store.getUserById(frank.id))?.disabled, true);
+    await axeClean(checking, page);
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.getByRole('status').getByText(`${frank.username} is enabled.`).waitFor();
+    assert.equal((await server.store.getUserById(frank.id))?.disabled, false);
+    await page.getByRole('button', { name: 'Reset second factors' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/recovery codes of .* are removed/)
+      .waitFor();
+    const events = await server.store.listEvents({ userId: frank.id });
+    for (const type of ['user.disabled', 'user.enabled', 'mfa.reset'])
+      assert.equal(events.find((e) => e.type === type)?.actor, `user:${admin.id}`, type);
+  });
+
+  it('creates a client, its secret shown once; a bad redirect URI is refused with the reason', async () => {
+    await page.getByRole('link', { name: 'Clients' }).click();
+    await page.getByRole('link', { name: 'New client' }).click();
+    await axeClean(checking, page);
+    await page.getByLabel('Name').fill('Support desk');
+    await page.getByLabel('Redirect URIs, one per line').fill('not a uri');
+    await page.getByLabel('Scopes, separated by spaces').fill('openid profile');
+    await page.getByRole('button', { name: 'Create client' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(/^Not saved: /)
+      .waitFor();
+    await axeClean(checking, page);
+    await page.getByLabel('Redirect URIs, one per line').fill('https://desk.example/callback');
+    await page.getByLabel('refresh_token').check();
+    await page.getByRole('button', { name: 'Create client' }).click();
+    await page.getByText('The client is created.').waitFor();
+    const secret = (await page.locator('#client-secret').textContent())!.trim();
+    const made = (await server.store.listClients()).find((c) => c.name === 'Support desk')!;
+    assert.deepEqual(made.redirectUris, ['https://desk.example/callback']);
+    assert.deepEqual(made.grantTypes.sort(), ['authorization_code', 'refresh_token']);
+    assert.deepEqual(made.scopes, ['openid', 'profile']);
+    const check = await tokenRequest(
+      server,
+      { grant_type: 'refresh_token', refresh_token: 'x' },
+      basic(made.clientId, secret),
+    );
+    assert.equal(check.status, 400, 'the secret shown authenticates the client');
+    const [created] = await server.store.listEvents({ clientId: made.clientId, type: 'client.created' });
+    assert.equal(created?.actor, `user:${admin.id}`);
+  });
+
   it('the event log shows each action with its actor, filtered by type and user', async () => {
     await page.getByRole('link', { name: 'Event log' }).click();
     await page.getByRole('heading', { name: 'Event log' }).waitFor();
@@ -245,6 +298,36 @@ describe('the admin console in Chromium without JavaScript', { skip: needsChromi
     assert.equal(await server.store.getClient(clientId, { suspended: true }), undefined);
     const [deleted] = await server.store.listEvents({ clientId, type: 'client.deleted' });
     assert.equal(deleted?.actor, `user:${admin.id}`);
+  });
+
+  it('rotates signing keys: staged, and now, which asks for a recent sign-in', async () => {
+    await page.getByRole('link', { name: 'Signing keys' }).click();
+    await page.getByRole('heading', { name: 'Signing keys' }).waitFor();
+    await axeClean(checking, page);
+    await page.getByRole('button', { name: 'Rotate RS256', exact: true }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^New key .* is published and signs from /)
+      .waitFor();
+    // Signed in again (with the app) moments ago: a rotation now needs nothing more.
+    await page.getByRole('button', { name: 'Rotate ES256 now' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^New key .* signs from now on/)
+      .waitFor();
+    const rotations = await server.store.listEvents({ type: 'key.rotated' });
+    assert.equal(rotations.length, 2);
+    assert.ok(rotations.every((e) => e.actor === `user:${admin.id}`));
+    server.clock.offset += 10 * 60;
+    await page.getByRole('button', { name: 'Rotate RS256 now' }).click();
+    await page.waitForURL('**/admin/login?reauth=1');
+    assert.equal((await server.store.listEvents({ type: 'key.rotated' })).length, 2, 'nothing rotated');
+    await fillPassword(page, admin);
+    await page.waitForURL('**/login/totp?pending=*');
+    nextStep();
+    await page.getByLabel('Authenticator code').fill(codeOf(totp));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.waitForURL('**/admin/users');
   });
 
   it('a form without the token, with a wrong one, or from another origin is refused and changes nothing', async () => {

@@ -2,10 +2,17 @@
 // redirect URIs, scopes, grant types), its secret rotated (the new one shown once, the previous one
 // stopping at once), and its deletion, which asks for a recent sign-in. Each change is one of the
 // CLI's operations (src/cli/operations.ts), recorded with the admin as its actor.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createClient, deleteClient, rotateClientSecret, updateClient, UsageError } from '../../cli/operations.ts';
 import { sealJwtSecret } from '../../oauth/client-auth/assertion.ts';
-import { type ClientFields, clientPage, clientSecretPage, clientsPage, fieldsOf } from '../../ui/admin/clients.ts';
+import {
+  type ClientFields,
+  clientPage,
+  type ClientPageInput,
+  clientSecretPage,
+  clientsPage,
+  fieldsOf,
+} from '../../ui/admin/clients.ts';
 import { consoleAdmin, consoleForm, needsRecentSignIn } from '../admin-console.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue, queryValue } from '../forms.ts';
@@ -31,6 +38,11 @@ export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
   const sealSecret = (secret: string) => sealJwtSecret(secret, ctx.mail.secret);
   const noStore = { 'cache-control': 'no-store' };
+  /** The client's form again, saying why the operation refused it (400). */
+  const refused = (request: FastifyRequest, reply: FastifyReply, page: Omit<ClientPageInput, 'csrfToken'>) => {
+    const input = { ...page, csrfToken: ctx.browser.csrfToken(request, reply) };
+    return sendPage(reply.code(400).headers(noStore), (ui) => clientPage(ui, input));
+  };
 
   app.get('/admin/clients', html, async (request, reply) => {
     const current = await consoleAdmin(ctx, request, reply);
@@ -67,9 +79,7 @@ export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void
       return sendPage(reply.headers(noStore), (ui) => clientSecretPage(ui, shown));
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
-      const csrfToken = ctx.browser.csrfToken(request, reply);
-      const page = { admin: current.admin.username, csrfToken, fields, problem: err.message };
-      return sendPage(reply.code(400).headers(noStore), (ui) => clientPage(ui, page));
+      return refused(request, reply, { admin: current.admin.username, fields, problem: err.message });
     }
   });
 
@@ -100,9 +110,7 @@ export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void
       await updateClient(ctx.store, client.clientId, changes, current.now, current.requester, ctx.config);
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
-      const csrfToken = ctx.browser.csrfToken(request, reply);
-      const page = { admin: current.admin.username, csrfToken, client, fields, problem: err.message };
-      return sendPage(reply.code(400).headers(noStore), (ui) => clientPage(ui, page));
+      return refused(request, reply, { admin: current.admin.username, client, fields, problem: err.message });
     }
     return reply.redirect(`/admin/clients/${encodeURIComponent(client.clientId)}?saved=1`, 303);
   });
@@ -118,9 +126,8 @@ export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void
       secret = await rotateClientSecret(ctx.store, client.clientId, now, requester, 0, sealSecret);
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
-      const csrfToken = ctx.browser.csrfToken(request, reply);
-      const page = { admin: current.admin.username, csrfToken, client, fields: fieldsOf(client), problem: err.message };
-      return sendPage(reply.code(400).headers(noStore), (ui) => clientPage(ui, page));
+      const page = { admin: current.admin.username, client, fields: fieldsOf(client), problem: err.message };
+      return refused(request, reply, page);
     }
     const shown = { admin: current.admin.username, client, secret, created: false };
     return sendPage(reply.headers(noStore), (ui) => clientSecretPage(ui, shown));

@@ -89,19 +89,18 @@ ${
 </form>`;
 }
 
-export function clientPage(
-  ui: PageContext,
-  input: {
-    admin: string;
-    csrfToken: string;
-    /** The client edited; absent for a new one. */
-    client?: Client;
-    fields: ClientFields;
-    saved?: boolean;
-    /** Why the form was refused (the operations' words, for the operator). */
-    problem?: string | undefined;
-  },
-): string {
+export interface ClientPageInput {
+  admin: string;
+  csrfToken: string;
+  /** The client edited; absent for a new one. */
+  client?: Client;
+  fields: ClientFields;
+  saved?: boolean;
+  /** Why the form was refused (the operations' words, for the operator). */
+  problem?: string | undefined;
+}
+
+export function clientPage(ui: PageContext, input: ClientPageInput): string {
   const { t } = ui;
   const { client } = input;
   const base = client ? `/admin/clients/${encodeURIComponent(client.clientId)}` : '/admin/clients';
