@@ -20,6 +20,7 @@ import { accountRoutes } from './http/routes/account.ts';
 import { adminClientRoutes } from './http/routes/admin-clients.ts';
 import { adminEventRoutes } from './http/routes/admin-events.ts';
 import { adminKeyRoutes } from './http/routes/admin-keys.ts';
+import { adminWebhookRoutes } from './http/routes/admin-webhooks.ts';
 import { adminUserRoutes } from './http/routes/admin-users.ts';
 import { mailLinkRoutes } from './http/routes/mail-links.ts';
 import { resetRoutes } from './http/routes/reset.ts';
@@ -240,6 +241,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   adminUserRoutes(app, ctx);
   adminEventRoutes(app, ctx);
   adminClientRoutes(app, ctx);
+  adminWebhookRoutes(app, ctx);
   adminKeyRoutes(app, ctx);
   if (mailAvailable(ctx.mail)) {
     resetRoutes(app, ctx);

@@ -13,6 +13,9 @@ import AxeBuilder from '@axe-core/playwright';
 import * as OTPAuth from 'otpauth';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { ADMIN_ROLE, changeUserRoles } from '../../src/admin/roles.ts';
+import { enableUser } from '../../src/admin/support.ts';
+import { CLI } from '../../src/events/index.ts';
+import { createWebhook } from '../../src/webhooks/subscriptions.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { CHROMIUM, CHROMIUM_ARGS, needsChromium } from '../helpers/chromium.ts';
 import { newUser, passwordSignIn } from '../helpers/passkeys.ts';
@@ -78,12 +81,13 @@ describe('the admin console in Chromium without JavaScript', { skip: needsChromi
     await p.getByRole('button', { name: 'Sign in', exact: true }).click();
   }
 
-  /** A user locked out by wrong passwords (two, with the lock after two). */
+  /** A user whose account is locked: two failures counted (the lock after two), as wrong passwords would. */
   async function lockedUser(): Promise<Person> {
     const person = await newUser(server);
-    const sim = new BrowserSim(server.issuer);
-    for (let i = 0; i < 2; i++) await passwordSignIn(sim, { ...person, password: 'not the password' });
-    const refused = await passwordSignIn(sim, person);
+    const subject = person.username.toLowerCase();
+    for (const at of [now() - 2, now() - 1])
+      await server.store.recordFailures({ keys: [{ key: `account:${subject}`, subject }], now: at, window: 3600 });
+    const refused = await passwordSignIn(new BrowserSim(server.issuer), person);
     assert.equal(refused.status, 429, 'locked: even the right password is refused');
     return person;
   }
@@ -328,6 +332,26 @@ describe('the admin console in Chromium without JavaScript', { skip: needsChromi
     await page.getByLabel('Authenticator code').fill(codeOf(totp));
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.waitForURL('**/admin/users');
+  });
+
+  it('lists webhooks and their delivery log; a failed delivery is made due again', async () => {
+    const input = { url: 'https://hooks.example/in', events: ['user.enabled'], ownerId: null, allowPrivate: false };
+    const { webhook } = await createWebhook(server.store, server.secret, input, now(), CLI);
+    const gus = await newUser(server);
+    await enableUser(server.store, (await server.store.getUserById(gus.id))!, { now: now() });
+    const [delivery] = await server.store.listDeliveries(webhook.id, 10);
+    const attempt = { deliveryId: delivery!.id, attempt: 1, at: now(), status: 500, durationMs: 3, error: null };
+    await server.store.recordAttempt(attempt, { status: 'failed' });
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    await axeClean(checking, page);
+    await page.getByRole('link', { name: 'https://hooks.example/in' }).click();
+    await page.getByRole('heading', { name: 'Deliveries to https://hooks.example/in' }).waitFor();
+    await page.locator('tbody tr').first().getByText('failed').waitFor();
+    await axeClean(checking, page);
+    await page.getByRole('button', { name: /^Deliver again: user\.enabled of / }).click();
+    await page.getByRole('status').getByText('The delivery is due again now.').waitFor();
+    assert.equal((await server.store.getDelivery(delivery!.id))?.status, 'pending');
   });
 
   it('a form without the token, with a wrong one, or from another origin is refused and changes nothing', async () => {

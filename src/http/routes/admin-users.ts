@@ -109,7 +109,10 @@ export function adminUserRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const user = await ctx.store.getUserById(idOf(request));
     if (!user) return reply.callNotFound();
     const done = await action(ctx.store, user, { now: current.now, requester: current.requester });
-    request.log.info({ event: 'admin_action', action: done, userId: user.id, actor: current.requester.actor });
+    request.log.info(
+      { event: 'admin_action', action: done, userId: user.id, actor: current.requester.actor },
+      'admin action',
+    );
     return reply.redirect(`/admin/users/${encodeURIComponent(user.id)}?done=${done}`, 303);
   });
 }

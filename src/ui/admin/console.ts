@@ -4,12 +4,13 @@ import type { MessageKey } from '../../i18n/index.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { layout, type PageContext } from '../layout.ts';
 
-export type ConsoleSection = 'users' | 'events' | 'clients' | 'keys';
+export type ConsoleSection = 'users' | 'events' | 'clients' | 'webhooks' | 'keys';
 
 const SECTIONS: ReadonlyArray<[ConsoleSection, string, MessageKey]> = [
   ['users', '/admin/users', 'admin.nav.users'],
   ['events', '/admin/events', 'admin.nav.events'],
   ['clients', '/admin/clients', 'admin.nav.clients'],
+  ['webhooks', '/admin/webhooks', 'admin.nav.webhooks'],
   ['keys', '/admin/keys', 'admin.nav.keys'],
 ];
 
