@@ -61,6 +61,22 @@ export async function openInteraction(
  */
 export type SignInFor = (OpenedInteraction & { sealed: string }) | null | typeof CONSOLE;
 
+/**
+ * What a sign-in page's form was for, by its `interaction` field: the console's (CONSOLE), a request's
+ * (its sealed interaction, opened), or the account's (empty); undefined for a request that no longer
+ * opens (expired, or from another browser).
+ */
+export async function postedFor(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  field: string,
+): Promise<SignInFor | undefined> {
+  if (field === CONSOLE) return CONSOLE;
+  if (field === '') return null;
+  const opened = await openInteraction(ctx, request, field);
+  return opened ? { ...opened, sealed: field } : undefined;
+}
+
 /** The authorization request a sign-in is for, if it is for one. */
 export const requestOf = (signInFor: SignInFor) => (signInFor === CONSOLE ? null : signInFor);
 
@@ -108,7 +124,7 @@ export async function sendSignInPage(
         vetting: clientVetting(signInFor.client, signInFor.interaction.request.redirectUri),
       }
     : input.for === CONSOLE
-      ? { interaction: '', clientName: null, action: '/admin/login', lead: { key: 'admin.login' } as const }
+      ? { interaction: CONSOLE, clientName: null, action: '/admin/login', lead: { key: 'admin.login' } as const }
       : { interaction: '', clientName: null, action: '/account/login' };
   const csrfToken = ctx.browser.csrfToken(request, reply);
   const passkeyOptions = await passkeySignInOptions(ctx, request, reply);

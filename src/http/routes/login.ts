@@ -21,6 +21,7 @@ import {
   CONSOLE,
   finishSignIn,
   openInteraction,
+  postedFor,
   purposeOf,
   requestOf,
   sendExpired,
@@ -104,11 +105,12 @@ export function loginRoutes(app: FastifyInstance, ctx: RouteContext): void {
     };
     const pending = from === 'either' ? formValue(request, 'pending') : undefined;
     if (pending !== undefined) return laterStep(request, reply, step, pending, attempt);
-    const sealed = from === 'account' || from === 'console' ? '' : (formValue(request, 'interaction') ?? '');
-    const opened = sealed ? await openInteraction(ctx, request, sealed) : undefined;
-    if (!step.first || (sealed && !opened) || (from === 'request' && !opened)) return sendExpired(reply);
+    // The passkey's button posts the interaction of the page it is on: a request's, the console's, or none.
+    const field = from === 'account' ? '' : from === 'console' ? CONSOLE : (formValue(request, 'interaction') ?? '');
+    const signInFor = await postedFor(ctx, request, field);
+    const forRequest = requestOf(signInFor ?? null) !== null;
+    if (!step.first || signInFor === undefined || (from === 'request' && !forRequest)) return sendExpired(reply);
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const signInFor = opened ? { ...opened, sealed } : from === 'console' ? CONSOLE : null;
     const purpose = purposeOf(ctx, request, reply, signInFor);
     const verified = await step.verify(deps, { ...attempt, user: null, clientId: purpose.clientId });
     if (verified.kind === 'refused' || verified.kind === 'failed') {
