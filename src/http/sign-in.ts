@@ -7,8 +7,6 @@ import { accountSignIn, consoleSignIn } from '../authn/policy.ts';
 import { ANY_SIGN_IN, type Requirement } from '../authn/requirement.ts';
 import { type BrowserSession, type SignedIn, sessionUser } from '../authn/session.ts';
 import { CONSOLE, holdSignIn, type LinkOnSignIn, type SignInProgress } from '../authn/flow.ts';
-
-export { CONSOLE } from '../authn/flow.ts';
 import { shortfall } from '../authn/sufficiency.ts';
 import type { Refusal } from '../authn/throttle.ts';
 import { continueAuthorization } from '../oauth/authorize/index.ts';
@@ -28,6 +26,8 @@ import { passkeySignInOptions } from './passkeys.ts';
 import { requesterOf } from './requester.ts';
 import { useInteractionLocales } from './pages.ts';
 import { providerButtonsOf, sendLinkRefused, sessionWithLink } from './upstream.ts';
+
+export { CONSOLE } from '../authn/flow.ts';
 
 /** What a mail asked for by this request needs: the settings, and the language of the request's page. */
 export function mailDeps(ctx: RouteContext, request: FastifyRequest): MailDeps {
@@ -112,8 +112,8 @@ export async function sendSignInPage(
   reply: FastifyReply,
   input: { for: SignInFor; error?: Text; note?: Text; username?: string; refusal?: Refusal },
 ): Promise<FastifyReply> {
-  const { refusal, ...said } = input;
-  const signInFor = requestOf(input.for);
+  const { for: purpose, refusal, ...said } = input;
+  const signInFor = requestOf(purpose);
   // OIDC Core §3.1.2.1 login_hint: the username field filled in with it, unless the person typed one.
   const hint = signInFor?.interaction.request.loginHint;
   if (said.username === undefined && hint !== undefined) said.username = hint;
@@ -123,7 +123,7 @@ export async function sendSignInPage(
         clientName: signInFor.clientName,
         vetting: clientVetting(signInFor.client, signInFor.interaction.request.redirectUri),
       }
-    : input.for === CONSOLE
+    : purpose === CONSOLE
       ? { interaction: CONSOLE, clientName: null, action: '/admin/login', lead: { key: 'admin.login' } as const }
       : { interaction: '', clientName: null, action: '/account/login' };
   const csrfToken = ctx.browser.csrfToken(request, reply);
