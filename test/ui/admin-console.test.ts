@@ -225,9 +225,32 @@ describe('the admin console in Chromium without JavaScript', { skip: needsChromi
       .getByRole('status')
       .getByText(/recovery codes of .* are removed/)
       .waitFor();
+    await page.getByLabel('Roles, separated by spaces').fill('support billing');
+    await page.getByRole('button', { name: 'Save roles' }).click();
+    await page.getByRole('status').getByText(`The roles of ${frank.username} are saved.`).waitFor();
+    assert.deepEqual((await server.store.getUserById(frank.id))?.roles, ['support', 'billing']);
+    await page.getByLabel('Roles, separated by spaces').fill('support Not-A-Role!');
+    await page.getByRole('button', { name: 'Save roles' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(/^Roles not saved: /)
+      .waitFor();
+    await axeClean(checking, page);
+    assert.deepEqual((await server.store.getUserById(frank.id))?.roles, ['support', 'billing']);
     const events = await server.store.listEvents({ userId: frank.id });
-    for (const type of ['user.disabled', 'user.enabled', 'mfa.reset'])
+    for (const type of ['user.disabled', 'user.enabled', 'mfa.reset', 'user.roles_changed'])
       assert.equal(events.find((e) => e.type === type)?.actor, `user:${admin.id}`, type);
+  });
+
+  it('an admin cannot take the admin role from themselves in the console', async () => {
+    await page.goto(`${server.issuer}/admin/users/${admin.id}`);
+    await page.getByLabel('Roles, separated by spaces').fill('');
+    await page.getByRole('button', { name: 'Save roles' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(/the admin role cannot be taken from yourself/)
+      .waitFor();
+    assert.deepEqual((await server.store.getUserById(admin.id))?.roles, [ADMIN_ROLE]);
   });
 
   it('creates a client, its secret shown once; a bad redirect URI is refused with the reason', async () => {

@@ -13,13 +13,14 @@ import {
 } from '../../admin/support.ts';
 import { AdminError } from '../../admin/errors.ts';
 import { listUsers } from '../../admin/users.ts';
+import { ADMIN_ROLE, changeUserRoles } from '../../admin/roles.ts';
 import { enrolledMethods } from '../../authn/registry.ts';
 import type { Store } from '../../store/store.ts';
 import type { User } from '../../store/users.ts';
 import { DONE, type UserDetail, userPage, usersPage } from '../../ui/admin/users.ts';
 import { consoleAdmin, consoleForm } from '../admin-console.ts';
 import type { RouteContext } from '../context.ts';
-import { queryValue } from '../forms.ts';
+import { formValue, queryValue } from '../forms.ts';
 import { sendError } from '../outcome.ts';
 import { sendPage } from '../pages.ts';
 
@@ -99,6 +100,35 @@ export function adminUserRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const done = DONE[queryValue(request, 'done') ?? ''];
     const input = { ...detail, admin: current.admin.username, csrfToken, done };
     return sendPage(reply.header('cache-control', 'no-store'), (ui) => userPage(ui, input));
+  });
+
+  app.post('/admin/users/:id/roles', posted, async (request, reply) => {
+    const current = await consoleForm(ctx, request, reply);
+    if ('sent' in current) return current.sent;
+    const user = await ctx.store.getUserById(idOf(request));
+    if (!user) return reply.callNotFound();
+    const posted = formValue(request, 'roles') ?? '';
+    const roles = [...new Set(posted.split(/\s+/).filter(Boolean))];
+    const add = roles.filter((role) => !user.roles.includes(role));
+    const remove = user.roles.filter((role) => !roles.includes(role));
+    try {
+      // Taking the admin role from oneself here would shut the door behind: the command line can.
+      if (user.id === current.admin.id && remove.includes(ADMIN_ROLE))
+        throw new AdminError('the admin role cannot be taken from yourself here (tessera users update --no-admin can)');
+      await changeUserRoles(
+        ctx.store,
+        user.username,
+        { add, remove },
+        { now: current.now, requester: current.requester },
+      );
+    } catch (err) {
+      if (!(err instanceof AdminError)) throw err;
+      const detail = await userDetail(ctx.store, ctx, user, current.now);
+      const csrfToken = ctx.browser.csrfToken(request, reply);
+      const input = { ...detail, admin: current.admin.username, csrfToken, roles: { posted, problem: err.message } };
+      return sendPage(reply.code(400).header('cache-control', 'no-store'), (ui) => userPage(ui, input));
+    }
+    return reply.redirect(`/admin/users/${encodeURIComponent(user.id)}?done=roles`, 303);
   });
 
   app.post('/admin/users/:id/:action', posted, async (request, reply) => {

@@ -64,11 +64,18 @@ export const DONE: Record<string, MessageKey> = {
   enabled: 'admin.user.done.enabled',
   'mfa-reset': 'admin.user.done.mfaReset',
   'signed-out': 'admin.user.done.signedOut',
+  roles: 'admin.user.done.roles',
 };
 
 export function userPage(
   ui: PageContext,
-  input: UserDetail & { admin: string; csrfToken: string; done?: MessageKey | undefined },
+  input: UserDetail & {
+    admin: string;
+    csrfToken: string;
+    done?: MessageKey | undefined;
+    /** Why the roles posted were refused, with what was posted. */
+    roles?: { posted: string; problem: string } | undefined;
+  },
 ): string {
   const { t } = ui;
   const { user, lock } = input;
@@ -79,6 +86,16 @@ export function userPage(
         failures: lock.failures,
       })
     : t.t('admin.user.open');
+  const refused = input.roles;
+  const rolesError = refused && t.t('admin.user.rolesProblem', { problem: refused.problem });
+  const rolesForm = html`${rolesError ? html`<p class="alert" id="roles-error" role="alert">${rolesError}</p>` : ''}
+<form method="post" action="${base}/roles">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<label for="roles">${t.t('admin.user.rolesLabel')}</label>
+<input type="text" id="roles" name="roles" value="${refused?.posted ?? user.roles.join(' ')}" autocapitalize="none"
+  spellcheck="false"${refused ? html` aria-invalid="true" aria-describedby="roles-error"` : ''}>
+<button type="submit" class="secondary">${t.t('admin.user.saveRoles')}</button>
+</form>`;
   const list = <T>(items: T[], empty: MessageKey, line: (item: T) => unknown) =>
     items.length === 0
       ? html`<p class="muted">${t.t(empty)}</p>`
@@ -93,6 +110,7 @@ ${items.map((item) => html`<li>${line(item)}</li>\n`)}</ul>`;
 <p><strong>${state}</strong></p>
 ${user.disabled ? html`<p class="alert">${t.t('admin.user.disabledNote')}</p>` : ''}
 <p>${t.t('admin.user.roles')} ${user.roles.length === 0 ? t.t('admin.user.noRoles') : user.roles.join(', ')}</p>
+${rolesForm}
 <h2>${t.t('admin.user.actions')}</h2>
 <div class="actions">
 ${lock ? actionButton(`${base}/unlock`, input.csrfToken, t.t('admin.user.unlock'), false) : ''}
