@@ -1,4 +1,5 @@
 // Operations shared by the CLI and the development demo seeding: plain functions over the store.
+import { NotFoundError } from '../admin/errors.ts';
 import { checkRoles } from '../admin/roles.ts';
 import { emailProblem, heldClaimsAfter, usernameProblem } from '../admin/users.ts';
 import type { HeldClaimChanges } from '../tokens/held-claims.ts';
@@ -386,18 +387,16 @@ export async function rotateClientSecret(
   return secret;
 }
 
-/**
- * Deletes the client (`client.deleted`): its grants, consents and tokens go with it. False when there
- * was no such client.
- */
+/** Deletes the client (`client.deleted`): its grants and tokens end with it. */
 export async function deleteClient(
   store: Pick<ClientStore, 'getClient' | 'deleteClient'>,
   clientId: string,
-  now = Math.floor(Date.now() / 1000),
-  requester: Requester = CLI,
-): Promise<boolean> {
-  if (!(await store.getClient(clientId, { suspended: true }))) return false;
-  return store.deleteClient(clientId, securityEvent('client.deleted', now, { clientId, requester }));
+  options: { now: number; requester?: Requester },
+): Promise<void> {
+  const { now, requester = CLI } = options;
+  if (!(await store.getClient(clientId, { suspended: true }))) throw new NotFoundError(`no client ${clientId}`);
+  const deleted = securityEvent('client.deleted', now, { clientId, requester });
+  if (!(await store.deleteClient(clientId, deleted))) throw new NotFoundError(`no client ${clientId}`);
 }
 
 export interface CreateUserInput {

@@ -12,7 +12,7 @@ export interface EventFilter {
   requestId?: string;
   /** Epoch seconds: events at or after. */
   since?: number;
-  /** Events older than this one (its time and id): the next page after it. */
+  /** Only the events older than this one (its time and id): the next page after it. */
   before?: { at: number; id: string };
   /** At most this many, newest first (default 100). */
   limit?: number;
@@ -57,12 +57,11 @@ export class Events extends Aggregate implements EventStore {
     if (filter.type !== undefined) query = query.where('type', '=', filter.type);
     if (filter.requestId !== undefined) query = query.where('request_id', '=', filter.requestId);
     if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
-    const { before } = filter;
-    if (before !== undefined) {
+    const before = filter.before;
+    if (before !== undefined)
       query = query.where((eb) =>
         eb.or([eb('at', '<', before.at), eb.and([eb('at', '=', before.at), eb('id', '<', before.id)])]),
       );
-    }
     const rows = await query
       .orderBy('at', 'desc')
       .orderBy('id', 'desc')

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AdminError } from '../../src/admin/errors.ts';
-import { listEventsPage } from '../../src/admin/events.ts';
+import { listEventPage } from '../../src/admin/events.ts';
 import { lockInForce, signInLocks } from '../../src/admin/sign-in-locks.ts';
 import { disableUser, enableUser, signOutEverywhere, unlockUser } from '../../src/admin/support.ts';
 import { CLI, type Requester, securityEvent } from '../../src/events/index.ts';
@@ -87,17 +87,16 @@ for (const [name, open] of [
       const seen: string[] = [];
       let cursor: string | undefined;
       for (let pages = 0; pages < 5; pages++) {
-        const page = await listEventsPage(store, { clientId, limit: 3, ...(cursor ? { cursor } : {}) });
+        const page = await listEventPage(store, { client: clientId, limit: 3, ...(cursor ? { cursor } : {}) }, NOW);
         seen.push(...page.events.map((e) => e.id));
         if (page.nextCursor === null) break;
         cursor = page.nextCursor;
       }
       assert.deepEqual(seen, expected);
-      const typed = await listEventsPage(store, { clientId, type: 'client.deleted' });
+      const typed = await listEventPage(store, { client: clientId, type: 'client.deleted', limit: 10 }, NOW);
       assert.deepEqual(typed, { events: [], nextCursor: null });
-      await assert.rejects(listEventsPage(store, { cursor: 'bm90IGEgY3Vyc29y' }), AdminError);
-      await assert.rejects(listEventsPage(store, { type: 'user.exploded' }), AdminError);
-      await assert.rejects(listEventsPage(store, { limit: 0 }), AdminError);
+      await assert.rejects(listEventPage(store, { cursor: 'bm90IGEgY3Vyc29y', limit: 10 }, NOW), AdminError);
+      await assert.rejects(listEventPage(store, { type: 'user.exploded', limit: 10 }, NOW), AdminError);
     });
   });
 }

@@ -201,7 +201,7 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
     case 'delete': {
       const { positionals } = parse(rest, {}, 1);
       const id = requirePositional(positionals, 'the client id');
-      if (!(await deleteClient(store, id))) throw new NotFound(`no client ${id}`);
+      await deleteClient(store, id, { now: Math.floor(Date.now() / 1000) });
       io.out(`deleted client ${id}`);
       return 0;
     }

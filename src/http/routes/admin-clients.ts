@@ -4,6 +4,7 @@
 // CLI's operations (src/cli/operations.ts), recorded with the admin as its actor.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createClient, deleteClient, rotateClientSecret, updateClient, UsageError } from '../../cli/operations.ts';
+import { AdminError } from '../../admin/errors.ts';
 import { sealJwtSecret } from '../../oauth/client-auth/assertion.ts';
 import {
   type ClientFields,
@@ -31,6 +32,9 @@ function postedFields(request: FastifyRequest): ClientFields {
 }
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
+
+/** A value the operations refuse, with a message for the operator (the CLI's UsageError, or an AdminError). */
+const refusal = (err: unknown): err is Error => err instanceof UsageError || err instanceof AdminError;
 
 export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const html = { config: { html: true } };
@@ -78,7 +82,7 @@ export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void
       const shown = { admin: current.admin.username, client: made.client, secret: made.clientSecret, created: true };
       return sendPage(reply.headers(noStore), (ui) => clientSecretPage(ui, shown));
     } catch (err) {
-      if (!(err instanceof UsageError)) throw err;
+      if (!refusal(err)) throw err;
       return refused(request, reply, { admin: current.admin.username, fields, problem: err.message });
     }
   });
@@ -109,7 +113,7 @@ export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void
     try {
       await updateClient(ctx.store, client.clientId, changes, current.now, current.requester, ctx.config);
     } catch (err) {
-      if (!(err instanceof UsageError)) throw err;
+      if (!refusal(err)) throw err;
       return refused(request, reply, { admin: current.admin.username, client, fields, problem: err.message });
     }
     return reply.redirect(`/admin/clients/${encodeURIComponent(client.clientId)}?saved=1`, 303);
@@ -125,7 +129,7 @@ export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void
     try {
       secret = await rotateClientSecret(ctx.store, client.clientId, now, requester, 0, sealSecret);
     } catch (err) {
-      if (!(err instanceof UsageError)) throw err;
+      if (!refusal(err)) throw err;
       const page = { admin: current.admin.username, client, fields: fieldsOf(client), problem: err.message };
       return refused(request, reply, page);
     }
@@ -139,8 +143,8 @@ export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void
     const again = needsRecentSignIn(ctx, current, reply);
     if (again) return again;
     const client = await ctx.store.getClient(idOf(request), { suspended: true });
-    if (!client || !(await deleteClient(ctx.store, client.clientId, current.now, current.requester)))
-      return reply.callNotFound();
+    if (!client) return reply.callNotFound();
+    await deleteClient(ctx.store, client.clientId, { now: current.now, requester: current.requester });
     return reply.redirect(`/admin/clients?${new URLSearchParams({ deleted: client.name })}`, 303);
   });
 }

@@ -1,8 +1,8 @@
 // The admin console's event log (src/ui/admin/events.ts): filtered by type, user (a username) and
-// client, newest first, a page at a time (src/admin/events.ts).
+// client, newest first, a page at a time (src/admin/events.ts, as the admin API's and the CLI's).
 import type { FastifyInstance } from 'fastify';
-import { AdminError } from '../../admin/errors.ts';
-import { listEventsPage } from '../../admin/events.ts';
+import { AdminError, NotFoundError } from '../../admin/errors.ts';
+import { listEventPage } from '../../admin/events.ts';
 import { eventsPage } from '../../ui/admin/events.ts';
 import { consoleAdmin } from '../admin-console.ts';
 import type { RouteContext } from '../context.ts';
@@ -18,23 +18,23 @@ export function adminEventRoutes(app: FastifyInstance, ctx: RouteContext): void 
     if ('sent' in current) return current.sent;
     const value = (name: string) => queryValue(request, name)?.trim() ?? '';
     const filter = { type: value('type'), user: value('user'), client: value('client') };
-    const named = filter.user === '' ? undefined : await ctx.store.getUserByUsername(filter.user);
-    const unknownUser = filter.user !== '' && !named ? filter.user : undefined;
     const cursor = queryValue(request, 'cursor');
-    let page;
+    const query = {
+      ...(filter.type ? { type: filter.type } : {}),
+      ...(filter.user ? { user: filter.user } : {}),
+      ...(filter.client ? { client: filter.client } : {}),
+      limit: PAGE,
+      ...(cursor ? { cursor } : {}),
+    };
+    let page: Awaited<ReturnType<typeof listEventPage>> = { events: [], nextCursor: null };
+    let unknownUser: string | undefined;
     try {
-      page = unknownUser
-        ? { events: [], nextCursor: null }
-        : await listEventsPage(ctx.store, {
-            ...(filter.type ? { type: filter.type } : {}),
-            ...(named ? { userId: named.id } : {}),
-            ...(filter.client ? { clientId: filter.client } : {}),
-            limit: PAGE,
-            ...(cursor ? { cursor } : {}),
-          });
+      page = await listEventPage(ctx.store, query, current.now);
     } catch (err) {
-      if (err instanceof AdminError) return badQuery(reply, err);
-      throw err;
+      // A user nobody is: said on the page, with the filter to correct.
+      if (err instanceof NotFoundError) unknownUser = filter.user;
+      else if (err instanceof AdminError) return badQuery(reply, err);
+      else throw err;
     }
     // The users the page names, by id (the events' user and the admins who acted), for reading.
     const ids = new Set(page.events.flatMap((e) => [e.userId, e.actor?.startsWith('user:') ? e.actor.slice(5) : null]));
