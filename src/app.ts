@@ -17,6 +17,11 @@ import { registerSameOrigin } from './http/plugins/same-origin.ts';
 import { errorForLog, redactLogArguments, requestForLog } from './http/log-safety.ts';
 import { fastifyTrustProxy, REQUEST_ID_HEADER, requestIdGenerator } from './http/request-id.ts';
 import { accountRoutes } from './http/routes/account.ts';
+import { adminClientRoutes } from './http/routes/admin-clients.ts';
+import { adminEventRoutes } from './http/routes/admin-events.ts';
+import { adminKeyRoutes } from './http/routes/admin-keys.ts';
+import { adminWebhookRoutes } from './http/routes/admin-webhooks.ts';
+import { adminUserRoutes } from './http/routes/admin-users.ts';
 import { mailLinkRoutes } from './http/routes/mail-links.ts';
 import { resetRoutes } from './http/routes/reset.ts';
 import { mailAvailable } from './mail/compose.ts';
@@ -238,6 +243,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   revocationRoutes(app, ctx);
   logoutRoutes(app, ctx, deps.secret);
   accountRoutes(app, ctx);
+  adminUserRoutes(app, ctx);
+  adminEventRoutes(app, ctx);
+  adminClientRoutes(app, ctx);
+  adminWebhookRoutes(app, ctx);
+  adminKeyRoutes(app, ctx);
   if (mailAvailable(ctx.mail)) {
     resetRoutes(app, ctx);
     mailLinkRoutes(app, ctx);

@@ -19,6 +19,12 @@ export type { LinkOnSignIn } from './step.ts';
 /** How long the next step's page may take: long enough to find a phone. */
 export const PENDING_SIGN_IN_TTL = 10 * 60;
 
+/**
+ * The admin console's sign-in (/admin/login) as a sign-in's `resume`: once signed in, back to the
+ * console. Never a sealed interaction (those are long and dotted), nor a path.
+ */
+export const CONSOLE = 'console';
+
 /** What a sign-in has done so far, while it waits for its next step. */
 export interface PendingSignIn {
   userId: string;
@@ -33,7 +39,8 @@ export interface PendingSignIn {
   enrol?: boolean;
   /**
    * What to go on with once signed in: the sealed authorization request, null for the account page,
-   * or a path of ours (starting with `/`) whose page asked for the steps (a password reset's).
+   * CONSOLE for the admin console, or a path of ours (starting with `/`) whose page asked for the
+   * steps (a password reset's).
    */
   resume: string | null;
   /** The client the sign-in is for (events and throttling), or null. */

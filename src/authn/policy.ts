@@ -33,6 +33,16 @@ export function accountSignIn(mfa: MfaMode): Requirement {
 }
 
 /**
+ * What the admin console needs (TESSERA_ADMIN_MFA): two factors, an admin without a second factor
+ * enrolling one (unless TESSERA_MFA=off leaves only passkeys); or, with `off`, the account page's.
+ */
+export function consoleSignIn(adminMfa: 'required' | 'off', mfa: MfaMode): Requirement {
+  const account = accountSignIn(mfa);
+  if (adminMfa === 'off') return account;
+  return { ...account, level: Level.mfa, ...(mfa === 'off' ? {} : { enrol: true }) };
+}
+
+/**
  * Whether a request asks nothing of the sign-in (no prompt, max_age or acr_values) and the operator's
  * policy asks nothing either: then any sign-in will do (ANY_SIGN_IN, one shared object), which is what
  * most authorization requests need.

@@ -42,8 +42,11 @@ export interface Config {
   readonly sessionTtl: number;
   readonly eventRetention: number;
   readonly passwordMinLength: number;
-  /** Second factors (src/authn/policy.ts): TESSERA_MFA, and the scopes that need two factors. */
-  readonly mfa: { mode: MfaMode; scopes: ReadonlySet<string> };
+  /**
+   * Second factors (src/authn/policy.ts): TESSERA_MFA, the scopes that need two factors, and whether
+   * the admin console needs two (TESSERA_ADMIN_MFA).
+   */
+  readonly mfa: { mode: MfaMode; scopes: ReadonlySet<string>; admin: 'required' | 'off' };
   /** Throttling of sign-ins and client authentications per account or client (src/authn/throttle.ts). */
   readonly throttle: ThrottlePolicy;
   readonly dbConnectTimeout: number;
@@ -238,7 +241,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     sessionTtl: e.TESSERA_SESSION_TTL,
     eventRetention: e.TESSERA_EVENT_RETENTION,
     passwordMinLength: e.TESSERA_PASSWORD_MIN_LENGTH,
-    mfa: { mode: e.TESSERA_MFA, scopes: new Set(e.TESSERA_MFA_SCOPES.split(/\s+/).filter(Boolean)) },
+    mfa: {
+      mode: e.TESSERA_MFA,
+      scopes: new Set(e.TESSERA_MFA_SCOPES.split(/\s+/).filter(Boolean)),
+      admin: e.TESSERA_ADMIN_MFA,
+    },
     throttle: {
       freeFailures: e.TESSERA_SIGNIN_FREE_FAILURES,
       lockAfter: Math.max(e.TESSERA_SIGNIN_LOCK_AFTER, e.TESSERA_SIGNIN_FREE_FAILURES),

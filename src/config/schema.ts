@@ -153,6 +153,12 @@ export const configSchema = z.object({
    * second factor enrols one).
    */
   TESSERA_MFA_SCOPES: z.string().default(''),
+  /**
+   * TESSERA_ADMIN_MFA: the admin console (/admin). `required`: two factors (an admin without a second
+   * factor enrols one, an admin session signed in with a password alone steps up); `off`: the sign-in
+   * the account page needs (TESSERA_MFA's) will do.
+   */
+  TESSERA_ADMIN_MFA: z.enum(['required', 'off']).default('required'),
   /** TESSERA_SESSION_TTL: login session lifetime in seconds. */
   TESSERA_SESSION_TTL: seconds(86_400),
   /** TESSERA_API_SCOPES: `name=description;…` API scopes offered besides openid, profile, email. */

@@ -3,10 +3,10 @@
 // and then the request it was for), and the account page's forms' session. A step's route verifies
 // the step and hands its factor to the flow (src/authn/flow.ts), and the progress to `finishSignIn`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { accountSignIn } from '../authn/policy.ts';
+import { accountSignIn, consoleSignIn } from '../authn/policy.ts';
 import { ANY_SIGN_IN, type Requirement } from '../authn/requirement.ts';
 import { type BrowserSession, type SignedIn, sessionUser } from '../authn/session.ts';
-import { holdSignIn, type LinkOnSignIn, type SignInProgress } from '../authn/flow.ts';
+import { CONSOLE, holdSignIn, type LinkOnSignIn, type SignInProgress } from '../authn/flow.ts';
 import { shortfall } from '../authn/sufficiency.ts';
 import type { Refusal } from '../authn/throttle.ts';
 import { continueAuthorization } from '../oauth/authorize/index.ts';
@@ -26,6 +26,8 @@ import { passkeySignInOptions } from './passkeys.ts';
 import { requesterOf } from './requester.ts';
 import { useInteractionLocales } from './pages.ts';
 import { providerButtonsOf, sendLinkRefused, sessionWithLink } from './upstream.ts';
+
+export { CONSOLE } from '../authn/flow.ts';
 
 /** What a mail asked for by this request needs: the settings, and the language of the request's page. */
 export function mailDeps(ctx: RouteContext, request: FastifyRequest): MailDeps {
@@ -53,21 +55,49 @@ export async function openInteraction(
   return client ? { interaction, clientName: client.name, client } : undefined;
 }
 
-/** What a sign-in is for: an authorization request (its sealed interaction, opened), or the account page (null). */
-export type SignInFor = (OpenedInteraction & { sealed: string }) | null;
+/**
+ * What a sign-in is for: an authorization request (its sealed interaction, opened), the account page
+ * (null), or the admin console (CONSOLE).
+ */
+export type SignInFor = (OpenedInteraction & { sealed: string }) | null | typeof CONSOLE;
+
+/**
+ * What a sign-in page's form was for, by its `interaction` field: the console's (CONSOLE), a request's
+ * (its sealed interaction, opened), or the account's (empty); undefined for a request that no longer
+ * opens (expired, or from another browser).
+ */
+export async function postedFor(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  field: string,
+): Promise<SignInFor | undefined> {
+  if (field === CONSOLE) return CONSOLE;
+  if (field === '') return null;
+  const opened = await openInteraction(ctx, request, field);
+  return opened ? { ...opened, sealed: field } : undefined;
+}
+
+/** The authorization request a sign-in is for, if it is for one. */
+export const requestOf = (signInFor: SignInFor) => (signInFor === CONSOLE ? null : signInFor);
+
+/** What the admin console needs of a session (TESSERA_ADMIN_MFA, src/authn/policy.ts). */
+export const consoleNeed = (ctx: RouteContext) => consoleSignIn(ctx.config.mfa.admin, ctx.config.mfa.mode);
 
 /** What a first step's sign-in goes on with: the request's requirement, its resume and client, or the account's. */
 export function purposeOf(ctx: RouteContext, request: FastifyRequest, reply: FastifyReply, signInFor: SignInFor) {
+  const bind = () => ctx.browser.binding(request, reply);
+  if (signInFor === CONSOLE) return { need: consoleNeed(ctx), resume: CONSOLE, clientId: null, bind };
   return {
     need: signInFor?.interaction.need ?? accountSignIn(ctx.config.mfa.mode),
     resume: signInFor ? signInFor.sealed : null,
     clientId: signInFor?.interaction.request.clientId ?? null,
-    bind: () => ctx.browser.binding(request, reply),
+    bind,
   };
 }
 
 /** The sign-in page of `signInFor`, with `query` (e.g. `error=login_failed`). */
 export function signInPath(signInFor: SignInFor, query: string): string {
+  if (signInFor === CONSOLE) return `/admin/login?${query}`;
   return signInFor ? `/login?interaction=${encodeURIComponent(signInFor.sealed)}&${query}` : `/account/login?${query}`;
 }
 
@@ -82,7 +112,8 @@ export async function sendSignInPage(
   reply: FastifyReply,
   input: { for: SignInFor; error?: Text; note?: Text; username?: string; refusal?: Refusal },
 ): Promise<FastifyReply> {
-  const { for: signInFor, refusal, ...said } = input;
+  const { for: purpose, refusal, ...said } = input;
+  const signInFor = requestOf(purpose);
   // OIDC Core §3.1.2.1 login_hint: the username field filled in with it, unless the person typed one.
   const hint = signInFor?.interaction.request.loginHint;
   if (said.username === undefined && hint !== undefined) said.username = hint;
@@ -92,7 +123,9 @@ export async function sendSignInPage(
         clientName: signInFor.clientName,
         vetting: clientVetting(signInFor.client, signInFor.interaction.request.redirectUri),
       }
-    : { interaction: '', clientName: null, action: '/account/login' };
+    : purpose === CONSOLE
+      ? { interaction: CONSOLE, clientName: null, action: '/admin/login', lead: { key: 'admin.login' } as const }
+      : { interaction: '', clientName: null, action: '/account/login' };
   const csrfToken = ctx.browser.csrfToken(request, reply);
   const passkeyOptions = await passkeySignInOptions(ctx, request, reply);
   const ways = { passkeyOptions, providers: await providerButtonsOf(ctx), mail: mailLinksOf(ctx) };
@@ -178,6 +211,7 @@ export async function finishSignIn(
   const session = await beginSession(ctx, request, reply, progress);
   if (!session) return sendLinkRefused(ctx, reply, progress);
   if (resume === null) return reply.redirect(ctx.browser.afterAccountSignIn(request, reply), 303);
+  if (resume === CONSOLE) return reply.redirect('/admin', 303);
   const opened = await openInteraction(ctx, request, resume);
   if (!opened) return sendExpired(reply);
   const { interaction } = opened;

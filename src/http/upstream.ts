@@ -11,6 +11,7 @@ import type { AuthorizationRequest } from '../oauth/interaction.ts';
 import { failureText, type ProviderButton, upstreamFailurePage, type WayBack } from '../ui/upstream.ts';
 import { startSessionWithLink } from '../upstream/accounts.ts';
 import { UPSTREAM_FLOW_TTL } from '../authn/upstream/flow.ts';
+import { CONSOLE } from '../authn/flow.ts';
 import type { RouteContext } from './context.ts';
 import { sendPage } from './pages.ts';
 import { requesterOf } from './requester.ts';
@@ -43,6 +44,7 @@ export function wayBack(resume: string | null, purpose: 'sign-in' | 'link' = 'si
   if (purpose === 'link') return { href: '/account', label: { key: 'upstream.backToAccount' } };
   const label = { key: 'upstream.otherWay' } as const;
   if (resume === null) return { href: '/account/login?local=1', label };
+  if (resume === CONSOLE) return { href: '/admin/login?local=1', label };
   return { href: `/login?interaction=${encodeURIComponent(resume)}&local=1`, label };
 }
 

@@ -51,8 +51,17 @@ ${LOCALES.map((locale) => {
 </nav>`;
 }
 
-/** A complete page; `scripts` are files of our own (the CSP allows no other), run deferred, in order. */
-export function layout(ui: PageContext, title: string, body: SafeHtml, scripts: readonly string[] = []): string {
+/**
+ * A complete page; `scripts` are files of our own (the CSP allows no other), run deferred, in order.
+ * A `wide` page (the admin console's tables) takes more of the screen than a form does.
+ */
+export function layout(
+  ui: PageContext,
+  title: string,
+  body: SafeHtml,
+  scripts: readonly string[] = [],
+  options: { wide?: boolean } = {},
+): string {
   // The logo says nothing the name beside it does not: an empty alt.
   const logo = ui.brand.logo ? html`<img src="${ui.brand.logo}" alt="">` : '';
   return html`<!doctype html>
@@ -66,7 +75,7 @@ export function layout(ui: PageContext, title: string, body: SafeHtml, scripts: 
 ${scripts.map((src) => html`<script src="${src}" defer></script>\n`)}</head>
 <body>
 <header class="brand">${logo}<span>${ui.brand.name}</span></header>
-<main class="card">
+<main class="${options.wide ? 'card wide' : 'card'}">
 ${body}
 </main>
 ${languageSwitch(ui)}

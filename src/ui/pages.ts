@@ -21,6 +21,8 @@ export function loginPage(
     error?: Text;
     /** Said above the form, not as an error (e.g. why the user signs in again). */
     note?: Text;
+    /** What the sign-in is for, when neither a client nor the account (the admin console). */
+    lead?: Text;
     username?: string;
     action?: string;
     /** Who vouches for the client: the same notice as the consent page's. */
@@ -44,7 +46,9 @@ export function loginPage(
     html`<h1>${t.t('login.title')}</h1>
 <p class="client">${
       input.clientName === null
-        ? t.html('login.toAccount')
+        ? input.lead
+          ? say(ui, input.lead)
+          : t.html('login.toAccount')
         : t.html('login.toClient', { client: titleOf(input.clientName, vetting) })
     }</p>
 ${input.clientName === null ? '' : vettingNotice(ui, input.clientName, vetting)}

@@ -83,8 +83,8 @@ h3{font-size:1rem;margin:0}
 a{color:var(--link)}
 section.grant{border-top:1px solid var(--line);padding:1rem 0}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}
-input[type=text],input[type=password]{width:100%;padding:.6rem .75rem;border:1px solid var(--border);border-radius:8px;
-font:inherit;background:var(--card);color:var(--fg)}
+input[type=text],input[type=password],input[type=search],textarea,select{width:100%;padding:.6rem .75rem;
+border:1px solid var(--border);border-radius:8px;font:inherit;background:var(--card);color:var(--fg)}
 input[aria-invalid=true]{border-color:var(--alert-fg);border-width:2px}
 input:focus-visible,button:focus-visible,a:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 button{margin-top:1.25rem;padding:.6rem 1.1rem;border:0;border-radius:8px;font:inherit;font-weight:600;cursor:pointer;
@@ -105,6 +105,12 @@ section.passkey form button{margin-top:.75rem}
 .qr svg{display:block;width:12rem;height:12rem;max-width:100%;background:#fff;padding:.5rem;border-radius:4px}
 code.key{overflow-wrap:anywhere}
 ul.codes{list-style:none;padding:0;columns:2;font-size:1.05rem}
+table{width:100%;border-collapse:collapse;font-size:.95rem}
+th,td{text-align:start;vertical-align:top;padding:.4rem .5rem;border-bottom:1px solid var(--line)}
+nav.console ul{list-style:none;margin:0 0 1rem;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1.25rem}
+nav.console a[aria-current]{font-weight:700;text-decoration:none}
+fieldset{border:1px solid var(--line);border-radius:8px;margin:1rem 0 0}
+fieldset label{display:inline;font-weight:400;margin:0 1rem 0 .25rem}
 nav.languages{max-width:52rem;margin:0 1rem 1.5rem;font-size:.9rem}
 nav.languages ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;justify-content:center;gap:.25rem 1rem}
 nav.languages a{color:var(--fg);display:inline-block;padding:.25rem 0}

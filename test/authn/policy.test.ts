@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { acrOf, amrOf, lastFactorAt, levelOf } from '../../src/authn/factors.ts';
 import type { Factor } from '../../src/authn/factor.ts';
 import { ACR_VALUES, Level } from '../../src/authn/levels.ts';
-import { accountSignIn, nextStep, requirementFor } from '../../src/authn/policy.ts';
+import { accountSignIn, consoleSignIn, nextStep, requirementFor } from '../../src/authn/policy.ts';
 import { ANY_SIGN_IN, type Requirement } from '../../src/authn/requirement.ts';
 import type { BrowserSession } from '../../src/authn/session.ts';
 import { steps } from '../../src/authn/registry.ts';
@@ -223,5 +223,22 @@ describe('the second-factor policy: TESSERA_MFA, a client, scopes', () => {
     assert.deepEqual(accountSignIn('optional'), ANY_SIGN_IN);
     assert.deepEqual(accountSignIn('required'), need({ level: Level.mfa, mfa: 'required', enrol: true }));
     assert.deepEqual(accountSignIn('off'), need({ mfa: 'off' }));
+  });
+  it('consoleSignIn: the admin console asks two factors unless TESSERA_ADMIN_MFA=off', () => {
+    assert.deepEqual(consoleSignIn('required', 'optional'), need({ level: Level.mfa, enrol: true }));
+    assert.deepEqual(consoleSignIn('required', 'required'), need({ level: Level.mfa, mfa: 'required', enrol: true }));
+    // No authenticator apps to enrol: a passkey is the only second factor.
+    assert.deepEqual(consoleSignIn('required', 'off'), need({ level: Level.mfa, mfa: 'off' }));
+    assert.deepEqual(consoleSignIn('off', 'optional'), ANY_SIGN_IN);
+    assert.deepEqual(consoleSignIn('off', 'required'), accountSignIn('required'));
+    const passwordOnly: BrowserSession = {
+      id: 's',
+      userId: 'u',
+      authTime: 100,
+      factors: [{ method: 'password', amr: ['pwd'], at: 100 }],
+    };
+    const admin = userRecord({ id: 'u' });
+    assert.equal(shortfall(passwordOnly, admin, consoleSignIn('required', 'optional')), 'level');
+    assert.equal(shortfall(passwordOnly, admin, consoleSignIn('off', 'optional')), undefined);
   });
 });

@@ -9,6 +9,7 @@ import * as client from 'openid-client';
 import { ACR_VALUES } from '../../src/authn/levels.ts';
 import { PAGE_CSP } from '../../src/http/plugins/html.ts';
 import { hashToken } from '../../src/tokens/opaque.ts';
+import { ADMIN_ROLE, changeUserRoles } from '../../src/admin/roles.ts';
 import { SoftAuthenticator } from '../helpers/authenticator.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { addPasskey, newUser, pageOptions, passkeySignIn, passwordSignIn, signedIn } from '../helpers/passkeys.ts';
@@ -232,4 +233,23 @@ describe('passkeys at the server', () => {
   async function csrfOf(browser: BrowserSim) {
     return BrowserSim.hidden(await (await browser.request('/account/login')).text(), 'csrf');
   }
+
+  it("the admin console's sign-in page: a passkey signs an admin in, and back to the console", async () => {
+    const { user, authenticator } = await enrolled();
+    await changeUserRoles(server.store, user.username, { add: [ADMIN_ROLE] }, { now: Math.floor(Date.now() / 1000) });
+    const browser = new BrowserSim(server.issuer);
+    assert.equal((await browser.request('/admin/users')).headers.get('location'), '/admin/login');
+    const page = await (await browser.request('/admin/login')).text();
+    const form = {
+      interaction: BrowserSim.hidden(page, 'interaction'),
+      csrf: BrowserSim.hidden(page, 'csrf'),
+      response: JSON.stringify(authenticator.authenticate(pageOptions(page, 'sign-in'))),
+    };
+    assert.equal(form.interaction, 'console');
+    const signedInThere = await browser.request('/login/passkey', { form });
+    assert.equal(signedInThere.status, 303);
+    assert.equal(signedInThere.headers.get('location'), '/admin');
+    // A passkey is two factors: TESSERA_ADMIN_MFA=required has nothing more to ask.
+    assert.equal((await browser.request('/admin/users')).status, 200);
+  });
 });

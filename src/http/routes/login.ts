@@ -18,9 +18,12 @@ import { signInError, stepError } from '../passkeys.ts';
 import { requesterOf } from '../requester.ts';
 import { logSignInFailure } from '../sign-in-log.ts';
 import {
+  CONSOLE,
   finishSignIn,
   openInteraction,
+  postedFor,
   purposeOf,
+  requestOf,
   sendExpired,
   sendSignInPage,
   type SignInFor,
@@ -29,8 +32,11 @@ import {
 import { enrolDuringSignIn, enrolling, firstStepError, sendEnrolPage, sendStepFailed, sendStepPage } from '../steps.ts';
 import { directProvider, startUpstream } from '../upstream.ts';
 
-/** Where a first step's form came from: a request's sign-in page, the account's, or either (a passkey's button). */
-type From = 'request' | 'account' | 'either';
+/**
+ * Where a first step's form came from: a request's sign-in page, the account's, the admin console's,
+ * or either of the first two (a passkey's button).
+ */
+type From = 'request' | 'account' | 'console' | 'either';
 
 export function loginRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const flow = { store: ctx.store, pending: ctx.pending };
@@ -53,12 +59,13 @@ export function loginRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   app.get('/account/login', html, (request, reply) => showSignIn(request, reply, null));
+  app.get('/admin/login', html, (request, reply) => showSignIn(request, reply, CONSOLE));
 
   async function showSignIn(request: FastifyRequest, reply: FastifyReply, signInFor: SignInFor) {
     const error = queryValue(request, 'error');
     // idp_hint, a login_hint of a provider's domain, or TESSERA_DEFAULT_PROVIDER: straight to that
     // provider, unless the person came back for local sign-in (`local`, or a failed sign-in).
-    const asked: Pick<AuthorizationRequest, 'idpHint' | 'loginHint'> = signInFor?.interaction.request ?? {};
+    const asked: Pick<AuthorizationRequest, 'idpHint' | 'loginHint'> = requestOf(signInFor)?.interaction.request ?? {};
     const direct = error || queryValue(request, 'local') ? undefined : await directProvider(ctx, asked);
     if (direct) {
       const { need, resume, clientId } = purposeOf(ctx, request, reply, signInFor);
@@ -75,12 +82,14 @@ export function loginRoutes(app: FastifyInstance, ctx: RouteContext): void {
       return startUpstream(ctx, request, reply, start);
     }
     // Sent here by a change to how the user signs in, which needs a recent sign-in (src/authn/recent.ts).
-    const note = queryValue(request, 'reauth') ? { note: { key: 'login.reauth' } as const } : {};
+    const reauth = queryValue(request, 'reauth') !== undefined;
+    const note = reauth ? { note: { key: signInFor === CONSOLE ? 'admin.reauth' : 'login.reauth' } as const } : {};
     return sendSignInPage(ctx, request, reply, { for: signInFor, ...signInError(error), ...note });
   }
 
   app.post('/login', posted, (request, reply) => verifyStep(request, reply, 'password', 'request'));
   app.post('/account/login', posted, (request, reply) => verifyStep(request, reply, 'password', 'account'));
+  app.post('/admin/login', posted, (request, reply) => verifyStep(request, reply, 'password', 'console'));
   app.post('/login/:method', posted, (request, reply) => verifyStep(request, reply, methodOf(request), 'either'));
 
   /** Any step: a later one with the form's `pending`, else a first one for what its page was for. */
@@ -96,11 +105,12 @@ export function loginRoutes(app: FastifyInstance, ctx: RouteContext): void {
     };
     const pending = from === 'either' ? formValue(request, 'pending') : undefined;
     if (pending !== undefined) return laterStep(request, reply, step, pending, attempt);
-    const sealed = from === 'account' ? '' : (formValue(request, 'interaction') ?? '');
-    const opened = sealed ? await openInteraction(ctx, request, sealed) : undefined;
-    if (!step.first || (sealed && !opened) || (from === 'request' && !opened)) return sendExpired(reply);
+    // The passkey's button posts the interaction of the page it is on: a request's, the console's, or none.
+    const field = from === 'account' ? '' : from === 'console' ? CONSOLE : (formValue(request, 'interaction') ?? '');
+    const signInFor = await postedFor(ctx, request, field);
+    const forRequest = requestOf(signInFor ?? null) !== null;
+    if (!step.first || signInFor === undefined || (from === 'request' && !forRequest)) return sendExpired(reply);
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const signInFor = opened ? { ...opened, sealed } : null;
     const purpose = purposeOf(ctx, request, reply, signInFor);
     const verified = await step.verify(deps, { ...attempt, user: null, clientId: purpose.clientId });
     if (verified.kind === 'refused' || verified.kind === 'failed') {

@@ -5,7 +5,6 @@
 // A sign-in each ends in the flow (src/authn/flow.ts) and finishSignIn (../sign-in.ts), the page of
 // what failed, or the account page.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { accountSignIn } from '../../authn/policy.ts';
 import { linkWithPassword, openPendingLink } from '../../authn/upstream/link.ts';
 import { upstreamStep } from '../../authn/upstream/step.ts';
 import { advance, beginCarried } from '../../authn/flow.ts';
@@ -18,7 +17,7 @@ import { credentials, csrfFailedPage, sendExpiredLink, throttledText } from '../
 import { sendPage } from '../pages.ts';
 import type { PageContext, Text } from '../../ui/layout.ts';
 import { requesterOf } from '../requester.ts';
-import { finishSignIn, keepInteractionLocale, openInteraction, sendExpired } from '../sign-in.ts';
+import { finishSignIn, keepInteractionLocale, postedFor, purposeOf, requestOf, sendExpired } from '../sign-in.ts';
 import {
   clearFlowCookie,
   flowCookieName,
@@ -42,19 +41,20 @@ export function upstreamRoutes(app: FastifyInstance, ctx: RouteContext): void {
   // The sign-in page's button: from a request's sign-in page (with its interaction), or the account's.
   app.post('/login/upstream/:provider', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
-    const sealed = formValue(request, 'interaction') || undefined;
-    const opened = sealed ? await openInteraction(ctx, request, sealed) : undefined;
-    if (sealed && !opened) return sendExpired(reply);
+    const signInFor = await postedFor(ctx, request, formValue(request, 'interaction') ?? '');
+    if (signInFor === undefined) return sendExpired(reply);
+    const { need, resume, clientId } = purposeOf(ctx, request, reply, signInFor);
     const providerId = providerOf(request);
-    if (!providerId) return sendUpstreamFailure(reply.code(404), unknown(sealed ?? null));
+    if (!providerId) return sendUpstreamFailure(reply.code(404), unknown(resume));
+    const loginHint = requestOf(signInFor)?.interaction.request.loginHint ?? null;
     return startUpstream(ctx, request, reply, {
       providerId,
       purpose: 'sign-in',
-      resume: sealed ?? null,
-      clientId: opened?.interaction.request.clientId ?? null,
-      need: opened?.interaction.need ?? accountSignIn(ctx.config.mfa.mode),
+      resume,
+      clientId,
+      need,
       userId: null,
-      loginHint: opened?.interaction.request.loginHint ?? null,
+      loginHint,
     });
   });
 

@@ -1,0 +1,155 @@
+// The console's clients: the list, a form to create one or edit its name, redirect URIs, scopes and
+// grant types, its secret rotated (the new one shown once), and its deletion.
+import { GRANT_TYPES } from '../../admin/client-rules.ts';
+import type { Client } from '../../store/clients.ts';
+import { html, type SafeHtml } from '../html.ts';
+import type { PageContext } from '../layout.ts';
+import { actionButton, consolePage } from './console.ts';
+
+export function clientsPage(
+  ui: PageContext,
+  input: { admin: string; clients: Client[]; deleted?: string | undefined },
+): string {
+  const { t } = ui;
+  const deleted = input.deleted
+    ? html`<p role="status">${t.t('admin.client.deleted', { name: input.deleted })}</p>`
+    : '';
+  const rows = input.clients.map(
+    (client) => html`<tr>
+<td><a href="/admin/clients/${encodeURIComponent(client.clientId)}">${client.name}</a></td>
+<td><code>${client.clientId}</code></td>
+<td>${client.grantTypes.join(', ')}</td>
+</tr>
+`,
+  );
+  return consolePage(ui, {
+    section: 'clients',
+    title: t.t('admin.clients.title'),
+    admin: input.admin,
+    body: html`${deleted}
+<p><a href="/admin/clients/new">${t.t('admin.clients.new')}</a></p>
+${
+  input.clients.length === 0
+    ? html`<p>${t.t('admin.clients.none')}</p>`
+    : html`<table>
+<thead><tr><th scope="col">${t.t('admin.client.name')}</th><th scope="col">${t.t('admin.clients.id')}</th>
+<th scope="col">${t.t('admin.client.grantTypes')}</th></tr></thead>
+<tbody>
+${rows}</tbody>
+</table>`
+}`,
+  });
+}
+
+/** What the form holds: a client's values, or what was posted and refused. */
+export interface ClientFields {
+  name: string;
+  redirectUris: string;
+  scopes: string;
+  grantTypes: string[];
+  public: boolean;
+}
+
+export const fieldsOf = (client: Client): ClientFields => ({
+  name: client.name,
+  redirectUris: client.redirectUris.join('\n'),
+  scopes: client.scopes.join(' '),
+  grantTypes: client.grantTypes,
+  public: client.tokenEndpointAuthMethod === 'none',
+});
+
+function clientForm(
+  ui: PageContext,
+  input: { action: string; csrfToken: string; fields: ClientFields; creating: boolean; submit: string },
+): SafeHtml {
+  const { t } = ui;
+  const { fields } = input;
+  return html`<form method="post" action="${input.action}">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<label for="name">${t.t('admin.client.name')}</label>
+<input type="text" id="name" name="name" value="${fields.name}" required>
+<label for="redirect_uris">${t.t('admin.client.redirectUris')}</label>
+<textarea id="redirect_uris" name="redirect_uris" rows="3" spellcheck="false">${fields.redirectUris}</textarea>
+<label for="scopes">${t.t('admin.client.scopes')}</label>
+<input type="text" id="scopes" name="scopes" value="${fields.scopes}" spellcheck="false" required>
+<fieldset>
+<legend>${t.t('admin.client.grantTypes')}</legend>
+${GRANT_TYPES.map((grant) => {
+  const checked = fields.grantTypes.includes(grant) ? html` checked` : '';
+  return html`<input type="checkbox" id="grant-${grant}" name="grant_types" value="${grant}"${checked}>
+<label for="grant-${grant}">${grant}</label>\n`;
+})}</fieldset>
+${
+  input.creating
+    ? html`<p><input type="checkbox" id="public" name="public" value="1"${fields.public ? html` checked` : ''}>
+<label for="public">${t.t('admin.client.public')}</label></p>`
+    : ''
+}
+<button type="submit">${input.submit}</button>
+</form>`;
+}
+
+export interface ClientPageInput {
+  admin: string;
+  csrfToken: string;
+  /** The client edited; absent for a new one. */
+  client?: Client;
+  fields: ClientFields;
+  saved?: boolean;
+  /** Why the form was refused (the operations' words, for the operator). */
+  problem?: string | undefined;
+}
+
+export function clientPage(ui: PageContext, input: ClientPageInput): string {
+  const { t } = ui;
+  const { client } = input;
+  const base = client ? `/admin/clients/${encodeURIComponent(client.clientId)}` : '/admin/clients';
+  const form = clientForm(ui, {
+    action: client ? base : '/admin/clients/new',
+    csrfToken: input.csrfToken,
+    fields: input.fields,
+    creating: !client,
+    submit: t.t(client ? 'admin.client.save' : 'admin.client.create'),
+  });
+  const said = input.problem && t.t('admin.client.problem', { problem: input.problem });
+  const problem = said ? html`<p class="alert" role="alert">${said}</p>` : '';
+  const hasSecret = client && client.tokenEndpointAuthMethod !== 'none' && client.secretHash !== null;
+  return consolePage(ui, {
+    section: 'clients',
+    title: client ? t.t('admin.client.title', { name: client.name }) : t.t('admin.clients.new'),
+    admin: input.admin,
+    body: html`${input.saved ? html`<p role="status">${t.t('admin.client.saved')}</p>` : ''}
+${problem}
+${client ? html`<p>${t.html('admin.client.id', { clientId: client.clientId })}</p>` : ''}
+${form}
+${
+  client
+    ? html`<h2>${t.t('admin.client.actions')}</h2>
+<div class="actions">
+${hasSecret ? actionButton(`${base}/rotate-secret`, input.csrfToken, t.t('admin.client.rotate')) : ''}
+${actionButton(`${base}/delete`, input.csrfToken, t.t('admin.client.delete'))}
+</div>
+<p><a href="/admin/events?${new URLSearchParams({ client: client.clientId })}">${t.t('admin.client.events')}</a></p>`
+    : ''
+}`,
+  });
+}
+
+/** A client's secret, new: shown this once (it is kept hashed). */
+export function clientSecretPage(
+  ui: PageContext,
+  input: { admin: string; client: Client; secret: string; created: boolean },
+): string {
+  const { t } = ui;
+  const href = `/admin/clients/${encodeURIComponent(input.client.clientId)}`;
+  return consolePage(ui, {
+    section: 'clients',
+    title: t.t('admin.client.secretTitle', { name: input.client.name }),
+    admin: input.admin,
+    body: html`<p role="status">${t.t(input.created ? 'admin.client.created' : 'admin.client.rotated')}</p>
+<p>${t.html('admin.client.id', { clientId: input.client.clientId })}</p>
+<p>${t.t('admin.client.secretOnce')}</p>
+<pre id="client-secret">${input.secret}</pre>
+<p><a href="${href}">${t.t('admin.client.back')}</a></p>`,
+  });
+}

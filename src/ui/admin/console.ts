@@ -1,0 +1,55 @@
+// What every page of the admin console shares: its navigation (users, the event log, clients), who
+// is signed in, and a wide card for its tables. Plain links and forms: it works without JavaScript.
+import type { MessageKey } from '../../i18n/index.ts';
+import { html, type SafeHtml } from '../html.ts';
+import { layout, type PageContext } from '../layout.ts';
+
+export type ConsoleSection = 'users' | 'events' | 'clients' | 'webhooks' | 'keys';
+
+const SECTIONS: ReadonlyArray<[ConsoleSection, string, MessageKey]> = [
+  ['users', '/admin/users', 'admin.nav.users'],
+  ['events', '/admin/events', 'admin.nav.events'],
+  ['clients', '/admin/clients', 'admin.nav.clients'],
+  ['webhooks', '/admin/webhooks', 'admin.nav.webhooks'],
+  ['keys', '/admin/keys', 'admin.nav.keys'],
+];
+
+/** A page of the console: `title` its heading, `body` what follows it. */
+export function consolePage(
+  ui: PageContext,
+  input: { section: ConsoleSection; title: string; admin: string; body: SafeHtml },
+): string {
+  const { t } = ui;
+  return layout(
+    ui,
+    input.title,
+    html`<nav class="console" aria-label="${t.t('admin.title')}">
+<ul>
+${SECTIONS.map(([section, href, key]) => {
+  const current = section === input.section ? html` aria-current="page"` : '';
+  return html`<li><a href="${href}"${current}>${t.t(key)}</a></li>\n`;
+})}</ul>
+</nav>
+<p class="muted">${t.html('account.signedInAs', { username: input.admin })}
+<a href="/oauth2/logout">${t.t('account.signOut')}</a></p>
+<h1>${input.title}</h1>
+${input.body}`,
+    [],
+    { wide: true },
+  );
+}
+
+/** A button posting to `action` with the form token and nothing else (the action is in the path). */
+export function actionButton(action: string, csrfToken: string, label: string, secondary = true): SafeHtml {
+  return html`<form method="post" action="${action}">
+<input type="hidden" name="csrf" value="${csrfToken}">
+<button type="submit"${secondary ? html` class="secondary"` : ''}>${label}</button>
+</form>`;
+}
+
+/** A link to the next page of a list, when there is one: the same query, the cursor given. */
+export function nextPageLink(ui: PageContext, path: string, query: Record<string, string>, cursor: string | null) {
+  if (cursor === null) return '';
+  const params = new URLSearchParams({ ...query, cursor });
+  return html`<p><a href="${`${path}?${params}`}" rel="next">${ui.t.t('admin.nextPage')}</a></p>`;
+}
