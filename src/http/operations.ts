@@ -34,7 +34,8 @@ export async function buildOperationsApp(deps: OperationsDeps): Promise<FastifyI
     reply.header(REQUEST_ID_HEADER, request.id);
   });
   // /metrics asks TESSERA_METRICS_TOKEN when one is set: it tells the runtime's version and per-route counts.
-  app.get('/metrics', async (request, reply) => {
+  // A scrape every few seconds is not worth two log lines each: its requests log warnings only.
+  app.get('/metrics', { logLevel: 'warn' }, async (request, reply) => {
     if (!metricsAllowed(config.metrics.token, request.headers.authorization))
       return reply.code(401).header('www-authenticate', 'Bearer realm="tessera metrics"').send();
     return reply.header('content-type', registry.contentType).send(await registry.metrics());

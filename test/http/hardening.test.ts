@@ -13,6 +13,7 @@ import { BrowserSim } from '../helpers/browser-sim.ts';
 import { startInstance } from '../helpers/instances.ts';
 import { cliIo, freePort, startServer, type TestServer } from '../helpers/server.ts';
 import { basic, exchange, getCode, tokenRequest } from '../helpers/tokens.ts';
+import { until } from '../helpers/webhook-receiver.ts';
 
 /** A browser signed in to the account page as alice. */
 async function signedIn(server: TestServer): Promise<BrowserSim> {
@@ -316,6 +317,7 @@ describe('hardening', () => {
       TESSERA_METRICS_PORT: String(metricsPort),
       TESSERA_SHUTDOWN_DRAIN: '0',
       HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
     });
     try {
       assert.equal((await fetch(`${instance.url}/metrics`)).status, 404);
@@ -329,6 +331,9 @@ describe('hardening', () => {
       assert.equal(users.status, 401);
       assert.match(users.headers.get('www-authenticate')!, /^Bearer/);
       assert.equal((await fetch(`${instance.url}/admin/api/v1/openapi.json`)).status, 404);
+      // Requests to the operations listener are logged, but not Prometheus's scrapes (made first here).
+      await until(() => instance.output().includes('/admin/api/v1/users'), 'the admin API request logged', 15_000);
+      assert.equal(instance.output().includes(`"url":"/metrics","host":"127.0.0.1:${metricsPort}"`), false);
     } finally {
       await instance.stop();
       await rm(dir, { recursive: true, force: true });
