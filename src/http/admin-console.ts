@@ -7,7 +7,7 @@
 // with `actor: user:<their id>`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ADMIN_ROLE } from '../admin/roles.ts';
-import { advance, CONSOLE } from '../authn/flow.ts';
+import { CONSOLE } from '../authn/flow.ts';
 import { RECENT_SIGN_IN } from '../authn/recent.ts';
 import { type BrowserSession, sessionUser } from '../authn/session.ts';
 import { shortfall } from '../authn/sufficiency.ts';
@@ -17,7 +17,7 @@ import type { RouteContext } from './context.ts';
 import { formValue } from './forms.ts';
 import { csrfFailedPage, sendError } from './outcome.ts';
 import { requesterOf } from './requester.ts';
-import { consoleNeed } from './sign-in.ts';
+import { consoleNeed, stepUpLocation } from './sign-in.ts';
 
 /** An admin at the console: their session and user, who they are to the trail, and the time. */
 export interface ConsoleAdmin {
@@ -51,20 +51,9 @@ export async function consoleAdmin(
   if (!user.roles.includes(ADMIN_ROLE)) return { sent: sendError(reply, 'admin.forbidden.title', FORBIDDEN, 403) };
   if (lacking === 'level') {
     // A step-up: the session's sign-in goes on from its factors, to the console after.
-    const progress = await advance(
-      { store: ctx.store, pending: ctx.pending },
-      {
-        user,
-        factors: session.factors,
-        authTime: session.authTime,
-        need,
-        resume: CONSOLE,
-        clientId: null,
-        bind: () => ctx.browser.binding(request, reply),
-        now,
-      },
-    );
-    if (progress.kind !== 'next-step') {
+    const up = { session, user, need, resume: CONSOLE, clientId: null };
+    const location = await stepUpLocation(ctx, request, reply, up);
+    if (location === undefined) {
       const unmet = {
         ...FORBIDDEN,
         description: 'The admin console needs a second factor.',
@@ -72,7 +61,6 @@ export async function consoleAdmin(
       };
       return { sent: sendError(reply, 'admin.forbidden.title', unmet, 403) };
     }
-    const location = `/login/${progress.method}?pending=${encodeURIComponent(progress.pending)}`;
     return { sent: reply.header('cache-control', 'no-store').redirect(location, status) };
   }
   const requester = { ...requesterOf(request), actor: `user:${user.id}` };

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { accountSignIn, consoleSignIn } from '../authn/policy.ts';
 import { ANY_SIGN_IN, type Requirement } from '../authn/requirement.ts';
 import { type BrowserSession, type SignedIn, sessionUser } from '../authn/session.ts';
-import { CONSOLE, holdSignIn, type LinkOnSignIn, type SignInProgress } from '../authn/flow.ts';
+import { advance, CONSOLE, holdSignIn, type LinkOnSignIn, type SignInProgress } from '../authn/flow.ts';
 import { shortfall } from '../authn/sufficiency.ts';
 import type { Refusal } from '../authn/throttle.ts';
 import { continueAuthorization } from '../oauth/authorize/index.ts';
@@ -25,7 +25,7 @@ import { csrfFailedPage, sendError, sendOutcome, throttledText } from './outcome
 import { passkeySignInOptions } from './passkeys.ts';
 import { requesterOf } from './requester.ts';
 import { useInteractionLocales } from './pages.ts';
-import { providerButtonsOf, sendLinkRefused, sessionWithLink } from './upstream.ts';
+import { providerButtonsOf, sendLinkRefused, sessionWithLink, startUpstream } from './upstream.ts';
 
 export { CONSOLE } from '../authn/flow.ts';
 
@@ -93,6 +93,20 @@ export function purposeOf(ctx: RouteContext, request: FastifyRequest, reply: Fas
     clientId: signInFor?.interaction.request.clientId ?? null,
     bind,
   };
+}
+
+/** A sign-in through the provider `providerId` for what the sign-in page was for, with its login_hint. */
+export function startUpstreamSignIn(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  providerId: string,
+  signInFor: SignInFor,
+): Promise<FastifyReply> {
+  const { need, resume, clientId } = purposeOf(ctx, request, reply, signInFor);
+  const loginHint = requestOf(signInFor)?.interaction.request.loginHint ?? null;
+  const start = { providerId, purpose: 'sign-in', resume, clientId, need, userId: null, loginHint } as const;
+  return startUpstream(ctx, request, reply, start);
 }
 
 /** The sign-in page of `signInFor`, with `query` (e.g. `error=login_failed`). */
@@ -177,6 +191,31 @@ export function sendExpired(reply: FastifyReply): FastifyReply {
   });
 }
 
+/** The page of a sign-in's next step. */
+function stepLocation(progress: Extract<SignInProgress, { kind: 'next-step' }>): string {
+  return `/login/${progress.method}?pending=${encodeURIComponent(progress.pending)}`;
+}
+
+/**
+ * A step-up of the browser's session for a page of ours (the console, the device page): its sign-in
+ * goes on from its factors to `need`, then to `resume`. The next step's page, or undefined when the
+ * person has no way to reach that level.
+ */
+export async function stepUpLocation(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  up: { session: BrowserSession; user: User; need: Requirement; resume: string | null; clientId: string | null },
+): Promise<string | undefined> {
+  const { session, user, need, resume, clientId } = up;
+  const so = { user, factors: session.factors, authTime: session.authTime, need, resume, clientId };
+  const progress = await advance(
+    { store: ctx.store, pending: ctx.pending },
+    { ...so, bind: () => ctx.browser.binding(request, reply), now: ctx.now() },
+  );
+  return progress.kind === 'next-step' ? stepLocation(progress) : undefined;
+}
+
 /**
  * What a complete sign-in for a page of ours is offered as (a password reset's, after its second
  * factor): that page finishes it (./routes/reset.ts), and until it does the sign-in is no session.
@@ -196,8 +235,7 @@ export async function finishSignIn(
   progress: SignInProgress,
 ): Promise<FastifyReply> {
   if (progress.kind === 'next-step') {
-    const location = `/login/${progress.method}?pending=${encodeURIComponent(progress.pending)}`;
-    return reply.code(303).header('cache-control', 'no-store').redirect(location, 303);
+    return reply.code(303).header('cache-control', 'no-store').redirect(stepLocation(progress), 303);
   }
   const now = ctx.now();
   const { resume } = progress;

@@ -5,7 +5,6 @@
 // signed in goes through the account's sign-in and comes back here with the code they came with; one
 // whose session is short of what the client needs (two factors) steps up and comes back likewise.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { advance } from '../../authn/flow.ts';
 import type { Requirement } from '../../authn/requirement.ts';
 import type { BrowserSession } from '../../authn/session.ts';
 import { authorizeDevice } from '../../oauth/device/authorization.ts';
@@ -21,7 +20,7 @@ import { formParams, formValue, queryValue } from '../forms.ts';
 import { csrfFailedPage, sendError, throttledText } from '../outcome.ts';
 import { sendPage } from '../pages.ts';
 import { requesterOf } from '../requester.ts';
-import { signedInSession } from '../sign-in.ts';
+import { signedInSession, stepUpLocation } from '../sign-in.ts';
 
 export function deviceRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const guard = clientGuard(ctx, '/oauth2/device_authorization');
@@ -107,23 +106,10 @@ export function deviceRoutes(app: FastifyInstance, ctx: RouteContext): void {
     { session, user, pending }: { session: BrowserSession; user: User; pending: PendingDevice },
     need: Requirement,
   ) {
-    const progress = await advance(
-      { store: ctx.store, pending: ctx.pending },
-      {
-        user,
-        factors: session.factors,
-        authTime: session.authTime,
-        need,
-        resume: null,
-        clientId: pending.client.clientId,
-        bind: () => ctx.browser.binding(request, reply),
-        now: ctx.now(),
-      },
-    );
-    if (progress.kind !== 'next-step')
-      return sendCodePage(reply.code(403), user, undefined, { key: 'device.needsMfa' });
+    const up = { session, user, need, resume: null, clientId: pending.client.clientId };
+    const location = await stepUpLocation(ctx, request, reply, up);
+    if (location === undefined) return sendCodePage(reply.code(403), user, undefined, { key: 'device.needsMfa' });
     ctx.browser.verifyAfterSignIn(reply, pending.userCode);
-    const location = `/login/${progress.method}?pending=${encodeURIComponent(progress.pending)}`;
     return reply.code(303).header('cache-control', 'no-store').redirect(location, 303);
   }
 

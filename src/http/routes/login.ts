@@ -28,9 +28,10 @@ import {
   sendSignInPage,
   type SignInFor,
   signInPath,
+  startUpstreamSignIn,
 } from '../sign-in.ts';
 import { enrolDuringSignIn, enrolling, firstStepError, sendEnrolPage, sendStepFailed, sendStepPage } from '../steps.ts';
-import { directProvider, startUpstream } from '../upstream.ts';
+import { directProvider } from '../upstream.ts';
 
 /**
  * Where a first step's form came from: a request's sign-in page, the account's, the admin console's,
@@ -67,20 +68,7 @@ export function loginRoutes(app: FastifyInstance, ctx: RouteContext): void {
     // provider, unless the person came back for local sign-in (`local`, or a failed sign-in).
     const asked: Pick<AuthorizationRequest, 'idpHint' | 'loginHint'> = requestOf(signInFor)?.interaction.request ?? {};
     const direct = error || queryValue(request, 'local') ? undefined : await directProvider(ctx, asked);
-    if (direct) {
-      const { need, resume, clientId } = purposeOf(ctx, request, reply, signInFor);
-      const loginHint = asked.loginHint ?? null;
-      const start = {
-        providerId: direct,
-        purpose: 'sign-in',
-        resume,
-        clientId,
-        need,
-        userId: null,
-        loginHint,
-      } as const;
-      return startUpstream(ctx, request, reply, start);
-    }
+    if (direct) return startUpstreamSignIn(ctx, request, reply, direct, signInFor);
     // Sent here by a change to how the user signs in, which needs a recent sign-in (src/authn/recent.ts).
     const reauth = queryValue(request, 'reauth') !== undefined;
     const note = reauth ? { note: { key: signInFor === CONSOLE ? 'admin.reauth' : 'login.reauth' } as const } : {};

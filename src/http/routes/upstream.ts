@@ -17,15 +17,15 @@ import { credentials, csrfFailedPage, sendExpiredLink, throttledText } from '../
 import { sendPage } from '../pages.ts';
 import type { PageContext, Text } from '../../ui/layout.ts';
 import { requesterOf } from '../requester.ts';
-import { finishSignIn, keepInteractionLocale, postedFor, purposeOf, requestOf, sendExpired } from '../sign-in.ts';
 import {
-  clearFlowCookie,
-  flowCookieName,
-  sendUpstreamFailure,
-  startUpstream,
-  upstreamDeps,
-  wayBack,
-} from '../upstream.ts';
+  finishSignIn,
+  keepInteractionLocale,
+  postedFor,
+  purposeOf,
+  sendExpired,
+  startUpstreamSignIn,
+} from '../sign-in.ts';
+import { clearFlowCookie, flowCookieName, sendUpstreamFailure, upstreamDeps, wayBack } from '../upstream.ts';
 
 const PROVIDER_ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
@@ -43,19 +43,10 @@ export function upstreamRoutes(app: FastifyInstance, ctx: RouteContext): void {
     if (!ctx.browser.checkCsrf(request, formValue(request, 'csrf'))) return csrfFailedPage(reply);
     const signInFor = await postedFor(ctx, request, formValue(request, 'interaction') ?? '');
     if (signInFor === undefined) return sendExpired(reply);
-    const { need, resume, clientId } = purposeOf(ctx, request, reply, signInFor);
     const providerId = providerOf(request);
-    if (!providerId) return sendUpstreamFailure(reply.code(404), unknown(resume));
-    const loginHint = requestOf(signInFor)?.interaction.request.loginHint ?? null;
-    return startUpstream(ctx, request, reply, {
-      providerId,
-      purpose: 'sign-in',
-      resume,
-      clientId,
-      need,
-      userId: null,
-      loginHint,
-    });
+    if (!providerId)
+      return sendUpstreamFailure(reply.code(404), unknown(purposeOf(ctx, request, reply, signInFor).resume));
+    return startUpstreamSignIn(ctx, request, reply, providerId, signInFor);
   });
 
   // The provider's answer: a top-level GET from the provider's site, so only the flow's cookie
