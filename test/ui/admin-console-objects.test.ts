@@ -1,10 +1,11 @@
 // The admin console's APIs (RFC 8707 resources), webhooks and upstream providers in Chromium with
 // JavaScript off: an admin registers an API (a bad scope refused with the reason), changes it and
-// signing in again, the sign-in no longer recent); creates a webhook (its signing secret shown once),
-// changes its event types and deletes it; adds an OpenID Connect provider (one whose discovery
-// document cannot be read refused on the form, with the reason), changes and deletes it. axe-core finds no WCAG A/AA violation on any page; each
-// change is an event with the admin as its actor; a form without the token or from another origin is
-// refused and changes nothing. TESSERA_ADMIN_MFA=off: the password alone opens the console.
+// deletes it (after signing in again, the sign-in no longer recent); creates a webhook (its signing
+// secret shown once), changes its event types and deletes it; adds an OpenID Connect provider (one
+// whose discovery document cannot be read refused on the form, with the reason), changes and deletes
+// it. axe-core finds no WCAG A/AA violation on any page; each change is an event with the admin as its
+// actor; a form without the token or from another origin is refused and changes nothing.
+// TESSERA_ADMIN_MFA=off: the password alone opens the console.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
