@@ -1,5 +1,6 @@
-// What every page of the admin console shares: its navigation (users, the event log, clients, APIs, providers, webhooks, keys), who
-// is signed in, and a wide card for its tables. Plain links and forms: it works without JavaScript.
+// What every page of the admin console shares: its navigation (users, the event log, clients, APIs,
+// providers, webhooks, keys), who is signed in, and a wide card for its tables. Plain links and
+// forms: it works without JavaScript.
 import type { MessageKey } from '../../i18n/index.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { layout, type PageContext } from '../layout.ts';

@@ -100,7 +100,8 @@ export function providerPage(ui: PageContext, input: ProviderPageInput): string 
     : html`<label for="type">${t.t('admin.provider.type')}</label>
 <select id="type" name="type">${option('oidc', 'OpenID Connect')}${option('github', 'GitHub')}</select>
 ${text('id', t.t('admin.provider.newId'), fields.id)}`;
-  const form = html`<form method="post" action="${provider ? `/admin/providers/${provider.id}` : '/admin/providers/new'}">
+  const action = provider ? `/admin/providers/${provider.id}` : '/admin/providers/new';
+  const form = html`<form method="post" action="${action}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 ${identity}
 ${text('name', t.t('admin.client.name'), fields.name)}

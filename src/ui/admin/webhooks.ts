@@ -21,11 +21,14 @@ export function webhooksPage(
 </tr>
 `,
   );
+  const deleted = input.deleted
+    ? html`<p role="status">${t.t('admin.webhook.deleted', { url: input.deleted })}</p>`
+    : '';
   return consolePage(ui, {
     section: 'webhooks',
     title: t.t('admin.webhooks.title'),
     admin: input.admin,
-    body: html`${input.deleted ? html`<p role="status">${t.t('admin.webhook.deleted', { url: input.deleted })}</p>` : ''}
+    body: html`${deleted}
 <p><a href="/admin/webhooks/new">${t.t('admin.webhooks.new')}</a></p>
 ${
   input.webhooks.length === 0
