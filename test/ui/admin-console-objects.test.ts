@@ -161,7 +161,7 @@ describe(
       assert.equal(await actorOf('webhook.deleted'), `user:${admin.id}`);
     });
 
-    it('adds an OpenID Connect provider, one whose discovery cannot be read refused; changes and deletes it', async () => {
+    it('adds an OpenID Connect provider (one whose discovery cannot be read refused), changes and deletes it; adds GitHub', async () => {
       const upstream = await startOidcUpstream({ redirectUris: [callbackUri(server.issuer, 'corp')] });
       try {
         await page.getByRole('link', { name: 'Sign-in providers' }).click();
@@ -208,6 +208,16 @@ describe(
         await page.getByRole('status').getByText('Provider corp deleted.').waitFor();
         assert.equal(await server.store.getProvider('corp'), undefined);
         assert.equal(await actorOf('provider.deleted'), `user:${admin.id}`);
+        // GitHub: no discovery document, github.com unless an address is given.
+        await page.getByRole('link', { name: 'New provider' }).click();
+        await page.getByLabel('Type').selectOption('github');
+        await page.getByLabel('Name', { exact: true }).fill('GitHub');
+        await page.getByLabel('Client ID at the provider').fill('Iv1.abc');
+        await page.getByLabel('Client secret at the provider').fill('gh-secret');
+        await page.getByRole('button', { name: 'Add provider' }).click();
+        await page.getByRole('heading', { name: 'Provider GitHub' }).waitFor();
+        const github = (await server.store.listProviders())[0];
+        assert.deepEqual([github?.id, github?.type, github?.clientId], ['github', 'github', 'Iv1.abc']);
       } finally {
         await upstream.close();
       }
