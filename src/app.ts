@@ -20,6 +20,8 @@ import { accountRoutes } from './http/routes/account.ts';
 import { adminClientRoutes } from './http/routes/admin-clients.ts';
 import { adminEventRoutes } from './http/routes/admin-events.ts';
 import { adminKeyRoutes } from './http/routes/admin-keys.ts';
+import { adminProviderRoutes } from './http/routes/admin-providers.ts';
+import { adminResourceRoutes } from './http/routes/admin-resources.ts';
 import { adminWebhookRoutes } from './http/routes/admin-webhooks.ts';
 import { adminUserRoutes } from './http/routes/admin-users.ts';
 import { mailLinkRoutes } from './http/routes/mail-links.ts';
@@ -247,6 +249,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   adminEventRoutes(app, ctx);
   adminClientRoutes(app, ctx);
   adminWebhookRoutes(app, ctx);
+  adminResourceRoutes(app, ctx);
+  adminProviderRoutes(app, ctx);
   adminKeyRoutes(app, ctx);
   if (mailAvailable(ctx.mail)) {
     resetRoutes(app, ctx);

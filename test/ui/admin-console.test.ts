@@ -9,38 +9,18 @@
 // origin is refused and changes nothing. One browser for the file, one database per server.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import AxeBuilder from '@axe-core/playwright';
 import * as OTPAuth from 'otpauth';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { ADMIN_ROLE, changeUserRoles } from '../../src/admin/roles.ts';
 import { enableUser } from '../../src/admin/support.ts';
 import { CLI } from '../../src/events/index.ts';
 import { createWebhook } from '../../src/webhooks/subscriptions.ts';
+import { axeClean } from '../helpers/axe.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { CHROMIUM, CHROMIUM_ARGS, needsChromium } from '../helpers/chromium.ts';
 import { newUser, passwordSignIn } from '../helpers/passkeys.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { basic, exchange, getCode, tokenRequest } from '../helpers/tokens.ts';
-
-const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-
-/**
- * axe-core runs in the page, which has no JavaScript: the page as the browser has it (a form's answer
- * included) is served at its own address to a page of a context with JavaScript, and checked there.
- */
-async function axeClean(checking: BrowserContext, page: Page): Promise<void> {
-  const [body, url] = [await page.content(), page.url()];
-  const checker = await checking.newPage();
-  try {
-    await checker.route(url, (route) => route.fulfill({ body, contentType: 'text/html; charset=utf-8' }));
-    await checker.goto(url);
-    const results = await new AxeBuilder({ page: checker }).withTags(WCAG).analyze();
-    const found = results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    assert.deepEqual(found, [], `${url}: axe-core`);
-  } finally {
-    await checker.close();
-  }
-}
 
 type Person = { id: string; username: string; password: string };
 

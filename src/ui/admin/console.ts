@@ -1,15 +1,18 @@
-// What every page of the admin console shares: its navigation (users, the event log, clients), who
-// is signed in, and a wide card for its tables. Plain links and forms: it works without JavaScript.
+// What every page of the admin console shares: its navigation (users, the event log, clients, APIs,
+// providers, webhooks, keys), who is signed in, and a wide card for its tables. Plain links and
+// forms: it works without JavaScript.
 import type { MessageKey } from '../../i18n/index.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { layout, type PageContext } from '../layout.ts';
 
-export type ConsoleSection = 'users' | 'events' | 'clients' | 'webhooks' | 'keys';
+export type ConsoleSection = 'users' | 'events' | 'clients' | 'resources' | 'providers' | 'webhooks' | 'keys';
 
 const SECTIONS: ReadonlyArray<[ConsoleSection, string, MessageKey]> = [
   ['users', '/admin/users', 'admin.nav.users'],
   ['events', '/admin/events', 'admin.nav.events'],
   ['clients', '/admin/clients', 'admin.nav.clients'],
+  ['resources', '/admin/resources', 'admin.nav.resources'],
+  ['providers', '/admin/providers', 'admin.nav.providers'],
   ['webhooks', '/admin/webhooks', 'admin.nav.webhooks'],
   ['keys', '/admin/keys', 'admin.nav.keys'],
 ];

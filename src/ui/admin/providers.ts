@@ -1,0 +1,140 @@
+// The console's upstream providers (OpenID Connect, GitHub): the list, a form to add one or change it
+// (its client secret going in, never shown back), the redirect URI to register at the provider, and
+// its deletion.
+import type { UpstreamProvider } from '../../store/upstream.ts';
+import { html } from '../html.ts';
+import type { PageContext } from '../layout.ts';
+import { actionButton, consolePage } from './console.ts';
+
+export function providersPage(
+  ui: PageContext,
+  input: { admin: string; providers: UpstreamProvider[]; deleted?: string | undefined },
+): string {
+  const { t } = ui;
+  const deleted = input.deleted
+    ? html`<p role="status">${t.t('admin.provider.deleted', { id: input.deleted })}</p>`
+    : '';
+  const rows = input.providers.map(
+    (p) => html`<tr>
+<td><a href="/admin/providers/${p.id}">${p.name}</a></td>
+<td><code>${p.id}</code></td>
+<td>${p.type === 'oidc' ? p.issuer : (p.githubUrl ?? 'https://github.com')}</td>
+</tr>
+`,
+  );
+  return consolePage(ui, {
+    section: 'providers',
+    title: t.t('admin.providers.title'),
+    admin: input.admin,
+    body: html`${deleted}
+<p><a href="/admin/providers/new">${t.t('admin.providers.new')}</a></p>
+${
+  input.providers.length === 0
+    ? html`<p>${t.t('admin.providers.none')}</p>`
+    : html`<table>
+<thead><tr><th scope="col">${t.t('admin.client.name')}</th><th scope="col">${t.t('admin.provider.id')}</th>
+<th scope="col">${t.t('admin.provider.issuer')}</th></tr></thead>
+<tbody>
+${rows}</tbody>
+</table>`
+}`,
+  });
+}
+
+/** What the form holds: a provider's values (never its secret), or what was posted and refused. */
+export interface ProviderFields {
+  type: 'oidc' | 'github';
+  id: string;
+  name: string;
+  issuer: string;
+  githubUrl: string;
+  clientId: string;
+  scope: string;
+  trustEmail: boolean;
+  linkOnly: boolean;
+  allowPrivateNetwork: boolean;
+}
+
+export const providerFieldsOf = (p: UpstreamProvider): ProviderFields => ({
+  type: p.type,
+  id: p.id,
+  name: p.name,
+  issuer: p.issuer ?? '',
+  githubUrl: p.githubUrl ?? '',
+  clientId: p.clientId,
+  scope: p.scopes.join(' '),
+  trustEmail: p.trustEmail,
+  linkOnly: p.linkOnly,
+  allowPrivateNetwork: p.allowPrivateNetwork,
+});
+
+export interface ProviderPageInput {
+  admin: string;
+  csrfToken: string;
+  /** The provider edited, and the redirect URI to register for it; absent for a new one. */
+  provider?: UpstreamProvider | undefined;
+  callbackUri?: string | undefined;
+  fields: ProviderFields;
+  saved?: boolean;
+  /** Why the form was refused (the operations' words, for the operator). */
+  problem?: string | undefined;
+}
+
+const FLAGS = [
+  ['trustEmail', 'trust_email', 'admin.provider.trustEmail'],
+  ['linkOnly', 'link_only', 'admin.provider.linkOnly'],
+  ['allowPrivateNetwork', 'allow_private_network', 'admin.provider.allowPrivate'],
+] as const;
+
+export function providerPage(ui: PageContext, input: ProviderPageInput): string {
+  const { t } = ui;
+  const { provider, fields } = input;
+  const said = input.problem && t.t('admin.client.problem', { problem: input.problem });
+  const text = (id: string, label: string, value: string, required = false) =>
+    html`<label for="${id}">${label}</label>
+<input type="text" id="${id}" name="${id}" value="${value}" spellcheck="false"${required ? html` required` : ''}>`;
+  const option = (type: 'oidc' | 'github', label: string) =>
+    html`<option value="${type}"${fields.type === type ? html` selected` : ''}>${label}</option>`;
+  const identity = provider
+    ? html`<p>${t.t('admin.provider.id')}: <code>${provider.id}</code></p>`
+    : html`<label for="type">${t.t('admin.provider.type')}</label>
+<select id="type" name="type">${option('oidc', 'OpenID Connect')}${option('github', 'GitHub')}</select>
+${text('id', t.t('admin.provider.newId'), fields.id)}`;
+  const action = provider ? `/admin/providers/${provider.id}` : '/admin/providers/new';
+  const form = html`<form method="post" action="${action}">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+${identity}
+${text('name', t.t('admin.client.name'), fields.name)}
+${provider?.type === 'github' ? '' : text('issuer', t.t('admin.provider.issuer'), fields.issuer)}
+${provider?.type === 'oidc' ? '' : text('github_url', t.t('admin.provider.githubUrl'), fields.githubUrl)}
+${text('client_id', t.t('admin.provider.clientId'), fields.clientId, true)}
+<label for="client_secret">${t.t(provider ? 'admin.provider.keepSecret' : 'admin.provider.clientSecret')}</label>
+<input type="password" id="client_secret" name="client_secret" autocomplete="off"${provider ? '' : html` required`}>
+${text('scope', t.t('admin.client.scopes'), fields.scope)}
+${FLAGS.map(
+  ([
+    key,
+    name,
+    label,
+  ]) => html`<p><input type="checkbox" id="${name}" name="${name}" value="1"${fields[key] ? html` checked` : ''}>
+<label for="${name}">${t.t(label)}</label></p>\n`,
+)}<button type="submit">${t.t(provider ? 'admin.client.save' : 'admin.provider.create')}</button>
+</form>`;
+  return consolePage(ui, {
+    section: 'providers',
+    title: provider ? t.t('admin.provider.title', { name: provider.name }) : t.t('admin.providers.new'),
+    admin: input.admin,
+    body: html`${input.saved ? html`<p role="status">${t.t('admin.client.saved')}</p>` : ''}
+${said ? html`<p class="alert" role="alert">${said}</p>` : ''}
+${input.callbackUri ? html`<p>${t.html('admin.provider.callback', { uri: input.callbackUri })}</p>` : ''}
+${form}
+${
+  provider
+    ? html`<h2>${t.t('admin.client.actions')}</h2>
+<div class="actions">
+${actionButton(`/admin/providers/${provider.id}/delete`, input.csrfToken, t.t('admin.provider.delete'))}
+</div>`
+    : ''
+}`,
+  });
+}

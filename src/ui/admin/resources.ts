@@ -1,0 +1,102 @@
+// The console's APIs (RFC 8707 resources): the list, a form to register one or change its name and
+// the API scopes it accepts, and its deletion.
+import type { Resource } from '../../store/resources.ts';
+import { html } from '../html.ts';
+import type { PageContext } from '../layout.ts';
+import { actionButton, consolePage } from './console.ts';
+
+const pathOf = (uri: string) => `/admin/resources/${encodeURIComponent(uri)}`;
+
+export function resourcesPage(
+  ui: PageContext,
+  input: { admin: string; resources: Resource[]; deleted?: string | undefined },
+): string {
+  const { t } = ui;
+  const deleted = input.deleted
+    ? html`<p role="status">${t.t('admin.resource.deleted', { uri: input.deleted })}</p>`
+    : '';
+  const rows = input.resources.map(
+    (resource) => html`<tr>
+<td><a href="${pathOf(resource.uri)}">${resource.name}</a></td>
+<td><code>${resource.uri}</code></td>
+<td><code>${resource.scopes.join(' ')}</code></td>
+</tr>
+`,
+  );
+  return consolePage(ui, {
+    section: 'resources',
+    title: t.t('admin.resources.title'),
+    admin: input.admin,
+    body: html`${deleted}
+<p><a href="/admin/resources/new">${t.t('admin.resources.new')}</a></p>
+${
+  input.resources.length === 0
+    ? html`<p>${t.t('admin.resources.none')}</p>`
+    : html`<table>
+<thead><tr><th scope="col">${t.t('admin.client.name')}</th><th scope="col">${t.t('admin.resources.uri')}</th>
+<th scope="col">${t.t('admin.client.scopes')}</th></tr></thead>
+<tbody>
+${rows}</tbody>
+</table>`
+}`,
+  });
+}
+
+/** What the form holds: a resource's values, or what was posted and refused. */
+export interface ResourceFields {
+  uri: string;
+  name: string;
+  scope: string;
+}
+
+export const resourceFieldsOf = (resource: Resource): ResourceFields => ({
+  uri: resource.uri,
+  name: resource.name,
+  scope: resource.scopes.join(' '),
+});
+
+export interface ResourcePageInput {
+  admin: string;
+  csrfToken: string;
+  /** The resource edited; absent for a new one. */
+  resource?: Resource | undefined;
+  fields: ResourceFields;
+  saved?: boolean;
+  /** Why the form was refused (the operations' words, for the operator). */
+  problem?: string | undefined;
+}
+
+export function resourcePage(ui: PageContext, input: ResourcePageInput): string {
+  const { t } = ui;
+  const { resource, fields } = input;
+  const said = input.problem && t.t('admin.client.problem', { problem: input.problem });
+  const uri = resource
+    ? html`<p>${t.t('admin.resources.uri')}: <code>${resource.uri}</code></p>`
+    : html`<label for="uri">${t.t('admin.resources.uri')}</label>
+<input type="url" id="uri" name="uri" value="${fields.uri}" spellcheck="false" required>`;
+  const form = html`<form method="post" action="${resource ? pathOf(resource.uri) : '/admin/resources/new'}">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+${uri}
+<label for="name">${t.t('admin.resource.name')}</label>
+<input type="text" id="name" name="name" value="${fields.name}"${resource ? html` required` : ''}>
+<label for="scope">${t.t('admin.client.scopes')}</label>
+<input type="text" id="scope" name="scope" value="${fields.scope}" spellcheck="false" required>
+<button type="submit">${t.t(resource ? 'admin.client.save' : 'admin.resource.create')}</button>
+</form>`;
+  return consolePage(ui, {
+    section: 'resources',
+    title: resource ? t.t('admin.resource.title', { name: resource.name }) : t.t('admin.resources.new'),
+    admin: input.admin,
+    body: html`${input.saved ? html`<p role="status">${t.t('admin.client.saved')}</p>` : ''}
+${said ? html`<p class="alert" role="alert">${said}</p>` : ''}
+${form}
+${
+  resource
+    ? html`<h2>${t.t('admin.client.actions')}</h2>
+<div class="actions">
+${actionButton(`${pathOf(resource.uri)}/delete`, input.csrfToken, t.t('admin.resource.delete'))}
+</div>`
+    : ''
+}`,
+  });
+}
