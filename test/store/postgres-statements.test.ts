@@ -77,6 +77,9 @@ describe('PostgreSQL named statements', () => {
           store.db,
         );
         assert.equal(rows[0]!.n > 0, pgPreparedStatements, `pgPreparedStatements: ${pgPreparedStatements}`);
+        // Named statements are planned once (the generic plan), not again for each execution's values.
+        const mode = await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(store.db);
+        assert.equal(mode.rows[0]!.plan_cache_mode, pgPreparedStatements ? 'force_generic_plan' : 'auto');
       } finally {
         await store.close();
       }

@@ -8,7 +8,12 @@ import { isPostgresFault } from './faults.ts';
 
 const INT8_OID = 20;
 
-export function postgresPool(connectionString: string, faults: FaultCounter, max = 10): pg.Pool {
+export function postgresPool(
+  connectionString: string,
+  faults: FaultCounter,
+  max = 10,
+  namedStatements = true,
+): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -25,7 +30,17 @@ export function postgresPool(connectionString: string, faults: FaultCounter, max
   // 'error', idle in the pool or checked out between two queries; unheard, that event ends the
   // process. The pool drops such a connection; the query that was running on it fails on its own.
   pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => void faults.count++));
+  pool.on('connect', (client) => {
+    client.on('error', () => void faults.count++);
+    // Each statement is named (below) so that a connection plans it once; but PostgreSQL's default
+    // (plan_cache_mode auto) plans it again on every execution whenever a plan made for the values
+    // at hand looks cheaper, which for the batched refresh and redemption (arrays of values) is
+    // always: about half a millisecond of the server's CPU per token request. Every statement of
+    // Tessera's looks rows up by key, where the generic plan is the right one. The first query on
+    // the connection, queued before any other; not without named statements (a pooler such as
+    // PgBouncer shares the server's sessions, which a SET would change for others too).
+    if (namedStatements) client.query('set plan_cache_mode = force_generic_plan').catch(() => void faults.count++);
+  });
   return pool;
 }
 

@@ -22,7 +22,7 @@ export class PostgresStore extends KyselyStore {
   /** `namedStatements` (default true) names each statement, so a connection plans it once; `poolSize` (10). */
   constructor(databaseUrl: string, { namedStatements = true, poolSize = 10 } = {}) {
     const faults = new FaultCounter();
-    const pool = postgresPool(databaseUrl, faults, poolSize);
+    const pool = postgresPool(databaseUrl, faults, poolSize, namedStatements);
     const db = new Kysely<Database>({ dialect: postgresDialect(pool, faults, namedStatements) });
     const connection: Connection = {
       db,
