@@ -4,7 +4,7 @@ import { GRANT_TYPES } from '../../admin/client-rules.ts';
 import type { Client } from '../../store/clients.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { PageContext } from '../layout.ts';
-import { actionButton, consolePage } from './console.ts';
+import { actionButton, consolePage, listingPage } from './console.ts';
 
 export function clientsPage(
   ui: PageContext,
@@ -22,22 +22,15 @@ export function clientsPage(
 </tr>
 `,
   );
-  return consolePage(ui, {
+  return listingPage(ui, {
     section: 'clients',
     title: t.t('admin.clients.title'),
     admin: input.admin,
-    body: html`${deleted}
-<p><a href="/admin/clients/new">${t.t('admin.clients.new')}</a></p>
-${
-  input.clients.length === 0
-    ? html`<p>${t.t('admin.clients.none')}</p>`
-    : html`<table>
-<thead><tr><th scope="col">${t.t('admin.client.name')}</th><th scope="col">${t.t('admin.clients.id')}</th>
-<th scope="col">${t.t('admin.client.grantTypes')}</th></tr></thead>
-<tbody>
-${rows}</tbody>
-</table>`
-}`,
+    notice: deleted,
+    add: { href: '/admin/clients/new', label: t.t('admin.clients.new') },
+    none: t.t('admin.clients.none'),
+    headers: [t.t('admin.client.name'), t.t('admin.clients.id'), t.t('admin.client.grantTypes')],
+    rows,
   });
 }
 

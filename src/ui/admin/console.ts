@@ -42,6 +42,42 @@ ${input.body}`,
   );
 }
 
+/**
+ * A section's list page (clients, APIs, providers): what was just done, a link to add one, and a table
+ * of them, or a line saying there is none.
+ */
+export function listingPage(
+  ui: PageContext,
+  input: {
+    section: ConsoleSection;
+    title: string;
+    admin: string;
+    notice: SafeHtml | '';
+    add: { href: string; label: string };
+    none: string;
+    headers: string[];
+    rows: SafeHtml[];
+  },
+): string {
+  const { section, title, admin, add } = input;
+  const table =
+    input.rows.length === 0
+      ? html`<p>${input.none}</p>`
+      : html`<table>
+<thead><tr>${input.headers.map((header) => html`<th scope="col">${header}</th>`)}</tr></thead>
+<tbody>
+${input.rows}</tbody>
+</table>`;
+  return consolePage(ui, {
+    section,
+    title,
+    admin,
+    body: html`${input.notice}
+<p><a href="${add.href}">${add.label}</a></p>
+${table}`,
+  });
+}
+
 /** A button posting to `action` with the form token and nothing else (the action is in the path). */
 export function actionButton(action: string, csrfToken: string, label: string, secondary = true): SafeHtml {
   return html`<form method="post" action="${action}">

@@ -4,7 +4,7 @@
 import type { UpstreamProvider } from '../../store/upstream.ts';
 import { html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
-import { actionButton, consolePage } from './console.ts';
+import { actionButton, consolePage, listingPage } from './console.ts';
 
 export function providersPage(
   ui: PageContext,
@@ -22,22 +22,15 @@ export function providersPage(
 </tr>
 `,
   );
-  return consolePage(ui, {
+  return listingPage(ui, {
     section: 'providers',
     title: t.t('admin.providers.title'),
     admin: input.admin,
-    body: html`${deleted}
-<p><a href="/admin/providers/new">${t.t('admin.providers.new')}</a></p>
-${
-  input.providers.length === 0
-    ? html`<p>${t.t('admin.providers.none')}</p>`
-    : html`<table>
-<thead><tr><th scope="col">${t.t('admin.client.name')}</th><th scope="col">${t.t('admin.provider.id')}</th>
-<th scope="col">${t.t('admin.provider.issuer')}</th></tr></thead>
-<tbody>
-${rows}</tbody>
-</table>`
-}`,
+    notice: deleted,
+    add: { href: '/admin/providers/new', label: t.t('admin.providers.new') },
+    none: t.t('admin.providers.none'),
+    headers: [t.t('admin.client.name'), t.t('admin.provider.id'), t.t('admin.provider.issuer')],
+    rows,
   });
 }
 

@@ -3,7 +3,7 @@
 import type { Resource } from '../../store/resources.ts';
 import { html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
-import { actionButton, consolePage } from './console.ts';
+import { actionButton, consolePage, listingPage } from './console.ts';
 
 const pathOf = (uri: string) => `/admin/resources/${encodeURIComponent(uri)}`;
 
@@ -23,22 +23,15 @@ export function resourcesPage(
 </tr>
 `,
   );
-  return consolePage(ui, {
+  return listingPage(ui, {
     section: 'resources',
     title: t.t('admin.resources.title'),
     admin: input.admin,
-    body: html`${deleted}
-<p><a href="/admin/resources/new">${t.t('admin.resources.new')}</a></p>
-${
-  input.resources.length === 0
-    ? html`<p>${t.t('admin.resources.none')}</p>`
-    : html`<table>
-<thead><tr><th scope="col">${t.t('admin.client.name')}</th><th scope="col">${t.t('admin.resources.uri')}</th>
-<th scope="col">${t.t('admin.client.scopes')}</th></tr></thead>
-<tbody>
-${rows}</tbody>
-</table>`
-}`,
+    notice: deleted,
+    add: { href: '/admin/resources/new', label: t.t('admin.resources.new') },
+    none: t.t('admin.resources.none'),
+    headers: [t.t('admin.client.name'), t.t('admin.resources.uri'), t.t('admin.client.scopes')],
+    rows,
   });
 }
 
