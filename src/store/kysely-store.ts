@@ -369,11 +369,15 @@ export abstract class KyselyStore implements Store {
   deleteWebhook(id: string, event?: SecurityEvent) {
     return this.webhooks.deleteWebhook(id, event);
   }
-  rotateWebhookSecret(id: string, secrets: { secretEnc: string; previousSecretEnc: string; previousUntil: number }) {
-    return this.webhooks.rotateWebhookSecret(id, secrets);
+  rotateWebhookSecret(
+    id: string,
+    secrets: { secretEnc: string; previousSecretEnc: string; previousUntil: number },
+    event?: SecurityEvent,
+  ) {
+    return this.webhooks.rotateWebhookSecret(id, secrets, event);
   }
-  enqueueDelivery(delivery: Delivery) {
-    return this.webhooks.enqueueDelivery(delivery);
+  enqueueDelivery(delivery: Delivery, event?: SecurityEvent) {
+    return this.webhooks.enqueueDelivery(delivery, event);
   }
   claimDeliveries(now: number, lease: number, limit: number, lane: LaneClaim) {
     return this.webhooks.claimDeliveries(now, lease, limit, lane);
@@ -393,8 +397,8 @@ export abstract class KyselyStore implements Store {
   listAttempts(deliveryId: string) {
     return this.webhooks.listAttempts(deliveryId);
   }
-  redeliver(id: string, now: number) {
-    return this.webhooks.redeliver(id, now);
+  redeliver(id: string, now: number, event?: SecurityEvent) {
+    return this.webhooks.redeliver(id, now, event);
   }
 
   // passkeys (./passkeys.ts)

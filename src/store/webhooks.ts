@@ -6,7 +6,8 @@ import type { SecurityEvent } from '../events/index.ts';
 import type { OutboxOutcome } from '../events/outbox.ts';
 import { Aggregate } from './aggregate.ts';
 import { columns, renamed } from './columns.ts';
-import { attemptRecorded, claimEntries, dueEntries, insertEventsIf, type OutboxEntry } from './outbox.ts';
+import { attemptRecorded, claimEntries, dueEntries, insertEventsIf, insertEventsWhen } from './outbox.ts';
+import type { OutboxEntry } from './outbox.ts';
 import { deliveriesInTurn, type LaneClaim } from './webhook-turns.ts';
 
 export type { LaneClaim } from './webhook-turns.ts';
@@ -64,13 +65,17 @@ export interface WebhookStore {
   updateWebhook(id: string, changes: { url: string; events: string }, event?: SecurityEvent): Promise<boolean>;
   /** Deletes the webhook and its deliveries not yet made; false when there was none. */
   deleteWebhook(id: string, event?: SecurityEvent): Promise<boolean>;
-  /** A new secret; the one before keeps signing alongside until `previousUntil`. */
+  /**
+   * A new secret; the one before keeps signing alongside until `previousUntil`. The event is written
+   * only if the webhook is there; false when there is none.
+   */
   rotateWebhookSecret(
     id: string,
     secrets: { secretEnc: string; previousSecretEnc: string; previousUntil: number },
+    event?: SecurityEvent,
   ): Promise<boolean>;
-  /** A delivery of its own (`tessera webhooks test`), outside the events. */
-  enqueueDelivery(delivery: Delivery): Promise<void>;
+  /** A delivery of its own (`tessera webhooks test`), not an event's, with the event that records it. */
+  enqueueDelivery(delivery: Delivery, event?: SecurityEvent): Promise<void>;
   /**
    * Takes up to `limit` deliveries of `lane` due at `now` for `lease` seconds: no other instance takes
    * them meanwhile (on PostgreSQL, FOR UPDATE SKIP LOCKED), and if this one dies they are due again after.
@@ -82,8 +87,11 @@ export interface WebhookStore {
   /** A webhook's deliveries, newest first. */
   listDeliveries(webhookId: string, limit: number): Promise<Delivery[]>;
   listAttempts(deliveryId: string): Promise<DeliveryAttempt[]>;
-  /** Makes a delivery due again now, with a fresh count of attempts; false when there is none. */
-  redeliver(id: string, now: number): Promise<boolean>;
+  /**
+   * Makes a delivery due again now, with a fresh count of attempts, and writes the event only if the
+   * delivery is there; false when there is none.
+   */
+  redeliver(id: string, now: number, event?: SecurityEvent): Promise<boolean>;
   /**
    * The deliveries not yet made (due, or waiting to be tried again) and when the oldest of them was
    * enqueued (null when none): the metrics of the webhook backlog.
@@ -172,17 +180,19 @@ export class Webhooks extends Aggregate implements WebhookStore {
   async rotateWebhookSecret(
     id: string,
     secrets: { secretEnc: string; previousSecretEnc: string; previousUntil: number },
+    event?: SecurityEvent,
   ): Promise<boolean> {
     const set = {
       secret_enc: secrets.secretEnc,
       previous_secret_enc: secrets.previousSecretEnc,
       previous_until: secrets.previousUntil,
     };
-    return (await this.write(this.db.updateTable('webhooks').set(set).where('id', '=', id))) === 1;
+    const rotated = this.db.updateTable('webhooks').set(set).where('id', '=', id);
+    return (await this.write(rotated, ...insertEventsIf(this.db, event, { webhook: id }))) === 1;
   }
 
-  async enqueueDelivery(delivery: Delivery): Promise<void> {
-    await this.write(this.db.insertInto('webhook_deliveries').values(fromDelivery(delivery)));
+  async enqueueDelivery(delivery: Delivery, event?: SecurityEvent): Promise<void> {
+    await this.write(this.db.insertInto('webhook_deliveries').values(fromDelivery(delivery)), ...this.events(event));
   }
 
   async claimDeliveries(now: number, lease: number, limit: number, lane: LaneClaim): Promise<Delivery[]> {
@@ -226,7 +236,7 @@ export class Webhooks extends Aggregate implements WebhookStore {
     return (await attempts.orderBy('attempt').execute()).map(toAttempt);
   }
 
-  async redeliver(id: string, now: number): Promise<boolean> {
+  async redeliver(id: string, now: number, event?: SecurityEvent): Promise<boolean> {
     // The attempts logged so far stay; the retry schedule starts again from here.
     const again = this.db
       .updateTable('webhook_deliveries')
@@ -238,7 +248,8 @@ export class Webhooks extends Aggregate implements WebhookStore {
         retry_base: eb.ref('attempts'),
       }))
       .where('id', '=', id);
-    return (await this.write(again)) === 1;
+    const present = this.db.selectFrom('webhook_deliveries').select('id').where('id', '=', id);
+    return (await this.write(again, ...(event ? insertEventsWhen(this.db, event, present) : []))) === 1;
   }
 
   async deliveryBacklog(): Promise<{ pending: number; oldestCreatedAt: number | null }> {

@@ -128,23 +128,6 @@ export async function createWebhook(
   return { webhook, secret: webhookSecret };
 }
 
-/** A new secret, shown once; the old one signs beside it for `grace` seconds. */
-export async function rotateWebhookSecret(
-  store: WebhookStore,
-  secret: Secrets,
-  webhook: Webhook,
-  grace: number,
-  now: number,
-): Promise<string> {
-  const webhookSecret = newWebhookSecret();
-  await store.rotateWebhookSecret(webhook.id, {
-    secretEnc: sealWebhookSecret(webhookSecret, secret),
-    previousSecretEnc: webhook.secretEnc,
-    previousUntil: now + grace,
-  });
-  return webhookSecret;
-}
-
 /** A webhook as the CLI and the API show it: never its secret. */
 export function describeWebhook(webhook: Webhook): Record<string, unknown> {
   return {

@@ -123,7 +123,7 @@ describe('admin API: clients', () => {
     }
   });
 
-  it('webhooks: made (secret once), changed, their deliveries listed, deleted; each an event with its actor', async () => {
+  it('webhooks: made (secret once), changed, secret rotated, tested, deliveries listed and redelivered, deleted; each an event with its actor', async () => {
     const made = await api('POST', '/webhooks', {
       body: { url: 'https://hooks.example.com/tessera', events: ['user.created'] },
     });
@@ -142,6 +142,45 @@ describe('admin API: clients', () => {
       deliveries.body.items.map((d: { event_type: string }) => d.event_type),
       ['user.created'],
     );
+
+    const rotated = await api('POST', `/webhooks/${id}/rotate-secret`, { body: { grace: 60 } });
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    assert.notEqual(rotated.body.secret, made.body.secret);
+    const until = Date.parse(rotated.body.previous_secret_until);
+    assert.ok(Math.abs(until - Date.now() - 60_000) < 5_000, rotated.body.previous_secret_until);
+    const byDefault = await api('POST', `/webhooks/${id}/rotate-secret`);
+    assert.ok(Date.parse(byDefault.body.previous_secret_until) - Date.now() > 86_000_000, 'a day by default');
+    assert.equal((await api('POST', `/webhooks/${id}/rotate-secret`, { body: { grace: -1 } })).status, 400);
+    assert.equal((await api('POST', '/webhooks/wh_nope/rotate-secret', { body: {} })).status, 404);
+
+    const tested = await api('POST', `/webhooks/${id}/test`);
+    assert.equal(tested.status, 202, JSON.stringify(tested.body));
+    assert.equal(tested.body.event_type, 'webhook.test');
+    assert.equal((await api('POST', '/webhooks/wh_nope/test')).status, 404);
+
+    const delivery = deliveries.body.items[0].id as string;
+    const again = await api('POST', `/webhooks/${id}/deliveries/${delivery}/redeliver`);
+    assert.equal(again.status, 202, JSON.stringify(again.body));
+    assert.deepEqual([again.body.id, again.body.event_type], [delivery, 'user.created']);
+    assert.equal((await api('POST', `/webhooks/${id}/deliveries/nope/redeliver`)).status, 404);
+    const other = (await api('POST', '/webhooks', { body: { url: 'https://other.example.com/x', events: ['all'] } }))
+      .body.webhook.id as string;
+    const elsewhere = await api('POST', `/webhooks/${other}/deliveries/${delivery}/redeliver`);
+    assert.equal(elsewhere.status, 404, "another webhook's delivery");
+    assert.match(elsewhere.headers.get('content-type')!, /^application\/problem\+json/);
+    assert.equal((await api('DELETE', `/webhooks/${other}`)).status, 204);
+
+    const [redelivered] = await server.store.listEvents({ type: 'webhook.redelivered', limit: 5 });
+    assert.equal(redelivered?.data?.delivery, delivery, 'one redelivery: the one made');
+    const [testedEvent] = await server.store.listEvents({ type: 'webhook.tested', limit: 1 });
+    assert.deepEqual(testedEvent?.data, { webhook: id, delivery: tested.body.id });
+    const rotations = await server.store.listEvents({ type: 'webhook.secret_rotated', limit: 5 });
+    assert.deepEqual(
+      rotations.map((e) => e.data?.grace),
+      [86_400, 60],
+      'each rotation made, newest first; none for the refused',
+    );
+
     const read = await api('GET', `/webhooks/${id}`);
     assert.equal(read.body.secret, undefined);
     const etag = read.headers.get('etag')!;
@@ -151,7 +190,8 @@ describe('admin API: clients', () => {
     assert.equal((await api('DELETE', `/webhooks/${id}`, { headers: { 'if-match': etag } })).status, 412);
     assert.equal((await api('DELETE', `/webhooks/${id}`)).status, 204);
     assert.equal((await api('GET', `/webhooks/${id}/deliveries`)).status, 404);
-    for (const type of ['webhook.created', 'webhook.updated', 'webhook.deleted']) {
+    const types = ['created', 'updated', 'deleted', 'secret_rotated', 'tested', 'redelivered'];
+    for (const type of types.map((t) => `webhook.${t}`)) {
       const [event] = await server.store.listEvents({ type: type as never, limit: 1 });
       assert.equal(event!.actor, `client:${admin.clientId}`, type);
     }

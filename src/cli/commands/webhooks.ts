@@ -3,15 +3,13 @@
 import type { Config } from '../../config/index.ts';
 import { resolveSecret } from '../../config/secret.ts';
 import { CLI } from '../../events/index.ts';
-import { webhookPayload } from '../../events/webhooks/payload.ts';
 import { createWebhook, DEFAULT_SECRET_GRACE, describeWebhook } from '../../webhooks/subscriptions.ts';
-import { ALL_EVENTS, eventTypesShown, rotateWebhookSecret, WebhookInputError } from '../../webhooks/subscriptions.ts';
-import { newOutboxEntry } from '../../store/outbox.ts';
+import { ALL_EVENTS, eventTypesShown, WebhookInputError } from '../../webhooks/subscriptions.ts';
 import type { WebhookStore } from '../../store/webhooks.ts';
-import { newSortableId } from '../../tokens/opaque.ts';
 import { UsageError } from '../operations.ts';
-import { formatTime, type Io, NotFound, parse, printList, printRecord } from './common.ts';
+import { formatTime, type Io, parse, printList, printRecord } from './common.ts';
 import { deleteWebhook, describeDelivery, findWebhook, updateWebhook } from '../../admin/webhooks.ts';
+import { redeliver, rotateWebhookSecret, testWebhook } from '../../admin/webhooks.ts';
 import { requireOption, requirePositional } from './common.ts';
 import { unknownEventTypes } from './event-types.ts';
 
@@ -96,13 +94,13 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
       const webhook = await existing(requirePositional(positionals, 'the webhook id'));
       const grace = values.grace === undefined ? DEFAULT_SECRET_GRACE : Number(values.grace);
       if (!Number.isInteger(grace) || grace < 0) throw new UsageError('--grace must be a whole number of seconds');
-      const secret = await rotateWebhookSecret(store, await resolveSecret(config), webhook, grace, now);
+      const rotated = await rotateWebhookSecret(store, await resolveSecret(config), webhook, grace, { now });
+      const until = formatTime(rotated.previousUntil);
       if (values.json)
-        io.out(JSON.stringify({ id: webhook.id, secret, previous_secret_until: formatTime(now + grace) }, null, 2));
+        io.out(JSON.stringify({ id: webhook.id, secret: rotated.secret, previous_secret_until: until }, null, 2));
       else
         io.out(
-          `secret ${secret}\n\nDeliveries are signed with the new secret and, until ${formatTime(now + grace)}, ` +
-            'the old ' +
+          `secret ${rotated.secret}\n\nDeliveries are signed with the new secret and, until ${until}, the old ` +
             'one too. Store the new one now: it is shown only once.',
         );
       return 0;
@@ -110,33 +108,8 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
     case 'test': {
       const { positionals } = parse(rest, {}, 1);
       const webhook = await existing(requirePositional(positionals, 'the webhook id'));
-      const eventId = `test_${newSortableId()}`;
-      const payload = webhookPayload(
-        {
-          id: eventId,
-          at: now,
-          type: 'webhook.test',
-          userId: null,
-          clientId: null,
-          ip: null,
-          userAgent: null,
-          data: { webhook: webhook.id },
-        },
-        false,
-      );
-      await store.enqueueDelivery({
-        id: `${eventId}.${webhook.id}`,
-        webhookId: webhook.id,
-        eventId,
-        eventType: 'webhook.test',
-        payload,
-        lastStatus: null,
-        ...newOutboxEntry(now),
-      });
-      io.out(
-        `queued a webhook.test delivery ${eventId}.${webhook.id}; ` +
-          `see it with: tessera webhooks deliveries ${webhook.id}`,
-      );
+      const delivery = await testWebhook(store, webhook, { now });
+      io.out(`queued a webhook.test delivery ${delivery.id}; see it with: tessera webhooks deliveries ${webhook.id}`);
       return 0;
     }
     case 'deliveries': {
@@ -162,7 +135,7 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
     case 'redeliver': {
       const { positionals } = parse(rest, {}, 1);
       const id = requirePositional(positionals, 'the delivery id');
-      if (!(await store.redeliver(id, now))) throw new NotFound(`no delivery ${id}`);
+      await redeliver(store, id, { now });
       io.out(`delivery ${id} is due again now`);
       return 0;
     }

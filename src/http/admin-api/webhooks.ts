@@ -1,8 +1,10 @@
-// /admin/api/v1/webhooks: the webhook subscriptions (the operator's, and users' own), made, changed and
-// deleted through the operations `tessera webhooks` calls, and each one's delivery log.
+// /admin/api/v1/webhooks: the webhook subscriptions (the operator's, and users' own), made, changed,
+// deleted, their secrets rotated and test deliveries sent through the operations `tessera webhooks`
+// calls, and each one's delivery log, a delivery made due again.
 import type { FastifyInstance } from 'fastify';
 import { deleteWebhook, describeDelivery, findWebhook, updateWebhook } from '../../admin/webhooks.ts';
-import { createWebhook, describeWebhook } from '../../webhooks/subscriptions.ts';
+import { redeliver, rotateWebhookSecret, testWebhook } from '../../admin/webhooks.ts';
+import { createWebhook, DEFAULT_SECRET_GRACE, describeWebhook } from '../../webhooks/subscriptions.ts';
 import type { AdminApi } from './context.ts';
 import { checkIfMatch, etagOf } from './etag.ts';
 import { ETAG_HEADER, IF_MATCH, problems } from './schemas.ts';
@@ -51,6 +53,12 @@ const DELIVERY = object(
   ['log'],
 );
 const params = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
+const deliveryParams = {
+  type: 'object',
+  required: ['id', 'delivery_id'],
+  properties: { id: { type: 'string' }, delivery_id: { type: 'string' } },
+} as const;
+const queued = (description: string) => ({ description, content: { 'application/json': { schema: DELIVERY } } });
 const url = { type: 'string', maxLength: 2048 } as const;
 const events = { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 100 } as const;
 const PATCH = { type: 'object', additionalProperties: false, minProperties: 1, properties: { url, events } };
@@ -177,6 +185,71 @@ export function webhookRoutes(app: FastifyInstance, api: AdminApi): void {
       const items = [];
       for (const d of deliveries) items.push(describeDelivery(d, await api.store.listAttempts(d.id)));
       return { items };
+    },
+  );
+
+  app.post<ById & { Body: { grace: number } | undefined }>(
+    '/webhooks/:id/rotate-secret',
+    {
+      schema: {
+        tags,
+        summary: 'A new signing secret, shown this once; the old one signs beside it for `grace` seconds',
+        params,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { grace: { type: 'integer', minimum: 0, maximum: 2_592_000, default: DEFAULT_SECRET_GRACE } },
+        },
+        response: {
+          200: object({
+            id: { type: 'string' },
+            secret: { type: 'string', description: 'shown this once' },
+            previous_secret_until: { type: 'string', description: 'until when the old secret signs too' },
+          }),
+          ...problems(400, 404, 415),
+        },
+      },
+    },
+    async (request) => {
+      const webhook = await findWebhook(api.store, request.params.id);
+      const grace = request.body?.grace ?? DEFAULT_SECRET_GRACE;
+      const rotated = await rotateWebhookSecret(api.store, api.secret, webhook, grace, api.options(request));
+      const until = new Date(rotated.previousUntil * 1000).toISOString();
+      return { id: webhook.id, secret: rotated.secret, previous_secret_until: until };
+    },
+  );
+
+  app.post<ById>(
+    '/webhooks/:id/test',
+    {
+      schema: {
+        tags,
+        summary: 'Queue a `webhook.test` delivery to this webhook alone',
+        params,
+        response: { 202: queued('the test delivery, queued'), ...problems(404) },
+      },
+    },
+    async (request, reply) => {
+      const webhook = await findWebhook(api.store, request.params.id);
+      const delivery = await testWebhook(api.store, webhook, api.options(request));
+      return reply.code(202).send(describeDelivery(delivery));
+    },
+  );
+
+  app.post<{ Params: { id: string; delivery_id: string } }>(
+    '/webhooks/:id/deliveries/:delivery_id/redeliver',
+    {
+      schema: {
+        tags,
+        summary: 'Make a delivery due again now, with a fresh count of attempts (its log stays)',
+        params: deliveryParams,
+        response: { 202: queued('the delivery, due again'), ...problems(404) },
+      },
+    },
+    async (request, reply) => {
+      const { id, delivery_id: deliveryId } = request.params;
+      const delivery = await redeliver(api.store, deliveryId, { ...api.options(request), webhookId: id });
+      return reply.code(202).send(describeDelivery(delivery));
     },
   );
 }

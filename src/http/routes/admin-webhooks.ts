@@ -1,10 +1,11 @@
 // The admin console's webhooks (src/ui/admin/webhooks.ts): every subscription, a new one (its signing
 // secret shown once), one's URL and event types changed, its deletion, its delivery log, and a
-// delivery made due again, as `tessera webhooks create|update|delete|deliveries|redeliver` do, through
-// the same operations (src/webhooks/subscriptions.ts, src/admin/webhooks.ts), recorded with the admin
-// as its actor.
+// delivery made due again (`webhook.redelivered`), as `tessera webhooks create|update|delete|deliveries|
+// redeliver` do, through the same operations (src/webhooks/subscriptions.ts, src/admin/webhooks.ts),
+// recorded with the admin as its actor.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { deleteWebhook, updateWebhook } from '../../admin/webhooks.ts';
+import { NotFoundError } from '../../admin/errors.ts';
+import { deleteWebhook, redeliver, updateWebhook } from '../../admin/webhooks.ts';
 import type { Webhook } from '../../store/webhooks.ts';
 import {
   deliveriesPage,
@@ -128,11 +129,14 @@ export function adminWebhookRoutes(app: FastifyInstance, ctx: RouteContext): voi
   app.post('/admin/webhooks/:id/redeliver', post, async (request, reply) => {
     const current = await consoleForm(ctx, request, reply);
     if ('sent' in current) return current.sent;
-    const webhook = await ctx.store.getWebhook(idOf(request));
-    const delivery = await ctx.store.getDelivery(formValue(request, 'delivery') ?? '');
-    if (!webhook || delivery?.webhookId !== webhook.id || !(await ctx.store.redeliver(delivery.id, current.now)))
-      return reply.callNotFound();
-    request.log.info({ event: 'admin_action', action: 'redelivered', delivery: delivery.id }, 'admin action');
-    return reply.redirect(`/admin/webhooks/${encodeURIComponent(webhook.id)}?redelivered=1`, 303);
+    const webhookId = idOf(request);
+    try {
+      const options = { now: current.now, requester: current.requester, webhookId };
+      await redeliver(ctx.store, formValue(request, 'delivery') ?? '', options);
+    } catch (err) {
+      if (err instanceof NotFoundError) return reply.callNotFound();
+      throw err;
+    }
+    return reply.redirect(`/admin/webhooks/${encodeURIComponent(webhookId)}?redelivered=1`, 303);
   });
 }
