@@ -254,4 +254,16 @@ describe('admin API: clients', () => {
       if (detail) assert.match(answer.body.detail, detail);
     }
   });
+
+  it('every route of clients, resources, webhooks and providers in the document was called and its answers checked', () => {
+    const documented = Object.entries(contract.document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    const ours = documented.filter((route) => /\/(clients|resources|webhooks|providers)/.test(route));
+    assert.ok(ours.some((route) => route.endsWith('/redeliver')));
+    assert.deepEqual(
+      ours.filter((route) => !contract.checked.has(route)),
+      [],
+    );
+  });
 });
