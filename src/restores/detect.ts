@@ -3,11 +3,15 @@
 // last saw of it (or the previous start here, ../restores/local-mark.ts).
 import type { FenceConditions, RestoreWatchState } from '../store/restore-watch.ts';
 
-/** What an instance remembers of the database: its identity, the counter it last got, the fence it knew. */
+/**
+ * What an instance remembers of the database: its identity, the counter it last got, the fence it
+ * knew, and itself as the one that bumped the counter to that value (absent in older marks).
+ */
 export interface Seen {
   database: string;
   counter: number;
   epoch: string;
+  by?: string | undefined;
 }
 
 /**
@@ -45,7 +49,11 @@ export function detectRestore(input: {
   }
   if (seen) {
     const sameEpoch = state.epoch === seen.epoch;
-    if ((sameEpoch && state.counter < seen.counter) || (!sameEpoch && !state.knows)) {
+    // Each bump makes a counter no other bump makes: the one this instance made, made by another, is a
+    // restore whose counter another instance (which had seen it lower) bumped back up.
+    const rewritten =
+      state.counter === seen.counter && seen.by !== undefined && state.markedBy !== null && state.markedBy !== seen.by;
+    if ((sameEpoch && (state.counter < seen.counter || rewritten)) || (!sameEpoch && !state.knows)) {
       detected.push('mark');
       conditions.seen = seen;
     }

@@ -26,7 +26,12 @@ export async function readLocalMark(file: string): Promise<Seen | undefined> {
   const value = JSON.parse(text) as Partial<Seen>;
   if (typeof value.database !== 'string' || typeof value.counter !== 'number' || typeof value.epoch !== 'string')
     throw new Error(`${file} is not a restore watch mark`);
-  return { database: value.database, counter: value.counter, epoch: value.epoch };
+  return {
+    database: value.database,
+    counter: value.counter,
+    epoch: value.epoch,
+    ...(typeof value.by === 'string' ? { by: value.by } : {}),
+  };
 }
 
 export async function writeLocalMark(file: string, seen: Seen): Promise<void> {

@@ -36,6 +36,8 @@ export class RestoreWatch {
   #fromFile = false;
   #checked = false;
   #warned = new Set<string>();
+  /** This process, as the mark records who bumped it last (./detect.ts). */
+  readonly #by = newId();
 
   constructor(
     store: RestoreWatchStore & RestoreStore,
@@ -103,7 +105,14 @@ export class RestoreWatch {
           detected: verdict.detected,
         },
       });
-      const written = await this.#store.fenceDetectedRestore({ id, now, event, when: verdict.conditions, timeline });
+      const written = await this.#store.fenceDetectedRestore({
+        id,
+        now,
+        event,
+        when: verdict.conditions,
+        timeline,
+        by: this.#by,
+      });
       const epoch = written.fence?.id ?? (await this.#store.restoreEpoch());
       if (written.fence) {
         outcome = { fence: written.fence, detected: verdict.detected };
@@ -115,13 +124,14 @@ export class RestoreWatch {
       } else if (epoch !== state.epoch) {
         log.info({ fence: epoch }, 'restored database: another instance fenced it first');
       }
-      this.#remember({ database: written.database, counter: written.counter, epoch });
+      this.#remember({ database: written.database, counter: written.counter, epoch, by: this.#by });
     } else {
       const counter = await this.#store.markActivity({
         database: state.database,
         atLeast: state.counter,
         timeline,
         now,
+        by: this.#by,
       });
       // The database changed between the read and the bump: the next check reads it again.
       if (counter === undefined) return {};
@@ -131,7 +141,7 @@ export class RestoreWatch {
           'the database was fenced since the last check (by another instance or tessera restore-finish): ' +
             'the new signing keys are used, codes and sessions from before no longer open',
         );
-      this.#remember({ database: state.database, counter, epoch: state.epoch });
+      this.#remember({ database: state.database, counter, epoch: state.epoch, by: this.#by });
     }
     await this.#writeFile();
     return outcome;

@@ -442,7 +442,7 @@ export abstract class KyselyStore implements Store {
   readRestoreWatch(input: { newDatabase: string; knownEpoch: string; now: number }): Promise<RestoreWatchState> {
     return this.restoreWatch.readRestoreWatch(input);
   }
-  markActivity(input: { database: string; atLeast: number; timeline: number | null; now: number }) {
+  markActivity(input: Parameters<RestoreWatchStore['markActivity']>[0]) {
     return this.restoreWatch.markActivity(input);
   }
   fenceDetectedRestore(input: Parameters<RestoreWatchStore['fenceDetectedRestore']>[0]) {

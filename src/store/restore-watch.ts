@@ -27,6 +27,8 @@ export interface RestoreWatchState {
   pending: boolean;
   /** Whether the fence asked about (`knownEpoch`) is in the database ('' always is). */
   knows: boolean;
+  /** The instance that bumped the counter last; null before migration 028's first bump. */
+  markedBy: string | null;
 }
 
 /** What the fence's write asks again, in its transaction, before it fences. */
@@ -36,7 +38,7 @@ export interface FenceConditions {
   /** A timeline newer than the one recorded. */
   timeline?: number;
   /** What this instance (or the previous start here) saw: the counter below it, or its fence gone. */
-  seen?: { database: string; counter: number; epoch: string };
+  seen?: { database: string; counter: number; epoch: string; by?: string | undefined };
 }
 
 export interface RestoreWatchStore {
@@ -51,6 +53,8 @@ export interface RestoreWatchStore {
     atLeast: number;
     timeline: number | null;
     now: number;
+    /** This instance, recorded as the last to bump. */
+    by: string;
   }): Promise<number | undefined>;
   /**
    * Fences the database when a backup's mark is pending or `when` still holds, in one write with the
@@ -62,6 +66,7 @@ export interface RestoreWatchStore {
     event: SecurityEvent;
     when: FenceConditions;
     timeline: number | null;
+    by: string;
   }): Promise<{ fence: RestoreFence | undefined; database: string; counter: number }>;
   /** PostgreSQL's current timeline; null on SQLite. Throws when the role may not read it. */
   databaseTimeline(): Promise<number | null>;
@@ -103,6 +108,7 @@ export class RestoreWatch extends Aggregate {
       epoch: latest?.id ?? '',
       pending: pending !== undefined,
       knows: known !== undefined,
+      markedBy: row.marked_by ?? null,
     };
   }
 
@@ -111,6 +117,7 @@ export class RestoreWatch extends Aggregate {
     atLeast: number;
     timeline: number | null;
     now: number;
+    by: string;
   }): Promise<number | undefined> {
     const [row] = await this.writeRows<Pick<RestoreWatchRow, 'counter'>>(
       this.db
@@ -118,6 +125,7 @@ export class RestoreWatch extends Aggregate {
         .set((eb) => ({
           counter: eb('counter', '+', 1),
           marked_at: input.now,
+          marked_by: input.by,
           ...(input.timeline === null ? {} : { timeline: input.timeline }),
         }))
         .where('id', '=', ROW)
@@ -138,6 +146,7 @@ export class RestoreWatch extends Aggregate {
     event: SecurityEvent;
     when: FenceConditions;
     timeline: number | null;
+    by: string;
   }): Promise<{ fence: RestoreFence | undefined; database: string; counter: number }> {
     const { db } = this;
     const { when } = input;
@@ -151,6 +160,15 @@ export class RestoreWatch extends Aggregate {
         const { seen } = when;
         // The bump came first: a counter below what was seen is now at most equal to it.
         const gone = [eb('counter', '<=', seen.counter)];
+        // Or the counter this instance wrote, written again by another (the bump made it one more).
+        if (seen.by !== undefined)
+          gone.push(
+            eb.and([
+              eb('counter', '=', seen.counter + 1),
+              eb('marked_by', 'is not', null),
+              eb('marked_by', '!=', seen.by),
+            ]),
+          );
         if (seen.epoch !== '')
           gone.push(
             eb.not(
@@ -192,7 +210,11 @@ export class RestoreWatch extends Aggregate {
       ...fenceStatements(db, input),
       db
         .updateTable('restore_watch')
-        .set(input.timeline === null ? { marked_at: input.now } : { timeline: input.timeline })
+        .set(
+          input.timeline === null
+            ? { marked_at: input.now, marked_by: input.by }
+            : { timeline: input.timeline, marked_by: input.by },
+        )
         .where('id', '=', ROW)
         .returning(['database', 'counter']),
     );

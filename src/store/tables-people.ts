@@ -120,6 +120,8 @@ export interface RestoreWatchRow {
   counter: number;
   timeline: number | null;
   marked_at: number;
+  /** The instance that bumped the counter last (migration 028; a random id per process); null before. */
+  marked_by?: string | null;
 }
 
 /** A mail in the outbox (src/mail): its message encrypted until it is sent, then erased. */

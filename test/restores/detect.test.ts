@@ -11,6 +11,7 @@ const state = (over: Partial<RestoreWatchState> = {}): RestoreWatchState => ({
   epoch: 'f1',
   pending: false,
   knows: true,
+  markedBy: null,
   ...over,
 });
 const seen = { database: 'db', counter: 10, epoch: 'f1' };
@@ -36,6 +37,18 @@ it('finds a mark behind what was seen, or the fence seen gone', () => {
   assert.deepEqual(behind.kind === 'restored' && behind.conditions, { epoch: 'f1', seen });
   const gone = detect(state({ epoch: '', counter: 50, knows: false }));
   assert.deepEqual(gone.kind === 'restored' && gone.detected, ['mark']);
+});
+
+it('finds the counter this instance wrote written again by another: a restore another instance bumped back up', () => {
+  const mine = { ...seen, by: 'instance-a' };
+  const rewritten = detect(state({ markedBy: 'instance-b' }), { seen: mine });
+  assert.deepEqual(rewritten.kind === 'restored' && rewritten.detected, ['mark']);
+  // Its own bump, or a mark from before instances said who bumped: nothing.
+  assert.deepEqual(detect(state({ markedBy: 'instance-a' }), { seen: mine }), { kind: 'same' });
+  assert.deepEqual(detect(state({ markedBy: null }), { seen: mine }), { kind: 'same' });
+  assert.deepEqual(detect(state({ markedBy: 'instance-b' })), { kind: 'same' }, 'seen without by');
+  // Moved on by another since: the usual.
+  assert.deepEqual(detect(state({ counter: 11, markedBy: 'instance-b' }), { seen: mine }), { kind: 'same' });
 });
 
 it('takes up a fence made since, when the fence seen is still there', () => {

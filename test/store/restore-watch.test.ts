@@ -2,6 +2,7 @@
 // once, bumped only while the database is the one read, and a detected restore fenced once however
 // many instances write the fence at the same moment, and not at all once the database moved on.
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
 import { securityEvent } from '../../src/events/index.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
@@ -32,19 +33,33 @@ for (const [name, database] of [
         requester: { ip: null, userAgent: 'test' },
         data: { fence: id, finished_by: 'detection' },
       });
-      return store.fenceDetectedRestore({ id, now: 100 + fences, event, when, timeline });
+      return store.fenceDetectedRestore({ id, now: 100 + fences, event, when, timeline, by: 'test' });
     };
 
     it('makes the mark once and bumps it only while the database is the one read', { skip }, async () => {
       const first = await store.readRestoreWatch({ newDatabase: 'db-1', knownEpoch: '', now: 1 });
-      assert.deepEqual(first, { database: 'db-1', counter: 0, timeline: null, epoch: '', pending: false, knows: true });
+      assert.deepEqual(first, {
+        database: 'db-1',
+        counter: 0,
+        timeline: null,
+        epoch: '',
+        pending: false,
+        knows: true,
+        markedBy: null,
+      });
       const again = await store.readRestoreWatch({ newDatabase: 'db-2', knownEpoch: 'nowhere', now: 2 });
       assert.equal(again.database, 'db-1', 'the identity stays');
       assert.equal(again.knows, false, 'a fence the database never had');
-      assert.equal(await store.markActivity({ database: 'db-1', atLeast: 0, timeline: 1, now: 3 }), 1);
-      assert.equal(await store.markActivity({ database: 'db-1', atLeast: 1, timeline: null, now: 4 }), 2);
-      assert.equal(await store.markActivity({ database: 'db-1', atLeast: 5, timeline: null, now: 5 }), undefined);
-      assert.equal(await store.markActivity({ database: 'db-9', atLeast: 0, timeline: null, now: 5 }), undefined);
+      assert.equal(await store.markActivity({ database: 'db-1', atLeast: 0, timeline: 1, now: 3, by: 'test' }), 1);
+      assert.equal(await store.markActivity({ database: 'db-1', atLeast: 1, timeline: null, now: 4, by: 'test' }), 2);
+      assert.equal(
+        await store.markActivity({ database: 'db-1', atLeast: 5, timeline: null, now: 5, by: 'test' }),
+        undefined,
+      );
+      assert.equal(
+        await store.markActivity({ database: 'db-9', atLeast: 0, timeline: null, now: 5, by: 'test' }),
+        undefined,
+      );
       const state = await store.readRestoreWatch({ newDatabase: 'x', knownEpoch: '', now: 6 });
       assert.equal(state.counter, 2);
       assert.equal(state.timeline, 1, 'recorded, and kept by a bump that has none');
@@ -92,5 +107,31 @@ for (const [name, database] of [
       assert.equal((await fence({ epoch, timeline: 3 }, 3)).fence, undefined);
       assert.equal((await store.listEvents({ type: 'database.restored' })).length, 3);
     });
+
+    it(
+      'fences the counter an instance wrote when another wrote it since, not when it wrote it itself',
+      { skip },
+      async () => {
+        const epoch = await store.restoreEpoch();
+        const read = () => store.readRestoreWatch({ newDatabase: 'x', knownEpoch: '', now: 9 });
+        const before = await read();
+        const counter = await store.markActivity({
+          database: 'db-1',
+          atLeast: before.counter,
+          timeline: null,
+          now: 10,
+          by: 'a',
+        });
+        assert.equal((await read()).markedBy, 'a');
+        const seen = { database: 'db-1', counter: counter!, epoch, by: 'a' };
+        assert.equal((await fence({ epoch, seen })).fence, undefined, 'its own bump');
+        // As a restore to one less, then another instance's bump, leave it: the same counter, by b.
+        const db = (store as unknown as { db: import('kysely').Kysely<never> }).db;
+        await sql`update restore_watch set counter = ${counter}, marked_by = 'b'`.execute(db);
+        const rewritten = await fence({ epoch, seen });
+        assert.ok(rewritten.fence, 'fenced');
+        assert.equal((await read()).markedBy, 'test', 'the fencer bumped it last');
+      },
+    );
   });
 }

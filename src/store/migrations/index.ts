@@ -30,6 +30,7 @@ import * as deviceAuthorizations from './023_device_authorizations.ts';
 import * as dpop from './024_dpop.ts';
 import * as agents from './025_agents.ts';
 import * as frontchannelLogout from './027_frontchannel_logout.ts';
+import * as restoreWatchMarkedBy from './028_restore_watch_marked_by.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_initial': initial,
@@ -54,6 +55,7 @@ export const migrations: Record<string, Migration> = {
   '024_dpop': dpop,
   '025_agents': agents,
   '027_frontchannel_logout': frontchannelLogout,
+  '028_restore_watch_marked_by': restoreWatchMarkedBy,
 };
 
 interface AppliedMigration {
