@@ -3,8 +3,8 @@
 // id exit 1), and `clients create|update --exchange-audience` with `--no-exchange-audiences`.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../../src/cli/main.ts';
-import { cliIo, startServer, type TestServer } from '../helpers/server.ts';
+import { commandLine } from '../helpers/cli.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
 
 const AUDIENCE = 'https://mcp-as.example.com';
 
@@ -15,16 +15,7 @@ describe('connections and exchange audiences from the command line', () => {
   });
   after(() => server?.close());
 
-  const cli = async (args: string[]) => {
-    const { io, lines } = cliIo(server);
-    const code = await run(args, io);
-    return { code, out: lines.join('\n') };
-  };
-  const json = async (args: string[]) => {
-    const { code, out } = await cli([...args, '--json']);
-    assert.equal(code, 0, out);
-    return JSON.parse(out);
-  };
+  const { cli, json } = commandLine(() => server);
 
   it('creates, lists, shows, updates and deletes a connection, each change an event', async () => {
     const client = server.clients.confidential.id;

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
-import { run } from '../../src/cli/main.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
-import { cliIo, startServer, type TestClient, type TestServer } from '../helpers/server.ts';
+import { commandLine } from '../helpers/cli.ts';
+import { startServer, type TestClient, type TestServer } from '../helpers/server.ts';
 import { basic, exchange, getCode, tokenRequest } from '../helpers/tokens.ts';
 
 // The server's throttling, and the CLI's (which reads the same settings): a lock after three failures.
@@ -27,16 +27,7 @@ describe("an operator's day-2 commands", () => {
   });
   after(() => server?.close());
 
-  const cli = async (args: string[]) => {
-    const { io, lines } = cliIo(server);
-    const code = await run(args, { ...io, env: { ...io.env, ...THROTTLE } });
-    return { code, out: lines.join('\n') };
-  };
-  const json = async (args: string[]) => {
-    const { code, out } = await cli([...args, '--json']);
-    assert.equal(code, 0, out);
-    return JSON.parse(out);
-  };
+  const { cli, json } = commandLine(() => server, THROTTLE);
 
   it('users show names a lock, until when and how to end it; users unlock ends it', async () => {
     const c = server.clients.confidential;

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../../src/cli/main.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
+import { commandLine } from '../helpers/cli.ts';
 import { newUser } from '../helpers/passkeys.ts';
-import { cliIo, startServer, type TestClient, type TestServer } from '../helpers/server.ts';
+import { startServer, type TestClient, type TestServer } from '../helpers/server.ts';
 import { basic, tokenRequest } from '../helpers/tokens.ts';
 
 describe("an operator's commands for users, sessions and grants", () => {
@@ -18,16 +18,7 @@ describe("an operator's commands for users, sessions and grants", () => {
   });
   after(() => server?.close());
 
-  const cli = async (args: string[]) => {
-    const { io, lines } = cliIo(server);
-    const code = await run(args, io);
-    return { code, out: lines.join('\n') };
-  };
-  const json = async (args: string[]) => {
-    const { code, out } = await cli([...args, '--json']);
-    assert.equal(code, 0, out);
-    return JSON.parse(out);
-  };
+  const { cli, json } = commandLine(() => server);
   const eventsOf = (userId: string, type: Parameters<TestServer['store']['listEvents']>[0]['type']) =>
     server.store.listEvents({ userId, ...(type ? { type } : {}) });
 

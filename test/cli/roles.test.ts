@@ -4,8 +4,8 @@
 // (`--all-roles` back to every role), shown by `clients show` and `list`.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../../src/cli/main.ts';
-import { cliIo, startServer, type TestServer } from '../helpers/server.ts';
+import { commandLine } from '../helpers/cli.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
 
 describe('roles from the command line', () => {
   let server: TestServer;
@@ -14,16 +14,7 @@ describe('roles from the command line', () => {
   });
   after(() => server?.close());
 
-  const cli = async (args: string[]) => {
-    const { io, lines } = cliIo(server);
-    const code = await run(args, io);
-    return { code, out: lines.join('\n') };
-  };
-  const json = async (args: string[]) => {
-    const { code, out } = await cli([...args, '--json']);
-    assert.equal(code, 0, out);
-    return JSON.parse(out);
-  };
+  const { cli, json } = commandLine(() => server);
 
   it('users create gives roles, --admin the admin role; show and list say them', async () => {
     const made = await cli([
