@@ -7,8 +7,7 @@ import type { User, UserStore } from '../store/users.ts';
 import { AdminError, NotFoundError } from './errors.ts';
 import { findUser } from './users.ts';
 
-/** The role that may administer Tessera (`--admin`). */
-export const ADMIN_ROLE = 'admin';
+export { ADMIN_ROLE } from '../store/users.ts';
 
 /** 1 to 64 lowercase letters, digits and `- _ : .`: a role's name, as it goes into tokens. */
 export function roleProblem(role: string): string | undefined {

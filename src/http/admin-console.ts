@@ -6,13 +6,12 @@
 // the Origin by the route's `sameOrigin` (./plugins/same-origin.ts). What an admin changes is recorded
 // with `actor: user:<their id>`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ADMIN_ROLE } from '../admin/roles.ts';
 import { CONSOLE } from '../authn/flow.ts';
 import { RECENT_SIGN_IN } from '../authn/recent.ts';
 import { type BrowserSession, sessionUser } from '../authn/session.ts';
 import { shortfall } from '../authn/sufficiency.ts';
 import type { Requester } from '../events/index.ts';
-import type { User } from '../store/users.ts';
+import { ADMIN_ROLE, type User } from '../store/users.ts';
 import type { RouteContext } from './context.ts';
 import { formValue } from './forms.ts';
 import { csrfFailedPage, sendError } from './outcome.ts';

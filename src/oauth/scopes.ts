@@ -1,9 +1,8 @@
 // Scope strings (RFC 6749 §3.3): space-delimited, case-sensitive tokens; which of them speak of the
 // user rather than an API; and who may hold the `admin` scope.
-import { ADMIN_ROLE } from '../admin/roles.ts';
 import { AccessDenied, InvalidScope } from '../errors/index.ts';
 import type { Client } from '../store/clients.ts';
-import type { User } from '../store/users.ts';
+import { ADMIN_ROLE, type User } from '../store/users.ts';
 
 /** Scopes about the user rather than an API: a client acting for itself cannot have them. */
 export const USER_SCOPES: readonly string[] = ['openid', 'profile', 'email', 'roles'];

@@ -4,7 +4,7 @@ import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { Config } from '../config/index.ts';
 import { InvalidRequest } from '../errors/index.ts';
 import { redirectWith } from '../oauth/redirect.ts';
-import { UNSAFE_URI_CHARACTERS } from '../oauth/registration/redirect-rules.ts';
+import { UNSAFE_URI_CHARACTERS } from '../net/uri-characters.ts';
 import { type ClientVetting, clientVetting, logoutReturnProblem } from '../oauth/registration/trust.ts';
 import { type Params, rejectDuplicates, single } from '../oauth/params.ts';
 import type { Client, ClientStore } from '../store/clients.ts';

@@ -11,6 +11,9 @@ import { endSessions } from './session-ends.ts';
 import { columns, splitScope } from './columns.ts';
 import type { Database, UserRow } from './tables.ts';
 
+/** The role that may administer Tessera (`--admin`): who may be granted the `admin` scope. */
+export const ADMIN_ROLE = 'admin';
+
 export interface User {
   id: string;
   username: string;

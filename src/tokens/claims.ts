@@ -4,26 +4,11 @@
 // the client may see, for the ID token, userinfo and the access token.
 import type { Client } from '../store/clients.ts';
 import type { User } from '../store/users.ts';
-import { type HeldClaims, parseHeldClaims } from './held-claims.ts';
+import { type HeldClaims, parseHeldClaims, PROFILE_TEXT_CLAIMS } from './held-claims.ts';
 
 /** The user's claims of each scope (§5.4), in the order they are released. */
 export const SCOPE_CLAIMS: Readonly<Record<string, readonly string[]>> = {
-  profile: [
-    'name',
-    'family_name',
-    'given_name',
-    'middle_name',
-    'nickname',
-    'preferred_username',
-    'profile',
-    'picture',
-    'website',
-    'gender',
-    'birthdate',
-    'zoneinfo',
-    'locale',
-    'updated_at',
-  ],
+  profile: ['name', 'family_name', 'given_name', 'preferred_username', ...PROFILE_TEXT_CLAIMS, 'updated_at'],
   email: ['email', 'email_verified'],
   address: ['address'],
   phone: ['phone_number', 'phone_number_verified'],

@@ -7,8 +7,8 @@
 export const ADDRESS_MEMBERS = ['formatted', 'street_address', 'locality', 'region', 'postal_code', 'country'] as const;
 export type Address = Partial<Record<(typeof ADDRESS_MEMBERS)[number], string>>;
 
-/** The claims held as text, in the order they are listed. */
-export const TEXT_CLAIMS = [
+/** The claims of the `profile` scope held as text, in the order they are listed and released. */
+export const PROFILE_TEXT_CLAIMS = [
   'middle_name',
   'nickname',
   'profile',
@@ -18,8 +18,10 @@ export const TEXT_CLAIMS = [
   'birthdate',
   'zoneinfo',
   'locale',
-  'phone_number',
 ] as const;
+
+/** The claims held as text, in the order they are listed. */
+export const TEXT_CLAIMS = [...PROFILE_TEXT_CLAIMS, 'phone_number'] as const;
 export type TextClaim = (typeof TEXT_CLAIMS)[number];
 
 export const HELD_CLAIMS = [...TEXT_CLAIMS, 'address', 'phone_number_verified'] as const;

@@ -1,6 +1,6 @@
 // JWT access tokens (RFC 9068) and ID tokens (OIDC Core §2), signed with the key store's keys.
 import { hash, sign as cryptoSign } from 'node:crypto';
-import { decodeProtectedHeader, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
+import { jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import { InvalidToken } from '../errors/index.ts';
 import type { KeyStore, SigningAlg, SigningKey } from './keystore.ts';
 import { spans } from '../telemetry/spans.ts';
@@ -221,14 +221,10 @@ export async function verifyAccessToken(
     }
     return hit.claims;
   }
-  let kid: string | undefined;
-  try {
-    kid = decodeProtectedHeader(token).kid;
-  } catch {
-    throw new InvalidToken('the access token is malformed');
-  }
-  const key = kid ? keys.verificationKey(kid) : undefined;
-  if (!kid || !key) throw new InvalidToken('the access token is not signed by a known key');
+  const signer = keys.signerOf(token);
+  if (signer === 'malformed') throw new InvalidToken('the access token is malformed');
+  if (!signer) throw new InvalidToken('the access token is not signed by a known key');
+  const { kid, key } = signer;
   let claims: AccessTokenClaims;
   try {
     const { payload } = await jwtVerify(token, key, {

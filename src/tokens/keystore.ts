@@ -2,7 +2,15 @@
 // (AES-256-GCM under a key derived from TESSERA_SECRET, ./at-rest.ts), published as a JWKS (RFC 7517),
 // and rotated on the schedule of ./key-timeline.ts (./key-rotation.ts starts rotations).
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import {
+  calculateJwkThumbprint,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type CryptoKey,
+  type JWK,
+} from 'jose';
 import type { SigningKeyStore, StoredSigningKey } from '../store/signing-keys.ts';
 import { DEFAULT_TIMELINE, type KeyDates, type KeyTimeline, keyStates, nextChange } from './key-timeline.ts';
 import { encryptAtRest, openAtRest } from './at-rest.ts';
@@ -162,6 +170,21 @@ export class KeyStore {
     const key = this.#verifying.get(kid);
     if (!key && this.now() - this.#lastReload >= UNKNOWN_KID_RELOAD) this.reload().catch(() => {});
     return key;
+  }
+
+  /**
+   * The published key that signed a JWT of ours, found by its header's `kid`, with that kid: 'malformed'
+   * when the header cannot be read, undefined when it names no key of ours.
+   */
+  signerOf(jwt: string): { kid: string; key: CryptoKey } | 'malformed' | undefined {
+    let kid: string | undefined;
+    try {
+      kid = decodeProtectedHeader(jwt).kid;
+    } catch {
+      return 'malformed';
+    }
+    const key = kid ? this.verificationKey(kid) : undefined;
+    return kid && key ? { kid, key } : undefined;
   }
 
   /** Public keys only: the active, the next and the retired keys still published. */

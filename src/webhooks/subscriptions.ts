@@ -4,7 +4,7 @@
 // TESSERA_SECRET since signing needs it (../../tokens/at-rest.ts).
 import { type EventType, EVENT_TYPES, type Requester, securityEvent } from '../events/index.ts';
 import { isPublicAddress } from '../net/outbound.ts';
-import { UNSAFE_URI_CHARACTERS } from '../oauth/registration/redirect-rules.ts';
+import { uriCharacterProblem } from '../net/uri-characters.ts';
 import { EVERY_EVENT_TYPE } from '../store/outbox.ts';
 import type { Webhook, WebhookStore } from '../store/webhooks.ts';
 import { newSortableId } from '../tokens/opaque.ts';
@@ -44,7 +44,8 @@ export function openWebhookSecret(sealed: string, secrets: Secrets): string {
  * checked again on every delivery, on the addresses connected to (../../net/outbound.ts).
  */
 export function webhookUrlProblem(url: string, allowPrivate: boolean): string | undefined {
-  if (UNSAFE_URI_CHARACTERS.test(url)) return 'must be printable ASCII, without spaces or backslashes';
+  const characters = uriCharacterProblem(url);
+  if (characters) return characters;
   const parsed = URL.parse(url);
   if (!parsed || url.length > 2000) return 'must be an absolute URL';
   if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) return 'must be https';

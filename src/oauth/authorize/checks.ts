@@ -3,7 +3,7 @@
 // every other one throws an OAuthError that does.
 import { isRegisteredRedirectUri } from '../redirect.ts';
 import { ClientDocumentError } from '../registration/documents.ts';
-import { UNSAFE_URI_CHARACTERS } from '../registration/redirect-rules.ts';
+import { UNSAFE_URI_CHARACTERS } from '../../net/uri-characters.ts';
 import { InvalidRequest, InvalidScope, RequestNotSupported, RequestUriNotSupported } from '../../errors/index.ts';
 import { UnauthorizedClient, UnsupportedResponseType, UntrustedRedirectError } from '../../errors/index.ts';
 import type { Client, ClientStore } from '../../store/clients.ts';

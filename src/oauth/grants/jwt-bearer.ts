@@ -10,13 +10,12 @@
 // grant is written as a code's is, so that userinfo, revocation and the account page know it. Every
 // refusal is invalid_grant (RFC 7523 §3.1), the reason in the log only.
 import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
-import { ADMIN_ROLE } from '../../admin/roles.ts';
 import { InvalidGrant, InvalidScope, OAuthError } from '../../errors/index.ts';
 import { securityEvent } from '../../events/index.ts';
 import type { Client } from '../../store/clients.ts';
 import type { Grant } from '../../store/grants.ts';
 import type { UpstreamProvider } from '../../store/upstream.ts';
-import type { User } from '../../store/users.ts';
+import { ADMIN_ROLE, type User } from '../../store/users.ts';
 import { resolveAccount } from '../../upstream/accounts.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
 import { providerHosts } from '../../upstream/fetch.ts';

@@ -12,7 +12,7 @@ import type { TokenFamily } from '../../store/grants.ts';
 import type { RefreshTokenId } from '../../tokens/refresh.ts';
 import { type Params, required, single } from '../params.ts';
 import { ADMIN_SCOPE, parseScope } from '../scopes.ts';
-import { ADMIN_ROLE } from '../../admin/roles.ts';
+import { ADMIN_ROLE } from '../../store/users.ts';
 import { knownResource, resourceParam, tokenTarget } from '../resources.ts';
 import { signTokens } from './issue.ts';
 import {

@@ -3,7 +3,7 @@
 // (../token-status.ts: signature, expiry, its grant and user live, not revoked); an ID token by its
 // signature, issuer and expiry, issued to the client that presents it, and with its user's grant of
 // that client from the same sign-in still live. §2.2.2: a token that fails is invalid_request.
-import { decodeProtectedHeader, jwtVerify } from 'jose';
+import { jwtVerify } from 'jose';
 import { InvalidRequest, OAuthError } from '../../errors/index.ts';
 import type { Client } from '../../store/clients.ts';
 import type { Grant } from '../../store/grants.ts';
@@ -103,14 +103,10 @@ interface IdTokenClaims {
 
 async function fromIdToken(ctx: GrantContext, client: Client, token: string): Promise<TokenSubject> {
   const { config, keys, now } = ctx;
-  let kid: string | undefined;
-  try {
-    kid = decodeProtectedHeader(token).kid;
-  } catch {
-    throw new InvalidRequest('the ID token is malformed');
-  }
-  const key = kid ? keys.verificationKey(kid) : undefined;
-  if (!key) throw new InvalidRequest('the ID token is not signed by a known key');
+  const signer = keys.signerOf(token);
+  if (signer === 'malformed') throw new InvalidRequest('the ID token is malformed');
+  if (!signer) throw new InvalidRequest('the ID token is not signed by a known key');
+  const { key } = signer;
   let claims: IdTokenClaims;
   try {
     const { payload } = await jwtVerify(token, key, {

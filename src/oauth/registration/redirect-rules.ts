@@ -9,13 +9,12 @@
 // No IP address for a host, but a native app's loopback written `127.0.0.1` or `[::1]` over http
 // (RFC 8252 §7.3, §8.3); and no `*` anywhere, since nothing matches a redirect URI but itself
 // (RFC 9700 §2.1, §4.1.3).
+import { uriCharacterProblem } from '../../net/uri-characters.ts';
+
 const FORBIDDEN_SCHEMES = new Set(['javascript', 'data', 'vbscript', 'file', 'blob', 'about', 'filesystem']);
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 /** RFC 8252 §7.1: e.g. com.example.app (a domain name the app's publisher controls, reversed). */
 const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/;
-
-/** Characters no URI Tessera stores, compares or redirects to may have. */
-export const UNSAFE_URI_CHARACTERS = /[^\x21-\x7e]|\\/;
 
 /** The scheme and the authority (host and port: never credentials) in lowercase; the rest as it was. */
 export function normalizeRedirectUri(uri: string): string {
@@ -26,7 +25,8 @@ export function normalizeRedirectUri(uri: string): string {
 
 /** What is wrong with a redirect URI, or undefined: a fixed text, never the URI itself. */
 export function redirectUriProblem(uri: string): string | undefined {
-  if (UNSAFE_URI_CHARACTERS.test(uri)) return 'must be printable ASCII, without spaces or backslashes';
+  const characters = uriCharacterProblem(uri);
+  if (characters) return characters;
   const url = URL.parse(uri);
   if (!url || uri.length > 2000) return 'is not an absolute URI';
   if (uri.includes('#')) return 'must not contain a fragment';
@@ -68,7 +68,8 @@ function writtenHost(uri: string): string {
 
 /** A web page about the client (client_uri, logo_uri, tos_uri, policy_uri): https, or http on loopback. */
 export function webUriProblem(uri: string): string | undefined {
-  if (UNSAFE_URI_CHARACTERS.test(uri)) return 'must be printable ASCII, without spaces or backslashes';
+  const characters = uriCharacterProblem(uri);
+  if (characters) return characters;
   const url = URL.parse(uri);
   if (!url || uri.length > 2000) return 'is not an absolute URI';
   if (url.username !== '' || url.password !== '') return 'must not contain credentials';
