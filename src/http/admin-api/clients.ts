@@ -14,14 +14,14 @@ import {
   type NewClient,
   updateInput,
 } from './client-input.ts';
-import { checkIfMatch, etagOf } from './etag.ts';
+import { etagOf } from './etag.ts';
 import type { AdminApi } from './context.ts';
-import { ETAG_HEADER, IF_MATCH, problems } from './schemas.ts';
+import { deleteRoute, findUnchanged, type ObjectKind, readRoute } from './object-routes.ts';
+import { IF_MATCH, jsonContent, listOf, mergePatch, paramsOf, problems } from './schemas.ts';
 
 type ById = { Params: { client_id: string } };
 
-const params = { type: 'object', required: ['client_id'], properties: { client_id: { type: 'string' } } } as const;
-const json = (schema: object) => ({ 'application/json': { schema } });
+const params = paramsOf('client_id');
 /** A client, and its new secret and the warnings about its settings where there are some. */
 const WITH_SECRET = {
   type: 'object',
@@ -42,6 +42,14 @@ export function clientRoutes(app: FastifyInstance, api: AdminApi): void {
     return client;
   };
   const show = (client: Client) => describeClient(client, api.config);
+  const clients: ObjectKind<Client, 'client_id'> = {
+    path: '/clients/:client_id',
+    param: 'client_id',
+    tags,
+    schema: { $ref: 'Client#' },
+    find,
+    show,
+  };
 
   app.get(
     '/clients',
@@ -49,15 +57,7 @@ export function clientRoutes(app: FastifyInstance, api: AdminApi): void {
       schema: {
         tags,
         summary: 'Every client, registered by the operator or by itself',
-        response: {
-          200: {
-            type: 'object',
-            required: ['items'],
-            additionalProperties: false,
-            properties: { items: { type: 'array', items: { $ref: 'Client#' } } },
-          },
-          ...problems(),
-        },
+        response: { 200: listOf({ $ref: 'Client#' }), ...problems() },
       },
     },
     async () => ({ items: (await api.store.listClients()).map(show) }),
@@ -70,7 +70,7 @@ export function clientRoutes(app: FastifyInstance, api: AdminApi): void {
         tags,
         summary: 'Register a client; its secret, if it has one, is shown this once',
         body: NEW_CLIENT,
-        response: { 201: { description: 'registered', content: json(WITH_SECRET) }, ...problems(400, 415) },
+        response: { 201: { description: 'registered', content: jsonContent(WITH_SECRET) }, ...problems(400, 415) },
       },
     },
     async (request, reply) => {
@@ -84,25 +84,9 @@ export function clientRoutes(app: FastifyInstance, api: AdminApi): void {
     },
   );
 
-  app.get<ById>(
-    '/clients/:client_id',
-    {
-      schema: {
-        tags,
-        summary: 'A client (never its secret)',
-        params,
-        response: {
-          200: { description: 'the client', headers: ETAG_HEADER, content: json({ $ref: 'Client#' }) },
-          ...problems(404),
-        },
-      },
-    },
-    async (request, reply) => {
-      const shown = show(await find(request.params.client_id));
-      return reply.header('etag', etagOf(shown)).send(shown);
-    },
-  );
+  readRoute(app, clients, { summary: 'A client (never its secret)', description: 'the client' });
 
+  // Written out rather than with patchRoute: the answer is the client with its new secret and warnings.
   app.patch<ById & { Body: ClientSettings }>(
     '/clients/:client_id',
     {
@@ -111,13 +95,15 @@ export function clientRoutes(app: FastifyInstance, api: AdminApi): void {
         summary: 'Change a client (a JSON merge patch); a new secret only when it comes to need one',
         params,
         headers: IF_MATCH,
-        body: { content: { 'application/merge-patch+json': { schema: CLIENT_PATCH }, ...json(CLIENT_PATCH) } },
-        response: { 200: { description: 'changed', content: json(WITH_SECRET) }, ...problems(400, 404, 412, 415) },
+        body: mergePatch(CLIENT_PATCH),
+        response: {
+          200: { description: 'changed', content: jsonContent(WITH_SECRET) },
+          ...problems(400, 404, 412, 415),
+        },
       },
     },
     async (request, reply) => {
-      const current = await find(request.params.client_id);
-      checkIfMatch(request, show(current));
+      const current = await findUnchanged(clients, request);
       const input = updateInput(request.body, api.config, api.secret, current);
       const { clientId } = current;
       const done = await updateClient(api.store, clientId, input, api.now(), api.requester(request), api.config);
@@ -127,24 +113,10 @@ export function clientRoutes(app: FastifyInstance, api: AdminApi): void {
     },
   );
 
-  app.delete<ById>(
-    '/clients/:client_id',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a client: its grants and tokens end',
-        params,
-        headers: IF_MATCH,
-        response: { 204: { description: 'deleted', type: 'null' }, ...problems(404, 412) },
-      },
-    },
-    async (request, reply) => {
-      const current = await find(request.params.client_id);
-      checkIfMatch(request, show(current));
-      await deleteClient(api.store, current.clientId, api.options(request));
-      return reply.code(204).send();
-    },
-  );
+  deleteRoute(app, clients, {
+    summary: 'Delete a client: its grants and tokens end',
+    remove: (current, request) => deleteClient(api.store, current.clientId, api.options(request)),
+  });
 
   app.post<ById & { Body: { grace: number } | undefined }>(
     '/clients/:client_id/rotate-secret',

@@ -5,7 +5,7 @@ import { inviteNewUser, resendUserInvitation, sendPasswordReset } from '../../ad
 import { findUserById } from '../../admin/users.ts';
 import type { AdminApi } from './context.ts';
 import { etagOf } from './etag.ts';
-import { problems } from './schemas.ts';
+import { noContent, problems } from './schemas.ts';
 import { idParams, represent, userResponse } from './users.ts';
 
 export function invitationRoutes(app: FastifyInstance, api: AdminApi): void {
@@ -42,37 +42,26 @@ export function invitationRoutes(app: FastifyInstance, api: AdminApi): void {
     },
   );
 
-  app.post<{ Params: { id: string } }>(
-    '/users/:id/invitation',
-    {
-      schema: {
-        tags,
-        summary: 'Send the invitation again (a new link; the earlier ones stop); 409 once accepted',
-        params: idParams,
-        response: { 204: { description: 'sent', type: 'null' }, ...problems(400, 404, 409) },
+  /** A route that sends the user a mail (`send`), and answers 204. */
+  const mailRoute = (path: string, summary: string, send: typeof sendPasswordReset) =>
+    app.post<{ Params: { id: string } }>(
+      path,
+      { schema: { tags, summary, params: idParams, response: { 204: noContent('sent'), ...problems(400, 404, 409) } } },
+      async (request, reply) => {
+        const user = await findUserById(api.store, request.params.id);
+        await send(api.store, deps, user, api.options(request));
+        return reply.code(204).send();
       },
-    },
-    async (request, reply) => {
-      const user = await findUserById(api.store, request.params.id);
-      await resendUserInvitation(api.store, deps, user, api.options(request));
-      return reply.code(204).send();
-    },
-  );
+    );
 
-  app.post<{ Params: { id: string } }>(
+  mailRoute(
+    '/users/:id/invitation',
+    'Send the invitation again (a new link; the earlier ones stop); 409 once accepted',
+    resendUserInvitation,
+  );
+  mailRoute(
     '/users/:id/password-reset',
-    {
-      schema: {
-        tags,
-        summary: "Send the user a password reset's mail (a link to choose a new password, 30 minutes)",
-        params: idParams,
-        response: { 204: { description: 'sent', type: 'null' }, ...problems(400, 404, 409) },
-      },
-    },
-    async (request, reply) => {
-      const user = await findUserById(api.store, request.params.id);
-      await sendPasswordReset(api.store, deps, user, api.options(request));
-      return reply.code(204).send();
-    },
+    "Send the user a password reset's mail (a link to choose a new password, 30 minutes)",
+    sendPasswordReset,
   );
 }

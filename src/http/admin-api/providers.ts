@@ -12,13 +12,19 @@ import {
 import type { UpstreamProvider } from '../../store/upstream.ts';
 import type { ProviderSettings } from '../../upstream/providers.ts';
 import type { AdminApi } from './context.ts';
-import { checkIfMatch, etagOf } from './etag.ts';
-import { ETAG_HEADER, IF_MATCH, problems } from './schemas.ts';
-
-type ById = { Params: { id: string } };
+import { etagOf } from './etag.ts';
+import { deleteRoute, type ObjectKind, patchRoute, readRoute } from './object-routes.ts';
+import { listOf, objectAnswer, problems } from './schemas.ts';
 
 const string = { type: 'string', maxLength: 2048 } as const;
 const strings = { type: 'array', items: { type: 'string' } } as const;
+/** The yes/no settings, shown and taken alike. */
+const FLAGS = {
+  trust_email: { type: 'boolean' },
+  link_only: { type: 'boolean' },
+  trust_upstream_mfa: { type: 'boolean' },
+  allow_private_network: { type: 'boolean' },
+} as const;
 const PROVIDER = {
   type: 'object',
   required: ['id', 'type', 'name', 'client_id', 'scope', 'callback_uri'],
@@ -32,10 +38,7 @@ const PROVIDER = {
     github_api_url: { type: ['string', 'null'] },
     client_id: { type: 'string' },
     scope: { type: 'string' },
-    trust_email: { type: 'boolean' },
-    link_only: { type: 'boolean' },
-    trust_upstream_mfa: { type: 'boolean' },
-    allow_private_network: { type: 'boolean' },
+    ...FLAGS,
     login_hint_domains: strings,
     accept_id_jag: { type: 'boolean', description: 'its ID-JAGs are redeemed (the jwt-bearer grant)' },
     callback_uri: { type: 'string', description: 'the redirect URI to register at the provider' },
@@ -52,10 +55,7 @@ const SETTINGS = {
   client_id: string,
   client_secret: { ...string, description: 'never shown back' },
   scope: string,
-  trust_email: { type: 'boolean' },
-  link_only: { type: 'boolean' },
-  trust_upstream_mfa: { type: 'boolean' },
-  allow_private_network: { type: 'boolean' },
+  ...FLAGS,
   login_hint_domains: { ...strings, maxItems: 100 },
   accept_id_jag: { type: 'boolean' },
   github_url: string,
@@ -98,35 +98,23 @@ function settingsOf(body: Settings): ProviderSettings {
   };
 }
 
-const one = (description: string) => ({
-  description,
-  headers: ETAG_HEADER,
-  content: { 'application/json': { schema: PROVIDER } },
-});
-
 export function providerRoutes(app: FastifyInstance, api: AdminApi): void {
   const tags = ['providers'];
   const deps = { config: api.config, secret: api.secret };
   const show = async (provider: UpstreamProvider) =>
     describeProvider(provider, api.config, await api.store.countLinks(provider.id));
+  const providers: ObjectKind<UpstreamProvider, 'id'> = {
+    path: '/providers/:id',
+    param: 'id',
+    tags,
+    schema: PROVIDER,
+    find: (id) => findProvider(api.store, id),
+    show,
+  };
 
   app.get(
     '/providers',
-    {
-      schema: {
-        tags,
-        summary: 'The upstream providers',
-        response: {
-          200: {
-            type: 'object',
-            required: ['items'],
-            additionalProperties: false,
-            properties: { items: { type: 'array', items: PROVIDER } },
-          },
-          ...problems(),
-        },
-      },
-    },
+    { schema: { tags, summary: 'The upstream providers', response: { 200: listOf(PROVIDER), ...problems() } } },
     async () => ({ items: (await api.store.listProviders()).map((p) => describeProvider(p, api.config)) }),
   );
 
@@ -142,7 +130,7 @@ export function providerRoutes(app: FastifyInstance, api: AdminApi): void {
           additionalProperties: false,
           properties: { ...SETTINGS, type: { type: 'string', enum: ['oidc', 'github'] }, id: { type: 'string' } },
         },
-        response: { 201: one('added'), ...problems(400, 409, 415, 502) },
+        response: { 201: objectAnswer('added', PROVIDER), ...problems(400, 409, 415, 502) },
       },
     },
     async (request, reply) => {
@@ -159,21 +147,10 @@ export function providerRoutes(app: FastifyInstance, api: AdminApi): void {
     },
   );
 
-  app.get<ById>(
-    '/providers/:id',
-    {
-      schema: {
-        tags,
-        summary: 'A provider (never its client secret), with the accounts linked to it',
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
-        response: { 200: one('the provider'), ...problems(404) },
-      },
-    },
-    async (request, reply) => {
-      const shown = await show(await findProvider(api.store, request.params.id));
-      return reply.header('etag', etagOf(shown)).send(shown);
-    },
-  );
+  readRoute(app, providers, {
+    summary: 'A provider (never its client secret), with the accounts linked to it',
+    description: 'the provider',
+  });
 
   const PATCH = {
     type: 'object',
@@ -181,44 +158,18 @@ export function providerRoutes(app: FastifyInstance, api: AdminApi): void {
     minProperties: 1,
     properties: { ...SETTINGS, keep_links: { type: 'boolean', description: 'moved, and the same provider' } },
   };
-  app.patch<ById & { Body: Settings & { keep_links?: boolean } }>(
-    '/providers/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Change a provider (a JSON merge patch); moving one with linked accounts needs keep_links',
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
-        headers: IF_MATCH,
-        body: { content: { 'application/merge-patch+json': { schema: PATCH }, 'application/json': { schema: PATCH } } },
-        response: { 200: one('changed'), ...problems(400, 404, 409, 412, 415, 502) },
-      },
-    },
-    async (request, reply) => {
-      const current = await findProvider(api.store, request.params.id);
-      checkIfMatch(request, await show(current));
+  patchRoute<UpstreamProvider, 'id', Settings & { keep_links?: boolean }>(app, providers, {
+    summary: 'Change a provider (a JSON merge patch); moving one with linked accounts needs keep_links',
+    body: PATCH,
+    problems: [400, 404, 409, 412, 415, 502],
+    change: async (current, request) => {
       const options = { ...api.options(request), check: request.body.check, keepLinks: request.body.keep_links };
-      const { provider } = await updateProvider(api.store, deps, current.id, settingsOf(request.body), options);
-      const shown = await show(provider);
-      return reply.header('etag', etagOf(shown)).send(shown);
+      return (await updateProvider(api.store, deps, current.id, settingsOf(request.body), options)).provider;
     },
-  );
+  });
 
-  app.delete<ById>(
-    '/providers/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a provider: its button and sign-ins stop, and the accounts linked to it go',
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
-        headers: IF_MATCH,
-        response: { 204: { description: 'deleted', type: 'null' }, ...problems(404, 412) },
-      },
-    },
-    async (request, reply) => {
-      const current = await findProvider(api.store, request.params.id);
-      checkIfMatch(request, await show(current));
-      await deleteProvider(api.store, current.id, api.options(request));
-      return reply.code(204).send();
-    },
-  );
+  deleteRoute(app, providers, {
+    summary: 'Delete a provider: its button and sign-ins stop, and the accounts linked to it go',
+    remove: (current, request) => deleteProvider(api.store, current.id, api.options(request)),
+  });
 }

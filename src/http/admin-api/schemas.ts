@@ -124,3 +124,43 @@ export const IF_MATCH = {
   type: 'object',
   properties: { 'if-match': { type: 'string', description: 'an ETag of the object as last read; 412 if stale' } },
 } as const;
+
+/** An object with these properties and no others, every one required but those named `optional`. */
+export function objectOf(properties: Record<string, unknown>, optional: string[] = []) {
+  return {
+    type: 'object',
+    required: Object.keys(properties).filter((key) => !optional.includes(key)),
+    additionalProperties: false,
+    properties,
+  } as const;
+}
+
+/** A list answer: `{ items: [...] }`, each item of the schema given. */
+export function listOf(item: object) {
+  return objectOf({ items: { type: 'array', items: item } });
+}
+
+/** The path parameters of a route naming one object by `name` (a string). */
+export function paramsOf(name: string) {
+  return { type: 'object', required: [name], properties: { [name]: { type: 'string' } } } as const;
+}
+
+/** A body or an answer in JSON, of the schema given. */
+export function jsonContent(schema: object) {
+  return { 'application/json': { schema } };
+}
+
+/** An answer that is one object, and its ETag (./etag.ts). */
+export function objectAnswer(description: string, schema: object) {
+  return { description, headers: ETAG_HEADER, content: jsonContent(schema) };
+}
+
+/** An answer without a body (204). */
+export function noContent(description: string) {
+  return { description, type: 'null' } as const;
+}
+
+/** A PATCH's body: a JSON merge patch (RFC 7396), taken as application/json too. */
+export function mergePatch(schema: object) {
+  return { content: { 'application/merge-patch+json': { schema }, ...jsonContent(schema) } };
+}

@@ -9,10 +9,11 @@ import { deleteUser, disableUser, enableUser } from '../../admin/support.ts';
 import { findUserById, listUsers, updateUser } from '../../admin/users.ts';
 import { createUser } from '../../admin/new-user.ts';
 import type { User } from '../../store/users.ts';
-import { checkIfMatch, etagOf } from './etag.ts';
+import { etagOf } from './etag.ts';
 import type { AdminApi } from './context.ts';
+import { deleteRoute, type ObjectKind, patchRoute, readRoute } from './object-routes.ts';
 import { Problem } from './problems.ts';
-import { ETAG_HEADER, IF_MATCH, pageOf, problems } from './schemas.ts';
+import { objectAnswer, pageOf, paramsOf, problems } from './schemas.ts';
 
 export const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
 
@@ -35,10 +36,9 @@ export async function represent(api: AdminApi, user: User) {
   };
 }
 
-export const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
-export const userResponse = (status: number, description: string) => ({
-  [status]: { description, headers: ETAG_HEADER, content: { 'application/json': { schema: { $ref: 'User#' } } } },
-});
+export const idParams = paramsOf('id');
+const USER = { $ref: 'User#' } as const;
+export const userResponse = (status: number, description: string) => ({ [status]: objectAnswer(description, USER) });
 const nullableString = { type: ['string', 'null'], maxLength: 256 } as const;
 const roles = { type: 'array', items: { type: 'string' }, maxItems: 100 } as const;
 
@@ -97,6 +97,14 @@ interface UserPatch {
 
 export function userRoutes(app: FastifyInstance, api: AdminApi): void {
   const tags = ['users'];
+  const users: ObjectKind<User, 'id'> = {
+    path: '/users/:id',
+    param: 'id',
+    tags,
+    schema: USER,
+    find: (id) => findUserById(api.store, id),
+    show: (user) => represent(api, user),
+  };
 
   app.get<{ Querystring: { q?: string; limit: number; cursor?: string } }>(
     '/users',
@@ -159,46 +167,18 @@ export function userRoutes(app: FastifyInstance, api: AdminApi): void {
     },
   );
 
-  app.get<{ Params: { id: string } }>(
-    '/users/:id',
-    {
-      schema: {
-        tags,
-        summary: 'A user',
-        params: idParams,
-        response: { ...userResponse(200, 'the user'), ...problems(404) },
-      },
-    },
-    async (request, reply) => {
-      const shown = await represent(api, await findUserById(api.store, request.params.id));
-      return reply.header('etag', etagOf(shown)).send(shown);
-    },
-  );
+  readRoute(app, users, { summary: 'A user', description: 'the user' });
 
-  app.patch<{ Params: { id: string }; Body: UserPatch }>(
-    '/users/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Change a user (a JSON merge patch, RFC 7396)',
-        params: idParams,
-        headers: IF_MATCH,
-        body: {
-          content: {
-            'application/merge-patch+json': { schema: USER_PATCH },
-            'application/json': { schema: USER_PATCH },
-          },
-        },
-        response: { ...userResponse(200, 'the user, changed'), ...problems(400, 404, 409, 412, 415) },
-      },
-    },
-    async (request, reply) => {
+  patchRoute<User, 'id', UserPatch>(app, users, {
+    summary: 'Change a user (a JSON merge patch, RFC 7396)',
+    body: USER_PATCH,
+    problems: [400, 404, 409, 412, 415],
+    description: 'the user, changed',
+    change: async (current, request) => {
       const now = api.now();
       const requester = api.requester(request);
       const patch = request.body;
-      let user = await findUserById(api.store, request.params.id);
-      checkIfMatch(request, await represent(api, user));
-      if (patch.email_verified === false && user.emailVerified && patch.email === undefined)
+      if (patch.email_verified === false && current.emailVerified && patch.email === undefined)
         throw new Problem(
           400,
           'invalid-request',
@@ -212,7 +192,7 @@ export function userRoutes(app: FastifyInstance, api: AdminApi): void {
         givenName: patch.given_name === null ? '' : patch.given_name,
         familyName: patch.family_name === null ? '' : patch.family_name,
       };
-      user = (await updateUser(api.store, user.username, profile, { now, requester })).user;
+      let user = (await updateUser(api.store, current.username, profile, { now, requester })).user;
       if (patch.roles !== undefined) {
         const next = patch.roles;
         const changes = { add: next, remove: user.roles.filter((role) => !next.includes(role)) };
@@ -222,27 +202,12 @@ export function userRoutes(app: FastifyInstance, api: AdminApi): void {
         await (patch.disabled ? disableUser : enableUser)(api.store, user, { now, requester });
         user = { ...user, disabled: patch.disabled };
       }
-      const shown = await represent(api, user);
-      return reply.header('etag', etagOf(shown)).send(shown);
+      return user;
     },
-  );
+  });
 
-  app.delete<{ Params: { id: string } }>(
-    '/users/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a user, with their sessions, grants, apps and webhooks',
-        params: idParams,
-        headers: IF_MATCH,
-        response: { 204: { description: 'deleted', type: 'null' }, ...problems(404, 412) },
-      },
-    },
-    async (request, reply) => {
-      const user = await findUserById(api.store, request.params.id);
-      checkIfMatch(request, await represent(api, user));
-      await deleteUser(api.store, user, api.options(request));
-      return reply.code(204).send();
-    },
-  );
+  deleteRoute(app, users, {
+    summary: 'Delete a user, with their sessions, grants, apps and webhooks',
+    remove: (current, request) => deleteUser(api.store, current, api.options(request)),
+  });
 }

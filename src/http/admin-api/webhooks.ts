@@ -5,30 +5,24 @@ import type { FastifyInstance } from 'fastify';
 import { deleteWebhook, describeDelivery, findWebhook, updateWebhook } from '../../admin/webhooks.ts';
 import { redeliver, rotateWebhookSecret, testWebhook } from '../../admin/webhooks.ts';
 import { createWebhook, DEFAULT_SECRET_GRACE, describeWebhook } from '../../webhooks/subscriptions.ts';
+import type { Webhook } from '../../store/webhooks.ts';
 import type { AdminApi } from './context.ts';
-import { checkIfMatch, etagOf } from './etag.ts';
-import { ETAG_HEADER, IF_MATCH, problems } from './schemas.ts';
+import { deleteRoute, type ObjectKind, patchRoute, readRoute } from './object-routes.ts';
+import { jsonContent, listOf, objectOf, paramsOf, problems } from './schemas.ts';
 
 type ById = { Params: { id: string } };
 
 const strings = { type: 'array', items: { type: 'string' } } as const;
 const nullable = { type: ['string', 'null'] } as const;
-const object = (properties: Record<string, unknown>, optional: string[] = []) =>
-  ({
-    type: 'object',
-    required: Object.keys(properties).filter((key) => !optional.includes(key)),
-    additionalProperties: false,
-    properties,
-  }) as const;
 
-const WEBHOOK = object({
+const WEBHOOK = objectOf({
   id: { type: 'string' },
   url: { type: 'string' },
   events: { ...strings, description: 'event types, or ["all"]' },
   owner_id: { type: ['string', 'null'], description: "the user whose webhook it is; null: the operator's" },
   created_at: { type: 'string' },
 });
-const DELIVERY = object(
+const DELIVERY = objectOf(
   {
     id: { type: 'string' },
     event_type: { type: 'string' },
@@ -41,7 +35,7 @@ const DELIVERY = object(
     last_error: nullable,
     log: {
       type: 'array',
-      items: object({
+      items: objectOf({
         attempt: { type: 'integer' },
         at: { type: 'string' },
         status: { type: ['integer', 'null'] },
@@ -52,25 +46,28 @@ const DELIVERY = object(
   },
   ['log'],
 );
-const params = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
+const params = paramsOf('id');
 const deliveryParams = {
   type: 'object',
   required: ['id', 'delivery_id'],
   properties: { id: { type: 'string' }, delivery_id: { type: 'string' } },
 } as const;
-const queued = (description: string) => ({ description, content: { 'application/json': { schema: DELIVERY } } });
+const queued = (description: string) => ({ description, content: jsonContent(DELIVERY) });
 const url = { type: 'string', maxLength: 2048 } as const;
 const events = { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 100 } as const;
 const PATCH = { type: 'object', additionalProperties: false, minProperties: 1, properties: { url, events } };
-const one = (description: string) => ({
-  description,
-  headers: ETAG_HEADER,
-  content: { 'application/json': { schema: WEBHOOK } },
-});
 
 export function webhookRoutes(app: FastifyInstance, api: AdminApi): void {
   const tags = ['webhooks'];
   const allowPrivate = api.config.outboundAllowPrivate;
+  const webhooks: ObjectKind<Webhook, 'id'> = {
+    path: '/webhooks/:id',
+    param: 'id',
+    tags,
+    schema: WEBHOOK,
+    find: (id) => findWebhook(api.store, id),
+    show: describeWebhook,
+  };
 
   app.get(
     '/webhooks',
@@ -78,7 +75,7 @@ export function webhookRoutes(app: FastifyInstance, api: AdminApi): void {
       schema: {
         tags,
         summary: "Every webhook: the operator's and users' own",
-        response: { 200: object({ items: { type: 'array', items: WEBHOOK } }), ...problems() },
+        response: { 200: listOf(WEBHOOK), ...problems() },
       },
     },
     async () => ({ items: (await api.store.listWebhooks()).map(describeWebhook) }),
@@ -90,9 +87,9 @@ export function webhookRoutes(app: FastifyInstance, api: AdminApi): void {
       schema: {
         tags,
         summary: 'Subscribe a URL to event types (or ["all"]); its signing secret is shown this once',
-        body: object({ url, events }),
+        body: objectOf({ url, events }),
         response: {
-          201: object({ webhook: WEBHOOK, secret: { type: 'string', description: 'shown this once' } }),
+          201: objectOf({ webhook: WEBHOOK, secret: { type: 'string', description: 'shown this once' } }),
           ...problems(400, 415),
         },
       },
@@ -108,61 +105,20 @@ export function webhookRoutes(app: FastifyInstance, api: AdminApi): void {
     },
   );
 
-  app.get<ById>(
-    '/webhooks/:id',
-    {
-      schema: {
-        tags,
-        summary: 'A webhook (never its secret)',
-        params,
-        response: { 200: one('the webhook'), ...problems(404) },
-      },
-    },
-    async (request, reply) => {
-      const shown = describeWebhook(await findWebhook(api.store, request.params.id));
-      return reply.header('etag', etagOf(shown)).send(shown);
-    },
-  );
+  readRoute(app, webhooks, { summary: 'A webhook (never its secret)', description: 'the webhook' });
 
-  app.patch<ById & { Body: { url?: string; events?: string[] } }>(
-    '/webhooks/:id',
-    {
-      schema: {
-        tags,
-        summary: "Change a webhook's URL or event types (a JSON merge patch)",
-        params,
-        headers: IF_MATCH,
-        body: { content: { 'application/merge-patch+json': { schema: PATCH }, 'application/json': { schema: PATCH } } },
-        response: { 200: one('changed'), ...problems(400, 404, 412, 415) },
-      },
-    },
-    async (request, reply) => {
-      const webhook = await findWebhook(api.store, request.params.id);
-      checkIfMatch(request, describeWebhook(webhook));
-      const input = { ...request.body, allowPrivate };
-      const shown = describeWebhook(await updateWebhook(api.store, webhook, input, api.options(request)));
-      return reply.header('etag', etagOf(shown)).send(shown);
-    },
-  );
+  patchRoute<Webhook, 'id', { url?: string; events?: string[] }>(app, webhooks, {
+    summary: "Change a webhook's URL or event types (a JSON merge patch)",
+    body: PATCH,
+    problems: [400, 404, 412, 415],
+    change: (current, request) =>
+      updateWebhook(api.store, current, { ...request.body, allowPrivate }, api.options(request)),
+  });
 
-  app.delete<ById>(
-    '/webhooks/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a webhook',
-        params,
-        headers: IF_MATCH,
-        response: { 204: { description: 'deleted', type: 'null' }, ...problems(404, 412) },
-      },
-    },
-    async (request, reply) => {
-      const webhook = await findWebhook(api.store, request.params.id);
-      checkIfMatch(request, describeWebhook(webhook));
-      await deleteWebhook(api.store, webhook, api.options(request));
-      return reply.code(204).send();
-    },
-  );
+  deleteRoute(app, webhooks, {
+    summary: 'Delete a webhook',
+    remove: (current, request) => deleteWebhook(api.store, current, api.options(request)),
+  });
 
   app.get<ById & { Querystring: { limit: number } }>(
     '/webhooks/:id/deliveries',
@@ -176,7 +132,7 @@ export function webhookRoutes(app: FastifyInstance, api: AdminApi): void {
           additionalProperties: false,
           properties: { limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
         },
-        response: { 200: object({ items: { type: 'array', items: DELIVERY } }), ...problems(400, 404) },
+        response: { 200: listOf(DELIVERY), ...problems(400, 404) },
       },
     },
     async (request) => {
@@ -201,7 +157,7 @@ export function webhookRoutes(app: FastifyInstance, api: AdminApi): void {
           properties: { grace: { type: 'integer', minimum: 0, maximum: 2_592_000, default: DEFAULT_SECRET_GRACE } },
         },
         response: {
-          200: object({
+          200: objectOf({
             id: { type: 'string' },
             secret: { type: 'string', description: 'shown this once' },
             previous_secret_until: { type: 'string', description: 'until when the old secret signs too' },
