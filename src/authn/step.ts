@@ -37,6 +37,19 @@ export interface Step<Deps = never, Attempt = never, Other = unknown> {
   verify(deps: Deps, attempt: Attempt): Promise<Verification | Other>;
 }
 
+/**
+ * What a step that comes from outside the sign-in page says of itself (an upstream provider's
+ * sign-in, a link followed from a mail): it begins a sign-in, proves one factor that is not bound to
+ * Tessera's origin, and has nothing for the user to enrol.
+ */
+export const ARRIVING_STEP = {
+  first: true,
+  second: false,
+  factors: 1,
+  phishingResistant: false,
+  enrolled: () => false,
+} as const;
+
 /** What a sign-in page posts to a step (/login/<method>), as the step reads it. */
 export interface FormAttempt {
   /** A field of the step's form, by name. */

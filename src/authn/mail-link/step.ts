@@ -7,7 +7,7 @@ import type { MailStore, MailToken } from '../../store/mails.ts';
 import type { User, UserStore } from '../../store/users.ts';
 import { linkTokenHash, passwordStamp } from './tokens.ts';
 import type { Factor } from '../factor.ts';
-import type { Step, Verification } from '../step.ts';
+import { ARRIVING_STEP, type Step, type Verification } from '../step.ts';
 
 /** The factor following a mail's link proves: control of the account's address. */
 export const MAIL_LINK = 'mail-link';
@@ -23,15 +23,11 @@ export interface MailLinkAttempt {
 
 // Whether a user can follow a link is whether they have an address, which is not a step they enrol:
 // the policy asks `enrolled` only of steps that may follow another.
-export const mailLinkStep = {
-  method: MAIL_LINK,
-  first: true,
-  second: false,
-  factors: 1,
-  phishingResistant: false,
-  enrolled: () => false,
-  verify: verifyMailLink,
-} as const satisfies Step<MailLinkStore, MailLinkAttempt, never>;
+export const mailLinkStep = { method: MAIL_LINK, ...ARRIVING_STEP, verify: verifyMailLink } as const satisfies Step<
+  MailLinkStore,
+  MailLinkAttempt,
+  never
+>;
 
 /** The link's factor, followed at `now`. */
 export function mailLinkFactor(now: number): Factor {

@@ -22,20 +22,16 @@ import type { UpstreamIdentity } from '../../upstream/identity.ts';
 import { authorizationAt, identityAt, type UpstreamDeps } from '../../upstream/index.ts';
 import type { Factor } from '../factor.ts';
 import type { Requirement } from '../requirement.ts';
-import type { Carried, EnrolmentStore, Step, Verification } from '../step.ts';
+import { ARRIVING_STEP, type Carried, type EnrolmentStore, type Step, type Verification } from '../step.ts';
 
 // A first step only: the policy asks `enrolled` of steps that may follow another, which these never
 // do. Whether a user has links is the account page's question (src/account/upstream.ts). Verified
 // when the provider's answer comes back (completeUpstream).
-export const upstreamStep = {
-  method: 'upstream',
-  first: true,
-  second: false,
-  factors: 1,
-  phishingResistant: false,
-  enrolled: () => false,
-  verify: completeUpstream,
-} as const satisfies Step<UpstreamSignInDeps, UpstreamReturn, UpstreamOutcome>;
+export const upstreamStep = { method: 'upstream', ...ARRIVING_STEP, verify: completeUpstream } as const satisfies Step<
+  UpstreamSignInDeps,
+  UpstreamReturn,
+  UpstreamOutcome
+>;
 
 /** A provider's sign-in that stated `mfa`, from a provider trusted for it: two factors. */
 export const upstreamMfaStep = { ...upstreamStep, method: 'upstream-mfa', factors: 2 } as const;
