@@ -5,6 +5,9 @@
 // at once, on any instances, exactly one succeeds. Housekeeping deletes what expired (./housekeeping.ts).
 import { Aggregate } from './aggregate.ts';
 
+/** The longest `jti` kept for one use (a client assertion's, a DPoP proof's, an ID-JAG's): longer is refused. */
+export const MAX_JTI = 256;
+
 /** A pushed authorization request: who pushed it and its parameters. */
 export interface PushedRequest {
   clientId: string;

@@ -3,6 +3,7 @@
 // own `jti`s). Only jose and node:crypto, so that the resource module can take it as it is.
 import { createHash } from 'node:crypto';
 import { EmbeddedJWK, errors as joseErrors, jwtVerify, type JWK } from 'jose';
+import { MAX_JTI } from '../store/one-time.ts';
 
 /** dpop_signing_alg_values_supported: asymmetric only (§4.2); Ed25519 is what current libraries call EdDSA. */
 export const DPOP_ALGS = ['ES256', 'RS256', 'PS256', 'EdDSA', 'Ed25519'];
@@ -10,7 +11,6 @@ export const DPOP_ALGS = ['ES256', 'RS256', 'PS256', 'EdDSA', 'Ed25519'];
 export const DPOP_MAX_AGE = 300;
 /** How far ahead of our clock a proof's `iat` may be, seconds. */
 export const DPOP_CLOCK_SKEW = 60;
-const MAX_JTI = 256;
 const MAX_PROOF = 8192;
 
 /** What a proof states, once checked. */

@@ -6,6 +6,12 @@ import type { KeyStore, SigningAlg, SigningKey } from './keystore.ts';
 import { spans } from '../telemetry/spans.ts';
 import { newId } from './opaque.ts';
 
+/**
+ * Seconds of clock difference tolerated in the JWTs others sign and send us: client assertions,
+ * request objects, ID-JAGs.
+ */
+export const CLOCK_TOLERANCE = 30;
+
 export interface AccessTokenInput {
   issuer: string;
   audience: string;

@@ -13,12 +13,12 @@ import type { Client } from '../../store/clients.ts';
 import { PRIVATE_KEY_JWT_ALGS } from '../client-auth/assertion.ts';
 import { type ClientKeySets, ClientKeysUnavailable } from '../client-auth/keys.ts';
 import { type Params, single } from '../params.ts';
+import { CLOCK_TOLERANCE } from '../../tokens/jwt.ts';
 
 /** request_object_signing_alg_values_supported. */
 export const REQUEST_OBJECT_ALGS = [...PRIVATE_KEY_JWT_ALGS, 'none'];
 /** The JWT's own claims, not parameters of the request. */
 const JWT_CLAIMS = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti', 'sub', 'request', 'request_uri']);
-const CLOCK_TOLERANCE = 30;
 const MAX_LENGTH = 16 * 1024;
 
 export class RequestObjects {

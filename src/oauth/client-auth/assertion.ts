@@ -8,7 +8,8 @@
 import { errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { InvalidClient } from '../../errors/index.ts';
 import type { Client } from '../../store/clients.ts';
-import type { OneTimeStore } from '../../store/one-time.ts';
+import { MAX_JTI, type OneTimeStore } from '../../store/one-time.ts';
+import { CLOCK_TOLERANCE } from '../../tokens/jwt.ts';
 import { decryptAtRest, encryptAtRest } from '../../tokens/at-rest.ts';
 import { hashToken } from '../../tokens/opaque.ts';
 import type { Secrets } from '../../tokens/secrets.ts';
@@ -32,9 +33,6 @@ export const PRIVATE_KEY_JWT_ALGS = [
 export const CLIENT_SECRET_JWT_ALGS = ['HS256', 'HS384', 'HS512'];
 /** The furthest an assertion's exp may lie ahead, seconds: a short-lived credential (RFC 7523 §3 item 4). */
 export const MAX_ASSERTION_LIFETIME = 600;
-/** Seconds of clock difference tolerated. */
-const CLOCK_TOLERANCE = 30;
-const MAX_JTI = 256;
 
 export interface ClientAssertionOptions {
   issuer: string;

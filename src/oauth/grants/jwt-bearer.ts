@@ -31,9 +31,8 @@ import { JWT_BEARER_GRANT } from '../grant-types.ts';
 import { ID_JAG_TYP } from './id-jag.ts';
 import { signPersonToken } from './person-token.ts';
 import { accessTokenTtl, type AssertionIssuers, type GrantContext, type GrantHandler } from './types.ts';
+import { CLOCK_TOLERANCE } from '../../tokens/jwt.ts';
 
-/** Seconds of clock difference tolerated. */
-const CLOCK_TOLERANCE = 30;
 /** The oldest an assertion may be (its `iat`), and the furthest its `exp` may lie ahead, seconds. */
 const MAX_AGE = 600;
 
