@@ -4,7 +4,7 @@
 import type { Locale } from '../i18n/locales.ts';
 import type { MfaMode } from '../authn/requirement.ts';
 import type { ThrottlePolicy } from '../authn/throttle.ts';
-import { parseSmtpUrl, SmtpUrlError } from '../mail/smtp-url.ts';
+import { parseSmtpUrl, SmtpUrlError } from './smtp-url.ts';
 import { readSettingFiles } from './files.ts';
 import { configSchema, FILE_SETTINGS } from './schema.ts';
 import { ConfigError, FIXES, GENERATE_SECRET, parseApiScopes, parseTrustProxy, PRODUCTION_PROXIES } from './parse.ts';

@@ -1,9 +1,9 @@
 // How a mail leaves: through the SMTP server of TESSERA_SMTP_URL with nodemailer (smtp:// must
 // upgrade with STARTTLS, smtps:// speaks TLS from the start; certificates are always checked; plain
-// SMTP only to a relay on this machine, ./smtp-url.ts), or, in development without one, into the
+// SMTP only to a relay on this machine, ../config/smtp-url.ts), or, in development without one, into the
 // log, link included, so that a developer can follow it.
 import nodemailer from 'nodemailer';
-import { parseSmtpUrl } from './smtp-url.ts';
+import { parseSmtpUrl } from '../config/smtp-url.ts';
 import type { Message } from './messages.ts';
 
 export interface Envelope extends Message {
@@ -37,7 +37,7 @@ export function smtpTransport(options: SmtpOptions): MailTransport {
     port: endpoint.port,
     secure: endpoint.tls === 'implicit',
     // smtp://: the connection is upgraded with STARTTLS or not used: no link goes out in clear. Only a
-    // relay on this machine, named so in the URL, is spoken to in plain SMTP (./smtp-url.ts).
+    // relay on this machine, named so in the URL, is spoken to in plain SMTP (../config/smtp-url.ts).
     requireTLS: endpoint.tls === 'starttls',
     ignoreTLS: endpoint.tls === 'none',
     ...(endpoint.user || pass ? { auth: { user: endpoint.user, pass: pass ?? '' } } : {}),

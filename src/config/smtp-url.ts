@@ -1,5 +1,5 @@
 // TESSERA_SMTP_URL read once, by the settings (src/config, which refuses what is wrong at start) and
-// by the transport (./transport.ts): where mail goes and how the connection is protected.
+// by the transport (../mail/transport.ts): where mail goes and how the connection is protected.
 // - smtps://host[:465]: TLS from the start.
 // - smtp://host[:587]: the connection must be upgraded with STARTTLS, or nothing is sent.
 // - smtp://localhost:25?disable_starttls=true: plain SMTP, for a relay on this machine only (Postfix
