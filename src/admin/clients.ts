@@ -25,7 +25,7 @@ import {
   sealed,
   usage,
 } from './client-rules.ts';
-import { AdminError, NotFoundError } from './errors.ts';
+import { AdminError, found, NotFoundError } from './errors.ts';
 import { checkRoles } from './roles.ts';
 
 export interface CreateClientInput {
@@ -65,6 +65,11 @@ export interface CreateClientInput {
   frontchannelLogout?: LogoutUri;
   /** The audiences it may exchange tokens for (RFC 8693, `--exchange-audience`). */
   exchangeAudiences?: string[];
+}
+
+/** The client of that client_id, a suspended one too (the operator may look at it and change it). */
+export async function findClient(store: Pick<ClientStore, 'getClient'>, clientId: string): Promise<Client> {
+  return found(await store.getClient(clientId, { suspended: true }), `no client ${clientId}`);
 }
 
 export async function createClient(
@@ -194,8 +199,7 @@ export async function updateClient(
   requester: Requester = CLI,
   config?: Pick<Config, 'scopes'> & Partial<Pick<Config, 'allowHttpRedirectUris'>>,
 ): Promise<{ client: Client; warnings: string[]; clientSecret: string | null }> {
-  const client = await store.getClient(clientId, { suspended: true });
-  if (!client) throw new NotFoundError(`no client ${clientId}`);
+  const client = await findClient(store, clientId);
   const isPublic = client.tokenEndpointAuthMethod === 'none';
   if (isPublic && input.authMethod) throw new AdminError('--auth-method does not apply to a public client');
   const method = input.authMethod ?? client.tokenEndpointAuthMethod;
@@ -309,8 +313,7 @@ export async function rotateClientSecret(
   grace = 0,
   sealSecret?: (secret: string) => string,
 ): Promise<string> {
-  const client = await store.getClient(clientId, { suspended: true });
-  if (!client) throw new NotFoundError(`no client ${clientId}`);
+  const client = await findClient(store, clientId);
   if (client.tokenEndpointAuthMethod === 'none') throw new AdminError(`client ${clientId} is public and has no secret`);
   if (client.tokenEndpointAuthMethod === 'private_key_jwt') {
     throw new AdminError(`client ${clientId} authenticates with its key (private_key_jwt) and has no secret`);
@@ -333,7 +336,7 @@ export async function deleteClient(
   options: { now: number; requester?: Requester },
 ): Promise<void> {
   const { now, requester = CLI } = options;
-  if (!(await store.getClient(clientId, { suspended: true }))) throw new NotFoundError(`no client ${clientId}`);
+  await findClient(store, clientId);
   const deleted = securityEvent('client.deleted', now, { clientId, requester });
   if (!(await store.deleteClient(clientId, deleted))) throw new NotFoundError(`no client ${clientId}`);
 }

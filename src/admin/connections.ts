@@ -8,7 +8,8 @@ import type { ClientStore } from '../store/clients.ts';
 import { splitScope } from '../store/columns.ts';
 import type { Connection, ConnectionStore } from '../store/connections.ts';
 import { newId } from '../tokens/opaque.ts';
-import { AdminError, NotFoundError } from './errors.ts';
+import { findClient } from './clients.ts';
+import { AdminError, found, NotFoundError } from './errors.ts';
 
 export interface ConnectionSettings {
   /** The other authorization server's issuer. */
@@ -64,9 +65,7 @@ export async function createConnection(
   now: number,
   requester: Requester = CLI,
 ): Promise<Connection> {
-  if (!(await store.getClient(input.clientId, { suspended: true }))) {
-    throw new NotFoundError(`no client ${input.clientId}`);
-  }
+  await findClient(store, input.clientId);
   if (input.audience === undefined) throw new AdminError('--audience is required');
   if (input.remoteClientId === undefined) throw new AdminError('--remote-client-id is required');
   if (input.scope === undefined) throw new AdminError('--scope is required');
@@ -92,9 +91,7 @@ export async function createConnection(
 }
 
 export async function showConnection(store: Store, id: string): Promise<Connection> {
-  const connection = await store.getConnection(id);
-  if (!connection) throw new NotFoundError(`no connection ${id}`);
-  return connection;
+  return found(await store.getConnection(id), `no connection ${id}`);
 }
 
 export function listConnections(store: Store, clientId?: string): Promise<Connection[]> {

@@ -12,3 +12,9 @@ export class NotFoundError extends AdminError {
 export class ConflictError extends AdminError {
   override name = 'ConflictError';
 }
+
+/** What a lookup found, or a NotFoundError saying `missing` (`no client abc`) when it found nothing. */
+export function found<T>(thing: T | null | undefined, missing: string): T {
+  if (thing === null || thing === undefined) throw new NotFoundError(missing);
+  return thing;
+}

@@ -2,7 +2,7 @@
 import { CLI, type Requester, securityEvent } from '../events/index.ts';
 import type { ClientStore } from '../store/clients.ts';
 import type { GrantStore } from '../store/grants.ts';
-import { NotFoundError } from './errors.ts';
+import { findClient } from './clients.ts';
 
 /**
  * The client withdrawn from every user, as each user's "withdraw" on the account page (or `grants
@@ -17,7 +17,7 @@ export async function revokeClientGrants(
   options: { now: number; requester?: Requester },
 ): Promise<{ grants: number }> {
   const { now, requester = CLI } = options;
-  if (!(await store.getClient(clientId, { suspended: true }))) throw new NotFoundError(`no client ${clientId}`);
+  await findClient(store, clientId);
   const event = securityEvent('client.grants_revoked', now, { clientId, requester, data: { every_user: true } });
   return { grants: await store.withdrawClientFromAll(clientId, now, event) };
 }

@@ -12,7 +12,7 @@ import { callbackUri } from '../upstream/index.ts';
 import { OidcConfigurations } from '../upstream/oidc.ts';
 import { changedProvider, newProvider, ProviderInputError, type ProviderSettings } from '../upstream/providers.ts';
 import { openClientSecret } from '../upstream/secrets.ts';
-import { ConflictError, NotFoundError } from './errors.ts';
+import { ConflictError, found, NotFoundError } from './errors.ts';
 
 /** The provider's discovery document could not be read: the settings may be right and the provider down. */
 export class UpstreamCheckError extends Error {
@@ -54,9 +54,16 @@ export function describeProvider(provider: UpstreamProvider, config: Pick<Config
 }
 
 export async function findProvider(store: Pick<UpstreamStore, 'getProvider'>, id: string) {
-  const provider = await store.getProvider(id);
-  if (!provider) throw new NotFoundError(`no provider ${id}`);
-  return provider;
+  return found(await store.getProvider(id), `no provider ${id}`);
+}
+
+/** A provider shown on its own (`providers show`, the API's one provider): with the accounts linked to it. */
+export async function describeLinkedProvider(
+  store: Pick<UpstreamStore, 'countLinks'>,
+  config: Pick<Config, 'issuer'>,
+  provider: UpstreamProvider,
+) {
+  return describeProvider(provider, config, await store.countLinks(provider.id));
 }
 
 /**

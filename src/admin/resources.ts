@@ -6,7 +6,7 @@ import { resourceUriProblem } from '../oauth/resources.ts';
 import { USER_SCOPES } from '../oauth/scopes.ts';
 import { splitScope } from '../store/columns.ts';
 import type { Resource, ResourceStore } from '../store/resources.ts';
-import { AdminError, ConflictError, NotFoundError } from './errors.ts';
+import { AdminError, ConflictError, found, NotFoundError } from './errors.ts';
 
 interface Options {
   now: number;
@@ -36,9 +36,7 @@ function apiScopes(config: Pick<Config, 'scopes'>, value: string): string[] {
 }
 
 export async function findResource(store: Pick<ResourceStore, 'getResource'>, uri: string): Promise<Resource> {
-  const resource = await store.getResource(uri);
-  if (!resource) throw new NotFoundError(`no resource ${uri}`);
-  return resource;
+  return found(await store.getResource(uri), `no resource ${uri}`);
 }
 
 /** Registers an API: its URI, the API scopes it accepts, a name (its host by default). */

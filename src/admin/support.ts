@@ -43,33 +43,23 @@ export async function unlockUser(
   return { unlocked: (await store.clearThrottlesOf(user.username.toLowerCase(), unlocked)) > 0 };
 }
 
+/** What disabling and enabling a user write to. */
+type DisablingStore = Pick<UserStore, 'setUserDisabled'>;
+
 /**
  * Disables the user (`user.disabled`): signed out, and refused at sign-in; their apps refused, with
  * the tokens issued to them revoked, and their webhooks paused, until `enableUser`.
  */
-export async function disableUser(
-  store: Pick<UserStore, 'setUserDisabled'>,
-  user: User,
-  options: SupportOptions,
-): Promise<void> {
+export async function disableUser(store: DisablingStore, user: User, options: SupportOptions): Promise<void> {
   await setDisabled(store, user, true, options);
 }
 
 /** Lets a disabled user sign in again, their apps and webhooks with them (`user.enabled`). */
-export async function enableUser(
-  store: Pick<UserStore, 'setUserDisabled'>,
-  user: User,
-  options: SupportOptions,
-): Promise<void> {
+export async function enableUser(store: DisablingStore, user: User, options: SupportOptions): Promise<void> {
   await setDisabled(store, user, false, options);
 }
 
-async function setDisabled(
-  store: Pick<UserStore, 'setUserDisabled'>,
-  user: User,
-  disabled: boolean,
-  options: SupportOptions,
-) {
+async function setDisabled(store: DisablingStore, user: User, disabled: boolean, options: SupportOptions) {
   const { now, requester = CLI } = options;
   const event = securityEvent(disabled ? 'user.disabled' : 'user.enabled', now, { userId: user.id, requester });
   const found = await store.setUserDisabled(user.id, disabled, now, event);

@@ -7,7 +7,7 @@ import type { SessionStore } from '../store/sessions.ts';
 import type { User, UserStore } from '../store/users.ts';
 import type { UpstreamStore } from '../store/upstream.ts';
 import { applyClaimChanges, ClaimError, type HeldClaimChanges } from '../tokens/held-claims.ts';
-import { AdminError, ConflictError, NotFoundError } from './errors.ts';
+import { AdminError, ConflictError, found, NotFoundError } from './errors.ts';
 
 /** 1 to 64 letters, digits and `. _ @ + -`: a username. */
 export function usernameProblem(username: string): string | undefined {
@@ -20,15 +20,11 @@ export function emailProblem(email: string): string | undefined {
 }
 
 export async function findUserById(store: Pick<UserStore, 'getUserById'>, id: string): Promise<User> {
-  const user = await store.getUserById(id);
-  if (!user) throw new NotFoundError(`no user ${id}`);
-  return user;
+  return found(await store.getUserById(id), `no user ${id}`);
 }
 
 export async function findUser(store: Pick<UserStore, 'getUserByUsername'>, username: string): Promise<User> {
-  const user = await store.getUserByUsername(username);
-  if (!user) throw new NotFoundError(`no user ${username}`);
-  return user;
+  return found(await store.getUserByUsername(username), `no user ${username}`);
 }
 
 export interface ProfileChanges {

@@ -11,7 +11,7 @@ import type { Secrets } from '../tokens/secrets.ts';
 import { newWebhookSecret } from '../webhooks/signature.ts';
 import { checkEventTypes, eventTypesShown, sealWebhookSecret } from '../webhooks/subscriptions.ts';
 import { WebhookInputError, webhookUrlProblem } from '../webhooks/subscriptions.ts';
-import { NotFoundError } from './errors.ts';
+import { found, NotFoundError } from './errors.ts';
 import { describeSchedule } from './schedule.ts';
 
 interface Options {
@@ -20,9 +20,7 @@ interface Options {
 }
 
 export async function findWebhook(store: Pick<WebhookStore, 'getWebhook'>, id: string): Promise<Webhook> {
-  const webhook = await store.getWebhook(id);
-  if (!webhook) throw new NotFoundError(`no webhook ${id}`);
-  return webhook;
+  return found(await store.getWebhook(id), `no webhook ${id}`);
 }
 
 /**

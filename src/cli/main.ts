@@ -21,7 +21,7 @@ import { exportCommand, importCommand } from './commands/transfer.ts';
 import { usersCommand } from './commands/users.ts';
 import { mailCommand } from './commands/mail.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
-import { NotFound, withStore, type Io } from './commands/common.ts';
+import { withStore, type Io } from './commands/common.ts';
 import { migrateCommand, migrationLogger } from './commands/migrate.ts';
 import { VERSION } from '../release.ts';
 
@@ -164,7 +164,7 @@ export async function run(argv: string[], unsafeIo: Io): Promise<number> {
     // standard error so that the command's own output (--json) stays as it is.
     return await withStore(config, (store) => handler(store, config, rest, io), migrationLogger(io.err));
   } catch (err) {
-    if (err instanceof NotFound || err instanceof NotFoundError) {
+    if (err instanceof NotFoundError) {
       io.err(`tessera: ${err.message}`);
       return 1;
     }

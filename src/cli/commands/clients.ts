@@ -12,8 +12,23 @@ import {
 import { splitScope } from '../../store/columns.ts';
 import { redirectUriProblem } from '../../oauth/registration/redirect-rules.ts';
 import { UsageError } from '../operations.ts';
-import { createClient, deleteClient, updateClient, rotateClientSecret } from '../../admin/clients.ts';
-import { formatTime, type Io, NotFound, parse, printList, requireOption, requirePositional } from './common.ts';
+import { createClient, deleteClient, findClient, updateClient, rotateClientSecret } from '../../admin/clients.ts';
+import {
+  argumentAndJson,
+  deleteOne,
+  flags,
+  formatTime,
+  type Io,
+  JSON_OPTION,
+  listAll,
+  negations,
+  parse,
+  printRecord,
+  repeatable,
+  requireOption,
+  requirePositional,
+  strings,
+} from './common.ts';
 import { LIFETIME_OPTIONS, lifetimesFrom } from '../../admin/lifetimes.ts';
 import { describeClient as describe } from '../../admin/client-view.ts';
 import {
@@ -24,14 +39,6 @@ import {
 } from '../../admin/client-keys.ts';
 import { resolveSecret } from '../../config/secret.ts';
 import { sealJwtSecret } from '../../oauth/client-auth/assertion.ts';
-
-/** The options of a client's keys, on create and update. */
-const KEY_OPTIONS = {
-  'auth-method': { type: 'string' },
-  jwks: { type: 'string' },
-  'jwks-uri': { type: 'string' },
-  'request-object-signing-alg': { type: 'string' },
-} as const;
 
 /** The auth method and keys given, checked; and how a client_secret_jwt secret is kept (under TESSERA_SECRET). */
 function keyOptions(
@@ -63,21 +70,6 @@ function roleList(value: string): string[] {
   return roles;
 }
 
-const LOGOUT_OPTIONS = {
-  'backchannel-logout-uri': { type: 'string' },
-  'backchannel-logout-session-required': { type: 'boolean' },
-  'frontchannel-logout-uri': { type: 'string' },
-  'frontchannel-logout-session-required': { type: 'boolean' },
-} as const;
-
-/** What `update` takes besides: the removals. */
-const NO_LOGOUT_OPTIONS = {
-  'no-backchannel-logout-uri': { type: 'boolean' },
-  'no-backchannel-logout-session-required': { type: 'boolean' },
-  'no-frontchannel-logout-uri': { type: 'boolean' },
-  'no-frontchannel-logout-session-required': { type: 'boolean' },
-} as const;
-
 /**
  * The client's logout of `channel` (Back-Channel or Front-Channel Logout 1.0) from
  * `--CHANNEL-logout-uri`, `--[no-]CHANNEL-logout-session-required` and `--no-CHANNEL-logout-uri`, over
@@ -106,43 +98,70 @@ function definedLogouts(values: Partial<Record<string, string | boolean | string
   return { ...(backchannelLogout && { backchannelLogout }), ...(frontchannelLogout && { frontchannelLogout }) };
 }
 
-function printClient(io: Io, described: Record<string, unknown>): void {
-  for (const [key, value] of Object.entries(described)) {
-    io.out(`${key.padEnd(30)} ${Array.isArray(value) ? value.join(' ') : String(value)}`);
-  }
+/** What create and update both take. */
+const SETTINGS = {
+  ...strings('name', 'scope', 'grant-types', 'roles'),
+  ...strings('auth-method', 'jwks', 'jwks-uri', 'request-object-signing-alg'),
+  ...strings('backchannel-logout-uri', 'frontchannel-logout-uri'),
+  ...flags('backchannel-logout-session-required', 'frontchannel-logout-session-required'),
+  ...repeatable('redirect-uri', 'post-logout-redirect-uri', 'allowed-origin', 'exchange-audience'),
+  ...flags('require-mfa', 'require-pushed-authorization-requests', 'require-dpop', 'admin'),
+  ...LIFETIME_OPTIONS,
+  ...JSON_OPTION,
+};
+
+/** What `update` takes besides: the removals. */
+const REMOVALS = negations(
+  'post-logout-redirect-uris',
+  'allowed-origins',
+  'require-mfa',
+  'require-pushed-authorization-requests',
+  'require-dpop',
+  'admin',
+  'exchange-audiences',
+  'backchannel-logout-uri',
+  'backchannel-logout-session-required',
+  'frontchannel-logout-uri',
+  'frontchannel-logout-session-required',
+);
+
+/** `--NAME` or `--no-NAME` (which wins), or undefined when neither is said. */
+function yesOrNo(values: Partial<Record<string, string | boolean | string[]>>, name: string): boolean | undefined {
+  return values[`no-${name}`] ? false : (values[name] as boolean | undefined);
+}
+
+/** A client as `show`, `create` and `update` print it, with the secret just issued if there is one. */
+function printClient(io: Io, config: Config, client: Client, json: boolean | undefined, clientSecret?: string | null) {
+  const secret = clientSecret ? { client_secret: clientSecret } : {};
+  if (json) io.out(JSON.stringify({ ...describe(client, config), ...secret }, null, 2));
+  else printRecord(io, false, { ...describe(client, config, true), ...secret }, 30, ' ');
+}
+
+/** What create and update say: the warnings, the client, and `stored` (the secret to store) if one was issued. */
+function printSaved(
+  io: Io,
+  config: Config,
+  json: boolean | undefined,
+  saved: { client: Client; clientSecret: string | null; warnings: string[] },
+  stored: string,
+): number {
+  for (const warning of saved.warnings) io.err(`warning: ${warning}`);
+  printClient(io, config, saved.client, json, saved.clientSecret);
+  if (saved.clientSecret && !json) io.out(`\nStore the ${stored} now: it is shown only once.`);
+  return 0;
 }
 
 export async function clientsCommand(store: ClientStore, config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
+  const now = Math.floor(Date.now() / 1000);
   switch (sub) {
     case 'create': {
-      const { values } = parse(rest, {
-        name: { type: 'string' },
-        'redirect-uri': { type: 'string', multiple: true },
-        'post-logout-redirect-uri': { type: 'string', multiple: true },
-        scope: { type: 'string' },
-        public: { type: 'boolean' },
-        'first-party': { type: 'boolean' },
-        'require-mfa': { type: 'boolean' },
-        'require-pushed-authorization-requests': { type: 'boolean' },
-        'require-dpop': { type: 'boolean' },
-        ...KEY_OPTIONS,
-        ...LOGOUT_OPTIONS,
-        'auth-method': { type: 'string' },
-        alg: { type: 'string' },
-        'grant-types': { type: 'string' },
-        'allowed-origin': { type: 'string', multiple: true },
-        admin: { type: 'boolean' },
-        roles: { type: 'string' },
-        'exchange-audience': { type: 'string', multiple: true },
-        ...LIFETIME_OPTIONS,
-        json: { type: 'boolean' },
-      });
+      const { values } = parse(rest, { ...SETTINGS, ...strings('alg'), ...flags('public', 'first-party') });
       const grantTypes = values['grant-types']?.split(',').map((g) => g.trim());
       const { authMethod, keys, sealSecret, requestObjectSigningAlg } = keyOptions(values, config);
       const alg = values.alg;
       if (alg !== undefined && alg !== 'RS256' && alg !== 'ES256') throw new UsageError('--alg must be RS256 or ES256');
-      const { client, clientSecret, warnings } = await createClient(store, config, {
+      const created = await createClient(store, config, {
         name: requireOption(values.name, '--name'),
         redirectUris: values['redirect-uri'] ?? [],
         postLogoutRedirectUris: values['post-logout-redirect-uri'] ?? [],
@@ -165,78 +184,36 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         ...definedLogouts(values),
         ...(values['exchange-audience'] ? { exchangeAudiences: values['exchange-audience'] } : {}),
       });
-      for (const warning of warnings) io.err(`warning: ${warning}`);
-      const secret = clientSecret ? { client_secret: clientSecret } : {};
-      if (values.json) io.out(JSON.stringify({ ...describe(client, config), ...secret }, null, 2));
-      else printClient(io, { ...describe(client, config, true), ...secret });
-      if (clientSecret && !values.json) io.out('\nStore the client secret now: it is shown only once.');
-      return 0;
+      return printSaved(io, config, values.json, created, 'client secret');
     }
-    case 'list': {
-      const { values } = parse(rest, { json: { type: 'boolean' } });
-      const describeClient = (c: Client) => describe(c, config);
-      printList(io, values.json, await store.listClients(), describeClient, 'no clients', (c) => {
-        const via = c.registeredVia === 'dynamic' ? '  (registered itself)' : '';
-        const flagged = c.redirectUris.some((uri) => redirectUriProblem(uri))
-          ? '  (! a redirect URI breaks the rules)'
-          : '';
-        const admin = c.admin ? '  (admin)' : '';
-        const roles = c.allowedRoles ? `  [roles: ${c.allowedRoles.join(' ')}]` : '';
-        return `${c.clientId}  ${c.tokenEndpointAuthMethod.padEnd(19)}  ${c.name}${admin}${roles}${via}${flagged}`;
-      });
-      return 0;
-    }
-    case 'show': {
-      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
-      const id = requirePositional(positionals, 'the client id');
-      const client = await store.getClient(id, { suspended: true });
-      if (!client) throw new NotFound(`no client ${id}`);
-      if (values.json) io.out(JSON.stringify(describe(client, config), null, 2));
-      else printClient(io, describe(client, config, true));
-      return 0;
-    }
-    case 'delete': {
-      const { positionals } = parse(rest, {}, 1);
-      const id = requirePositional(positionals, 'the client id');
-      await deleteClient(store, id, { now: Math.floor(Date.now() / 1000) });
-      io.out(`deleted client ${id}`);
-      return 0;
-    }
-    case 'update': {
-      const { values, positionals } = parse(
+    case 'list':
+      return listAll(
+        io,
         rest,
-        {
-          name: { type: 'string' },
-          'redirect-uri': { type: 'string', multiple: true },
-          'post-logout-redirect-uri': { type: 'string', multiple: true },
-          'no-post-logout-redirect-uris': { type: 'boolean' },
-          scope: { type: 'string' },
-          'grant-types': { type: 'string' },
-          'allowed-origin': { type: 'string', multiple: true },
-          'no-allowed-origins': { type: 'boolean' },
-          'require-mfa': { type: 'boolean' },
-          'no-require-mfa': { type: 'boolean' },
-          'require-pushed-authorization-requests': { type: 'boolean' },
-          'no-require-pushed-authorization-requests': { type: 'boolean' },
-          'require-dpop': { type: 'boolean' },
-          'no-require-dpop': { type: 'boolean' },
-          ...KEY_OPTIONS,
-          admin: { type: 'boolean' },
-          'no-admin': { type: 'boolean' },
-          roles: { type: 'string' },
-          'all-roles': { type: 'boolean' },
-          ...LOGOUT_OPTIONS,
-          ...NO_LOGOUT_OPTIONS,
-          'exchange-audience': { type: 'string', multiple: true },
-          'no-exchange-audiences': { type: 'boolean' },
-          ...LIFETIME_OPTIONS,
-          json: { type: 'boolean' },
+        () => store.listClients(),
+        (c) => describe(c, config),
+        'no clients',
+        (c) => {
+          const via = c.registeredVia === 'dynamic' ? '  (registered itself)' : '';
+          const flagged = c.redirectUris.some((uri) => redirectUriProblem(uri))
+            ? '  (! a redirect URI breaks the rules)'
+            : '';
+          const admin = c.admin ? '  (admin)' : '';
+          const roles = c.allowedRoles ? `  [roles: ${c.allowedRoles.join(' ')}]` : '';
+          return `${c.clientId}  ${c.tokenEndpointAuthMethod.padEnd(19)}  ${c.name}${admin}${roles}${via}${flagged}`;
         },
-        1,
       );
+    case 'show': {
+      const { argument: id, json } = argumentAndJson(rest, 'the client id');
+      printClient(io, config, await findClient(store, id), json);
+      return 0;
+    }
+    case 'delete':
+      return deleteOne(io, rest, 'the client id', 'client', (id) => deleteClient(store, id, { now }));
+    case 'update': {
+      const { values, positionals } = parse(rest, { ...SETTINGS, ...flags('all-roles'), ...REMOVALS }, 1);
       const id = requirePositional(positionals, 'the client id');
-      const current = await store.getClient(id, { suspended: true });
-      if (!current) throw new NotFound(`no client ${id}`);
+      const current = await findClient(store, id);
       const { authMethod, keys, sealSecret, requestObjectSigningAlg } = keyOptions(values, config);
       const origins = values['no-allowed-origins'] ? [] : values['allowed-origin'];
       const postLogout = values['no-post-logout-redirect-uris'] ? [] : values['post-logout-redirect-uri'];
@@ -248,39 +225,29 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
         grantTypes: values['grant-types']?.split(',').map((g) => g.trim()),
         allowedOrigins: origins,
         lifetimes: lifetimesFrom(values, config, current.lifetimes),
-        requireMfa: values['no-require-mfa'] ? false : values['require-mfa'],
-        requirePushedAuthorizationRequests: values['no-require-pushed-authorization-requests']
-          ? false
-          : values['require-pushed-authorization-requests'],
-        requireDpop: values['no-require-dpop'] ? false : values['require-dpop'],
+        requireMfa: yesOrNo(values, 'require-mfa'),
+        requirePushedAuthorizationRequests: yesOrNo(values, 'require-pushed-authorization-requests'),
+        requireDpop: yesOrNo(values, 'require-dpop'),
         authMethod,
         keys,
         requestObjectSigningAlg,
         ...(authMethod === 'client_secret_jwt' ? { sealSecret: await sealSecret() } : {}),
-        admin: values['no-admin'] ? false : values.admin,
+        admin: yesOrNo(values, 'admin'),
         allowedRoles: values['all-roles'] ? null : values.roles === undefined ? undefined : roleList(values.roles),
         backchannelLogout: logoutFrom(values, 'backchannel', current),
         frontchannelLogout: logoutFrom(values, 'frontchannel', current),
         exchangeAudiences: values['no-exchange-audiences'] ? [] : values['exchange-audience'],
       };
-      const now = Math.floor(Date.now() / 1000);
-      const { client, warnings, clientSecret } = await updateClient(store, id, input, now, CLI, config);
-      for (const warning of warnings) io.err(`warning: ${warning}`);
-      const secret = clientSecret ? { client_secret: clientSecret } : {};
-      if (values.json) io.out(JSON.stringify({ ...describe(client, config), ...secret }, null, 2));
-      else printClient(io, { ...describe(client, config, true), ...secret });
-      if (clientSecret && !values.json) io.out('\nStore the new client secret now: it is shown only once.');
-      return 0;
+      const updated = await updateClient(store, id, input, now, CLI, config);
+      return printSaved(io, config, values.json, updated, 'new client secret');
     }
     case 'rotate-secret': {
-      const { values, positionals } = parse(rest, { grace: { type: 'string' }, json: { type: 'boolean' } }, 1);
+      const { values, positionals } = parse(rest, { ...strings('grace'), ...JSON_OPTION }, 1);
       const id = requirePositional(positionals, 'the client id');
-      if (!(await store.getClient(id, { suspended: true }))) throw new NotFound(`no client ${id}`);
+      const current = await findClient(store, id);
       const grace = values.grace === undefined ? 0 : Number(values.grace);
       if (!Number.isInteger(grace) || grace < 0) throw new UsageError('--grace must be a whole number of seconds');
-      const now = Math.floor(Date.now() / 1000);
-      const current = await store.getClient(id, { suspended: true });
-      const jwt = current?.tokenEndpointAuthMethod === 'client_secret_jwt';
+      const jwt = current.tokenEndpointAuthMethod === 'client_secret_jwt';
       const seal = jwt ? await keyOptions({}, config).sealSecret() : undefined;
       const secret = await rotateClientSecret(store, id, now, CLI, grace, seal);
       const until = grace > 0 ? formatTime(now + grace) : null;

@@ -15,10 +15,6 @@ export interface Io {
   stdinLines?(): AsyncIterable<string>;
 }
 
-export class NotFound extends UsageError {
-  readonly notFound = true;
-}
-
 export async function withStore(
   config: Config,
   action: (store: Store) => Promise<number>,
@@ -44,6 +40,31 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: s
   return parsed;
 }
 
+/** `--json`: every command that shows something prints it as JSON with it. */
+export const JSON_OPTION = { json: { type: 'boolean' } } as const;
+
+/** Options that take a value, by name. */
+export function strings<const N extends string>(...names: N[]) {
+  return Object.fromEntries(names.map((name) => [name, { type: 'string' }])) as { [K in N]: { type: 'string' } };
+}
+
+/** Yes/no options, by name. */
+export function flags<const N extends string>(...names: N[]) {
+  return Object.fromEntries(names.map((name) => [name, { type: 'boolean' }])) as { [K in N]: { type: 'boolean' } };
+}
+
+/** Options that take a value and may be given again (`--redirect-uri A --redirect-uri B`), by name. */
+export function repeatable<const N extends string>(...names: N[]) {
+  return Object.fromEntries(names.map((name) => [name, { type: 'string', multiple: true }])) as {
+    [K in N]: { type: 'string'; multiple: true };
+  };
+}
+
+/** The `--no-NAME` of each name: a yes/no option that turns a setting off or removes it. */
+export function negations<const N extends string>(...names: N[]) {
+  return flags(...names.map((name) => `no-${name}` as const));
+}
+
 export function requirePositional(positionals: string[], what: string): string {
   const value = positionals[0];
   if (!value) throw new UsageError(`${what} is required`);
@@ -53,6 +74,31 @@ export function requirePositional(positionals: string[], what: string): string {
 export function requireOption<V>(value: V | undefined, option: string): V {
   if (value === undefined) throw new UsageError(`${option} is required`);
   return value;
+}
+
+/** The one argument of a command that takes nothing else (`clients delete ID`); `what` names it if missing. */
+export function onlyArgument(args: string[], what: string): string {
+  return requirePositional(parse(args, {}, 1).positionals, what);
+}
+
+/** The one argument of a command that takes `--json` besides (`users sessions USERNAME [--json]`). */
+export function argumentAndJson(args: string[], what: string): { argument: string; json: boolean | undefined } {
+  const { values, positionals } = parse(args, JSON_OPTION, 1);
+  return { argument: requirePositional(positionals, what), json: values.json };
+}
+
+/** `… delete ID`: the one `what` names removed with `remove`, and said (`deleted client abc`). */
+export async function deleteOne(
+  io: Io,
+  args: string[],
+  what: string,
+  noun: string,
+  remove: (argument: string) => Promise<unknown>,
+): Promise<number> {
+  const argument = onlyArgument(args, what);
+  await remove(argument);
+  io.out(`deleted ${noun} ${argument}`);
+  return 0;
 }
 
 export function formatTime(epochSeconds: number): string {
@@ -80,15 +126,49 @@ export function printList<T>(
   else for (const item of items) io.out(line(item));
 }
 
-/** One thing described: with --json as JSON, else a line per field, the names padded to `width`. */
+/** `… list [--json]`: every one there is, as printList prints them. */
+export async function listAll<T>(
+  io: Io,
+  args: string[],
+  all: () => Promise<T[]>,
+  describe: (item: T) => unknown,
+  none: string,
+  line: (item: T) => string,
+): Promise<number> {
+  const { values } = parse(args, JSON_OPTION);
+  printList(io, values.json, await all(), describe, none, line);
+  return 0;
+}
+
+/**
+ * One thing described: with --json as JSON, else a line per field, the names padded to `width` and
+ * the items of a list joined by `separator`.
+ */
 export function printRecord(
   io: Io,
   json: boolean | undefined,
   described: Record<string, unknown>,
   width: number,
+  separator = ',',
 ): void {
   if (json) io.out(JSON.stringify(described, null, 2));
-  else for (const [key, value] of Object.entries(described)) io.out(`${key.padEnd(width)} ${String(value)}`);
+  else
+    for (const [key, value] of Object.entries(described))
+      io.out(`${key.padEnd(width)} ${Array.isArray(value) ? value.join(separator) : String(value)}`);
+}
+
+/** `… show ID [--json]`: the one `what` names, looked up and described, as printRecord prints it. */
+export async function showOne(
+  io: Io,
+  args: string[],
+  what: string,
+  describe: (argument: string) => Promise<Record<string, unknown>>,
+  width: number,
+  separator?: string,
+): Promise<number> {
+  const { argument, json } = argumentAndJson(args, what);
+  printRecord(io, json, await describe(argument), width, separator);
+  return 0;
 }
 
 /** A new file readable by its owner only; one that exists already is refused, never overwritten. */

@@ -11,7 +11,18 @@ import type { Config } from '../../config/index.ts';
 import type { Store } from '../../store/store.ts';
 import type { Connection } from '../../store/connections.ts';
 import { UsageError } from '../operations.ts';
-import { formatTime, type Io, parse, printList, printRecord, requirePositional } from './common.ts';
+import {
+  deleteOne,
+  formatTime,
+  type Io,
+  JSON_OPTION,
+  negations,
+  parse,
+  printList,
+  requirePositional,
+  showOne,
+  strings,
+} from './common.ts';
 
 function describe(connection: Connection): Record<string, unknown> {
   return {
@@ -26,19 +37,14 @@ function describe(connection: Connection): Record<string, unknown> {
   };
 }
 
-const SETTINGS = {
-  'remote-client-id': { type: 'string' },
-  scope: { type: 'string' },
-  resource: { type: 'string' },
-  json: { type: 'boolean' },
-} as const;
+const SETTINGS = { ...strings('remote-client-id', 'scope', 'resource'), ...JSON_OPTION };
 
 export async function connectionsCommand(store: Store, _config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
   switch (sub) {
     case 'create': {
-      const { values } = parse(rest, { client: { type: 'string' }, audience: { type: 'string' }, ...SETTINGS });
+      const { values } = parse(rest, { ...strings('client', 'audience'), ...SETTINGS });
       if (values.client === undefined) throw new UsageError('--client is required');
       const connection = await createConnection(
         store,
@@ -56,20 +62,16 @@ export async function connectionsCommand(store: Store, _config: Config, args: st
       return 0;
     }
     case 'list': {
-      const { values } = parse(rest, { client: { type: 'string' }, json: { type: 'boolean' } });
+      const { values } = parse(rest, { ...strings('client'), ...JSON_OPTION });
       printList(io, values.json, await listConnections(store, values.client), describe, 'no connections', (c) => {
         return `${c.id}  ${c.clientId}  ${c.audience}  ${c.remoteClientId}  ${c.scopes.join(' ')}`;
       });
       return 0;
     }
-    case 'show': {
-      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
-      const id = requirePositional(positionals, 'the connection id');
-      printRecord(io, values.json, describe(await showConnection(store, id)), 16);
-      return 0;
-    }
+    case 'show':
+      return showOne(io, rest, 'the connection id', async (id) => describe(await showConnection(store, id)), 16);
     case 'update': {
-      const { values, positionals } = parse(rest, { ...SETTINGS, 'no-resource': { type: 'boolean' } }, 1);
+      const { values, positionals } = parse(rest, { ...SETTINGS, ...negations('resource') }, 1);
       const id = requirePositional(positionals, 'the connection id');
       if (values.resource !== undefined && values['no-resource']) {
         throw new UsageError('--resource and --no-resource contradict each other');
@@ -84,13 +86,8 @@ export async function connectionsCommand(store: Store, _config: Config, args: st
       else io.out(`updated connection ${connection.id}: ${connection.clientId} → ${connection.audience}`);
       return 0;
     }
-    case 'delete': {
-      const { positionals } = parse(rest, {}, 1);
-      const id = requirePositional(positionals, 'the connection id');
-      await deleteConnection(store, id, now);
-      io.out(`deleted connection ${id}`);
-      return 0;
-    }
+    case 'delete':
+      return deleteOne(io, rest, 'the connection id', 'connection', (id) => deleteConnection(store, id, now));
     default:
       throw new UsageError(
         sub

@@ -7,7 +7,7 @@ import type { EventStore } from '../../store/events.ts';
 import type { UserStore } from '../../store/users.ts';
 import { UsageError } from '../operations.ts';
 import { unknownEventTypes } from './event-types.ts';
-import { formatTime, type Io, parse } from './common.ts';
+import { formatTime, type Io, JSON_OPTION, parse, strings } from './common.ts';
 
 export async function eventsCommand(
   store: EventStore & UserStore,
@@ -18,15 +18,7 @@ export async function eventsCommand(
 ): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'list') throw new UsageError(sub ? `unknown events command "${sub}"` : 'events needs a command: list');
-  const { values } = parse(rest, {
-    user: { type: 'string' },
-    client: { type: 'string' },
-    type: { type: 'string' },
-    request: { type: 'string' },
-    since: { type: 'string' },
-    limit: { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  const { values } = parse(rest, { ...strings('user', 'client', 'type', 'request', 'since', 'limit'), ...JSON_OPTION });
   if (values.type !== undefined && !EVENT_TYPES.includes(values.type as EventType)) {
     throw unknownEventTypes('--type', [values.type]);
   }

@@ -6,7 +6,10 @@ import type { ClientStore } from '../../store/clients.ts';
 import type { GrantStore } from '../../store/grants.ts';
 import type { UserStore } from '../../store/users.ts';
 import { UsageError } from '../operations.ts';
-import { formatTime, type Io, NotFound, parse, printList, requireOption } from './common.ts';
+import { findClient } from '../../admin/clients.ts';
+import { found } from '../../admin/errors.ts';
+import { findUser } from '../../admin/users.ts';
+import { formatTime, type Io, JSON_OPTION, parse, printList, requireOption, strings } from './common.ts';
 
 type Stores = ClientStore & UserStore & GrantStore;
 
@@ -15,10 +18,9 @@ export async function grantsCommand(store: Stores, _config: Config, args: string
   const now = Math.floor(Date.now() / 1000);
   switch (sub) {
     case 'list': {
-      const { values } = parse(rest, { user: { type: 'string' }, json: { type: 'boolean' } });
+      const { values } = parse(rest, { ...strings('user'), ...JSON_OPTION });
       const username = requireOption(values.user, '--user');
-      const user = await store.getUserByUsername(username);
-      if (!user) throw new NotFound(`no user ${username}`);
+      const user = await findUser(store, username);
       const grants = await store.listActiveGrants(user.id, now);
       const describe = ({ id, clientId, clientName, scope, createdAt }: (typeof grants)[number]) => ({
         grant_id: id,
@@ -34,12 +36,11 @@ export async function grantsCommand(store: Stores, _config: Config, args: string
       return 0;
     }
     case 'revoke': {
-      const { values, positionals } = parse(rest, { user: { type: 'string' }, client: { type: 'string' } }, 1);
+      const { values, positionals } = parse(rest, strings('user', 'client'), 1);
       const grantId = positionals[0];
       if (grantId) {
         if (values.user || values.client) throw new UsageError('give either a GRANT_ID or --user with --client');
-        const grant = await store.getGrant(grantId);
-        if (!grant) throw new NotFound(`no grant ${grantId}`);
+        const grant = found(await store.getGrant(grantId), `no grant ${grantId}`);
         const revoked = securityEvent('token.revoked', now, {
           userId: grant.userId,
           clientId: grant.clientId,
@@ -58,9 +59,8 @@ export async function grantsCommand(store: Stores, _config: Config, args: string
         return 0;
       }
       const username = values.user;
-      const user = await store.getUserByUsername(username);
-      if (!user) throw new NotFound(`no user ${username}`);
-      if (!(await store.getClient(clientId, { suspended: true }))) throw new NotFound(`no client ${clientId}`);
+      const user = await findUser(store, username);
+      await findClient(store, clientId);
       const withdrawn = securityEvent('consent.withdrawn', now, { userId: user.id, clientId, requester: CLI });
       const count = await store.withdrawClient(user.id, clientId, now, withdrawn);
       io.out(`revoked ${count} grant(s) of ${username} for client ${clientId}, and forgot the consent`);

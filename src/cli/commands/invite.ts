@@ -4,21 +4,19 @@
 import { invitedAt, inviteNewUser, resendUserInvitation } from '../../admin/invitations.ts';
 import type { Config } from '../../config/index.ts';
 import { resolveSecret } from '../../config/secret.ts';
-import { type Io, NotFound, parse, requireOption } from './common.ts';
+import { found } from '../../admin/errors.ts';
+import { flags, type Io, parse, requireOption, strings } from './common.ts';
 import type { UserStores } from './user-sessions.ts';
 
 export async function inviteCommand(store: UserStores, config: Config, args: string[], io: Io, now: number) {
-  const { values } = parse(args, {
-    email: { type: 'string' },
-    username: { type: 'string' },
-    name: { type: 'string' },
-    resend: { type: 'boolean' },
-  });
+  const { values } = parse(args, { ...strings('email', 'username', 'name'), ...flags('resend') });
   const email = requireOption(values.email, '--email');
   const deps = { config, secret: await resolveSecret(config) };
   if (values.resend) {
-    const user = values.username ? await store.getUserByUsername(values.username) : await invitedAt(store, email, now);
-    if (!user) throw new NotFound(`no invitation for ${values.username ?? email}`);
+    const invited = values.username
+      ? await store.getUserByUsername(values.username)
+      : await invitedAt(store, email, now);
+    const user = found(invited, `no invitation for ${values.username ?? email}`);
     await resendUserInvitation(store, deps, user, { now });
     io.out(`invitation sent again to ${user.email} for ${user.username}; earlier links no longer work`);
     return 0;

@@ -8,7 +8,7 @@ import { rotateKey } from '../../tokens/key-rotation.ts';
 import { JWKS_MAX_AGE, keyTimeline, stageDelay } from '../../tokens/key-timeline.ts';
 import { KeyStore } from '../../tokens/keystore.ts';
 import { UsageError } from '../operations.ts';
-import { formatTime, type Io, parse } from './common.ts';
+import { flags, formatTime, type Io, JSON_OPTION, parse, strings } from './common.ts';
 
 const time = (at: number | null) => (at === null ? '-' : formatTime(at));
 
@@ -17,7 +17,7 @@ export async function keysCommand(store: SigningKeyStore, config: Config, args: 
   const open = async () => KeyStore.open(store, await resolveSecret(config), { timeline: keyTimeline(config) });
   switch (sub) {
     case 'list': {
-      const { values } = parse(rest, { json: { type: 'boolean' } });
+      const { values } = parse(rest, JSON_OPTION);
       const keys = (await open()).states();
       if (values.json) {
         // The field names and ISO times every --json uses.
@@ -41,7 +41,7 @@ export async function keysCommand(store: SigningKeyStore, config: Config, args: 
       return 0;
     }
     case 'rotate': {
-      const { values } = parse(rest, { alg: { type: 'string' }, now: { type: 'boolean' } });
+      const { values } = parse(rest, { ...strings('alg'), ...flags('now') });
       const alg = values.alg ?? config.signingAlg;
       if (alg !== 'RS256' && alg !== 'ES256') throw new UsageError('--alg must be RS256 or ES256');
       const keys = await open();

@@ -5,7 +5,7 @@ import type { Config } from '../../config/index.ts';
 import type { Mail, MailStore } from '../../store/mails.ts';
 import { UsageError } from '../operations.ts';
 import { describeSchedule } from '../../admin/schedule.ts';
-import { type Io, parse, printList } from './common.ts';
+import { type Io, JSON_OPTION, parse, printList, strings } from './common.ts';
 
 function describeMail(mail: Mail): Record<string, unknown> {
   return { id: mail.id, kind: mail.kind, to: mail.recipient, ...describeSchedule(mail), last_error: mail.lastError };
@@ -14,7 +14,7 @@ function describeMail(mail: Mail): Record<string, unknown> {
 export async function mailCommand(store: MailStore, config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'list') throw new UsageError('mail: list [--limit N] [--json]');
-  const { values } = parse(rest, { limit: { type: 'string' }, json: { type: 'boolean' } });
+  const { values } = parse(rest, { ...strings('limit'), ...JSON_OPTION });
   const limit = values.limit === undefined ? 20 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit: 1 to 1000');
   const mails = (await store.listMails(limit)).map(describeMail);

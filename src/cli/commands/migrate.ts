@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import type { Config } from '../../config/index.ts';
 import { openStore } from '../../store/index.ts';
 import { logMigrations, VERSION } from '../../release.ts';
-import { type Io, parse, withStore } from './common.ts';
+import { flags, type Io, JSON_OPTION, parse, withStore } from './common.ts';
 
 /** Logs each migration applied as a JSON line to `write` (the server's line, from a command). */
 export function migrationLogger(write: (line: string) => void, upToDate = false): (applied: string[]) => void {
@@ -17,7 +17,7 @@ export function migrationLogger(write: (line: string) => void, upToDate = false)
 }
 
 export async function migrateCommand(config: Config, args: string[], io: Io): Promise<number> {
-  const { values } = parse(args, { status: { type: 'boolean' }, json: { type: 'boolean' } });
+  const { values } = parse(args, { ...flags('status'), ...JSON_OPTION });
   if (!values.status) return withStore(config, async () => 0, migrationLogger(io.out, true));
   const store = await openStore(config.databaseUrl, {
     pgPreparedStatements: config.pgPreparedStatements,

@@ -9,44 +9,44 @@ import { ProviderInputError, type ProviderSettings } from '../../upstream/provid
 import {
   createProvider,
   deleteProvider,
+  describeLinkedProvider,
   describeProvider,
   findProvider,
   updateProvider,
 } from '../../admin/providers.ts';
+import { splitScope } from '../../store/columns.ts';
 import { UsageError } from '../operations.ts';
-import { type Io, parse, printList, readPassword, requireOption } from './common.ts';
-import { requirePositional } from './common.ts';
+import {
+  flags,
+  type Io,
+  JSON_OPTION,
+  listAll,
+  negations,
+  onlyArgument,
+  parse,
+  readPassword,
+  repeatable,
+  requireOption,
+  requirePositional,
+  showOne,
+  strings,
+} from './common.ts';
 
 const TYPES = { oidc: 'OpenID Connect', github: 'GitHub' } as const;
 
+/** The yes/no settings. */
+const YES_NO = ['trust-email', 'link-only', 'trust-upstream-mfa', 'allow-private-network', 'accept-id-jag'] as const;
+
 /** The settings both create and update take. */
 const SETTINGS = {
-  name: { type: 'string' },
-  issuer: { type: 'string' },
-  'client-id': { type: 'string' },
-  'client-secret-stdin': { type: 'boolean' },
-  scope: { type: 'string' },
-  'trust-email': { type: 'boolean' },
-  'link-only': { type: 'boolean' },
-  'trust-upstream-mfa': { type: 'boolean' },
-  'allow-private-network': { type: 'boolean' },
-  'login-hint-domain': { type: 'string', multiple: true },
-  'accept-id-jag': { type: 'boolean' },
-  'github-url': { type: 'string' },
-  'github-api-url': { type: 'string' },
-  'no-check': { type: 'boolean' },
-  json: { type: 'boolean' },
-} as const;
+  ...strings('name', 'issuer', 'client-id', 'scope', 'github-url', 'github-api-url'),
+  ...flags('client-secret-stdin', ...YES_NO, 'no-check'),
+  ...repeatable('login-hint-domain'),
+  ...JSON_OPTION,
+};
 
-/** For update: each yes/no setting's --no- form. */
-const NEGATIONS = {
-  'no-trust-email': { type: 'boolean' },
-  'no-link-only': { type: 'boolean' },
-  'no-trust-upstream-mfa': { type: 'boolean' },
-  'no-allow-private-network': { type: 'boolean' },
-  'no-login-hint-domains': { type: 'boolean' },
-  'no-accept-id-jag': { type: 'boolean' },
-} as const;
+/** For update: each yes/no setting's --no- form, and the removal of the login hint domains. */
+const NEGATIONS = negations(...YES_NO, 'login-hint-domains');
 
 type Values = {
   [K in keyof typeof SETTINGS | keyof typeof NEGATIONS]?: K extends 'login-hint-domain'
@@ -65,14 +65,13 @@ function flag(values: Values, name: keyof typeof SETTINGS & string): boolean | u
 async function settingsOf(values: Values, io: Io): Promise<ProviderSettings> {
   const text = (name: keyof typeof SETTINGS) => values[name] as string | undefined;
   const domains = values['no-login-hint-domains'] ? [] : values['login-hint-domain'];
+  const scope = text('scope');
   return {
     name: text('name'),
     issuer: text('issuer'),
     clientId: text('client-id'),
     clientSecret: values['client-secret-stdin'] ? await readPassword(io) : undefined,
-    scopes: text('scope')
-      ?.split(' ')
-      .filter((s) => s !== ''),
+    scopes: scope === undefined ? undefined : splitScope(scope),
     trustEmail: flag(values, 'trust-email'),
     linkOnly: flag(values, 'link-only'),
     trustUpstreamMfa: flag(values, 'trust-upstream-mfa'),
@@ -84,24 +83,18 @@ async function settingsOf(values: Values, io: Io): Promise<ProviderSettings> {
   };
 }
 
-function print(io: Io, described: Record<string, unknown>): void {
-  for (const [key, value] of Object.entries(described)) {
-    io.out(`${key.padEnd(22)} ${Array.isArray(value) ? value.join(' ') : String(value)}`);
-  }
-}
-
 export async function providersCommand(store: UpstreamStore, config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
   const secret = await resolveSecret(config);
   const deps = { config, secret };
-  const describe = (provider: UpstreamProvider, links?: number) => describeProvider(provider, config, links);
+  const describe = (provider: UpstreamProvider) => describeProvider(provider, config);
   const discovered = (provider: UpstreamProvider, endpoint: string) =>
     `discovered ${provider.issuer}: authorization at ${endpoint}`;
   try {
     switch (sub) {
       case 'create': {
-        const { values } = parse(rest, { ...SETTINGS, type: { type: 'string' }, id: { type: 'string' } });
+        const { values } = parse(rest, { ...SETTINGS, ...strings('type', 'id') });
         const type = requireOption(values.type, '--type');
         if (type !== 'oidc' && type !== 'github') throw new UsageError('--type: oidc or github');
         requireOption(values['client-id'], '--client-id');
@@ -122,34 +115,23 @@ export async function providersCommand(store: UpstreamStore, config: Config, arg
         }
         return 0;
       }
-      case 'list': {
-        const { values } = parse(rest, { json: { type: 'boolean' } });
-        printList(
+      case 'list':
+        return listAll(
           io,
-          values.json,
-          await store.listProviders(),
-          (p) => describe(p),
+          rest,
+          () => store.listProviders(),
+          describe,
           'no providers',
           (p) => {
             return `${p.id.padEnd(20)}  ${p.type.padEnd(6)}  ${p.name}`;
           },
         );
-        return 0;
-      }
       case 'show': {
-        const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
-        const provider = await findProvider(store, requirePositional(positionals, 'the provider id'));
-        const described = describe(provider, await store.countLinks(provider.id));
-        if (values.json) io.out(JSON.stringify(described, null, 2));
-        else print(io, described);
-        return 0;
+        const shown = async (id: string) => describeLinkedProvider(store, config, await findProvider(store, id));
+        return showOne(io, rest, 'the provider id', shown, 22, ' ');
       }
       case 'update': {
-        const { values, positionals } = parse(
-          rest,
-          { ...SETTINGS, ...NEGATIONS, 'keep-links': { type: 'boolean' } },
-          1,
-        );
+        const { values, positionals } = parse(rest, { ...SETTINGS, ...NEGATIONS, ...flags('keep-links') }, 1);
         const id = requirePositional(positionals, 'the provider id');
         const { provider: updated, authorizationEndpoint } = await updateProvider(
           store,
@@ -164,8 +146,7 @@ export async function providersCommand(store: UpstreamStore, config: Config, arg
         return 0;
       }
       case 'delete': {
-        const { positionals } = parse(rest, {}, 1);
-        const id = requirePositional(positionals, 'the provider id');
+        const id = onlyArgument(rest, 'the provider id');
         const removed = await deleteProvider(store, id, { now });
         io.out(`deleted provider ${id}; its button and its sign-ins stop now, and ${removed} linked account(s) went`);
         if (removed > 0) {

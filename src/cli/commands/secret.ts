@@ -5,13 +5,13 @@ import { resolveSecret } from '../../config/secret.ts';
 import type { Store } from '../../store/store.ts';
 import { reencryptSecrets } from '../../tokens/reencrypt.ts';
 import { UsageError } from '../operations.ts';
-import { type Io, parse } from './common.ts';
+import { flags, type Io, parse } from './common.ts';
 
 export async function secretCommand(store: Store, config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'reencrypt')
     throw new UsageError(sub ? `unknown secret command "${sub}"` : 'secret needs a command: reencrypt');
-  const { values } = parse(rest, { 'dry-run': { type: 'boolean' } });
+  const { values } = parse(rest, flags('dry-run'));
   const dryRun = values['dry-run'] ?? false;
   const report = await reencryptSecrets(store, await resolveSecret(config), { dryRun });
   const verb = dryRun ? 'to re-encrypt' : 're-encrypted';

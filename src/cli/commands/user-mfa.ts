@@ -4,7 +4,7 @@
 // session of the user (src/admin/support.ts says what stays), and says what it did.
 import { resetSecondFactors } from '../../admin/support.ts';
 import type { User } from '../../store/users.ts';
-import { formatTime, type Io, parse, requirePositional } from './common.ts';
+import { argumentAndJson, formatTime, type Io, onlyArgument } from './common.ts';
 import { linkedLine, type UserStores } from './user-sessions.ts';
 import { UsageError } from '../operations.ts';
 
@@ -20,8 +20,8 @@ export async function mfaCommand(
   const [sub, ...rest] = args;
   switch (sub) {
     case 'show': {
-      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
-      const user = await findUser(requirePositional(positionals, 'the username'));
+      const { argument: username, json } = argumentAndJson(rest, 'the username');
+      const user = await findUser(username);
       const totp = await store.getTotp(user.id);
       const codes = await store.recoveryCodeSummary(user.id);
       const passkeys = await store.listPasskeys(user.id);
@@ -31,7 +31,7 @@ export async function mfaCommand(
         passkeys: passkeys.map((p) => ({ id: p.id, name: p.name, last_used_at: at(p.lastUsedAt) })),
         recovery_codes: { left: codes.unused, used: codes.used, last_used_at: at(codes.lastUsedAt) },
       };
-      if (values.json) {
+      if (json) {
         io.out(JSON.stringify(shown, null, 2));
         return 0;
       }
@@ -43,8 +43,7 @@ export async function mfaCommand(
       return 0;
     }
     case 'reset': {
-      const { positionals } = parse(rest, {}, 1);
-      const user = await findUser(requirePositional(positionals, 'the username'));
+      const user = await findUser(onlyArgument(rest, 'the username'));
       const done = await resetSecondFactors(store, user, { now });
       const passkeys = done.passkeysKept;
       const line = linkedLine(user, done.linked);

@@ -6,28 +6,20 @@ import { listUsers, signOutSession, type UsersPage, updateUser } from '../../adm
 import { parseHeldClaims } from '../../tokens/held-claims.ts';
 import { UsageError } from '../operations.ts';
 import { CLAIM_OPTIONS, claimChanges } from './user-claims.ts';
-import { type Io, parse, requirePositional } from './common.ts';
+import { flags, type Io, JSON_OPTION, negations, parse, repeatable, requirePositional, strings } from './common.ts';
 import type { UserStores } from './user-sessions.ts';
 
+/** What `users create` and `users update` both take. */
+export const USER_OPTIONS = {
+  ...strings('username', 'email', 'name', 'given-name', 'family-name'),
+  ...flags('email-verified', 'admin'),
+  ...repeatable('role'),
+  ...CLAIM_OPTIONS,
+};
+
 export async function updateCommand(store: UserStores, args: string[], io: Io, now: number): Promise<number> {
-  const { values, positionals } = parse(
-    args,
-    {
-      username: { type: 'string' },
-      email: { type: 'string' },
-      'email-verified': { type: 'boolean' },
-      name: { type: 'string' },
-      'given-name': { type: 'string' },
-      'family-name': { type: 'string' },
-      role: { type: 'string', multiple: true },
-      'no-role': { type: 'string', multiple: true },
-      admin: { type: 'boolean' },
-      'no-admin': { type: 'boolean' },
-      ...CLAIM_OPTIONS,
-      json: { type: 'boolean' },
-    },
-    1,
-  );
+  const options = { ...USER_OPTIONS, ...repeatable('no-role'), ...negations('admin'), ...JSON_OPTION };
+  const { values, positionals } = parse(args, options, 1);
   const roles = {
     add: [...(values.role ?? []), ...(values.admin ? [ADMIN_ROLE] : [])],
     remove: [...(values['no-role'] ?? []), ...(values['no-admin'] ? [ADMIN_ROLE] : [])],
@@ -81,11 +73,7 @@ export async function updateCommand(store: UserStores, args: string[], io: Io, n
 }
 
 /** The options of `users list` that make it a search or a page. */
-export const PAGE_OPTIONS = {
-  search: { type: 'string' },
-  limit: { type: 'string' },
-  cursor: { type: 'string' },
-} as const;
+export const PAGE_OPTIONS = strings('search', 'limit', 'cursor');
 
 /** The users `users list` shows, and whether it was asked for a page (which then says where the next begins). */
 export async function userPage(

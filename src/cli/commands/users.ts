@@ -4,17 +4,31 @@ import { CLI, securityEvent } from '../../events/index.ts';
 import type { Config } from '../../config/index.ts';
 import type { Passkey } from '../../store/passkeys.ts';
 import type { UpstreamLink } from '../../store/upstream.ts';
-import type { User, UserStore } from '../../store/users.ts';
+import type { User } from '../../store/users.ts';
 import { hashPassword } from '../../authn/password/hash.ts';
 import { ADMIN_ROLE } from '../../admin/roles.ts';
 import { UsageError } from '../operations.ts';
 import { createUser } from '../../admin/new-user.ts';
-import { formatTime, type Io, NotFound, parse, printList, readPassword, requireOption } from './common.ts';
-import { requirePositional } from './common.ts';
+import { found } from '../../admin/errors.ts';
+import { findUser } from '../../admin/users.ts';
+import {
+  argumentAndJson,
+  flags,
+  formatTime,
+  type Io,
+  JSON_OPTION,
+  onlyArgument,
+  parse,
+  printList,
+  readPassword,
+  requireOption,
+  requirePositional,
+  strings,
+} from './common.ts';
 import { inviteCommand } from './invite.ts';
-import { PAGE_OPTIONS, signOutOneSession, updateCommand, userPage } from './user-profile.ts';
+import { PAGE_OPTIONS, signOutOneSession, updateCommand, USER_OPTIONS, userPage } from './user-profile.ts';
 import { mfaCommand } from './user-mfa.ts';
-import { CLAIM_OPTIONS, claimChanges } from './user-claims.ts';
+import { claimChanges } from './user-claims.ts';
 import { describeSessions, linkedLine, upstreamLinksOf, type UserStores, userStatus } from './user-sessions.ts';
 import { deleteUser, disableUser, enableUser, signOutEverywhere, unlockUser } from '../../admin/support.ts';
 import type { ClientStore } from '../../store/clients.ts';
@@ -63,12 +77,6 @@ function describeLink(l: UpstreamLink): {
   };
 }
 
-async function findUser(store: UserStore, username: string): Promise<User> {
-  const user = await store.getUserByUsername(username);
-  if (!user) throw new NotFound(`no user ${username}`);
-  return user;
-}
-
 /** The password from standard input, refused with the rule it breaks (src/authn/password/rules.ts). */
 async function newPassword(io: Io, config: Config, username: string): Promise<string> {
   const password = await readPassword(io);
@@ -84,21 +92,10 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
   /** The user of a command that takes their username and nothing else. */
-  const onlyUser = async () => findUser(store, requirePositional(parse(rest, {}, 1).positionals, 'the username'));
+  const onlyUser = async () => findUser(store, onlyArgument(rest, 'the username'));
   switch (sub) {
     case 'create': {
-      const { values } = parse(rest, {
-        username: { type: 'string' },
-        email: { type: 'string' },
-        name: { type: 'string' },
-        'given-name': { type: 'string' },
-        'family-name': { type: 'string' },
-        'password-stdin': { type: 'boolean' },
-        'email-verified': { type: 'boolean' },
-        role: { type: 'string', multiple: true },
-        admin: { type: 'boolean' },
-        ...CLAIM_OPTIONS,
-      });
+      const { values } = parse(rest, { ...USER_OPTIONS, ...flags('password-stdin') });
       const [username, email] = [requireOption(values.username, '--username'), requireOption(values.email, '--email')];
       // The operator's word that the address is the user's; else a link must confirm it (docs/mail.md).
       const emailVerified = values['email-verified'] ?? false;
@@ -116,8 +113,7 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       return 0;
     }
     case 'list': {
-      const options = { json: { type: 'boolean' }, ...PAGE_OPTIONS } as const;
-      const { values } = parse(rest, options);
+      const { values } = parse(rest, { ...JSON_OPTION, ...PAGE_OPTIONS });
       const { users, nextCursor, paged } = await userPage(store, values);
       const line = (u: User) => {
         const roles = u.roles.length > 0 ? `  [${u.roles.join(' ')}]` : '';
@@ -141,7 +137,7 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
     case 'update':
       return updateCommand(store, rest, io, now);
     case 'set-password': {
-      const { values, positionals } = parse(rest, { 'password-stdin': { type: 'boolean' } }, 1);
+      const { values, positionals } = parse(rest, flags('password-stdin'), 1);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
       if (!values['password-stdin'])
         throw new UsageError('set-password reads the password from standard input: add --password-stdin');
@@ -168,8 +164,8 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
     case 'invite':
       return inviteCommand(store, config, rest, io, now);
     case 'show': {
-      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
-      const user = await findUser(store, requirePositional(positionals, 'the username'));
+      const { argument: username, json } = argumentAndJson(rest, 'the username');
+      const user = await findUser(store, username);
       const passkeys = (await store.listPasskeys(user.id)).map(describePasskey);
       const linked = (await store.listLinks(user.id)).map(describeLink);
       const invitation = await store.liveMailToken(user.id, 'invite', now);
@@ -178,7 +174,7 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
         invitation: invitation ? `pending until ${formatTime(invitation.expiresAt)}` : 'none',
         ...(await userStatus(store, config, user, now)),
       };
-      if (values.json) {
+      if (json) {
         io.out(JSON.stringify({ ...described, passkeys, linked_providers: linked }, null, 2));
         return 0;
       }
@@ -202,16 +198,15 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       return 0;
     }
     case 'sessions': {
-      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
-      const user = await findUser(store, requirePositional(positionals, 'the username'));
+      const { argument: username, json } = argumentAndJson(rest, 'the username');
+      const user = await findUser(store, username);
       const sessions = await describeSessions(store, user, now);
-      const nowhere = `${user.username} is signed in nowhere`;
       printList(
         io,
-        values.json,
+        json,
         sessions,
         (s) => s,
-        nowhere,
+        `${user.username} is signed in nowhere`,
         (s) => {
           const from = [s.ip, s.user_agent].filter((v) => v !== null).join('  ');
           return `${s.session}  ${s.signed_in_at}  ${s.factors.join('+')}  until ${s.expires_at}  ${from}`;
@@ -223,8 +218,7 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       // Every session ends; with --grants, every application loses its access too (refresh tokens
       // stop, access tokens turn inactive), as after a stolen laptop or a suspected compromise.
       // With --session, that one session only (as signing out in that browser).
-      const options = { grants: { type: 'boolean' }, session: { type: 'string' } } as const;
-      const { values, positionals } = parse(rest, options, 1);
+      const { values, positionals } = parse(rest, { ...flags('grants'), ...strings('session') }, 1);
       if (values.session !== undefined) return signOutOneSession(store, positionals, values, io, now);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
       const ended = await signOutEverywhere(store, user, { now, grants: values.grants ?? false });
@@ -243,8 +237,8 @@ export async function usersCommand(store: UsersCommandStore, config: Config, arg
       const { positionals } = parse(rest, {}, 2);
       const user = await findUser(store, requirePositional(positionals, 'the username'));
       const providerId = requirePositional(positionals.slice(1), 'the provider');
-      const link = (await store.listLinks(user.id)).find((l) => l.providerId === providerId);
-      if (!link) throw new NotFound(`${user.username} has no account of ${providerId} linked`);
+      const linked = (await store.listLinks(user.id)).find((l) => l.providerId === providerId);
+      const link = found(linked, `${user.username} has no account of ${providerId} linked`);
       const data = { provider: link.providerId, subject: link.subject, by: 'operator' };
       const unlinked = securityEvent('user.upstream_unlinked', now, { userId: user.id, requester: CLI, data });
       await store.deleteLink(link.providerId, user.id, unlinked);

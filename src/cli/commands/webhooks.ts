@@ -7,10 +7,22 @@ import { createWebhook, DEFAULT_SECRET_GRACE, describeWebhook } from '../../webh
 import { ALL_EVENTS, eventTypesShown, WebhookInputError } from '../../webhooks/subscriptions.ts';
 import type { WebhookStore } from '../../store/webhooks.ts';
 import { UsageError } from '../operations.ts';
-import { formatTime, type Io, parse, printList, printRecord } from './common.ts';
+import {
+  deleteOne,
+  formatTime,
+  type Io,
+  JSON_OPTION,
+  listAll,
+  onlyArgument,
+  parse,
+  printRecord,
+  requireOption,
+  requirePositional,
+  showOne,
+  strings,
+} from './common.ts';
 import { deleteWebhook, describeDelivery, findWebhook, updateWebhook } from '../../admin/webhooks.ts';
 import { redeliver, rotateWebhookSecret, testWebhook } from '../../admin/webhooks.ts';
-import { requireOption, requirePositional } from './common.ts';
 import { unknownEventTypes } from './event-types.ts';
 
 /** A refused --url or --events, said as an option's error; unknown event types by name. */
@@ -20,77 +32,64 @@ function usageOf(err: WebhookInputError): UsageError {
   return new UsageError(`${named.message}; or ${ALL_EVENTS}, alone, for every type (those added later too)`);
 }
 
+/** What `operation` gives, a refused --url or --events said as the option's error. */
+async function checked<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (err) {
+    if (err instanceof WebhookInputError) throw usageOf(err);
+    throw err;
+  }
+}
+
 export async function webhooksCommand(store: WebhookStore, config: Config, args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   const now = Math.floor(Date.now() / 1000);
   const existing = (id: string) => findWebhook(store, id);
   switch (sub) {
     case 'create': {
-      const { values } = parse(rest, {
-        url: { type: 'string' },
-        events: { type: 'string' },
-        json: { type: 'boolean' },
-      });
+      const { values } = parse(rest, { ...strings('url', 'events'), ...JSON_OPTION });
       const input = {
         url: requireOption(values.url, '--url'),
         events: requireOption(values.events, '--events').split(','),
         ownerId: null,
         allowPrivate: config.outboundAllowPrivate,
       };
-      let created;
-      try {
-        created = await createWebhook(store, await resolveSecret(config), input, now, CLI);
-      } catch (err) {
-        if (err instanceof WebhookInputError) throw usageOf(err);
-        throw err;
-      }
+      const secret = await resolveSecret(config);
+      const created = await checked(() => createWebhook(store, secret, input, now, CLI));
       const shown = { ...describeWebhook(created.webhook), secret: created.secret };
       printRecord(io, values.json, shown, 12);
       if (!values.json)
         io.out('\nStore the secret now: it is shown only once. Receivers verify each delivery with it.');
       return 0;
     }
-    case 'list': {
-      const { values } = parse(rest, { json: { type: 'boolean' } });
-      printList(io, values.json, await store.listWebhooks(), describeWebhook, 'no webhooks', (w) => {
-        return `${w.id}  ${w.url}  ${eventTypesShown(w.events).join(' ')}${w.ownerId ? `  (user ${w.ownerId})` : ''}`;
-      });
-      return 0;
-    }
-    case 'show': {
-      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
-      const described = describeWebhook(await existing(requirePositional(positionals, 'the webhook id')));
-      printRecord(io, values.json, described, 12);
-      return 0;
-    }
-    case 'update': {
-      const { values, positionals } = parse(
+    case 'list':
+      return listAll(
+        io,
         rest,
-        { url: { type: 'string' }, events: { type: 'string' }, json: { type: 'boolean' } },
-        1,
+        () => store.listWebhooks(),
+        describeWebhook,
+        'no webhooks',
+        (w) => {
+          return `${w.id}  ${w.url}  ${eventTypesShown(w.events).join(' ')}${w.ownerId ? `  (user ${w.ownerId})` : ''}`;
+        },
       );
+    case 'show':
+      return showOne(io, rest, 'the webhook id', async (id) => describeWebhook(await existing(id)), 12);
+    case 'update': {
+      const { values, positionals } = parse(rest, { ...strings('url', 'events'), ...JSON_OPTION }, 1);
       const webhook = await existing(requirePositional(positionals, 'the webhook id'));
-      let updated;
-      try {
-        const input = { url: values.url, events: values.events?.split(','), allowPrivate: config.outboundAllowPrivate };
-        updated = await updateWebhook(store, webhook, input, { now });
-      } catch (err) {
-        if (err instanceof WebhookInputError) throw usageOf(err);
-        throw err;
-      }
-      const described = describeWebhook(updated);
-      printRecord(io, values.json, described, 12);
+      const input = { url: values.url, events: values.events?.split(','), allowPrivate: config.outboundAllowPrivate };
+      const updated = await checked(() => updateWebhook(store, webhook, input, { now }));
+      printRecord(io, values.json, describeWebhook(updated), 12);
       return 0;
     }
-    case 'delete': {
-      const { positionals } = parse(rest, {}, 1);
-      const webhook = await existing(requirePositional(positionals, 'the webhook id'));
-      await deleteWebhook(store, webhook, { now });
-      io.out(`deleted webhook ${webhook.id}`);
-      return 0;
-    }
+    case 'delete':
+      return deleteOne(io, rest, 'the webhook id', 'webhook', async (id) => {
+        await deleteWebhook(store, await existing(id), { now });
+      });
     case 'rotate-secret': {
-      const { values, positionals } = parse(rest, { grace: { type: 'string' }, json: { type: 'boolean' } }, 1);
+      const { values, positionals } = parse(rest, { ...strings('grace'), ...JSON_OPTION }, 1);
       const webhook = await existing(requirePositional(positionals, 'the webhook id'));
       const grace = values.grace === undefined ? DEFAULT_SECRET_GRACE : Number(values.grace);
       if (!Number.isInteger(grace) || grace < 0) throw new UsageError('--grace must be a whole number of seconds');
@@ -106,14 +105,13 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
       return 0;
     }
     case 'test': {
-      const { positionals } = parse(rest, {}, 1);
-      const webhook = await existing(requirePositional(positionals, 'the webhook id'));
+      const webhook = await existing(onlyArgument(rest, 'the webhook id'));
       const delivery = await testWebhook(store, webhook, { now });
       io.out(`queued a webhook.test delivery ${delivery.id}; see it with: tessera webhooks deliveries ${webhook.id}`);
       return 0;
     }
     case 'deliveries': {
-      const { values, positionals } = parse(rest, { limit: { type: 'string' }, json: { type: 'boolean' } }, 1);
+      const { values, positionals } = parse(rest, { ...strings('limit'), ...JSON_OPTION }, 1);
       const webhook = await existing(requirePositional(positionals, 'the webhook id'));
       const limit = values.limit === undefined ? 50 : Number(values.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
@@ -133,8 +131,7 @@ export async function webhooksCommand(store: WebhookStore, config: Config, args:
       return 0;
     }
     case 'redeliver': {
-      const { positionals } = parse(rest, {}, 1);
-      const id = requirePositional(positionals, 'the delivery id');
+      const id = onlyArgument(rest, 'the delivery id');
       await redeliver(store, id, { now });
       io.out(`delivery ${id} is due again now`);
       return 0;
