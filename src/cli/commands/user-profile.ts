@@ -1,13 +1,14 @@
 // `tessera users update USERNAME …`, the page of `users list [--search TEXT] [--limit N] [--cursor C]`
 // and `users sign-out USERNAME --session ID`: the arguments read, the work done by src/admin/users.ts,
 // the outcome said.
-import { ADMIN_ROLE, changeUserRoles } from '../../admin/roles.ts';
+import { changeUserRoles } from '../../admin/roles.ts';
 import { listUsers, signOutSession, type UsersPage, updateUser } from '../../admin/users.ts';
 import { parseHeldClaims } from '../../tokens/held-claims.ts';
 import { UsageError } from '../operations.ts';
 import { CLAIM_OPTIONS, claimChanges } from './user-claims.ts';
 import { flags, type Io, JSON_OPTION, negations, parse, repeatable, requirePositional, strings } from './common.ts';
 import type { UserStores } from './user-sessions.ts';
+import { ADMIN_ROLE } from '../../store/users.ts';
 
 /** What `users create` and `users update` both take. */
 export const USER_OPTIONS = {

@@ -5,11 +5,11 @@
 // Each write records its actor: `client:<client_id>` for a client's own token (client_credentials),
 // `user:<id>` for a person's.
 import type { FastifyRequest } from 'fastify';
-import { ADMIN_ROLE } from '../../admin/roles.ts';
 import type { Requester } from '../../events/index.ts';
 import { activeAccessToken, bearerToken, type TokenStatusDeps } from '../../oauth/token-status.ts';
 import { requesterOf } from '../requester.ts';
 import { Problem } from './problems.ts';
+import { ADMIN_ROLE } from '../../store/users.ts';
 
 export const ADMIN_SCOPE = 'admin';
 
