@@ -14,7 +14,7 @@ import { consoleForm } from '../admin-console.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue } from '../forms.ts';
 import { sendPage } from '../pages.ts';
-import { objectSectionRoutes } from './admin-section.ts';
+import { byName, objectSectionRoutes } from './admin-section.ts';
 
 /** The form's fields as posted. */
 function postedFields(request: FastifyRequest): ClientFields {
@@ -41,10 +41,8 @@ export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void
 
   objectSectionRoutes<Client, ClientFields>(app, ctx, {
     path: '/admin/clients',
-    listPage: async (shown) => {
-      const clients = (await ctx.store.listClients()).sort((a, b) => a.name.localeCompare(b.name));
-      return (ui) => clientsPage(ui, { ...shown, clients });
-    },
+    list: async () => (await ctx.store.listClients()).sort(byName),
+    listPage: (listing) => (ui) => clientsPage(ui, listing),
     find: (clientId) => ctx.store.getClient(clientId, { suspended: true }),
     pathOf,
     blank: { name: '', redirectUris: '', scopes: 'openid', grantTypes: ['authorization_code'], public: false },

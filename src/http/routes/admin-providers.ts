@@ -13,7 +13,7 @@ import { callbackUri } from '../../upstream/index.ts';
 import { ProviderInputError, type ProviderSettings } from '../../upstream/providers.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue } from '../forms.ts';
-import { objectSectionRoutes } from './admin-section.ts';
+import { byName, objectSectionRoutes } from './admin-section.ts';
 
 /** The form's fields as posted. */
 function postedFields(request: FastifyRequest): ProviderFields {
@@ -58,10 +58,8 @@ export function adminProviderRoutes(app: FastifyInstance, ctx: RouteContext): vo
 
   objectSectionRoutes<UpstreamProvider, ProviderFields>(app, ctx, {
     path: '/admin/providers',
-    listPage: async (shown) => {
-      const providers = (await ctx.store.listProviders()).sort((a, b) => a.name.localeCompare(b.name));
-      return (ui) => providersPage(ui, { ...shown, providers });
-    },
+    list: async () => (await ctx.store.listProviders()).sort(byName),
+    listPage: (listing) => (ui) => providersPage(ui, listing),
     find: (id) => ctx.store.getProvider(id),
     pathOf: (provider) => `/admin/providers/${provider.id}`,
     blank: {

@@ -9,7 +9,7 @@ import type { Resource } from '../../store/resources.ts';
 import { type ResourceFields, resourceFieldsOf, resourcePage, resourcesPage } from '../../ui/admin/resources.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue } from '../forms.ts';
-import { objectSectionRoutes } from './admin-section.ts';
+import { byName, objectSectionRoutes } from './admin-section.ts';
 
 const posted = (request: FastifyRequest): ResourceFields => ({
   uri: (formValue(request, 'uri') ?? '').trim(),
@@ -22,10 +22,8 @@ const pathOf = (uri: string) => `/admin/resources/${encodeURIComponent(uri)}`;
 export function adminResourceRoutes(app: FastifyInstance, ctx: RouteContext): void {
   objectSectionRoutes<Resource, ResourceFields>(app, ctx, {
     path: '/admin/resources',
-    listPage: async (shown) => {
-      const resources = (await ctx.store.listResources()).sort((a, b) => a.name.localeCompare(b.name));
-      return (ui) => resourcesPage(ui, { ...shown, resources });
-    },
+    list: async () => (await ctx.store.listResources()).sort(byName),
+    listPage: (listing) => (ui) => resourcesPage(ui, listing),
     find: (uri) => ctx.store.getResource(uri),
     pathOf: (resource) => pathOf(resource.uri),
     blank: { uri: '', name: '', scope: '' },

@@ -6,6 +6,7 @@
 // (./admin-clients.ts, ./admin-resources.ts, ./admin-providers.ts, ./admin-webhooks.ts), with the
 // routes only it has.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Listing, ObjectPageInput } from '../../ui/admin/console.ts';
 import type { PageContext } from '../../ui/layout.ts';
 import { type ConsoleAdmin, consoleAdmin, consoleForm, needsRecentSignIn } from '../admin-console.ts';
 import type { RouteContext } from '../context.ts';
@@ -15,17 +16,11 @@ import { sendPage } from '../pages.ts';
 /** A page to send, once the request's language is known. */
 export type Render = (ui: PageContext) => string;
 
-/** What a section's form page shows: a new one's form (no `item`) or one's, as it is or as refused. */
-export interface SectionFormInput<Item, Fields> {
-  admin: string;
-  csrfToken: string;
+/** What a section's form page shows: a new one's form (no `item`) or one's, as it is or as refused (400). */
+export interface SectionFormInput<Item, Fields> extends ObjectPageInput {
   /** The one edited; absent for a new one. */
   item?: Item | undefined;
   fields: Fields;
-  /** Whether the page says a change was just saved (?saved=1). */
-  saved?: boolean | undefined;
-  /** Why the operations refused the form (their words, for the operator); the page is then a 400. */
-  problem?: string | undefined;
 }
 
 /** What follows a creation: the page to go to (303), or a page to show (a secret shown once). */
@@ -35,8 +30,10 @@ export type Created = { location: string } | { page: Render };
 export interface ObjectSection<Item, Fields> {
   /** The list's path (/admin/clients); one's page is at `${path}/:id`, a new one's at `${path}/new`. */
   path: string;
-  /** The list page, saying what was just deleted (?deleted=…). */
-  listPage(shown: { admin: string; deleted: string | undefined }): Promise<Render>;
+  /** Its objects, in the list's order. */
+  list(): Promise<Item[]>;
+  /** The list page. */
+  listPage(listing: Listing<Item>): Render | Promise<Render>;
   /** One by the id in its path; undefined is a 404. */
   find(id: string): Promise<Item | undefined>;
   /** One's page, where a change goes back to (`?saved=1`). */
@@ -59,6 +56,9 @@ export interface ObjectSection<Item, Fields> {
   deleteAsksRecentSignIn: boolean;
 }
 
+/** The order of a list of things with names. */
+export const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+
 /** Registers a section's list, new, edit and delete routes. */
 export function objectSectionRoutes<Item, Fields>(
   app: FastifyInstance,
@@ -74,8 +74,12 @@ export function objectSectionRoutes<Item, Fields>(
   app.get(path, html, async (request, reply) => {
     const current = await consoleAdmin(ctx, request, reply);
     if ('sent' in current) return current.sent;
-    const page = await section.listPage({ admin: current.admin.username, deleted: queryValue(request, 'deleted') });
-    return sendPage(reply.headers(noStore), page);
+    const listing = {
+      admin: current.admin.username,
+      items: await section.list(),
+      deleted: queryValue(request, 'deleted'),
+    };
+    return sendPage(reply.headers(noStore), await section.listPage(listing));
   });
 
   app.get(`${path}/new`, html, async (request, reply) => {

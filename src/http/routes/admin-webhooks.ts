@@ -36,14 +36,15 @@ export function adminWebhookRoutes(app: FastifyInstance, ctx: RouteContext): voi
 
   objectSectionRoutes<Webhook, WebhookFields>(app, ctx, {
     path: '/admin/webhooks',
-    listPage: async (shown) => {
-      const webhooks = await ctx.store.listWebhooks();
+    list: () => ctx.store.listWebhooks(),
+    // The usernames of the users who own some.
+    listPage: async (listing) => {
       const owners = new Map<string, string>();
-      for (const ownerId of new Set(webhooks.map((w) => w.ownerId))) {
+      for (const ownerId of new Set(listing.items.map((w) => w.ownerId))) {
         const owner = ownerId === null ? undefined : await ctx.store.getUserById(ownerId);
         if (owner) owners.set(owner.id, owner.username);
       }
-      return (ui) => webhooksPage(ui, { ...shown, webhooks, owners });
+      return (ui) => webhooksPage(ui, { ...listing, owners });
     },
     find: (id) => ctx.store.getWebhook(id),
     pathOf,

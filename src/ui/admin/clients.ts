@@ -3,27 +3,21 @@
 import type { Client } from '../../store/clients.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { PageContext } from '../layout.ts';
+import type { Column, Listing, ObjectPageInput } from './console.ts';
 import { actionButton, consolePage, listingPage, objectPage, postForm } from './console.ts';
 
-export function clientsPage(
-  ui: PageContext,
-  input: { admin: string; clients: Client[]; deleted?: string | undefined },
-): string {
-  const { t } = ui;
-  return listingPage(ui, {
-    section: 'clients',
-    title: t.t('admin.clients.title'),
-    admin: input.admin,
-    deleted: input.deleted && t.t('admin.client.deleted', { name: input.deleted }),
-    add: { href: '/admin/clients/new', label: t.t('admin.clients.new') },
-    none: t.t('admin.clients.none'),
-    headers: [t.t('admin.client.name'), t.t('admin.clients.id'), t.t('admin.client.grantTypes')],
-    rows: input.clients.map((client) => [
-      html`<a href="/admin/clients/${encodeURIComponent(client.clientId)}">${client.name}</a>`,
-      html`<code>${client.clientId}</code>`,
-      client.grantTypes.join(', '),
-    ]),
-  });
+const pathOf = (client: Client) => `/admin/clients/${encodeURIComponent(client.clientId)}`;
+
+/** The list's columns. */
+const COLUMNS: ReadonlyArray<Column<Client>> = [
+  ['admin.client.name', (client) => html`<a href="${pathOf(client)}">${client.name}</a>`],
+  ['admin.clients.id', (client) => html`<code>${client.clientId}</code>`],
+  ['admin.client.grantTypes', (client) => client.grantTypes.join(', ')],
+];
+
+export function clientsPage(ui: PageContext, input: Listing<Client>): string {
+  const deleted = input.deleted && ui.t.t('admin.client.deleted', { name: input.deleted });
+  return listingPage(ui, 'clients', COLUMNS, { ...input, deleted });
 }
 
 /** What the form holds: a client's values, or what was posted and refused. */
@@ -82,23 +76,18 @@ ${
   );
 }
 
-export interface ClientPageInput {
-  admin: string;
-  csrfToken: string;
+export interface ClientPageInput extends ObjectPageInput {
   /** The client edited; absent for a new one. */
-  client?: Client;
+  client?: Client | undefined;
   fields: ClientFields;
   /** The grant types a client may have, one checkbox each (src/admin/client-rules.ts). */
   grantTypes: readonly string[];
-  saved?: boolean | undefined;
-  /** Why the form was refused (the operations' words, for the operator). */
-  problem?: string | undefined;
 }
 
 export function clientPage(ui: PageContext, input: ClientPageInput): string {
   const { t } = ui;
   const { client } = input;
-  const base = client ? `/admin/clients/${encodeURIComponent(client.clientId)}` : '/admin/clients';
+  const base = client ? pathOf(client) : '/admin/clients';
   const form = clientForm(ui, {
     action: client ? base : '/admin/clients/new',
     csrfToken: input.csrfToken,
@@ -109,12 +98,8 @@ export function clientPage(ui: PageContext, input: ClientPageInput): string {
   });
   const eventsOf = (c: Client) => `/admin/events?${new URLSearchParams({ client: c.clientId })}`;
   const hasSecret = client && client.tokenEndpointAuthMethod !== 'none' && client.secretHash !== null;
-  return objectPage(ui, {
-    section: 'clients',
+  return objectPage(ui, 'clients', input, {
     title: client ? t.t('admin.client.title', { name: client.name }) : t.t('admin.clients.new'),
-    admin: input.admin,
-    saved: input.saved,
-    problem: input.problem,
     about: client ? html`<p>${t.html('admin.client.id', { clientId: client.clientId })}</p>` : '',
     form,
     actions: client && [
@@ -131,7 +116,7 @@ export function clientSecretPage(
   input: { admin: string; client: Client; secret: string; created: boolean },
 ): string {
   const { t } = ui;
-  const href = `/admin/clients/${encodeURIComponent(input.client.clientId)}`;
+  const href = pathOf(input.client);
   return consolePage(ui, {
     section: 'clients',
     title: t.t('admin.client.secretTitle', { name: input.client.name }),

@@ -58,32 +58,42 @@ ${rows.map((cells) => html`<tr>\n${cells.map((cell) => html`<td>${cell}</td>\n`)
 </table>`;
 }
 
+/** The sections that list objects; each has the messages `admin.<section>.title`, `.new` and `.none`. */
+export type ListedSection = 'clients' | 'resources' | 'providers' | 'webhooks';
+
+/** A column of a section's list: its header's message, and its cell for one of the objects. */
+export type Column<Item> = readonly [header: MessageKey, cell: (item: Item) => Cell];
+
+/** What a section's list page shows: the objects, and what was just deleted (?deleted=…). */
+export interface Listing<Item> {
+  admin: string;
+  items: readonly Item[];
+  deleted?: string | undefined;
+}
+
 /**
- * A section's list page (clients, APIs, providers, webhooks): what was just deleted, a link to add
- * one, and a table of them, or a line saying there is none.
+ * A section's list page (clients, APIs, providers, webhooks): what was just deleted (`deleted`, said
+ * in the section's words), a link to add one, and a table of them, or a line saying there is none.
  */
-export function listingPage(
+export function listingPage<Item>(
   ui: PageContext,
-  input: {
-    section: ConsoleSection;
-    title: string;
-    admin: string;
-    /** What the page says was deleted (?deleted=…), when it was. */
-    deleted: string | undefined;
-    add: { href: string; label: string };
-    none: string;
-    headers: string[];
-    rows: ReadonlyArray<readonly Cell[]>;
-  },
+  section: ListedSection,
+  columns: ReadonlyArray<Column<Item>>,
+  input: Listing<Item> & { deleted: string | undefined },
 ): string {
-  const { section, title, admin, add } = input;
+  const { t } = ui;
+  const table = dataTable(
+    t.t(`admin.${section}.none`),
+    columns.map(([header]) => t.t(header)),
+    input.items.map((item) => columns.map(([, cell]) => cell(item))),
+  );
   return consolePage(ui, {
     section,
-    title,
-    admin,
+    title: t.t(`admin.${section}.title`),
+    admin: input.admin,
     body: html`${input.deleted ? html`<p role="status">${input.deleted}</p>` : ''}
-<p><a href="${add.href}">${add.label}</a></p>
-${dataTable(input.none, input.headers, input.rows)}`,
+<p><a href="/admin/${section}/new">${t.t(`admin.${section}.new`)}</a></p>
+${table}`,
   });
 }
 
@@ -95,18 +105,26 @@ export const savedNotice = (ui: PageContext, saved: boolean | undefined): SafeHt
 export const problemAlert = (ui: PageContext, problem: string | undefined): SafeHtml | '' =>
   problem ? html`<p class="alert" role="alert">${ui.t.t('admin.client.problem', { problem })}</p>` : '';
 
+/** What an object's page (a client's, an API's, a provider's) is given besides its own. */
+export interface ObjectPageInput {
+  admin: string;
+  csrfToken: string;
+  /** Whether a change was just saved (?saved=1). */
+  saved?: boolean | undefined;
+  /** Why the form was refused (the operations' words, for the operator). */
+  problem?: string | undefined;
+}
+
 /**
  * One object's page in a section (a client, an API, a provider), new or edited: what was just saved
- * or refused, the form, and for one that exists the buttons of its actions.
+ * or refused (`input`), the form, and for one that exists the buttons of its actions.
  */
 export function objectPage(
   ui: PageContext,
-  input: {
-    section: ConsoleSection;
+  section: ListedSection,
+  input: ObjectPageInput,
+  page: {
     title: string;
-    admin: string;
-    saved?: boolean | undefined;
-    problem?: string | undefined;
     /** A line above the form (the client's id, a provider's redirect URI), when the section has one. */
     about?: SafeHtml | '';
     form: SafeHtml;
@@ -117,20 +135,20 @@ export function objectPage(
   },
 ): string {
   const { t } = ui;
-  const { section, title, admin, actions } = input;
+  const { actions } = page;
   return consolePage(ui, {
     section,
-    title,
-    admin,
+    title: page.title,
+    admin: input.admin,
     body: html`${savedNotice(ui, input.saved)}
 ${problemAlert(ui, input.problem)}
-${input.about === undefined ? '' : html`${input.about}\n`}${input.form}
+${page.about === undefined ? '' : html`${page.about}\n`}${page.form}
 ${
   actions
     ? html`<h2>${t.t('admin.client.actions')}</h2>
 <div class="actions">
 ${actions.map((button, i) => html`${i > 0 ? '\n' : ''}${button}`)}
-</div>${input.after ? html`\n${input.after}` : ''}`
+</div>${page.after ? html`\n${page.after}` : ''}`
     : ''
 }`,
   });

@@ -4,27 +4,19 @@
 import type { UpstreamProvider } from '../../store/upstream.ts';
 import { html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
+import type { Column, Listing, ObjectPageInput } from './console.ts';
 import { actionButton, listingPage, objectPage, postForm } from './console.ts';
 
-export function providersPage(
-  ui: PageContext,
-  input: { admin: string; providers: UpstreamProvider[]; deleted?: string | undefined },
-): string {
-  const { t } = ui;
-  return listingPage(ui, {
-    section: 'providers',
-    title: t.t('admin.providers.title'),
-    admin: input.admin,
-    deleted: input.deleted && t.t('admin.provider.deleted', { id: input.deleted }),
-    add: { href: '/admin/providers/new', label: t.t('admin.providers.new') },
-    none: t.t('admin.providers.none'),
-    headers: [t.t('admin.client.name'), t.t('admin.provider.id'), t.t('admin.provider.issuer')],
-    rows: input.providers.map((p) => [
-      html`<a href="/admin/providers/${p.id}">${p.name}</a>`,
-      html`<code>${p.id}</code>`,
-      p.type === 'oidc' ? p.issuer : (p.githubUrl ?? 'https://github.com'),
-    ]),
-  });
+/** The list's columns. */
+const COLUMNS: ReadonlyArray<Column<UpstreamProvider>> = [
+  ['admin.client.name', (p) => html`<a href="/admin/providers/${p.id}">${p.name}</a>`],
+  ['admin.provider.id', (p) => html`<code>${p.id}</code>`],
+  ['admin.provider.issuer', (p) => (p.type === 'oidc' ? p.issuer : (p.githubUrl ?? 'https://github.com'))],
+];
+
+export function providersPage(ui: PageContext, input: Listing<UpstreamProvider>): string {
+  const deleted = input.deleted && ui.t.t('admin.provider.deleted', { id: input.deleted });
+  return listingPage(ui, 'providers', COLUMNS, { ...input, deleted });
 }
 
 /** What the form holds: a provider's values (never its secret), or what was posted and refused. */
@@ -54,16 +46,11 @@ export const providerFieldsOf = (p: UpstreamProvider): ProviderFields => ({
   allowPrivateNetwork: p.allowPrivateNetwork,
 });
 
-export interface ProviderPageInput {
-  admin: string;
-  csrfToken: string;
+export interface ProviderPageInput extends ObjectPageInput {
   /** The provider edited, and the redirect URI to register for it; absent for a new one. */
   provider?: UpstreamProvider | undefined;
   callbackUri?: string | undefined;
   fields: ProviderFields;
-  saved?: boolean | undefined;
-  /** Why the form was refused (the operations' words, for the operator). */
-  problem?: string | undefined;
 }
 
 const FLAGS = [
@@ -106,12 +93,8 @@ ${FLAGS.map(
 <label for="${name}">${t.t(label)}</label></p>\n`,
 )}<button type="submit">${t.t(provider ? 'admin.client.save' : 'admin.provider.create')}</button>`,
   );
-  return objectPage(ui, {
-    section: 'providers',
+  return objectPage(ui, 'providers', input, {
     title: provider ? t.t('admin.provider.title', { name: provider.name }) : t.t('admin.providers.new'),
-    admin: input.admin,
-    saved: input.saved,
-    problem: input.problem,
     about: input.callbackUri ? html`<p>${t.html('admin.provider.callback', { uri: input.callbackUri })}</p>` : '',
     form,
     actions: provider && [

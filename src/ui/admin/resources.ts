@@ -3,29 +3,21 @@
 import type { Resource } from '../../store/resources.ts';
 import { html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
+import type { Column, Listing, ObjectPageInput } from './console.ts';
 import { actionButton, listingPage, objectPage, postForm } from './console.ts';
 
 const pathOf = (uri: string) => `/admin/resources/${encodeURIComponent(uri)}`;
 
-export function resourcesPage(
-  ui: PageContext,
-  input: { admin: string; resources: Resource[]; deleted?: string | undefined },
-): string {
-  const { t } = ui;
-  return listingPage(ui, {
-    section: 'resources',
-    title: t.t('admin.resources.title'),
-    admin: input.admin,
-    deleted: input.deleted && t.t('admin.resource.deleted', { uri: input.deleted }),
-    add: { href: '/admin/resources/new', label: t.t('admin.resources.new') },
-    none: t.t('admin.resources.none'),
-    headers: [t.t('admin.client.name'), t.t('admin.resources.uri'), t.t('admin.client.scopes')],
-    rows: input.resources.map((resource) => [
-      html`<a href="${pathOf(resource.uri)}">${resource.name}</a>`,
-      html`<code>${resource.uri}</code>`,
-      html`<code>${resource.scopes.join(' ')}</code>`,
-    ]),
-  });
+/** The list's columns. */
+const COLUMNS: ReadonlyArray<Column<Resource>> = [
+  ['admin.client.name', (resource) => html`<a href="${pathOf(resource.uri)}">${resource.name}</a>`],
+  ['admin.resources.uri', (resource) => html`<code>${resource.uri}</code>`],
+  ['admin.client.scopes', (resource) => html`<code>${resource.scopes.join(' ')}</code>`],
+];
+
+export function resourcesPage(ui: PageContext, input: Listing<Resource>): string {
+  const deleted = input.deleted && ui.t.t('admin.resource.deleted', { uri: input.deleted });
+  return listingPage(ui, 'resources', COLUMNS, { ...input, deleted });
 }
 
 /** What the form holds: a resource's values, or what was posted and refused. */
@@ -41,15 +33,10 @@ export const resourceFieldsOf = (resource: Resource): ResourceFields => ({
   scope: resource.scopes.join(' '),
 });
 
-export interface ResourcePageInput {
-  admin: string;
-  csrfToken: string;
+export interface ResourcePageInput extends ObjectPageInput {
   /** The resource edited; absent for a new one. */
   resource?: Resource | undefined;
   fields: ResourceFields;
-  saved?: boolean | undefined;
-  /** Why the form was refused (the operations' words, for the operator). */
-  problem?: string | undefined;
 }
 
 export function resourcePage(ui: PageContext, input: ResourcePageInput): string {
@@ -69,12 +56,8 @@ export function resourcePage(ui: PageContext, input: ResourcePageInput): string 
 <input type="text" id="scope" name="scope" value="${fields.scope}" spellcheck="false" required>
 <button type="submit">${t.t(resource ? 'admin.client.save' : 'admin.resource.create')}</button>`,
   );
-  return objectPage(ui, {
-    section: 'resources',
+  return objectPage(ui, 'resources', input, {
     title: resource ? t.t('admin.resource.title', { name: resource.name }) : t.t('admin.resources.new'),
-    admin: input.admin,
-    saved: input.saved,
-    problem: input.problem,
     form,
     actions: resource && [
       actionButton(`${pathOf(resource.uri)}/delete`, input.csrfToken, t.t('admin.resource.delete')),

@@ -5,33 +5,34 @@
 import type { Delivery, Webhook } from '../../store/webhooks.ts';
 import { html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
-import { actionButton, consolePage, dataTable, listingPage, postForm, problemAlert, savedNotice } from './console.ts';
+import {
+  actionButton,
+  type Column,
+  consolePage,
+  dataTable,
+  type Listing,
+  listingPage,
+  postForm,
+  problemAlert,
+  savedNotice,
+} from './console.ts';
 
+/** The list of every webhook; `owners` has the usernames of the users who own some, by id. */
 export function webhooksPage(
   ui: PageContext,
-  input: { admin: string; webhooks: Webhook[]; owners: ReadonlyMap<string, string>; deleted?: string | undefined },
+  input: Listing<Webhook> & { owners: ReadonlyMap<string, string> },
 ): string {
   const { t } = ui;
-  return listingPage(ui, {
-    section: 'webhooks',
-    title: t.t('admin.webhooks.title'),
-    admin: input.admin,
-    deleted: input.deleted && t.t('admin.webhook.deleted', { url: input.deleted }),
-    add: { href: '/admin/webhooks/new', label: t.t('admin.webhooks.new') },
-    none: t.t('admin.webhooks.none'),
-    headers: [
-      t.t('admin.webhooks.url'),
-      t.t('admin.webhooks.events'),
-      t.t('admin.webhooks.owner'),
-      t.t('admin.keys.created'),
-    ],
-    rows: input.webhooks.map((w) => [
-      html`<a href="/admin/webhooks/${w.id}">${w.url}</a>`,
-      html`<code>${w.events}</code>`,
-      w.ownerId === null ? t.t('admin.webhooks.operator') : (input.owners.get(w.ownerId) ?? w.ownerId),
-      t.dateTime(w.createdAt),
-    ]),
-  });
+  const owner = (w: Webhook) =>
+    w.ownerId === null ? t.t('admin.webhooks.operator') : (input.owners.get(w.ownerId) ?? w.ownerId);
+  const columns: ReadonlyArray<Column<Webhook>> = [
+    ['admin.webhooks.url', (w) => html`<a href="/admin/webhooks/${w.id}">${w.url}</a>`],
+    ['admin.webhooks.events', (w) => html`<code>${w.events}</code>`],
+    ['admin.webhooks.owner', owner],
+    ['admin.keys.created', (w) => t.dateTime(w.createdAt)],
+  ];
+  const deleted = input.deleted && t.t('admin.webhook.deleted', { url: input.deleted });
+  return listingPage(ui, 'webhooks', columns, { ...input, deleted });
 }
 
 /** What the subscription's form holds: a webhook's values, or what was posted and refused. */
