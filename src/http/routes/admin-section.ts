@@ -48,7 +48,9 @@ export interface ObjectSection<Item, Fields> {
   formPage(input: SectionFormInput<Item, Fields>, request: FastifyRequest): Render | Promise<Render>;
   /** The errors of a value the operations refuse: said on the form (400); any other is thrown on. */
   refuses(err: unknown): err is Error;
+  /** Creates one from the posted form, with the admin as its actor; a refusal throws (see `refuses`). */
   create(fields: Fields, request: FastifyRequest, current: ConsoleAdmin): Promise<Created>;
+  /** Changes `item` as the form was posted, with the admin as its actor; a refusal throws. */
   update(item: Item, fields: Fields, request: FastifyRequest, current: ConsoleAdmin): Promise<void>;
   /** Deletes it; the answer is what the list then says was deleted (its name, id, URI or URL). */
   remove(item: Item, current: ConsoleAdmin): Promise<string>;
