@@ -78,6 +78,9 @@ export function accountPage(
 ): string {
   const { t } = ui;
   const passwordError = input.password?.error;
+  /** A button for one client: its access withdrawn, or the app the user registered deleted. */
+  const clientButton = (action: string, clientId: string, label: string) =>
+    postButton(action, input.csrfToken, ['client_id', clientId], label);
   return layout(
     ui,
     t.t('account.title'),
@@ -93,12 +96,7 @@ ${
 <h3>${app.clientName}</h3>
 <p class="muted">${t.t('account.since', { date: t.date(app.since) })}</p>
 ${scopeList(ui, app.scopes)}
-${postButton(
-  '/account/withdraw',
-  input.csrfToken,
-  ['client_id', app.clientId],
-  t.t('account.withdraw', { client: app.clientName }),
-)}
+${clientButton('/account/withdraw', app.clientId, t.t('account.withdraw', { client: app.clientName }))}
 </section>
 `,
       )
@@ -113,12 +111,7 @@ ${input.registeredApps.map(
 <ul class="scopes">
 ${app.redirectUris.map((uri) => html`<li><code>${uri}</code></li>\n`)}
 </ul>
-${postButton(
-  '/account/apps/delete',
-  input.csrfToken,
-  ['client_id', app.clientId],
-  t.t('account.deleteApp', { name: app.name }),
-)}
+${clientButton('/account/apps/delete', app.clientId, t.t('account.deleteApp', { name: app.name }))}
 </section>
 `,
 )}`

@@ -2,7 +2,7 @@
 // password from a reset or an invitation's link, confirming an address, signing up; and the sign-in
 // page's links to them and the account page's address section. Every text is a message of the
 // catalogues (src/i18n/messages, keys `mail.page.*`).
-import { html } from './html.ts';
+import { html, type SafeHtml } from './html.ts';
 import { layout, type PageContext, say, type Text } from './layout.ts';
 
 /** The sign-in page's links to what mail makes possible (none when mail is off). */
@@ -13,15 +13,34 @@ export function mailLinks(ui: PageContext, input: { forgot: boolean; signup: boo
   return html`<p class="muted">${forgot}${input.forgot && input.signup ? ' · ' : ''}${signup}</p>`;
 }
 
-export function forgotPage(ui: PageContext, input: { csrfToken: string; error?: Text }): string {
-  const { t } = ui;
+/**
+ * A page of one form: its title as its heading, a line saying what it is for, what was wrong with the
+ * last try, then `rest` (the form and what follows it). The passkey step's page is one too
+ * (./passkeys.ts); its home would be ./layout.ts.
+ */
+export function formPage(
+  ui: PageContext,
+  page: { title: string; intro: SafeHtml | string; error?: Text | undefined },
+  rest: SafeHtml,
+  scripts: readonly string[] = [],
+): string {
   return layout(
     ui,
-    t.t('mail.page.forgot.title'),
-    html`<h1>${t.t('mail.page.forgot.title')}</h1>
-<p>${t.t('mail.page.forgot.intro')}</p>
-${input.error ? html`<p class="alert" role="alert">${say(ui, input.error)}</p>` : ''}
-<form method="post" action="/reset/request">
+    page.title,
+    html`<h1>${page.title}</h1>
+<p>${page.intro}</p>
+${page.error ? html`<p class="alert" role="alert">${say(ui, page.error)}</p>` : ''}
+${rest}`,
+    scripts,
+  );
+}
+
+export function forgotPage(ui: PageContext, input: { csrfToken: string; error?: Text }): string {
+  const { t } = ui;
+  return formPage(
+    ui,
+    { title: t.t('mail.page.forgot.title'), intro: t.t('mail.page.forgot.intro'), error: input.error },
+    html`<form method="post" action="/reset/request">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <label for="identifier">${t.t('mail.page.forgot.identifier')}</label>
 <input type="text" id="identifier" name="identifier" autocomplete="username" autocapitalize="none"
@@ -62,13 +81,10 @@ export function choosePasswordPage(
   const title = reset ? t.t('mail.page.choose.resetTitle') : t.t('mail.page.choose.inviteTitle');
   const values = { username: input.username };
   const intro = reset ? t.html('mail.page.choose.resetIntro', values) : t.html('mail.page.choose.inviteIntro', values);
-  return layout(
+  return formPage(
     ui,
-    title,
-    html`<h1>${title}</h1>
-<p>${intro}</p>
-${input.error ? html`<p class="alert" role="alert">${say(ui, input.error)}</p>` : ''}
-<form method="post" action="${input.action}">
+    { title, intro, error: input.error },
+    html`<form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 ${Object.entries(input.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">\n`)}
 <input type="text" name="username" value="${input.username}" autocomplete="username" hidden readonly>

@@ -6,7 +6,8 @@
 import type { PasskeyListing } from '../authn/passkeys/enrolment.ts';
 import { html, type SafeHtml } from './html.ts';
 import type { MessageKey } from '../i18n/index.ts';
-import { layout, type PageContext, postButton, say, type Text } from './layout.ts';
+import { type PageContext, postButton, say, type Text } from './layout.ts';
+import { formPage } from './mail-pages.ts';
 
 /** The scripts of a page with passkeys: @simplewebauthn/browser's bundle, then ours (src/ui/assets/passkeys.js). */
 export const PASSKEY_SCRIPTS = ['/assets/simplewebauthn-browser.js', '/assets/passkeys.js'] as const;
@@ -59,13 +60,10 @@ export function passkeyStepPage(
 ): string {
   const { t } = ui;
   const pending = encodeURIComponent(input.pending);
-  return layout(
+  return formPage(
     ui,
-    t.t('passkey.step.title'),
-    html`<h1>${t.t('passkey.step.title')}</h1>
-<p>${t.t('passkey.step.intro')}</p>
-${input.error ? html`<p class="alert" role="alert">${say(ui, input.error)}</p>` : ''}
-<form method="post" action="/login/passkey" data-passkey="confirm" data-options="${input.options}" hidden>
+    { title: t.t('passkey.step.title'), intro: t.t('passkey.step.intro'), error: input.error },
+    html`<form method="post" action="/login/passkey" data-passkey="confirm" data-options="${input.options}" hidden>
 <input type="hidden" name="pending" value="${input.pending}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <input type="hidden" name="response" value="">

@@ -3,7 +3,6 @@
 // sign-in through a provider that failed (always with the way back to signing in here), and the
 // account page's list of linked providers.
 import { html, type SafeHtml } from './html.ts';
-import type { MessageKey } from '../i18n/index.ts';
 import { layout, type PageContext, postButton, say, type Text } from './layout.ts';
 
 /** A provider as its button shows it. */
@@ -160,37 +159,36 @@ ${input.available.map(
 )}`;
 }
 
+/**
+ * A failure's messages by its reason: the part of their keys between `upstream.` and `.title` or
+ * `.says`. A reason not here (an expired or unknown state) says `upstream.expired.*`.
+ */
+const FAILURES = {
+  unavailable: 'unavailable',
+  invalid_response: 'invalidResponse',
+  misconfigured: 'misconfigured',
+  unknown_provider: 'unknownProvider',
+  disabled: 'disabled',
+  linked_elsewhere: 'linkedElsewhere',
+  provider_taken: 'providerTaken',
+} as const;
+
+type FailureMessages = (typeof FAILURES)[keyof typeof FAILURES] | 'cancelled' | 'refused' | 'expired';
+
 /** What a failed sign-in through a provider says (src/authn/upstream/step.ts FailureReason). */
 export function failureText(
   reason: string,
   provider: string | null,
   providerError?: string,
 ): { title: Text; says: Text; provider: string | null } {
-  const pair = (title: MessageKey, says: MessageKey, values: Record<string, string> = {}) => ({
-    title: { key: title, values },
-    says: { key: says, values },
+  const pair = (messages: FailureMessages, values: Record<string, string> = {}) => ({
+    title: { key: `upstream.${messages}.title` as const, values },
+    says: { key: `upstream.${messages}.says` as const, values },
     provider,
   });
-  switch (reason) {
-    case 'unavailable':
-      return pair('upstream.unavailable.title', 'upstream.unavailable.says');
-    case 'provider_error':
-      return providerError === 'access_denied'
-        ? pair('upstream.cancelled.title', 'upstream.cancelled.says')
-        : pair('upstream.refused.title', 'upstream.refused.says', { error: providerError ?? '' });
-    case 'invalid_response':
-      return pair('upstream.invalidResponse.title', 'upstream.invalidResponse.says');
-    case 'misconfigured':
-      return pair('upstream.misconfigured.title', 'upstream.misconfigured.says');
-    case 'unknown_provider':
-      return pair('upstream.unknownProvider.title', 'upstream.unknownProvider.says');
-    case 'disabled':
-      return pair('upstream.disabled.title', 'upstream.disabled.says');
-    case 'linked_elsewhere':
-      return pair('upstream.linkedElsewhere.title', 'upstream.linkedElsewhere.says');
-    case 'provider_taken':
-      return pair('upstream.providerTaken.title', 'upstream.providerTaken.says');
-    default:
-      return pair('upstream.expired.title', 'upstream.expired.says');
+  if (reason === 'provider_error') {
+    // The person said no at the provider (RFC 6749 §4.1.2.1 access_denied): cancelled, not refused.
+    return providerError === 'access_denied' ? pair('cancelled') : pair('refused', { error: providerError ?? '' });
   }
+  return pair(Object.hasOwn(FAILURES, reason) ? FAILURES[reason as keyof typeof FAILURES] : 'expired');
 }

@@ -15,10 +15,11 @@ import { AdminError } from '../../admin/errors.ts';
 import { listUsers } from '../../admin/users.ts';
 import { ADMIN_ROLE, changeUserRoles } from '../../admin/roles.ts';
 import { enrolledMethods } from '../../authn/registry.ts';
+import type { MessageKey } from '../../i18n/index.ts';
 import type { Store } from '../../store/store.ts';
 import type { User } from '../../store/users.ts';
 import { DONE, type UserDetail, userPage, usersPage } from '../../ui/admin/users.ts';
-import { consoleAdmin, consoleForm } from '../admin-console.ts';
+import { type ConsoleAdmin, consoleAdmin, consoleForm } from '../admin-console.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue, queryValue } from '../forms.ts';
 import { sendError } from '../outcome.ts';
@@ -67,6 +68,20 @@ export function adminUserRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const html = { config: { html: true } };
   const posted = { config: { html: true, sameOrigin: true } };
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+  /** A user's page: what it shows of them, with what was done (`done`) or the roles refused (400). */
+  const sendUserPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    current: ConsoleAdmin,
+    user: User,
+    said: { done?: MessageKey | undefined; roles?: { posted: string; problem: string } },
+  ) => {
+    const detail = await userDetail(ctx.store, ctx, user, current.now);
+    const csrfToken = ctx.browser.csrfToken(request, reply);
+    const input = { ...detail, admin: current.admin.username, csrfToken, ...said };
+    const code = said.roles ? 400 : 200;
+    return sendPage(reply.code(code).header('cache-control', 'no-store'), (ui) => userPage(ui, input));
+  };
 
   app.get('/admin', html, async (request, reply) => {
     const current = await consoleAdmin(ctx, request, reply);
@@ -95,11 +110,7 @@ export function adminUserRoutes(app: FastifyInstance, ctx: RouteContext): void {
     if ('sent' in current) return current.sent;
     const user = await ctx.store.getUserById(idOf(request));
     if (!user) return reply.callNotFound();
-    const detail = await userDetail(ctx.store, ctx, user, current.now);
-    const csrfToken = ctx.browser.csrfToken(request, reply);
-    const done = DONE[queryValue(request, 'done') ?? ''];
-    const input = { ...detail, admin: current.admin.username, csrfToken, done };
-    return sendPage(reply.header('cache-control', 'no-store'), (ui) => userPage(ui, input));
+    return sendUserPage(request, reply, current, user, { done: DONE[queryValue(request, 'done') ?? ''] });
   });
 
   app.post('/admin/users/:id/roles', posted, async (request, reply) => {
@@ -123,10 +134,7 @@ export function adminUserRoutes(app: FastifyInstance, ctx: RouteContext): void {
       );
     } catch (err) {
       if (!(err instanceof AdminError)) throw err;
-      const detail = await userDetail(ctx.store, ctx, user, current.now);
-      const csrfToken = ctx.browser.csrfToken(request, reply);
-      const input = { ...detail, admin: current.admin.username, csrfToken, roles: { posted, problem: err.message } };
-      return sendPage(reply.code(400).header('cache-control', 'no-store'), (ui) => userPage(ui, input));
+      return sendUserPage(request, reply, current, user, { roles: { posted, problem: err.message } });
     }
     return reply.redirect(`/admin/users/${encodeURIComponent(user.id)}?done=roles`, 303);
   });

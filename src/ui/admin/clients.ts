@@ -1,37 +1,23 @@
 // The console's clients: the list, a form to create one or edit its name, redirect URIs, scopes and
 // grant types, its secret rotated (the new one shown once), and its deletion.
-import { GRANT_TYPES } from '../../admin/client-rules.ts';
 import type { Client } from '../../store/clients.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { PageContext } from '../layout.ts';
-import { actionButton, consolePage, listingPage } from './console.ts';
+import type { Column, Listing, ObjectPageInput } from './console.ts';
+import { actionButton, consolePage, listingPage, objectPage, postForm } from './console.ts';
 
-export function clientsPage(
-  ui: PageContext,
-  input: { admin: string; clients: Client[]; deleted?: string | undefined },
-): string {
-  const { t } = ui;
-  const deleted = input.deleted
-    ? html`<p role="status">${t.t('admin.client.deleted', { name: input.deleted })}</p>`
-    : '';
-  const rows = input.clients.map(
-    (client) => html`<tr>
-<td><a href="/admin/clients/${encodeURIComponent(client.clientId)}">${client.name}</a></td>
-<td><code>${client.clientId}</code></td>
-<td>${client.grantTypes.join(', ')}</td>
-</tr>
-`,
-  );
-  return listingPage(ui, {
-    section: 'clients',
-    title: t.t('admin.clients.title'),
-    admin: input.admin,
-    notice: deleted,
-    add: { href: '/admin/clients/new', label: t.t('admin.clients.new') },
-    none: t.t('admin.clients.none'),
-    headers: [t.t('admin.client.name'), t.t('admin.clients.id'), t.t('admin.client.grantTypes')],
-    rows,
-  });
+const pathOf = (client: Client) => `/admin/clients/${encodeURIComponent(client.clientId)}`;
+
+/** The list's columns. */
+const COLUMNS: ReadonlyArray<Column<Client>> = [
+  ['admin.client.name', (client) => html`<a href="${pathOf(client)}">${client.name}</a>`],
+  ['admin.clients.id', (client) => html`<code>${client.clientId}</code>`],
+  ['admin.client.grantTypes', (client) => client.grantTypes.join(', ')],
+];
+
+export function clientsPage(ui: PageContext, input: Listing<Client>): string {
+  const deleted = input.deleted && ui.t.t('admin.client.deleted', { name: input.deleted });
+  return listingPage(ui, 'clients', COLUMNS, { ...input, deleted });
 }
 
 /** What the form holds: a client's values, or what was posted and refused. */
@@ -53,13 +39,21 @@ export const fieldsOf = (client: Client): ClientFields => ({
 
 function clientForm(
   ui: PageContext,
-  input: { action: string; csrfToken: string; fields: ClientFields; creating: boolean; submit: string },
+  input: {
+    action: string;
+    csrfToken: string;
+    fields: ClientFields;
+    grantTypes: readonly string[];
+    creating: boolean;
+    submit: string;
+  },
 ): SafeHtml {
   const { t } = ui;
   const { fields } = input;
-  return html`<form method="post" action="${input.action}">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<label for="name">${t.t('admin.client.name')}</label>
+  return postForm(
+    input.action,
+    input.csrfToken,
+    html`<label for="name">${t.t('admin.client.name')}</label>
 <input type="text" id="name" name="name" value="${fields.name}" required>
 <label for="redirect_uris">${t.t('admin.client.redirectUris')}</label>
 <textarea id="redirect_uris" name="redirect_uris" rows="3" spellcheck="false">${fields.redirectUris}</textarea>
@@ -67,7 +61,7 @@ function clientForm(
 <input type="text" id="scopes" name="scopes" value="${fields.scopes}" spellcheck="false" required>
 <fieldset>
 <legend>${t.t('admin.client.grantTypes')}</legend>
-${GRANT_TYPES.map((grant) => {
+${input.grantTypes.map((grant) => {
   const checked = fields.grantTypes.includes(grant) ? html` checked` : '';
   return html`<input type="checkbox" id="grant-${grant}" name="grant_types" value="${grant}"${checked}>
 <label for="grant-${grant}">${grant}</label>\n`;
@@ -78,53 +72,41 @@ ${
 <label for="public">${t.t('admin.client.public')}</label></p>`
     : ''
 }
-<button type="submit">${input.submit}</button>
-</form>`;
+<button type="submit">${input.submit}</button>`,
+  );
 }
 
-export interface ClientPageInput {
-  admin: string;
-  csrfToken: string;
+export interface ClientPageInput extends ObjectPageInput {
   /** The client edited; absent for a new one. */
-  client?: Client;
+  client?: Client | undefined;
   fields: ClientFields;
-  saved?: boolean;
-  /** Why the form was refused (the operations' words, for the operator). */
-  problem?: string | undefined;
+  /** The grant types a client may have, one checkbox each (src/admin/client-rules.ts). */
+  grantTypes: readonly string[];
 }
 
 export function clientPage(ui: PageContext, input: ClientPageInput): string {
   const { t } = ui;
   const { client } = input;
-  const base = client ? `/admin/clients/${encodeURIComponent(client.clientId)}` : '/admin/clients';
+  const base = client ? pathOf(client) : '/admin/clients';
   const form = clientForm(ui, {
     action: client ? base : '/admin/clients/new',
     csrfToken: input.csrfToken,
     fields: input.fields,
+    grantTypes: input.grantTypes,
     creating: !client,
     submit: t.t(client ? 'admin.client.save' : 'admin.client.create'),
   });
-  const said = input.problem && t.t('admin.client.problem', { problem: input.problem });
-  const problem = said ? html`<p class="alert" role="alert">${said}</p>` : '';
+  const eventsOf = (c: Client) => `/admin/events?${new URLSearchParams({ client: c.clientId })}`;
   const hasSecret = client && client.tokenEndpointAuthMethod !== 'none' && client.secretHash !== null;
-  return consolePage(ui, {
-    section: 'clients',
+  return objectPage(ui, 'clients', input, {
     title: client ? t.t('admin.client.title', { name: client.name }) : t.t('admin.clients.new'),
-    admin: input.admin,
-    body: html`${input.saved ? html`<p role="status">${t.t('admin.client.saved')}</p>` : ''}
-${problem}
-${client ? html`<p>${t.html('admin.client.id', { clientId: client.clientId })}</p>` : ''}
-${form}
-${
-  client
-    ? html`<h2>${t.t('admin.client.actions')}</h2>
-<div class="actions">
-${hasSecret ? actionButton(`${base}/rotate-secret`, input.csrfToken, t.t('admin.client.rotate')) : ''}
-${actionButton(`${base}/delete`, input.csrfToken, t.t('admin.client.delete'))}
-</div>
-<p><a href="/admin/events?${new URLSearchParams({ client: client.clientId })}">${t.t('admin.client.events')}</a></p>`
-    : ''
-}`,
+    about: client ? html`<p>${t.html('admin.client.id', { clientId: client.clientId })}</p>` : '',
+    form,
+    actions: client && [
+      hasSecret ? actionButton(`${base}/rotate-secret`, input.csrfToken, t.t('admin.client.rotate')) : '',
+      actionButton(`${base}/delete`, input.csrfToken, t.t('admin.client.delete')),
+    ],
+    after: client && html`<p><a href="${eventsOf(client)}">${t.t('admin.client.events')}</a></p>`,
   });
 }
 
@@ -134,7 +116,7 @@ export function clientSecretPage(
   input: { admin: string; client: Client; secret: string; created: boolean },
 ): string {
   const { t } = ui;
-  const href = `/admin/clients/${encodeURIComponent(input.client.clientId)}`;
+  const href = pathOf(input.client);
   return consolePage(ui, {
     section: 'clients',
     title: t.t('admin.client.secretTitle', { name: input.client.name }),

@@ -42,48 +42,133 @@ ${input.body}`,
   );
 }
 
+/** A cell of a table row: text (escaped), markup, or nothing (null). */
+export type Cell = string | number | SafeHtml | null;
+
 /**
- * A section's list page (clients, APIs, providers): what was just done, a link to add one, and a table
- * of them, or a line saying there is none.
+ * A table of the console: a header per column and a row of cells per line, or the line `none` when
+ * there are no rows.
  */
-export function listingPage(
-  ui: PageContext,
-  input: {
-    section: ConsoleSection;
-    title: string;
-    admin: string;
-    notice: SafeHtml | '';
-    add: { href: string; label: string };
-    none: string;
-    headers: string[];
-    rows: SafeHtml[];
-  },
-): string {
-  const { section, title, admin, add } = input;
-  const table =
-    input.rows.length === 0
-      ? html`<p>${input.none}</p>`
-      : html`<table>
-<thead><tr>${input.headers.map((header) => html`<th scope="col">${header}</th>`)}</tr></thead>
+export function dataTable(none: string, headers: readonly string[], rows: ReadonlyArray<readonly Cell[]>): SafeHtml {
+  if (rows.length === 0) return html`<p>${none}</p>`;
+  return html`<table>
+<thead><tr>${headers.map((header) => html`<th scope="col">${header}</th>`)}</tr></thead>
 <tbody>
-${input.rows}</tbody>
+${rows.map((cells) => html`<tr>\n${cells.map((cell) => html`<td>${cell}</td>\n`)}</tr>\n`)}</tbody>
 </table>`;
+}
+
+/** The sections that list objects; each has the messages `admin.<section>.title`, `.new` and `.none`. */
+export type ListedSection = 'clients' | 'resources' | 'providers' | 'webhooks';
+
+/** A column of a section's list: its header's message, and its cell for one of the objects. */
+export type Column<Item> = readonly [header: MessageKey, cell: (item: Item) => Cell];
+
+/** What a section's list page shows: the objects, and what was just deleted (?deleted=…). */
+export interface Listing<Item> {
+  admin: string;
+  items: readonly Item[];
+  deleted?: string | undefined;
+}
+
+/**
+ * A section's list page (clients, APIs, providers, webhooks): what was just deleted (`deleted`, said
+ * in the section's words), a link to add one, and a table of them, or a line saying there is none.
+ */
+export function listingPage<Item>(
+  ui: PageContext,
+  section: ListedSection,
+  columns: ReadonlyArray<Column<Item>>,
+  input: Listing<Item> & { deleted: string | undefined },
+): string {
+  const { t } = ui;
+  const table = dataTable(
+    t.t(`admin.${section}.none`),
+    columns.map(([header]) => t.t(header)),
+    input.items.map((item) => columns.map(([, cell]) => cell(item))),
+  );
   return consolePage(ui, {
     section,
-    title,
-    admin,
-    body: html`${input.notice}
-<p><a href="${add.href}">${add.label}</a></p>
+    title: t.t(`admin.${section}.title`),
+    admin: input.admin,
+    body: html`${input.deleted ? html`<p role="status">${input.deleted}</p>` : ''}
+<p><a href="/admin/${section}/new">${t.t(`admin.${section}.new`)}</a></p>
 ${table}`,
   });
 }
 
-/** A button posting to `action` with the form token and nothing else (the action is in the path). */
-export function actionButton(action: string, csrfToken: string, label: string, secondary = true): SafeHtml {
+/** What the page says after a change was saved (?saved=1). */
+export const savedNotice = (ui: PageContext, saved: boolean | undefined): SafeHtml | '' =>
+  saved ? html`<p role="status">${ui.t.t('admin.client.saved')}</p>` : '';
+
+/** Why the operations refused a form (their words, for the operator), as an alert. */
+export const problemAlert = (ui: PageContext, problem: string | undefined): SafeHtml | '' =>
+  problem ? html`<p class="alert" role="alert">${ui.t.t('admin.client.problem', { problem })}</p>` : '';
+
+/** What an object's page (a client's, an API's, a provider's) is given besides its own. */
+export interface ObjectPageInput {
+  admin: string;
+  csrfToken: string;
+  /** Whether a change was just saved (?saved=1). */
+  saved?: boolean | undefined;
+  /** Why the form was refused (the operations' words, for the operator). */
+  problem?: string | undefined;
+}
+
+/**
+ * One object's page in a section (a client, an API, a provider), new or edited: what was just saved
+ * or refused (`input`), the form, and for one that exists the buttons of its actions.
+ */
+export function objectPage(
+  ui: PageContext,
+  section: ListedSection,
+  input: ObjectPageInput,
+  page: {
+    title: string;
+    /** A line above the form (the client's id, a provider's redirect URI), when the section has one. */
+    about?: SafeHtml | '';
+    form: SafeHtml;
+    /** Its actions' buttons, for one that exists; undefined for a new one. */
+    actions: ReadonlyArray<SafeHtml | ''> | undefined;
+    /** What follows the buttons (a link to its events). */
+    after?: SafeHtml | undefined;
+  },
+): string {
+  const { t } = ui;
+  const { actions } = page;
+  return consolePage(ui, {
+    section,
+    title: page.title,
+    admin: input.admin,
+    body: html`${savedNotice(ui, input.saved)}
+${problemAlert(ui, input.problem)}
+${page.about === undefined ? '' : html`${page.about}\n`}${page.form}
+${
+  actions
+    ? html`<h2>${t.t('admin.client.actions')}</h2>
+<div class="actions">
+${actions.map((button, i) => html`${i > 0 ? '\n' : ''}${button}`)}
+</div>${page.after ? html`\n${page.after}` : ''}`
+    : ''
+}`,
+  });
+}
+
+/** A form posting to `action`, its first field the form token every console form carries. */
+export function postForm(action: string, csrfToken: string, fields: SafeHtml): SafeHtml {
   return html`<form method="post" action="${action}">
 <input type="hidden" name="csrf" value="${csrfToken}">
-<button type="submit"${secondary ? html` class="secondary"` : ''}>${label}</button>
+${fields}
 </form>`;
+}
+
+/** A button posting to `action` with the form token and nothing else (the action is in the path). */
+export function actionButton(action: string, csrfToken: string, label: string, secondary = true): SafeHtml {
+  return postForm(
+    action,
+    csrfToken,
+    html`<button type="submit"${secondary ? html` class="secondary"` : ''}>${label}</button>`,
+  );
 }
 
 /** A link to the next page of a list, when there is one: the same query, the cursor given. */

@@ -3,7 +3,7 @@
 import { EVENT_TYPES, type SecurityEvent } from '../../events/index.ts';
 import { html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
-import { consolePage, nextPageLink } from './console.ts';
+import { consolePage, dataTable, nextPageLink } from './console.ts';
 
 export interface EventsFilter {
   type: string;
@@ -29,17 +29,14 @@ export function eventsPage(
   const who = (id: string | null) => (id === null ? '' : (input.usernames.get(id) ?? id));
   const actor = (value: string | null) =>
     value?.startsWith('user:') ? `${value} (${who(value.slice(5))})` : (value ?? '');
-  const rows = input.events.map(
-    (e) => html`<tr>
-<td>${t.dateTime(e.at)}</td>
-<td><code>${e.type}</code></td>
-<td>${who(e.userId)}</td>
-<td>${e.clientId ?? ''}</td>
-<td>${actor(e.actor)}</td>
-<td>${e.ip ?? ''}</td>
-</tr>
-`,
-  );
+  const rows = input.events.map((e) => [
+    t.dateTime(e.at),
+    html`<code>${e.type}</code>`,
+    who(e.userId),
+    e.clientId ?? '',
+    actor(e.actor),
+    e.ip ?? '',
+  ]);
   const query = Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== ''));
   return consolePage(ui, {
     section: 'events',
@@ -61,17 +58,18 @@ ${
     ? ''
     : html`<p class="alert" role="alert">${t.t('admin.events.noUser', { username: input.unknownUser })}</p>`
 }
-${
-  input.events.length === 0
-    ? html`<p>${t.t('admin.events.none')}</p>`
-    : html`<table>
-<thead><tr><th scope="col">${t.t('admin.events.at')}</th><th scope="col">${t.t('admin.events.event')}</th>
-<th scope="col">${t.t('admin.events.user')}</th><th scope="col">${t.t('admin.events.client')}</th>
-<th scope="col">${t.t('admin.events.actor')}</th><th scope="col">${t.t('admin.events.address')}</th></tr></thead>
-<tbody>
-${rows}</tbody>
-</table>`
-}
+${dataTable(
+  t.t('admin.events.none'),
+  [
+    t.t('admin.events.at'),
+    t.t('admin.events.event'),
+    t.t('admin.events.user'),
+    t.t('admin.events.client'),
+    t.t('admin.events.actor'),
+    t.t('admin.events.address'),
+  ],
+  rows,
+)}
 ${nextPageLink(ui, '/admin/events', query, input.nextCursor)}`,
   });
 }

@@ -4,34 +4,19 @@
 import type { UpstreamProvider } from '../../store/upstream.ts';
 import { html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
-import { actionButton, consolePage, listingPage } from './console.ts';
+import type { Column, Listing, ObjectPageInput } from './console.ts';
+import { actionButton, listingPage, objectPage, postForm } from './console.ts';
 
-export function providersPage(
-  ui: PageContext,
-  input: { admin: string; providers: UpstreamProvider[]; deleted?: string | undefined },
-): string {
-  const { t } = ui;
-  const deleted = input.deleted
-    ? html`<p role="status">${t.t('admin.provider.deleted', { id: input.deleted })}</p>`
-    : '';
-  const rows = input.providers.map(
-    (p) => html`<tr>
-<td><a href="/admin/providers/${p.id}">${p.name}</a></td>
-<td><code>${p.id}</code></td>
-<td>${p.type === 'oidc' ? p.issuer : (p.githubUrl ?? 'https://github.com')}</td>
-</tr>
-`,
-  );
-  return listingPage(ui, {
-    section: 'providers',
-    title: t.t('admin.providers.title'),
-    admin: input.admin,
-    notice: deleted,
-    add: { href: '/admin/providers/new', label: t.t('admin.providers.new') },
-    none: t.t('admin.providers.none'),
-    headers: [t.t('admin.client.name'), t.t('admin.provider.id'), t.t('admin.provider.issuer')],
-    rows,
-  });
+/** The list's columns. */
+const COLUMNS: ReadonlyArray<Column<UpstreamProvider>> = [
+  ['admin.client.name', (p) => html`<a href="/admin/providers/${p.id}">${p.name}</a>`],
+  ['admin.provider.id', (p) => html`<code>${p.id}</code>`],
+  ['admin.provider.issuer', (p) => (p.type === 'oidc' ? p.issuer : (p.githubUrl ?? 'https://github.com'))],
+];
+
+export function providersPage(ui: PageContext, input: Listing<UpstreamProvider>): string {
+  const deleted = input.deleted && ui.t.t('admin.provider.deleted', { id: input.deleted });
+  return listingPage(ui, 'providers', COLUMNS, { ...input, deleted });
 }
 
 /** What the form holds: a provider's values (never its secret), or what was posted and refused. */
@@ -61,16 +46,11 @@ export const providerFieldsOf = (p: UpstreamProvider): ProviderFields => ({
   allowPrivateNetwork: p.allowPrivateNetwork,
 });
 
-export interface ProviderPageInput {
-  admin: string;
-  csrfToken: string;
+export interface ProviderPageInput extends ObjectPageInput {
   /** The provider edited, and the redirect URI to register for it; absent for a new one. */
   provider?: UpstreamProvider | undefined;
   callbackUri?: string | undefined;
   fields: ProviderFields;
-  saved?: boolean;
-  /** Why the form was refused (the operations' words, for the operator). */
-  problem?: string | undefined;
 }
 
 const FLAGS = [
@@ -82,7 +62,6 @@ const FLAGS = [
 export function providerPage(ui: PageContext, input: ProviderPageInput): string {
   const { t } = ui;
   const { provider, fields } = input;
-  const said = input.problem && t.t('admin.client.problem', { problem: input.problem });
   const text = (id: string, label: string, value: string, required = false) =>
     html`<label for="${id}">${label}</label>
 <input type="text" id="${id}" name="${id}" value="${value}" spellcheck="false"${required ? html` required` : ''}>`;
@@ -94,9 +73,10 @@ export function providerPage(ui: PageContext, input: ProviderPageInput): string 
 <select id="type" name="type">${option('oidc', 'OpenID Connect')}${option('github', 'GitHub')}</select>
 ${text('id', t.t('admin.provider.newId'), fields.id)}`;
   const action = provider ? `/admin/providers/${provider.id}` : '/admin/providers/new';
-  const form = html`<form method="post" action="${action}">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-${identity}
+  const form = postForm(
+    action,
+    input.csrfToken,
+    html`${identity}
 ${text('name', t.t('admin.client.name'), fields.name)}
 ${provider?.type === 'github' ? '' : text('issuer', t.t('admin.provider.issuer'), fields.issuer)}
 ${provider?.type === 'oidc' ? '' : text('github_url', t.t('admin.provider.githubUrl'), fields.githubUrl)}
@@ -111,23 +91,14 @@ ${FLAGS.map(
     label,
   ]) => html`<p><input type="checkbox" id="${name}" name="${name}" value="1"${fields[key] ? html` checked` : ''}>
 <label for="${name}">${t.t(label)}</label></p>\n`,
-)}<button type="submit">${t.t(provider ? 'admin.client.save' : 'admin.provider.create')}</button>
-</form>`;
-  return consolePage(ui, {
-    section: 'providers',
+)}<button type="submit">${t.t(provider ? 'admin.client.save' : 'admin.provider.create')}</button>`,
+  );
+  return objectPage(ui, 'providers', input, {
     title: provider ? t.t('admin.provider.title', { name: provider.name }) : t.t('admin.providers.new'),
-    admin: input.admin,
-    body: html`${input.saved ? html`<p role="status">${t.t('admin.client.saved')}</p>` : ''}
-${said ? html`<p class="alert" role="alert">${said}</p>` : ''}
-${input.callbackUri ? html`<p>${t.html('admin.provider.callback', { uri: input.callbackUri })}</p>` : ''}
-${form}
-${
-  provider
-    ? html`<h2>${t.t('admin.client.actions')}</h2>
-<div class="actions">
-${actionButton(`/admin/providers/${provider.id}/delete`, input.csrfToken, t.t('admin.provider.delete'))}
-</div>`
-    : ''
-}`,
+    about: input.callbackUri ? html`<p>${t.html('admin.provider.callback', { uri: input.callbackUri })}</p>` : '',
+    form,
+    actions: provider && [
+      actionButton(`/admin/providers/${provider.id}/delete`, input.csrfToken, t.t('admin.provider.delete')),
+    ],
   });
 }

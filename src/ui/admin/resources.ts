@@ -3,36 +3,21 @@
 import type { Resource } from '../../store/resources.ts';
 import { html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
-import { actionButton, consolePage, listingPage } from './console.ts';
+import type { Column, Listing, ObjectPageInput } from './console.ts';
+import { actionButton, listingPage, objectPage, postForm } from './console.ts';
 
 const pathOf = (uri: string) => `/admin/resources/${encodeURIComponent(uri)}`;
 
-export function resourcesPage(
-  ui: PageContext,
-  input: { admin: string; resources: Resource[]; deleted?: string | undefined },
-): string {
-  const { t } = ui;
-  const deleted = input.deleted
-    ? html`<p role="status">${t.t('admin.resource.deleted', { uri: input.deleted })}</p>`
-    : '';
-  const rows = input.resources.map(
-    (resource) => html`<tr>
-<td><a href="${pathOf(resource.uri)}">${resource.name}</a></td>
-<td><code>${resource.uri}</code></td>
-<td><code>${resource.scopes.join(' ')}</code></td>
-</tr>
-`,
-  );
-  return listingPage(ui, {
-    section: 'resources',
-    title: t.t('admin.resources.title'),
-    admin: input.admin,
-    notice: deleted,
-    add: { href: '/admin/resources/new', label: t.t('admin.resources.new') },
-    none: t.t('admin.resources.none'),
-    headers: [t.t('admin.client.name'), t.t('admin.resources.uri'), t.t('admin.client.scopes')],
-    rows,
-  });
+/** The list's columns. */
+const COLUMNS: ReadonlyArray<Column<Resource>> = [
+  ['admin.client.name', (resource) => html`<a href="${pathOf(resource.uri)}">${resource.name}</a>`],
+  ['admin.resources.uri', (resource) => html`<code>${resource.uri}</code>`],
+  ['admin.client.scopes', (resource) => html`<code>${resource.scopes.join(' ')}</code>`],
+];
+
+export function resourcesPage(ui: PageContext, input: Listing<Resource>): string {
+  const deleted = input.deleted && ui.t.t('admin.resource.deleted', { uri: input.deleted });
+  return listingPage(ui, 'resources', COLUMNS, { ...input, deleted });
 }
 
 /** What the form holds: a resource's values, or what was posted and refused. */
@@ -48,48 +33,34 @@ export const resourceFieldsOf = (resource: Resource): ResourceFields => ({
   scope: resource.scopes.join(' '),
 });
 
-export interface ResourcePageInput {
-  admin: string;
-  csrfToken: string;
+export interface ResourcePageInput extends ObjectPageInput {
   /** The resource edited; absent for a new one. */
   resource?: Resource | undefined;
   fields: ResourceFields;
-  saved?: boolean;
-  /** Why the form was refused (the operations' words, for the operator). */
-  problem?: string | undefined;
 }
 
 export function resourcePage(ui: PageContext, input: ResourcePageInput): string {
   const { t } = ui;
   const { resource, fields } = input;
-  const said = input.problem && t.t('admin.client.problem', { problem: input.problem });
   const uri = resource
     ? html`<p>${t.t('admin.resources.uri')}: <code>${resource.uri}</code></p>`
     : html`<label for="uri">${t.t('admin.resources.uri')}</label>
 <input type="url" id="uri" name="uri" value="${fields.uri}" spellcheck="false" required>`;
-  const form = html`<form method="post" action="${resource ? pathOf(resource.uri) : '/admin/resources/new'}">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-${uri}
+  const form = postForm(
+    resource ? pathOf(resource.uri) : '/admin/resources/new',
+    input.csrfToken,
+    html`${uri}
 <label for="name">${t.t('admin.resource.name')}</label>
 <input type="text" id="name" name="name" value="${fields.name}"${resource ? html` required` : ''}>
 <label for="scope">${t.t('admin.client.scopes')}</label>
 <input type="text" id="scope" name="scope" value="${fields.scope}" spellcheck="false" required>
-<button type="submit">${t.t(resource ? 'admin.client.save' : 'admin.resource.create')}</button>
-</form>`;
-  return consolePage(ui, {
-    section: 'resources',
+<button type="submit">${t.t(resource ? 'admin.client.save' : 'admin.resource.create')}</button>`,
+  );
+  return objectPage(ui, 'resources', input, {
     title: resource ? t.t('admin.resource.title', { name: resource.name }) : t.t('admin.resources.new'),
-    admin: input.admin,
-    body: html`${input.saved ? html`<p role="status">${t.t('admin.client.saved')}</p>` : ''}
-${said ? html`<p class="alert" role="alert">${said}</p>` : ''}
-${form}
-${
-  resource
-    ? html`<h2>${t.t('admin.client.actions')}</h2>
-<div class="actions">
-${actionButton(`${pathOf(resource.uri)}/delete`, input.csrfToken, t.t('admin.resource.delete'))}
-</div>`
-    : ''
-}`,
+    form,
+    actions: resource && [
+      actionButton(`${pathOf(resource.uri)}/delete`, input.csrfToken, t.t('admin.resource.delete')),
+    ],
   });
 }

@@ -1,37 +1,28 @@
 // The console's users: a search (a GET form) and its results, and one user's page: whether they can
 // sign in (locked, delayed, disabled), their recent sign-ins, factors, grants and sessions, and the
 // support person's buttons (unlock, disable or enable, reset second factors, sign out everywhere).
-import type { SignInLock } from '../../admin/sign-in-locks.ts';
 import type { MessageKey } from '../../i18n/index.ts';
 import type { User } from '../../store/users.ts';
 import { deviceName } from '../device.ts';
 import { html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
-import { actionButton, consolePage, nextPageLink } from './console.ts';
+import { actionButton, consolePage, dataTable, nextPageLink, postForm } from './console.ts';
 
 export function usersPage(
   ui: PageContext,
   input: { admin: string; search: string; users: User[]; nextCursor: string | null },
 ): string {
   const { t } = ui;
-  const rows = input.users.map(
-    (user) => html`<tr>
-<td><a href="/admin/users/${user.id}">${user.username}</a></td>
-<td>${user.email}</td>
-<td>${user.name ?? ''}</td>
-<td>${user.disabled ? t.t('admin.users.disabled') : t.t('admin.users.active')}</td>
-</tr>
-`,
+  const results = dataTable(
+    t.t('admin.users.none'),
+    [t.t('admin.users.username'), t.t('admin.users.email'), t.t('admin.users.name'), t.t('admin.users.state')],
+    input.users.map((user) => [
+      html`<a href="/admin/users/${user.id}">${user.username}</a>`,
+      user.email,
+      user.name ?? '',
+      user.disabled ? t.t('admin.users.disabled') : t.t('admin.users.active'),
+    ]),
   );
-  const results =
-    input.users.length === 0
-      ? html`<p>${t.t('admin.users.none')}</p>`
-      : html`<table>
-<thead><tr><th scope="col">${t.t('admin.users.username')}</th><th scope="col">${t.t('admin.users.email')}</th>
-<th scope="col">${t.t('admin.users.name')}</th><th scope="col">${t.t('admin.users.state')}</th></tr></thead>
-<tbody>
-${rows}</tbody>
-</table>`;
   const query: Record<string, string> = input.search ? { q: input.search } : {};
   return consolePage(ui, {
     section: 'users',
@@ -47,9 +38,20 @@ ${nextPageLink(ui, '/admin/users', query, input.nextCursor)}`,
   });
 }
 
+/**
+ * A lock or delay in force on the user's sign-ins (src/admin/sign-in-locks.ts gives it): the page says
+ * which, until when, and after how many failures.
+ */
+export interface SignInLockShown {
+  state: 'open' | 'delayed' | 'locked';
+  /** Epoch seconds when the lock or delay ends. */
+  until: number | null;
+  failures: number;
+}
+
 export interface UserDetail {
   user: User;
-  lock: SignInLock | undefined;
+  lock: SignInLockShown | undefined;
   signIns: Array<{ at: number; ok: boolean; ip: string | null; userAgent: string | null }>;
   factors: string[];
   grants: Array<{ clientName: string; scope: string; createdAt: number }>;
@@ -89,13 +91,14 @@ export function userPage(
   const refused = input.roles;
   const rolesError = refused && t.t('admin.user.rolesProblem', { problem: refused.problem });
   const rolesForm = html`${rolesError ? html`<p class="alert" id="roles-error" role="alert">${rolesError}</p>` : ''}
-<form method="post" action="${base}/roles">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<label for="roles">${t.t('admin.user.rolesLabel')}</label>
+${postForm(
+  `${base}/roles`,
+  input.csrfToken,
+  html`<label for="roles">${t.t('admin.user.rolesLabel')}</label>
 <input type="text" id="roles" name="roles" value="${refused?.posted ?? user.roles.join(' ')}" autocapitalize="none"
   spellcheck="false"${refused ? html` aria-invalid="true" aria-describedby="roles-error"` : ''}>
-<button type="submit" class="secondary">${t.t('admin.user.saveRoles')}</button>
-</form>`;
+<button type="submit" class="secondary">${t.t('admin.user.saveRoles')}</button>`,
+)}`;
   const list = <T>(items: T[], empty: MessageKey, line: (item: T) => unknown) =>
     items.length === 0
       ? html`<p class="muted">${t.t(empty)}</p>`

@@ -3,44 +3,36 @@
 // newest first, each delivery with its status, attempts and last answer, and a button that makes one
 // due again.
 import type { Delivery, Webhook } from '../../store/webhooks.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
-import { actionButton, consolePage } from './console.ts';
+import {
+  actionButton,
+  type Column,
+  consolePage,
+  dataTable,
+  type Listing,
+  listingPage,
+  postForm,
+  problemAlert,
+  savedNotice,
+} from './console.ts';
 
+/** The list of every webhook; `owners` has the usernames of the users who own some, by id. */
 export function webhooksPage(
   ui: PageContext,
-  input: { admin: string; webhooks: Webhook[]; owners: ReadonlyMap<string, string>; deleted?: string | undefined },
+  input: Listing<Webhook> & { owners: ReadonlyMap<string, string> },
 ): string {
   const { t } = ui;
-  const rows = input.webhooks.map(
-    (w) => html`<tr>
-<td><a href="/admin/webhooks/${w.id}">${w.url}</a></td>
-<td><code>${w.events}</code></td>
-<td>${w.ownerId === null ? t.t('admin.webhooks.operator') : (input.owners.get(w.ownerId) ?? w.ownerId)}</td>
-<td>${t.dateTime(w.createdAt)}</td>
-</tr>
-`,
-  );
-  const deleted = input.deleted
-    ? html`<p role="status">${t.t('admin.webhook.deleted', { url: input.deleted })}</p>`
-    : '';
-  return consolePage(ui, {
-    section: 'webhooks',
-    title: t.t('admin.webhooks.title'),
-    admin: input.admin,
-    body: html`${deleted}
-<p><a href="/admin/webhooks/new">${t.t('admin.webhooks.new')}</a></p>
-${
-  input.webhooks.length === 0
-    ? html`<p>${t.t('admin.webhooks.none')}</p>`
-    : html`<table>
-<thead><tr><th scope="col">${t.t('admin.webhooks.url')}</th><th scope="col">${t.t('admin.webhooks.events')}</th>
-<th scope="col">${t.t('admin.webhooks.owner')}</th><th scope="col">${t.t('admin.keys.created')}</th></tr></thead>
-<tbody>
-${rows}</tbody>
-</table>`
-}`,
-  });
+  const owner = (w: Webhook) =>
+    w.ownerId === null ? t.t('admin.webhooks.operator') : (input.owners.get(w.ownerId) ?? w.ownerId);
+  const columns: ReadonlyArray<Column<Webhook>> = [
+    ['admin.webhooks.url', (w) => html`<a href="/admin/webhooks/${w.id}">${w.url}</a>`],
+    ['admin.webhooks.events', (w) => html`<code>${w.events}</code>`],
+    ['admin.webhooks.owner', owner],
+    ['admin.keys.created', (w) => t.dateTime(w.createdAt)],
+  ];
+  const deleted = input.deleted && t.t('admin.webhook.deleted', { url: input.deleted });
+  return listingPage(ui, 'webhooks', columns, { ...input, deleted });
 }
 
 /** What the subscription's form holds: a webhook's values, or what was posted and refused. */
@@ -52,18 +44,16 @@ export interface WebhookFields {
 /** The form that makes a webhook (`action` /admin/webhooks/new) or changes one. */
 function webhookForm(ui: PageContext, action: string, csrfToken: string, fields: WebhookFields, submit: string) {
   const { t } = ui;
-  return html`<form method="post" action="${action}">
-<input type="hidden" name="csrf" value="${csrfToken}">
-<label for="url">${t.t('admin.webhooks.url')}</label>
+  return postForm(
+    action,
+    csrfToken,
+    html`<label for="url">${t.t('admin.webhooks.url')}</label>
 <input type="url" id="url" name="url" value="${fields.url}" spellcheck="false" required>
 <label for="events">${t.t('admin.webhook.events')}</label>
 <input type="text" id="events" name="events" value="${fields.events}" spellcheck="false" required>
-<button type="submit">${submit}</button>
-</form>`;
+<button type="submit">${submit}</button>`,
+  );
 }
-
-const refusal = (ui: PageContext, problem: string | undefined): SafeHtml | '' =>
-  problem ? html`<p class="alert" role="alert">${ui.t.t('admin.client.problem', { problem })}</p>` : '';
 
 export function newWebhookPage(
   ui: PageContext,
@@ -75,7 +65,7 @@ export function newWebhookPage(
     section: 'webhooks',
     title: t.t('admin.webhooks.new'),
     admin: input.admin,
-    body: html`${refusal(ui, input.problem)}
+    body: html`${problemAlert(ui, input.problem)}
 ${form}`,
   });
 }
@@ -114,48 +104,45 @@ export function deliveriesPage(
   const fields = input.fields ?? { url: input.webhook.url, events: input.webhook.events };
   const again = (d: Delivery) =>
     t.t('admin.webhooks.redeliverOne', { event: d.eventType, at: t.dateTime(d.createdAt) });
-  const rows = input.deliveries.map(
-    (d) => html`<tr>
-<td>${t.dateTime(d.createdAt)}</td>
-<td><code>${d.eventType}</code></td>
-<td>${d.status}</td>
-<td>${d.attempts}</td>
-<td>${d.lastStatus ?? d.lastError ?? ''}</td>
-<td>${
-      d.status === 'pending'
-        ? ''
-        : html`<form method="post" action="${action}">
-<input type="hidden" name="csrf" value="${input.csrfToken}">
-<input type="hidden" name="delivery" value="${d.id}">
-<button type="submit" class="secondary" aria-label="${again(d)}">${t.t('admin.webhooks.redeliver')}</button>
-</form>`
-    }</td>
-</tr>
-`,
-  );
+  const redeliverButton = (d: Delivery) =>
+    postForm(
+      action,
+      input.csrfToken,
+      html`<input type="hidden" name="delivery" value="${d.id}">
+<button type="submit" class="secondary" aria-label="${again(d)}">${t.t('admin.webhooks.redeliver')}</button>`,
+    );
+  const rows = input.deliveries.map((d) => [
+    t.dateTime(d.createdAt),
+    html`<code>${d.eventType}</code>`,
+    d.status,
+    d.attempts,
+    d.lastStatus ?? d.lastError ?? '',
+    d.status === 'pending' ? '' : redeliverButton(d),
+  ]);
   return consolePage(ui, {
     section: 'webhooks',
     title: t.t('admin.webhooks.deliveries', { url: input.webhook.url }),
     admin: input.admin,
     body: html`${input.redelivered ? html`<p role="status">${t.t('admin.webhooks.redelivered')}</p>` : ''}
-${input.saved ? html`<p role="status">${t.t('admin.client.saved')}</p>` : ''}
-${refusal(ui, input.problem)}
+${savedNotice(ui, input.saved)}
+${problemAlert(ui, input.problem)}
 <h2>${t.t('admin.webhook.subscription')}</h2>
 ${webhookForm(ui, base, input.csrfToken, fields, t.t('admin.client.save'))}
 <div class="actions">
 ${actionButton(`${base}/delete`, input.csrfToken, t.t('admin.webhook.delete'))}
 </div>
 <h2>${t.t('admin.webhooks.deliveryLog')}</h2>
-${
-  input.deliveries.length === 0
-    ? html`<p>${t.t('admin.webhooks.noDeliveries')}</p>`
-    : html`<table>
-<thead><tr><th scope="col">${t.t('admin.events.at')}</th><th scope="col">${t.t('admin.events.event')}</th>
-<th scope="col">${t.t('admin.users.state')}</th><th scope="col">${t.t('admin.webhooks.attempts')}</th>
-<th scope="col">${t.t('admin.webhooks.last')}</th><th scope="col">${t.t('admin.user.actions')}</th></tr></thead>
-<tbody>
-${rows}</tbody>
-</table>`
-}`,
+${dataTable(
+  t.t('admin.webhooks.noDeliveries'),
+  [
+    t.t('admin.events.at'),
+    t.t('admin.events.event'),
+    t.t('admin.users.state'),
+    t.t('admin.webhooks.attempts'),
+    t.t('admin.webhooks.last'),
+    t.t('admin.user.actions'),
+  ],
+  rows,
+)}`,
   });
 }
