@@ -7,8 +7,6 @@ import type { User, UserStore } from '../store/users.ts';
 import { AdminError, NotFoundError } from './errors.ts';
 import { findUser } from './users.ts';
 
-export { ADMIN_ROLE } from '../store/users.ts';
-
 /** 1 to 64 lowercase letters, digits and `- _ : .`: a role's name, as it goes into tokens. */
 export function roleProblem(role: string): string | undefined {
   return /^[a-z0-9_:.-]{1,64}$/.test(role)

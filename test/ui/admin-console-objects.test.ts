@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { ADMIN_ROLE, changeUserRoles } from '../../src/admin/roles.ts';
+import { changeUserRoles } from '../../src/admin/roles.ts';
+import { ADMIN_ROLE } from '../../src/store/users.ts';
 import type { EventType } from '../../src/events/index.ts';
 import { axeClean } from '../helpers/axe.ts';
 import { CHROMIUM, CHROMIUM_ARGS, needsChromium } from '../helpers/chromium.ts';

@@ -3,7 +3,8 @@
 // signs them out everywhere, each form with its token; the event log, filtered, names the actor.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN_ROLE, changeUserRoles } from '../../src/admin/roles.ts';
+import { changeUserRoles } from '../../src/admin/roles.ts';
+import { ADMIN_ROLE } from '../../src/store/users.ts';
 import { BrowserSim } from '../helpers/browser-sim.ts';
 import { newUser, passwordSignIn } from '../helpers/passkeys.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';

@@ -13,11 +13,11 @@ import {
 } from '../../admin/support.ts';
 import { AdminError } from '../../admin/errors.ts';
 import { listUsers } from '../../admin/users.ts';
-import { ADMIN_ROLE, changeUserRoles } from '../../admin/roles.ts';
+import { changeUserRoles } from '../../admin/roles.ts';
 import { enrolledMethods } from '../../authn/registry.ts';
 import type { MessageKey } from '../../i18n/index.ts';
 import type { Store } from '../../store/store.ts';
-import type { User } from '../../store/users.ts';
+import { ADMIN_ROLE, type User } from '../../store/users.ts';
 import { DONE, type UserDetail, userPage, usersPage } from '../../ui/admin/users.ts';
 import { type ConsoleAdmin, consoleAdmin, consoleForm } from '../admin-console.ts';
 import type { RouteContext } from '../context.ts';
