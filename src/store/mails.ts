@@ -9,13 +9,15 @@ import { Aggregate } from './aggregate.ts';
 import type { OutboxOutcome } from '../events/outbox.ts';
 import { columns, renamed, someColumns } from './columns.ts';
 import {
+  type AttemptMade,
   attemptRecorded,
-  claimEntries,
-  dueEntries,
+  claimDueEntries,
   insertEvents,
   insertEventsWhen,
+  newestEntries,
   type OutboxEntry,
 } from './outbox.ts';
+import { OUTBOX_COLUMNS } from './outbox-row.ts';
 import { rowValues } from './row-values.ts';
 import type { Database, MailRow, MailTokenRow } from './tables.ts';
 import { type Redemption, redemptionEffects } from './mail-redemptions.ts';
@@ -83,21 +85,12 @@ export interface MailStore {
   /** Takes up to `limit` mails due at `now` for `lease` seconds (PostgreSQL: FOR UPDATE SKIP LOCKED). */
   claimMails(now: number, lease: number, limit: number): Promise<Mail[]>;
   /** Records an attempt: sent or given up (the message erased), or due again at `nextAttemptAt`. */
-  recordMailAttempt(
-    id: string,
-    attempt: { attempt: number; at: number; error: string | null },
-    outcome: OutboxOutcome<'sent'>,
-  ): Promise<void>;
+  recordMailAttempt(id: string, attempt: AttemptMade, outcome: OutboxOutcome<'sent'>): Promise<void>;
   /** The newest mails first. */
   listMails(limit: number): Promise<Mail[]>;
 }
 
-const mailRows = renamed(
-  columns<MailRow>()(
-    // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
-    'id kind user_id recipient message_enc status attempts retry_base next_attempt_at locked_until created_at last_error finished_at',
-  ),
-);
+const mailRows = renamed(columns<MailRow>()('id kind user_id recipient message_enc', OUTBOX_COLUMNS));
 const toMail = (row: MailRow): Mail => ({ ...mailRows.to(row), kind: row.kind as MailKind });
 export const fromMail: (mail: Mail) => MailRow = mailRows.from;
 
@@ -188,16 +181,11 @@ export class Mails extends Aggregate implements MailStore {
   }
 
   async claimMails(now: number, lease: number, limit: number): Promise<Mail[]> {
-    const due = dueEntries(this.db, 'mails', now).orderBy('next_attempt_at').limit(limit);
-    const claimed = claimEntries(this.db, 'mails', due, { now, lease, skipLocked: this.skipLocked });
+    const claimed = claimDueEntries(this.db, 'mails', { now, lease, limit, skipLocked: this.skipLocked });
     return (await this.writeRows<MailRow>(claimed)).map(toMail);
   }
 
-  async recordMailAttempt(
-    id: string,
-    attempt: { attempt: number; at: number; error: string | null },
-    outcome: OutboxOutcome<'sent'>,
-  ): Promise<void> {
+  async recordMailAttempt(id: string, attempt: AttemptMade, outcome: OutboxOutcome<'sent'>): Promise<void> {
     const recorded = attemptRecorded(attempt, outcome);
     // Sent or given up, its link is no longer kept anywhere.
     const set = recorded.status === 'pending' ? recorded : { ...recorded, message_enc: null };
@@ -205,13 +193,7 @@ export class Mails extends Aggregate implements MailStore {
   }
 
   async listMails(limit: number): Promise<Mail[]> {
-    const rows = await this.db
-      .selectFrom('mails')
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
+    const rows = (await newestEntries(this.db, 'mails', limit).execute()) as MailRow[];
     return rows.map(toMail);
   }
 }

@@ -41,6 +41,33 @@ export interface FenceConditions {
   seen?: { database: string; counter: number; epoch: string; by?: string | undefined };
 }
 
+/** A bump of the counter by an instance (RestoreWatchStore.markActivity). */
+export interface ActivityMark {
+  database: string;
+  atLeast: number;
+  timeline: number | null;
+  now: number;
+  /** This instance, recorded as the last to bump. */
+  by: string;
+}
+
+/** A restore an instance detected, to fence (RestoreWatchStore.fenceDetectedRestore). */
+export interface DetectedRestore {
+  id: string;
+  now: number;
+  event: SecurityEvent;
+  when: FenceConditions;
+  timeline: number | null;
+  by: string;
+}
+
+/** The fence, if this write made it, and the counter as the write left it. */
+export interface DetectedRestoreFence {
+  fence: RestoreFence | undefined;
+  database: string;
+  counter: number;
+}
+
 export interface RestoreWatchStore {
   /** The mark, written first with `newDatabase` as identity when the database has none. */
   readRestoreWatch(input: { newDatabase: string; knownEpoch: string; now: number }): Promise<RestoreWatchState>;
@@ -48,26 +75,12 @@ export interface RestoreWatchStore {
    * Bumps the counter (recording `timeline` when not null) if the database is still `database` with
    * a counter of at least `atLeast`: the new counter, or undefined when the database changed meanwhile.
    */
-  markActivity(input: {
-    database: string;
-    atLeast: number;
-    timeline: number | null;
-    now: number;
-    /** This instance, recorded as the last to bump. */
-    by: string;
-  }): Promise<number | undefined>;
+  markActivity(input: ActivityMark): Promise<number | undefined>;
   /**
    * Fences the database when a backup's mark is pending or `when` still holds, in one write with the
    * bump of the counter (and `timeline` recorded): the fence, if this write made it, and the counter.
    */
-  fenceDetectedRestore(input: {
-    id: string;
-    now: number;
-    event: SecurityEvent;
-    when: FenceConditions;
-    timeline: number | null;
-    by: string;
-  }): Promise<{ fence: RestoreFence | undefined; database: string; counter: number }>;
+  fenceDetectedRestore(input: DetectedRestore): Promise<DetectedRestoreFence>;
   /** PostgreSQL's current timeline; null on SQLite. Throws when the role may not read it. */
   databaseTimeline(): Promise<number | null>;
   /** Records `timeline` as the one the database is on (`tessera restore-finish` fenced it already). */
@@ -112,13 +125,7 @@ export class RestoreWatch extends Aggregate {
     };
   }
 
-  async markActivity(input: {
-    database: string;
-    atLeast: number;
-    timeline: number | null;
-    now: number;
-    by: string;
-  }): Promise<number | undefined> {
+  async markActivity(input: ActivityMark): Promise<number | undefined> {
     const [row] = await this.writeRows<Pick<RestoreWatchRow, 'counter'>>(
       this.db
         .updateTable('restore_watch')
@@ -140,14 +147,7 @@ export class RestoreWatch extends Aggregate {
     await this.write(this.db.updateTable('restore_watch').set({ timeline }).where('id', '=', ROW));
   }
 
-  async fenceDetectedRestore(input: {
-    id: string;
-    now: number;
-    event: SecurityEvent;
-    when: FenceConditions;
-    timeline: number | null;
-    by: string;
-  }): Promise<{ fence: RestoreFence | undefined; database: string; counter: number }> {
+  async fenceDetectedRestore(input: DetectedRestore): Promise<DetectedRestoreFence> {
     const { db } = this;
     const { when } = input;
     // The conditions, read after the bump below has locked the row (PostgreSQL: another instance's

@@ -107,8 +107,8 @@ const fromWebhook: (webhook: Webhook) => WebhookRow = webhookRows.from;
 
 const deliveryRows = renamed(
   columns<WebhookDeliveryRow>()(
-    // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
-    'id webhook_id event_id event_type payload status attempts retry_base next_attempt_at locked_until created_at last_status last_error finished_at',
+    'id webhook_id event_id event_type payload status attempts retry_base next_attempt_at',
+    'locked_until created_at last_status last_error finished_at',
   ),
 );
 const toDelivery: (row: WebhookDeliveryRow) => Delivery = deliveryRows.to;
