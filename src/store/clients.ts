@@ -2,11 +2,11 @@
 // ways, and their Kysely code. Clients are read on every authorization and token request, so they
 // are cached for a few seconds (./client-cache.ts); the client ids that are https URLs (Client ID
 // Metadata Documents) are resolved by src/oauth/registration/documents.ts and never stored.
-import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Selectable } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
 import { ClientCache } from './client-cache.ts';
-import { splitScope } from './columns.ts';
+import { columnsToSet, splitScope } from './columns.ts';
 import type { ClientRow, Database } from './tables.ts';
 
 export type TokenEndpointAuthMethod =
@@ -355,7 +355,7 @@ export class Clients extends Aggregate implements ClientStore {
     const revoked = this.db.updateTable('grants').set({ revoked_at: now }).where(live);
     const consents = this.db.deleteFrom('consents').where('client_id', '=', clientId);
     const connections = this.db.deleteFrom('connections').where('client_id', '=', clientId);
-    return (await this.write(deleted, revoked, consents, connections, ...this.events(event))) === 1;
+    return this.changeOne(event, deleted, revoked, consents, connections);
   }
 
   async setClientSecretHash(
@@ -373,18 +373,15 @@ export class Clients extends Aggregate implements ClientStore {
       ...(secretEncrypted === undefined ? {} : { secret_enc: secretEncrypted }),
     };
     const updated = this.db.updateTable('clients').set(set).where('client_id', '=', clientId);
-    return (await this.write(updated, ...this.events(event))) === 1;
+    return this.changeOne(event, updated);
   }
 
   async updateClient(client: Client, event?: SecurityEvent): Promise<boolean> {
     this.#cache.forget(client.clientId);
     // Its id, owner, origin and creation time stay.
-    const kept = ['client_id', 'owner_id', 'created_at', 'registered_via'];
-    const set: Updateable<ClientRow> = Object.fromEntries(
-      Object.entries(fromClient(client)).filter(([column]) => !kept.includes(column)),
-    );
+    const set = columnsToSet(fromClient(client), ['client_id', 'owner_id', 'created_at', 'registered_via']);
     const updated = this.db.updateTable('clients').set(set).where('client_id', '=', client.clientId);
-    return (await this.write(updated, ...this.events(event))) === 1;
+    return this.changeOne(event, updated);
   }
 
   async listClientsOwnedBy(userId: string): Promise<Client[]> {

@@ -28,6 +28,14 @@ export type Placeholder = (n: number) => string;
 export const prefixed = (table: string, list: readonly string[]) =>
   list.map((c) => `${table}.${c} as ${table}_${c}`).join(', ');
 
+/** What an update of a row sets: its columns but those the update keeps (its key, when it was made, …). */
+export function columnsToSet<Row extends object, K extends keyof Row & string>(
+  row: Row,
+  kept: readonly K[],
+): Omit<Row, K> {
+  return Object.fromEntries(Object.entries(row).filter(([column]) => !kept.includes(column as K))) as Omit<Row, K>;
+}
+
 /** A space-separated list (a scope column) as its items. */
 export function splitScope(scope: string | null | undefined): string[] {
   return scope ? scope.split(' ').filter((s) => s !== '') : [];

@@ -3,7 +3,7 @@
 // audience; read by a token exchange that asks for an ID-JAG, and by the CLI.
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
-import { renamed, someColumns, splitScope } from './columns.ts';
+import { columnsToSet, renamed, someColumns, splitScope } from './columns.ts';
 import { insertEventsWhen } from './outbox.ts';
 import type { ConnectionRow } from './tables.ts';
 
@@ -66,17 +66,12 @@ export class Connections extends Aggregate implements ConnectionStore {
   }
 
   async getConnection(id: string): Promise<Connection | undefined> {
-    const row = await this.db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.rowWith('connections', { id });
     return row && toConnection(row);
   }
 
   async findConnection(clientId: string, audience: string): Promise<Connection | undefined> {
-    const row = await this.db
-      .selectFrom('connections')
-      .selectAll()
-      .where('client_id', '=', clientId)
-      .where('audience', '=', audience)
-      .executeTakeFirst();
+    const row = await this.rowWith('connections', { client_id: clientId, audience });
     return row && toConnection(row);
   }
 
@@ -87,19 +82,14 @@ export class Connections extends Aggregate implements ConnectionStore {
   }
 
   async updateConnection(connection: Connection, event?: SecurityEvent): Promise<boolean> {
-    const row = fromConnection(connection);
-    const set = {
-      remote_client_id: row.remote_client_id,
-      scope: row.scope,
-      resource: row.resource,
-      updated_at: row.updated_at,
-    };
+    // Its id, client, audience and creation time stay.
+    const set = columnsToSet(fromConnection(connection), ['id', 'client_id', 'audience', 'created_at']);
     const updated = this.db.updateTable('connections').set(set).where('id', '=', connection.id);
-    return (await this.write(updated, ...this.events(event))) === 1;
+    return this.changeOne(event, updated);
   }
 
   async deleteConnection(id: string, event?: SecurityEvent): Promise<boolean> {
     const deleted = this.db.deleteFrom('connections').where('id', '=', id);
-    return (await this.write(deleted, ...this.events(event))) === 1;
+    return this.changeOne(event, deleted);
   }
 }

@@ -129,7 +129,7 @@ export class Mails extends Aggregate implements MailStore {
   }
 
   async getMailToken(hash: string): Promise<MailToken | undefined> {
-    const row = await this.db.selectFrom('mail_tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
+    const row = await this.rowWith('mail_tokens', { hash });
     return row && toToken(row);
   }
 

@@ -123,21 +123,11 @@ export class Passkeys extends Aggregate implements PasskeyStore {
   }
 
   async hasPasskeys(userId: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('passkeys')
-      .select('id')
-      .where('user_id', '=', userId)
-      .where('suspended_at', 'is', null)
-      .executeTakeFirst();
-    return row !== undefined;
+    return this.hasRowWith('passkeys', { user_id: userId, suspended_at: null });
   }
 
   async getPasskeyByCredentialId(credentialId: string): Promise<Passkey | undefined> {
-    const row = await this.db
-      .selectFrom('passkeys')
-      .selectAll()
-      .where('credential_id', '=', credentialId)
-      .executeTakeFirst();
+    const row = await this.rowWith('passkeys', { credential_id: credentialId });
     return row && toPasskey(row);
   }
 

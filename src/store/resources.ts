@@ -62,12 +62,12 @@ export class Resources extends Aggregate implements ResourceStore {
     this.#cache.forget(resource.uri);
     const set = { name: resource.name, scope: resource.scopes.join(' ') };
     const updated = this.db.updateTable('resources').set(set).where('uri', '=', resource.uri);
-    return (await this.write(updated, ...this.events(event))) === 1;
+    return this.changeOne(event, updated);
   }
 
   async deleteResource(uri: string, event?: SecurityEvent): Promise<boolean> {
     this.#cache.forget(uri);
     const deleted = this.db.deleteFrom('resources').where('uri', '=', uri);
-    return (await this.write(deleted, ...this.events(event))) === 1;
+    return this.changeOne(event, deleted);
   }
 }

@@ -76,21 +76,12 @@ function toCredential(row: TotpCredentialRow): TotpCredential {
 
 export class SecondFactors extends Aggregate implements SecondFactorStore {
   async getTotp(userId: string): Promise<TotpCredential | undefined> {
-    const row = await this.db
-      .selectFrom('totp_credentials')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+    const row = await this.rowWith('totp_credentials', { user_id: userId });
     return row && toCredential(row);
   }
 
   async hasTotp(userId: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('totp_credentials')
-      .select('user_id')
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return row !== undefined;
+    return this.hasRowWith('totp_credentials', { user_id: userId });
   }
 
   async enrolTotp(credential: TotpCredential, recoveryCodes: string[], event: SecurityEvent): Promise<boolean> {
@@ -160,13 +151,7 @@ export class SecondFactors extends Aggregate implements SecondFactorStore {
   }
 
   async hasRecoveryCodes(userId: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('recovery_codes')
-      .select('hash')
-      .where('user_id', '=', userId)
-      .where('used_at', 'is', null)
-      .executeTakeFirst();
-    return row !== undefined;
+    return this.hasRowWith('recovery_codes', { user_id: userId, used_at: null });
   }
 
   async recoveryCodeSummary(userId: string): Promise<RecoveryCodeSummary> {

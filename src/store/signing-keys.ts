@@ -53,7 +53,7 @@ export class SigningKeys extends Aggregate implements SigningKeyStore {
 
   async activateSigningKey(kid: string, at: number, event?: SecurityEvent): Promise<boolean> {
     const moved = this.db.updateTable('signing_keys').set({ activates_at: at }).where('kid', '=', kid);
-    return (await this.write(moved, ...this.events(event))) === 1;
+    return this.changeOne(event, moved);
   }
 
   async deleteSigningKeys(kids: string[]): Promise<number> {

@@ -4,7 +4,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import { Aggregate } from './aggregate.ts';
-import { columns, renamed, someColumns, splitScope } from './columns.ts';
+import { columns, columnsToSet, renamed, someColumns, splitScope } from './columns.ts';
 import { insertEvents, insertEventsWhen } from './outbox.ts';
 import { fromSession, type Session } from './sessions.ts';
 import { rowValues } from './row-values.ts';
@@ -145,11 +145,11 @@ export class Upstream extends Aggregate implements UpstreamStore {
     const existing = await this.getProvider(provider.id);
     if (existing) return false;
     const inserted = this.db.insertInto('upstream_providers').values(fromProvider(provider));
-    return (await this.write(inserted, ...this.events(event))) === 1;
+    return this.changeOne(event, inserted);
   }
 
   async getProvider(id: string): Promise<UpstreamProvider | undefined> {
-    const row = await this.db.selectFrom('upstream_providers').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.rowWith('upstream_providers', { id });
     return row && toProvider(row);
   }
 
@@ -159,25 +159,10 @@ export class Upstream extends Aggregate implements UpstreamStore {
   }
 
   async updateProvider(provider: UpstreamProvider, event?: SecurityEvent): Promise<boolean> {
-    const row = fromProvider(provider);
-    const set = {
-      name: row.name,
-      issuer: row.issuer,
-      client_id: row.client_id,
-      client_secret_enc: row.client_secret_enc,
-      scope: row.scope,
-      trust_email: row.trust_email,
-      link_only: row.link_only,
-      trust_upstream_mfa: row.trust_upstream_mfa,
-      allow_private_network: row.allow_private_network,
-      login_hint_domains: row.login_hint_domains,
-      github_url: row.github_url,
-      github_api_url: row.github_api_url,
-      accept_id_jag: row.accept_id_jag,
-      updated_at: row.updated_at,
-    };
+    // Its id, type and creation time stay.
+    const set = columnsToSet(fromProvider(provider), ['id', 'type', 'created_at']);
     const updated = this.db.updateTable('upstream_providers').set(set).where('id', '=', provider.id);
-    return (await this.write(updated, ...this.events(event))) === 1;
+    return this.changeOne(event, updated);
   }
 
   async deleteProvider(id: string, event?: SecurityEvent): Promise<number | undefined> {
@@ -185,7 +170,7 @@ export class Upstream extends Aggregate implements UpstreamStore {
     const links = await this.countLinks(id);
     const deleted = this.db.deleteFrom('upstream_providers').where('id', '=', id);
     const unlinked = this.db.deleteFrom('upstream_links').where('provider_id', '=', id);
-    return (await this.write(deleted, unlinked, ...this.events(event))) === 1 ? links : undefined;
+    return (await this.changeOne(event, deleted, unlinked)) ? links : undefined;
   }
 
   async countLinks(providerId: string): Promise<number> {
@@ -195,12 +180,7 @@ export class Upstream extends Aggregate implements UpstreamStore {
   }
 
   async getLink(providerId: string, subject: string): Promise<UpstreamLink | undefined> {
-    const row = await this.db
-      .selectFrom('upstream_links')
-      .selectAll()
-      .where('provider_id', '=', providerId)
-      .where('subject', '=', subject)
-      .executeTakeFirst();
+    const row = await this.rowWith('upstream_links', { provider_id: providerId, subject });
     return row && toLink(row);
   }
 
@@ -266,7 +246,7 @@ export class Upstream extends Aggregate implements UpstreamStore {
       .deleteFrom('upstream_links')
       .where('provider_id', '=', providerId)
       .where('user_id', '=', userId);
-    return (await this.write(deleted, ...this.events(event))) === 1;
+    return this.changeOne(event, deleted);
   }
 
   async touchLink(providerId: string, subject: string, now: number, event?: SecurityEvent): Promise<void> {

@@ -154,7 +154,7 @@ export class Webhooks extends Aggregate implements WebhookStore {
   }
 
   async getWebhook(id: string): Promise<Webhook | undefined> {
-    const row = await this.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.rowWith('webhooks', { id });
     return row && toWebhook(row);
   }
 
@@ -167,14 +167,14 @@ export class Webhooks extends Aggregate implements WebhookStore {
 
   async updateWebhook(id: string, changes: { url: string; events: string }, event?: SecurityEvent): Promise<boolean> {
     const updated = this.db.updateTable('webhooks').set(changes).where('id', '=', id);
-    return (await this.write(updated, ...this.events(event))) === 1;
+    return this.changeOne(event, updated);
   }
 
   async deleteWebhook(id: string, event?: SecurityEvent): Promise<boolean> {
     const pending = (eb: Where<'webhook_deliveries'>) => eb.and({ webhook_id: id, status: 'pending' });
     const deleted = this.db.deleteFrom('webhooks').where('id', '=', id);
     const undelivered = this.db.deleteFrom('webhook_deliveries').where(pending);
-    return (await this.write(deleted, undelivered, ...this.events(event))) === 1;
+    return this.changeOne(event, deleted, undelivered);
   }
 
   async rotateWebhookSecret(
@@ -215,7 +215,7 @@ export class Webhooks extends Aggregate implements WebhookStore {
   }
 
   async getDelivery(id: string): Promise<Delivery | undefined> {
-    const row = await this.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.rowWith('webhook_deliveries', { id });
     return row && toDelivery(row);
   }
 
