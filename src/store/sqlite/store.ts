@@ -3,8 +3,8 @@
 // In WAL mode the reads never wait for the writer, and every write resolves after its commit.
 import { Kysely, type NoMigrations } from 'kysely';
 import type { DatabaseSync } from 'node:sqlite';
-import { GRANT_COLUMNS, GRANT_FIELDS, type Grant, type Rotation, type RotationOutcome } from '../grants.ts';
-import type { TokenFamily } from '../grants.ts';
+import type { Grant, Rotation, RotationOutcome, TokenFamily } from '../grant.ts';
+import { GRANT_COLUMNS, GRANT_FIELDS } from '../grant-rows.ts';
 import { KyselyStore } from '../kysely-store.ts';
 import type { DatabaseStats } from '../store.ts';
 import type { Database } from '../tables.ts';
