@@ -38,14 +38,24 @@ export function kyselyReads(db: Kysely<Database>): Reads {
   return async (text, parameters) => (await db.executeQuery(CompiledQuery.raw(text, parameters))).rows;
 }
 
+/**
+ * A class an aggregate's code extends: Aggregate, or the aggregates' code below it, each `withX(Base)`
+ * of its file (./clients.ts withClients, …) adding its own on top (./kysely-store.ts stacks them all).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeScript's rule for a class that extends a parameter
+export type AggregateClass = abstract new (...args: any[]) => Aggregate;
+
 export abstract class Aggregate {
-  protected readonly db: Kysely<Database>;
+  readonly db: Kysely<Database>;
+  /** The parameter style of the statements written out by hand. */
+  protected readonly placeholder: Placeholder;
   protected readonly skipLocked: boolean;
   readonly #writes: Writes;
   readonly #reads: Reads;
 
   constructor(connection: Connection) {
     this.db = connection.db;
+    this.placeholder = connection.placeholder;
     this.skipLocked = connection.skipLocked ?? false;
     this.#writes = connection.writes;
     this.#reads = connection.reads;

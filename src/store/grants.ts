@@ -5,7 +5,7 @@
 // ./grant-rows.ts.
 import type { ExpressionBuilder, OnConflictBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
-import { Aggregate, type Connection } from './aggregate.ts';
+import type { AggregateClass } from './aggregate.ts';
 import type { AccessTokenState, Grant, Rotation, RotationOutcome, TokenFamily } from './grant.ts';
 import {
   type AccessTokenRow,
@@ -67,69 +67,70 @@ export interface RevocationStore {
 
 type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
 
-/** Everything of GrantStore and RevocationStore but the hot writes, which each database's store does. */
-export class Grants
-  extends Aggregate
-  implements Omit<GrantStore, 'redeemAuthorizationCode' | 'rotateTokenFamily'>, RevocationStore
-{
-  readonly #statements: ReturnType<typeof grantReads>;
+/** Everything of GrantStore and RevocationStore but the hot writes (each database's store), on top of `Base`. */
+export function withGrants<Base extends AggregateClass>(Base: Base) {
+  abstract class Grants
+    extends Base
+    implements Omit<GrantStore, 'redeemAuthorizationCode' | 'rotateTokenFamily'>, RevocationStore
+  {
+    readonly #statements = grantReads(this.placeholder);
 
-  constructor(connection: Connection) {
-    super(connection);
-    this.#statements = grantReads(connection.placeholder);
-  }
+    async getGrant(id: string): Promise<Grant | undefined> {
+      const [row] = await this.rows<GrantRow>(this.#statements.grant, [id]);
+      return row && toGrant(row);
+    }
 
-  async getGrant(id: string): Promise<Grant | undefined> {
-    const [row] = await this.rows<GrantRow>(this.#statements.grant, [id]);
-    return row && toGrant(row);
-  }
+    async getTokenFamily(grantId: string): Promise<TokenFamily | undefined> {
+      return toTokenFamily((await this.rows<FamilyRow>(this.#statements.tokenFamily, [grantId]))[0]);
+    }
 
-  async getTokenFamily(grantId: string): Promise<TokenFamily | undefined> {
-    return toTokenFamily((await this.rows<FamilyRow>(this.#statements.tokenFamily, [grantId]))[0]);
-  }
+    async revokeGrant(id: string, now: number, event?: SecurityEvent): Promise<void> {
+      const live = (eb: Where<'grants'>) => eb.and({ id, revoked_at: null });
+      await this.write(this.db.updateTable('grants').set({ revoked_at: now }).where(live), ...this.events(event));
+    }
 
-  async revokeGrant(id: string, now: number, event?: SecurityEvent): Promise<void> {
-    const live = (eb: Where<'grants'>) => eb.and({ id, revoked_at: null });
-    await this.write(this.db.updateTable('grants').set({ revoked_at: now }).where(live), ...this.events(event));
-  }
+    async listActiveGrants(userId: string, now: number): Promise<Array<Grant & { clientName: string | null }>> {
+      const rows = await this.db
+        .selectFrom('grants')
+        .leftJoin('clients', 'clients.client_id', 'grants.client_id')
+        .selectAll('grants')
+        .select('clients.name as client_name')
+        .where((eb) => eb.and([eb('grants.user_id', '=', userId), eb('grants.revoked_at', 'is', null)]))
+        .where('grants.refresh_expires_at', '>', now)
+        .orderBy('grants.created_at', 'desc')
+        .execute();
+      return rows.map((row) => ({ ...toGrant(row), clientName: row.client_name }));
+    }
 
-  async listActiveGrants(userId: string, now: number): Promise<Array<Grant & { clientName: string | null }>> {
-    const rows = await this.db
-      .selectFrom('grants')
-      .leftJoin('clients', 'clients.client_id', 'grants.client_id')
-      .selectAll('grants')
-      .select('clients.name as client_name')
-      .where((eb) => eb.and([eb('grants.user_id', '=', userId), eb('grants.revoked_at', 'is', null)]))
-      .where('grants.refresh_expires_at', '>', now)
-      .orderBy('grants.created_at', 'desc')
-      .execute();
-    return rows.map((row) => ({ ...toGrant(row), clientName: row.client_name }));
-  }
+    async withdrawClient(userId: string, clientId: string, now: number, event?: SecurityEvent): Promise<number> {
+      const live = (eb: Where<'grants'>) => eb.and({ user_id: userId, client_id: clientId, revoked_at: null });
+      const consent = (eb: Where<'consents'>) => eb.and({ user_id: userId, client_id: clientId });
+      const revoked = this.db.updateTable('grants').set({ revoked_at: now }).where(live);
+      return this.write(revoked, this.db.deleteFrom('consents').where(consent), ...this.events(event));
+    }
 
-  async withdrawClient(userId: string, clientId: string, now: number, event?: SecurityEvent): Promise<number> {
-    const live = (eb: Where<'grants'>) => eb.and({ user_id: userId, client_id: clientId, revoked_at: null });
-    const consent = (eb: Where<'consents'>) => eb.and({ user_id: userId, client_id: clientId });
-    const revoked = this.db.updateTable('grants').set({ revoked_at: now }).where(live);
-    return this.write(revoked, this.db.deleteFrom('consents').where(consent), ...this.events(event));
-  }
+    async withdrawClientFromAll(clientId: string, now: number, event?: SecurityEvent): Promise<number> {
+      const live = (eb: Where<'grants'>) => eb.and({ client_id: clientId, revoked_at: null });
+      const revoked = this.db.updateTable('grants').set({ revoked_at: now }).where(live);
+      const consents = this.db.deleteFrom('consents').where('client_id', '=', clientId);
+      return this.write(revoked, consents, ...this.events(event));
+    }
 
-  async withdrawClientFromAll(clientId: string, now: number, event?: SecurityEvent): Promise<number> {
-    const live = (eb: Where<'grants'>) => eb.and({ client_id: clientId, revoked_at: null });
-    const revoked = this.db.updateTable('grants').set({ revoked_at: now }).where(live);
-    const consents = this.db.deleteFrom('consents').where('client_id', '=', clientId);
-    return this.write(revoked, consents, ...this.events(event));
-  }
+    // access tokens (RFC 7009)
+    async revokeAccessToken(jti: string, expiresAt: number, event?: SecurityEvent): Promise<void> {
+      const once = (c: OnConflictBuilder<Database, 'revoked_access_tokens'>) => c.doNothing();
+      const revoked = this.db
+        .insertInto('revoked_access_tokens')
+        .values({ jti, expires_at: expiresAt })
+        .onConflict(once);
+      await this.write(revoked, ...this.events(event));
+    }
 
-  // access tokens (RFC 7009)
-  async revokeAccessToken(jti: string, expiresAt: number, event?: SecurityEvent): Promise<void> {
-    const once = (c: OnConflictBuilder<Database, 'revoked_access_tokens'>) => c.doNothing();
-    const revoked = this.db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt }).onConflict(once);
-    await this.write(revoked, ...this.events(event));
+    async getAccessTokenState(input: { userId: string; grantId: string; jti: string }): Promise<AccessTokenState> {
+      const parameters = [input.userId, input.grantId, input.jti];
+      const [row] = await this.rows<AccessTokenRow>(this.#statements.accessTokenState, parameters);
+      return toAccessTokenState(row);
+    }
   }
-
-  async getAccessTokenState(input: { userId: string; grantId: string; jti: string }): Promise<AccessTokenState> {
-    const parameters = [input.userId, input.grantId, input.jti];
-    const [row] = await this.rows<AccessTokenRow>(this.#statements.accessTokenState, parameters);
-    return toAccessTokenState(row);
-  }
+  return Grants;
 }

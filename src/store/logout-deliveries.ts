@@ -3,7 +3,7 @@
 // session end, written by the same write as the end (./session-ends.ts says which). The token is
 // signed at each attempt, so that it is fresh.
 import type { OutboxOutcome } from '../events/outbox.ts';
-import { Aggregate } from './aggregate.ts';
+import type { AggregateClass } from './aggregate.ts';
 import { columns, renamed } from './columns.ts';
 import { type AttemptMade, attemptRecorded, claimDueEntries, newestEntries, type OutboxEntry } from './outbox.ts';
 import { OUTBOX_COLUMNS } from './outbox-row.ts';
@@ -30,21 +30,25 @@ export interface LogoutDeliveryStore {
 const deliveryRows = renamed(columns<LogoutDeliveryRow>()('id client_id uri sub sid', OUTBOX_COLUMNS));
 const toDelivery: (row: LogoutDeliveryRow) => LogoutDelivery = deliveryRows.to;
 
-export class LogoutDeliveries extends Aggregate implements LogoutDeliveryStore {
-  async claimLogoutDeliveries(now: number, lease: number, limit: number): Promise<LogoutDelivery[]> {
-    const claim = { now, lease, limit, skipLocked: this.skipLocked };
-    const claimed = claimDueEntries(this.db, 'logout_deliveries', claim);
-    return (await this.writeRows<LogoutDeliveryRow>(claimed)).map(toDelivery);
-  }
+/** The logout tokens' outbox: the Kysely code, on top of `Base` (the aggregates below, ./kysely-store.ts). */
+export function withLogoutDeliveries<Base extends AggregateClass>(Base: Base) {
+  abstract class LogoutDeliveries extends Base implements LogoutDeliveryStore {
+    async claimLogoutDeliveries(now: number, lease: number, limit: number): Promise<LogoutDelivery[]> {
+      const claim = { now, lease, limit, skipLocked: this.skipLocked };
+      const claimed = claimDueEntries(this.db, 'logout_deliveries', claim);
+      return (await this.writeRows<LogoutDeliveryRow>(claimed)).map(toDelivery);
+    }
 
-  async recordLogoutAttempt(id: string, attempt: AttemptMade, outcome: OutboxOutcome<'delivered'>): Promise<void> {
-    await this.write(
-      this.db.updateTable('logout_deliveries').set(attemptRecorded(attempt, outcome)).where('id', '=', id),
-    );
-  }
+    async recordLogoutAttempt(id: string, attempt: AttemptMade, outcome: OutboxOutcome<'delivered'>): Promise<void> {
+      await this.write(
+        this.db.updateTable('logout_deliveries').set(attemptRecorded(attempt, outcome)).where('id', '=', id),
+      );
+    }
 
-  async listLogoutDeliveries(limit: number): Promise<LogoutDelivery[]> {
-    const rows = (await newestEntries(this.db, 'logout_deliveries', limit).execute()) as LogoutDeliveryRow[];
-    return rows.map(toDelivery);
+    async listLogoutDeliveries(limit: number): Promise<LogoutDelivery[]> {
+      const rows = (await newestEntries(this.db, 'logout_deliveries', limit).execute()) as LogoutDeliveryRow[];
+      return rows.map(toDelivery);
+    }
   }
+  return LogoutDeliveries;
 }

@@ -110,7 +110,7 @@ export class PostgresStore extends KyselyStore {
     whileCommitting: (family: TokenFamily) => Promise<T>,
   ): Promise<RotationOutcome<T>> {
     const family = await this.#rotations.run(r);
-    if (!family) return { rotated: false, family: await this.grants.getTokenFamily(r.grantId) };
+    if (!family) return { rotated: false, family: await this.getTokenFamily(r.grantId) };
     return { rotated: true, family, value: await whileCommitting(family) };
   }
 }
