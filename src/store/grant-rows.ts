@@ -3,7 +3,7 @@
 // as object literals (the hot writes, ./sqlite/store.ts and ./postgres/store.ts, pass a grant's
 // values in GRANT_COLUMNS' order).
 import type { AccessTokenState, Grant, TokenFamily } from './grant.ts';
-import { columns, type Placeholder, prefixed, type Prefixed, renamed, someColumns } from './columns.ts';
+import { columns, type Placeholder, prefixed, type Prefixed } from './columns.ts';
 import type { GrantRow, UserRow } from './tables.ts';
 import { JOINED_USER, joinedUser } from './users.ts';
 
@@ -32,30 +32,11 @@ export const GRANT_FIELDS = {
   dpop_jkt: 'dpopJkt',
 } as const satisfies Record<(typeof GRANT_COLUMNS)[number], keyof Grant>;
 
-/** The columns a grant only renames; the hot reads' toTokenFamily (below) writes them out by hand. */
-const grantRows = renamed(
-  someColumns<GrantRow>()(
-    'id user_id client_id scope auth_time created_at revoked_at',
-    'refresh_generation refresh_expires_at refresh_issued_at resource amr acr',
-  ),
-);
+/** A grant's row as the reads here take it: its columns under the prefix g_ (GRANT_COLUMNS). */
+export type PrefixedGrantRow = Prefixed<GrantRow, 'g'>;
 
-export function toGrant(row: GrantRow): Grant {
+export function toGrant(row: PrefixedGrantRow): Grant {
   return {
-    ...grantRows.to(row),
-    // Only when the authorization request had a claims parameter.
-    ...(row.claims_request != null ? { claimsRequest: row.claims_request } : {}),
-    sid: row.sid ?? null,
-    ...(row.dpop_jkt != null ? { dpopJkt: row.dpop_jkt } : {}),
-  };
-}
-
-/** A grant joined with its user: the grant under the prefix g_, the user's columns under their own names. */
-export type FamilyRow = Prefixed<GrantRow, 'g'> & Partial<UserRow>;
-
-export function toTokenFamily(row: FamilyRow | undefined): TokenFamily | undefined {
-  if (!row) return undefined;
-  const grant = {
     id: row.g_id,
     userId: row.g_user_id,
     clientId: row.g_client_id,
@@ -69,11 +50,19 @@ export function toTokenFamily(row: FamilyRow | undefined): TokenFamily | undefin
     resource: row.g_resource,
     amr: row.g_amr,
     acr: row.g_acr,
+    // Only when the authorization request had a claims parameter.
     ...(row.g_claims_request != null ? { claimsRequest: row.g_claims_request } : {}),
     sid: row.g_sid ?? null,
     ...(row.g_dpop_jkt != null ? { dpopJkt: row.g_dpop_jkt } : {}),
   };
-  return { grant, user: joinedUser(row) };
+}
+
+/** A grant joined with its user: the grant under the prefix g_, the user's columns under their own names. */
+export type FamilyRow = PrefixedGrantRow & Partial<UserRow>;
+
+export function toTokenFamily(row: FamilyRow | undefined): TokenFamily | undefined {
+  if (!row) return undefined;
+  return { grant: toGrant(row), user: joinedUser(row) };
 }
 
 export type AccessTokenRow = Partial<UserRow> & {
@@ -93,7 +82,12 @@ export function toAccessTokenState(row: AccessTokenRow | undefined): AccessToken
 /** The reads of every token, introspection and userinfo request, in a database's parameter style. */
 export function grantReads(p: Placeholder) {
   return {
-    grant: `select * from grants where id = ${p(1)}`,
+    grant: `select ${prefixed('g', GRANT_COLUMNS)} from grants g where g.id = ${p(1)}`,
+    /** A user's live grants, newest first, with their clients' names. Parameters: the user's id, now. */
+    activeGrants: `select ${prefixed('g', GRANT_COLUMNS)}, c.name as client_name
+      from grants g left join clients c on c.client_id = g.client_id
+      where g.user_id = ${p(1)} and g.revoked_at is null and g.refresh_expires_at > ${p(2)}
+      order by g.created_at desc`,
     /** A refresh: the grant and its user. Parameter: the grant's id. */
     tokenFamily: `select ${prefixed('g', GRANT_COLUMNS)}, ${JOINED_USER}
       from grants g left join users u on u.id = g.user_id where g.id = ${p(1)}`,

@@ -10,12 +10,13 @@ import type { AccessTokenState, Grant, Rotation, RotationOutcome, TokenFamily } 
 import {
   type AccessTokenRow,
   type FamilyRow,
+  type PrefixedGrantRow,
   grantReads,
   toAccessTokenState,
   toGrant,
   toTokenFamily,
 } from './grant-rows.ts';
-import type { Database, GrantRow } from './tables.ts';
+import type { Database } from './tables.ts';
 
 export type { AccessTokenState, Grant, Rotation, RotationOutcome, TokenFamily } from './grant.ts';
 
@@ -76,7 +77,7 @@ export function withGrants<Base extends AggregateClass>(Base: Base) {
     readonly #statements = grantReads(this.placeholder);
 
     async getGrant(id: string): Promise<Grant | undefined> {
-      const [row] = await this.rows<GrantRow>(this.#statements.grant, [id]);
+      const [row] = await this.rows<PrefixedGrantRow>(this.#statements.grant, [id]);
       return row && toGrant(row);
     }
 
@@ -90,15 +91,8 @@ export function withGrants<Base extends AggregateClass>(Base: Base) {
     }
 
     async listActiveGrants(userId: string, now: number): Promise<Array<Grant & { clientName: string | null }>> {
-      const rows = await this.db
-        .selectFrom('grants')
-        .leftJoin('clients', 'clients.client_id', 'grants.client_id')
-        .selectAll('grants')
-        .select('clients.name as client_name')
-        .where((eb) => eb.and([eb('grants.user_id', '=', userId), eb('grants.revoked_at', 'is', null)]))
-        .where('grants.refresh_expires_at', '>', now)
-        .orderBy('grants.created_at', 'desc')
-        .execute();
+      type Row = PrefixedGrantRow & { client_name: string | null };
+      const rows = await this.rows<Row>(this.#statements.activeGrants, [userId, now]);
       return rows.map((row) => ({ ...toGrant(row), clientName: row.client_name }));
     }
 
