@@ -5,7 +5,7 @@
 // refresh, which each does its own way, and their connections' lifecycle.
 import { type NoMigrations, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
-import type { Connection } from './aggregate.ts';
+import { Aggregate, type Connection } from './aggregate.ts';
 import { withClients } from './clients.ts';
 import { withConnections } from './connections.ts';
 import { withDeviceAuthorizations } from './device-authorizations.ts';
@@ -32,11 +32,20 @@ import { Users } from './users.ts';
 import { withWebhooks } from './webhooks.ts';
 
 // Every aggregate's code, by area, each class on top of the one before it (users at the bottom).
-const People = withUpstream(withSecondFactors(withPasskeys(withSessions(Users))));
-const Protocol = withDeviceAuthorizations(withOneTime(withGrants(withResources(withClients(People)))));
+const People = withUpstream(withSecondFactors(withPasskeys(withThrottles(withSessions(Users)))));
+const Protocol = withConnections(withDeviceAuthorizations(withOneTime(withGrants(withResources(withClients(People))))));
 const Outboxes = withNotices(withLogoutDeliveries(withMails(withWebhooks(withEvents(Protocol)))));
-const Operations = withPurge(withEncryptedValues(withRestoreWatch(withRestores(withSigningKeys(Outboxes)))));
-const Aggregates = withConnections(withThrottles(Operations));
+const Aggregates = withPurge(withEncryptedValues(withRestoreWatch(withRestores(withSigningKeys(Outboxes)))));
+
+// A name two aggregates both define would leave only the upper one's, which TypeScript does not see
+// across classes built on a parameter: checked once, as this module loads.
+const defined = new Set<string>();
+for (let layer = Aggregates.prototype; layer !== Aggregate.prototype; layer = Object.getPrototypeOf(layer)) {
+  for (const name of Object.getOwnPropertyNames(layer)) {
+    if (name !== 'constructor' && defined.has(name)) throw new Error(`store: two aggregates define ${name}`);
+    defined.add(name);
+  }
+}
 
 export abstract class KyselyStore extends Aggregates implements Store {
   constructor(connection: Connection) {
