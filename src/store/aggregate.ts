@@ -2,8 +2,8 @@
 // share: statements are built with Kysely and run by the database's own writes and reads, on SQLite
 // by the writer's group commit and the event loop's prepared reads, on PostgreSQL as one statement
 // or in a transaction.
-import { CompiledQuery } from 'kysely';
-import type { Compilable, Kysely, QueryResult } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import type { Compilable, FilterObject, Kysely, QueryResult, Selectable, SelectQueryBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import type { Placeholder } from './columns.ts';
 import { insertEvents } from './outbox.ts';
@@ -38,14 +38,24 @@ export function kyselyReads(db: Kysely<Database>): Reads {
   return async (text, parameters) => (await db.executeQuery(CompiledQuery.raw(text, parameters))).rows;
 }
 
+/**
+ * A class an aggregate's code extends: Aggregate, or the aggregates' code below it, each `withX(Base)`
+ * of its file (./clients.ts withClients, …) adding its own on top (./kysely-store.ts stacks them all).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeScript's rule for a class that extends a parameter
+export type AggregateClass = abstract new (...args: any[]) => Aggregate;
+
 export abstract class Aggregate {
-  protected readonly db: Kysely<Database>;
+  readonly db: Kysely<Database>;
+  /** The parameter style of the statements written out by hand. */
+  protected readonly placeholder: Placeholder;
   protected readonly skipLocked: boolean;
   readonly #writes: Writes;
   readonly #reads: Reads;
 
   constructor(connection: Connection) {
     this.db = connection.db;
+    this.placeholder = connection.placeholder;
     this.skipLocked = connection.skipLocked ?? false;
     this.#writes = connection.writes;
     this.#reads = connection.reads;
@@ -75,12 +85,44 @@ export abstract class Aggregate {
   }
 
   /**
+   * The row of `table` whose columns hold `key`'s values (null: `is null`), if any: a lookup by a key,
+   * one column or several.
+   */
+  protected rowWith<T extends keyof Database>(
+    table: T,
+    key: Partial<Selectable<Database[T]>>,
+  ): Promise<Selectable<Database[T]> | undefined> {
+    const all = this.db.selectFrom(table as keyof Database).selectAll() as unknown as SelectQueryBuilder<
+      Database,
+      T,
+      Selectable<Database[T]>
+    >;
+    return all.where((eb) => eb.and(key as FilterObject<Database, T>)).executeTakeFirst();
+  }
+
+  /** Whether `table` has a row whose columns hold `key`'s values (null: `is null`). */
+  protected async hasRowWith<T extends keyof Database>(
+    table: T,
+    key: Partial<Selectable<Database[T]>>,
+  ): Promise<boolean> {
+    const one = this.db
+      .selectFrom(table as keyof Database)
+      .select(sql<number>`1`.as('one')) as unknown as SelectQueryBuilder<Database, T, { one: number }>;
+    return (await one.where((eb) => eb.and(key as FilterObject<Database, T>)).executeTakeFirst()) !== undefined;
+  }
+
+  /**
    * The end of every session of the user but `keepSession` (issue 33: a changed password or a removed
    * factor signs out everywhere else), their clients told (./session-ends.ts); with `present`, only if
    * it finds a row when the statements run.
    */
   protected endOtherSessions(userId: string, keepSession: string, now: number, present?: EndCondition) {
     return endSessions(this.db, { userId, except: keepSession }, { now, when: present });
+  }
+
+  /** A change of one row (the first statement's), written with its event: whether it found the row. */
+  protected async changeOne(event: SecurityEvent | undefined, ...queries: Compilable[]): Promise<boolean> {
+    return (await this.write(...queries, ...this.events(event))) === 1;
   }
 
   /** The event that records a change, with its webhook deliveries, to write with the change (./outbox.ts). */

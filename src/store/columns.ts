@@ -2,19 +2,23 @@
 // the prefixes that keep a join's columns apart, each database's parameter style, and the
 // space-separated lists (scopes) some columns hold.
 
-// Column lists, written as one string and checked against the row types both ways: a column added to
-// a row type must be added here.
+// Column lists, written as space-separated strings (one, or a few when a row has many columns) and
+// checked against the row types both ways: a column added to a row type must be added here.
 type Split<S extends string> = S extends `${infer Head} ${infer Tail}` ? [Head, ...Split<Tail>] : [S];
-type Exact<Row, S extends string> = [Exclude<keyof Row, Split<S>[number]>, Exclude<Split<S>[number], keyof Row>];
+type Words<P extends readonly string[]> = P extends readonly [infer H extends string, ...infer T extends string[]]
+  ? [...Split<H>, ...Words<T>]
+  : [];
+type Exact<Row, W extends readonly string[]> = [Exclude<keyof Row, W[number]>, Exclude<W[number], keyof Row>];
 export function columns<Row>() {
-  return <const S extends string>(list: S & (Exact<Row, S> extends [never, never] ? unknown : never)) =>
-    list.split(' ') as Split<S>;
+  return <const P extends readonly string[]>(
+    ...lists: P & (Exact<Row, Words<P>> extends [never, never] ? unknown : never)
+  ) => lists.flatMap((list) => list.split(' ')) as Words<P>;
 }
 
 /** Some of a row's columns, each checked to be one of them: the part of a row that `renamed` maps. */
 export function someColumns<Row>() {
-  return <const S extends string>(list: S & (Exact<Row, S>[1] extends never ? unknown : never)) =>
-    list.split(' ') as Split<S>;
+  return <const P extends readonly string[]>(...lists: P & (Exact<Row, Words<P>>[1] extends never ? unknown : never)) =>
+    lists.flatMap((list) => list.split(' ')) as Words<P>;
 }
 
 /** How a database writes the n-th parameter of a statement: `?1` on SQLite, `$1` on PostgreSQL. */
@@ -23,6 +27,14 @@ export type Placeholder = (n: number) => string;
 /** `t.c as t_c, …`: a joined table's columns under its prefix. */
 export const prefixed = (table: string, list: readonly string[]) =>
   list.map((c) => `${table}.${c} as ${table}_${c}`).join(', ');
+
+/** What an update of a row sets: its columns but those the update keeps (its key, when it was made, …). */
+export function columnsToSet<Row extends object, K extends keyof Row & string>(
+  row: Row,
+  kept: readonly K[],
+): Omit<Row, K> {
+  return Object.fromEntries(Object.entries(row).filter(([column]) => !kept.includes(column as K))) as Omit<Row, K>;
+}
 
 /** A space-separated list (a scope column) as its items. */
 export function splitScope(scope: string | null | undefined): string[] {

@@ -2,8 +2,8 @@
 // ask Tessera for an identity assertion for another authorization server. One per client and
 // audience; read by a token exchange that asks for an ID-JAG, and by the CLI.
 import type { SecurityEvent } from '../events/index.ts';
-import { Aggregate } from './aggregate.ts';
-import { renamed, someColumns, splitScope } from './columns.ts';
+import type { AggregateClass } from './aggregate.ts';
+import { columnsToSet, renamed, someColumns, splitScope } from './columns.ts';
 import { insertEventsWhen } from './outbox.ts';
 import type { ConnectionRow } from './tables.ts';
 
@@ -54,52 +54,46 @@ function fromConnection(connection: Connection): ConnectionRow {
   return { ...connectionRows.from(connection), scope: connection.scopes.join(' ') };
 }
 
-export class Connections extends Aggregate implements ConnectionStore {
-  async createConnection(connection: Connection, event?: SecurityEvent): Promise<boolean> {
-    const insert = this.db
-      .insertInto('connections')
-      .values(fromConnection(connection))
-      .onConflict((oc) => oc.columns(['client_id', 'audience']).doNothing());
-    // The event only with the row: of two creations at once, one records it.
-    const made = this.db.selectFrom('connections').select('id').where('id', '=', connection.id);
-    return (await this.write(insert, ...(event ? insertEventsWhen(this.db, event, made) : []))) === 1;
-  }
+/** ID-JAG connections: the Kysely code, on top of `Base` (the aggregates below, ./kysely-store.ts). */
+export function withConnections<Base extends AggregateClass>(Base: Base) {
+  abstract class Connections extends Base implements ConnectionStore {
+    async createConnection(connection: Connection, event?: SecurityEvent): Promise<boolean> {
+      const insert = this.db
+        .insertInto('connections')
+        .values(fromConnection(connection))
+        .onConflict((oc) => oc.columns(['client_id', 'audience']).doNothing());
+      // The event only with the row: of two creations at once, one records it.
+      const made = this.db.selectFrom('connections').select('id').where('id', '=', connection.id);
+      return (await this.write(insert, ...(event ? insertEventsWhen(this.db, event, made) : []))) === 1;
+    }
 
-  async getConnection(id: string): Promise<Connection | undefined> {
-    const row = await this.db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && toConnection(row);
-  }
+    async getConnection(id: string): Promise<Connection | undefined> {
+      const row = await this.rowWith('connections', { id });
+      return row && toConnection(row);
+    }
 
-  async findConnection(clientId: string, audience: string): Promise<Connection | undefined> {
-    const row = await this.db
-      .selectFrom('connections')
-      .selectAll()
-      .where('client_id', '=', clientId)
-      .where('audience', '=', audience)
-      .executeTakeFirst();
-    return row && toConnection(row);
-  }
+    async findConnection(clientId: string, audience: string): Promise<Connection | undefined> {
+      const row = await this.rowWith('connections', { client_id: clientId, audience });
+      return row && toConnection(row);
+    }
 
-  async listConnections(clientId?: string): Promise<Connection[]> {
-    let query = this.db.selectFrom('connections').selectAll();
-    if (clientId !== undefined) query = query.where('client_id', '=', clientId);
-    return (await query.orderBy('client_id').orderBy('audience').execute()).map(toConnection);
-  }
+    async listConnections(clientId?: string): Promise<Connection[]> {
+      let query = this.db.selectFrom('connections').selectAll();
+      if (clientId !== undefined) query = query.where('client_id', '=', clientId);
+      return (await query.orderBy('client_id').orderBy('audience').execute()).map(toConnection);
+    }
 
-  async updateConnection(connection: Connection, event?: SecurityEvent): Promise<boolean> {
-    const row = fromConnection(connection);
-    const set = {
-      remote_client_id: row.remote_client_id,
-      scope: row.scope,
-      resource: row.resource,
-      updated_at: row.updated_at,
-    };
-    const updated = this.db.updateTable('connections').set(set).where('id', '=', connection.id);
-    return (await this.write(updated, ...this.events(event))) === 1;
-  }
+    async updateConnection(connection: Connection, event?: SecurityEvent): Promise<boolean> {
+      // Its id, client, audience and creation time stay.
+      const set = columnsToSet(fromConnection(connection), ['id', 'client_id', 'audience', 'created_at']);
+      const updated = this.db.updateTable('connections').set(set).where('id', '=', connection.id);
+      return this.changeOne(event, updated);
+    }
 
-  async deleteConnection(id: string, event?: SecurityEvent): Promise<boolean> {
-    const deleted = this.db.deleteFrom('connections').where('id', '=', id);
-    return (await this.write(deleted, ...this.events(event))) === 1;
+    async deleteConnection(id: string, event?: SecurityEvent): Promise<boolean> {
+      const deleted = this.db.deleteFrom('connections').where('id', '=', id);
+      return this.changeOne(event, deleted);
+    }
   }
+  return Connections;
 }

@@ -5,7 +5,7 @@
 // only from the poll it follows. Redeeming an approval is inserting the grant under the request's id
 // (GrantStore.redeemAuthorizationCode), which happens once. Housekeeping deletes what expired.
 import type { SecurityEvent } from '../events/index.ts';
-import { Aggregate } from './aggregate.ts';
+import type { AggregateClass } from './aggregate.ts';
 import { insertEventsWhen } from './outbox.ts';
 import type { DeviceAuthorizationRow } from './tables.ts';
 
@@ -58,87 +58,96 @@ export interface DeviceAuthorizationStore {
   recordDevicePoll(id: string, previousPoll: number | null, now: number, interval: number): Promise<boolean>;
 }
 
-export class DeviceAuthorizations extends Aggregate implements DeviceAuthorizationStore {
-  async createDeviceAuthorization(a: DeviceAuthorization): Promise<boolean> {
-    const row: DeviceAuthorizationRow = {
-      id: a.id,
-      device_code_hash: a.deviceCodeHash,
-      user_code_hash: a.userCodeHash,
-      client_id: a.clientId,
-      scope: a.scope,
-      resource: a.resource,
-      status: a.status,
-      user_id: null,
-      auth_time: null,
-      amr: null,
-      acr: null,
-      sid: null,
-      poll_interval: a.interval,
-      last_polled_at: null,
-      expires_at: a.expiresAt,
-      created_at: a.createdAt,
-      decided_at: null,
-    };
-    const insert = this.db
-      .insertInto('device_authorizations')
-      .values(row)
-      .onConflict((oc) => oc.doNothing());
-    return (await this.write(insert)) === 1;
-  }
+/** Device authorizations (RFC 8628): the Kysely code, on top of `Base` (the aggregates below, ./kysely-store.ts). */
+export function withDeviceAuthorizations<Base extends AggregateClass>(Base: Base) {
+  abstract class DeviceAuthorizations extends Base implements DeviceAuthorizationStore {
+    async createDeviceAuthorization(a: DeviceAuthorization): Promise<boolean> {
+      const row: DeviceAuthorizationRow = {
+        id: a.id,
+        device_code_hash: a.deviceCodeHash,
+        user_code_hash: a.userCodeHash,
+        client_id: a.clientId,
+        scope: a.scope,
+        resource: a.resource,
+        status: a.status,
+        user_id: null,
+        auth_time: null,
+        amr: null,
+        acr: null,
+        sid: null,
+        poll_interval: a.interval,
+        last_polled_at: null,
+        expires_at: a.expiresAt,
+        created_at: a.createdAt,
+        decided_at: null,
+      };
+      const insert = this.db
+        .insertInto('device_authorizations')
+        .values(row)
+        .onConflict((oc) => oc.doNothing());
+      return (await this.write(insert)) === 1;
+    }
 
-  getDeviceAuthorizationByDeviceCode(deviceCodeHash: string) {
-    return this.#find('device_code_hash', deviceCodeHash);
-  }
+    getDeviceAuthorizationByDeviceCode(deviceCodeHash: string) {
+      return this.#find('device_code_hash', deviceCodeHash);
+    }
 
-  getDeviceAuthorizationByUserCode(userCodeHash: string) {
-    return this.#find('user_code_hash', userCodeHash);
-  }
+    getDeviceAuthorizationByUserCode(userCodeHash: string) {
+      return this.#find('user_code_hash', userCodeHash);
+    }
 
-  async #find(column: 'device_code_hash' | 'user_code_hash', hash: string) {
-    const row = await this.db
-      .selectFrom('device_authorizations')
-      .selectAll()
-      .where(column, '=', hash)
-      .executeTakeFirst();
-    return row && toDeviceAuthorization(row);
-  }
+    async #find(column: 'device_code_hash' | 'user_code_hash', hash: string) {
+      const row = await this.db
+        .selectFrom('device_authorizations')
+        .selectAll()
+        .where(column, '=', hash)
+        .executeTakeFirst();
+      return row && toDeviceAuthorization(row);
+    }
 
-  async decideDeviceAuthorization(id: string, d: DeviceDecision, now: number, event: SecurityEvent): Promise<boolean> {
-    const decide = this.db
-      .updateTable('device_authorizations')
-      .set({
-        status: d.status,
-        user_id: d.userId,
-        auth_time: d.authTime,
-        amr: d.amr,
-        acr: d.acr,
-        sid: d.sid,
-        decided_at: now,
-      })
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .where('expires_at', '>', now);
-    // The event only with the decision, in the same write: written if the row is now as decided.
-    const decidedRow = this.db
-      .selectFrom('device_authorizations')
-      .select('id')
-      .where('id', '=', id)
-      .where('status', '=', d.status)
-      .where('user_id', '=', d.userId)
-      .where('decided_at', '=', now);
-    return (await this.write(decide, ...insertEventsWhen(this.db, event, decidedRow))) === 1;
-  }
+    async decideDeviceAuthorization(
+      id: string,
+      d: DeviceDecision,
+      now: number,
+      event: SecurityEvent,
+    ): Promise<boolean> {
+      const decide = this.db
+        .updateTable('device_authorizations')
+        .set({
+          status: d.status,
+          user_id: d.userId,
+          auth_time: d.authTime,
+          amr: d.amr,
+          acr: d.acr,
+          sid: d.sid,
+          decided_at: now,
+        })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .where('expires_at', '>', now);
+      // The event only with the decision, in the same write: written if the row is now as decided.
+      const decidedRow = this.db
+        .selectFrom('device_authorizations')
+        .select('id')
+        .where('id', '=', id)
+        .where('status', '=', d.status)
+        .where('user_id', '=', d.userId)
+        .where('decided_at', '=', now);
+      return (await this.write(decide, ...insertEventsWhen(this.db, event, decidedRow))) === 1;
+    }
 
-  async recordDevicePoll(id: string, previousPoll: number | null, now: number, interval: number): Promise<boolean> {
-    const poll = this.db
-      .updateTable('device_authorizations')
-      .set({ last_polled_at: now, poll_interval: interval })
-      .where('id', '=', id)
-      .where((eb) =>
-        previousPoll === null ? eb('last_polled_at', 'is', null) : eb('last_polled_at', '=', previousPoll),
-      );
-    return (await this.write(poll)) === 1;
+    async recordDevicePoll(id: string, previousPoll: number | null, now: number, interval: number): Promise<boolean> {
+      const poll = this.db
+        .updateTable('device_authorizations')
+        .set({ last_polled_at: now, poll_interval: interval })
+        .where('id', '=', id)
+        .where((eb) =>
+          previousPoll === null ? eb('last_polled_at', 'is', null) : eb('last_polled_at', '=', previousPoll),
+        );
+      return (await this.write(poll)) === 1;
+    }
   }
+  return DeviceAuthorizations;
 }
 
 function toDeviceAuthorization(row: DeviceAuthorizationRow): DeviceAuthorization {

@@ -2,7 +2,7 @@
 // name of the purpose it is encrypted for: what `tessera secret reencrypt` moves to a new secret and
 // what `tessera import` checks it can decrypt. A table that stores an encrypted value adds one line.
 import type { AtRestPurpose } from '../tokens/at-rest.ts';
-import { Aggregate } from './aggregate.ts';
+import type { AggregateClass } from './aggregate.ts';
 import type { Database } from './tables.ts';
 
 export interface EncryptedColumn {
@@ -55,33 +55,37 @@ export interface EncryptedValueStore {
 // through Kysely's dynamic references.
 type Loose = import('kysely').Kysely<Record<string, Record<string, string | null>>>;
 
-export class EncryptedValues extends Aggregate implements EncryptedValueStore {
-  async listEncryptedValues(): Promise<EncryptedValue[]> {
-    const db = this.db as unknown as Loose;
-    const values: EncryptedValue[] = [];
-    for (const column of ENCRYPTED_COLUMNS) {
-      const rows = await db
-        .selectFrom(column.table)
-        .select([`${column.key} as key`, `${column.column} as value`])
-        .where(column.column, 'is not', null)
-        .orderBy(column.key)
-        .execute();
-      for (const row of rows) values.push({ column, key: String(row.key), value: String(row.value) });
+/** Values encrypted under TESSERA_SECRET: the Kysely code, on top of `Base` (./kysely-store.ts). */
+export function withEncryptedValues<Base extends AggregateClass>(Base: Base) {
+  abstract class EncryptedValues extends Base implements EncryptedValueStore {
+    async listEncryptedValues(): Promise<EncryptedValue[]> {
+      const db = this.db as unknown as Loose;
+      const values: EncryptedValue[] = [];
+      for (const column of ENCRYPTED_COLUMNS) {
+        const rows = await db
+          .selectFrom(column.table)
+          .select([`${column.key} as key`, `${column.column} as value`])
+          .where(column.column, 'is not', null)
+          .orderBy(column.key)
+          .execute();
+        for (const row of rows) values.push({ column, key: String(row.key), value: String(row.value) });
+      }
+      return values;
     }
-    return values;
-  }
 
-  async replaceEncryptedValues(changes: Array<EncryptedValue & { replacement: string }>): Promise<number> {
-    if (changes.length === 0) return 0;
-    const db = this.db as unknown as Loose;
-    const updates = changes.map(({ column, key, value, replacement }) =>
-      db
-        .updateTable(column.table)
-        .set({ [column.column]: replacement })
-        .where(column.key, '=', key)
-        .where(column.column, '=', value)
-        .returning(column.key),
-    );
-    return (await this.writeRows(...updates)).length;
+    async replaceEncryptedValues(changes: Array<EncryptedValue & { replacement: string }>): Promise<number> {
+      if (changes.length === 0) return 0;
+      const db = this.db as unknown as Loose;
+      const updates = changes.map(({ column, key, value, replacement }) =>
+        db
+          .updateTable(column.table)
+          .set({ [column.column]: replacement })
+          .where(column.key, '=', key)
+          .where(column.column, '=', value)
+          .returning(column.key),
+      );
+      return (await this.writeRows(...updates)).length;
+    }
   }
+  return EncryptedValues;
 }

@@ -1,7 +1,7 @@
 // The audit trail (src/events): what the store answers about it, and its table's reads (`tessera
 // events list`, the account page). A change's event is written with the change itself (./outbox.ts).
 import type { EventData, EventType, SecurityEvent } from '../events/index.ts';
-import { Aggregate } from './aggregate.ts';
+import type { AggregateClass } from './aggregate.ts';
 import type { EventRow } from './tables.ts';
 
 export interface EventFilter {
@@ -44,29 +44,33 @@ export function toEvent(row: EventRow): SecurityEvent {
   };
 }
 
-export class Events extends Aggregate implements EventStore {
-  /** An event that records no change of its own (a failed sign-in, a throttled one). */
-  async recordEvent(event: SecurityEvent): Promise<void> {
-    await this.write(...this.events(event));
-  }
+/** The audit trail: the Kysely code, on top of `Base` (the aggregates below, ./kysely-store.ts). */
+export function withEvents<Base extends AggregateClass>(Base: Base) {
+  abstract class Events extends Base implements EventStore {
+    /** An event that records no change of its own (a failed sign-in, a throttled one). */
+    async recordEvent(event: SecurityEvent): Promise<void> {
+      await this.write(...this.events(event));
+    }
 
-  async listEvents(filter: EventFilter): Promise<SecurityEvent[]> {
-    let query = this.db.selectFrom('events').selectAll();
-    if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
-    if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId);
-    if (filter.type !== undefined) query = query.where('type', '=', filter.type);
-    if (filter.requestId !== undefined) query = query.where('request_id', '=', filter.requestId);
-    if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
-    const before = filter.before;
-    if (before !== undefined)
-      query = query.where((eb) =>
-        eb.or([eb('at', '<', before.at), eb.and([eb('at', '=', before.at), eb('id', '<', before.id)])]),
-      );
-    const rows = await query
-      .orderBy('at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(filter.limit ?? 100)
-      .execute();
-    return rows.map(toEvent);
+    async listEvents(filter: EventFilter): Promise<SecurityEvent[]> {
+      let query = this.db.selectFrom('events').selectAll();
+      if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+      if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId);
+      if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+      if (filter.requestId !== undefined) query = query.where('request_id', '=', filter.requestId);
+      if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
+      const before = filter.before;
+      if (before !== undefined)
+        query = query.where((eb) =>
+          eb.or([eb('at', '<', before.at), eb.and([eb('at', '=', before.at), eb('id', '<', before.id)])]),
+        );
+      const rows = await query
+        .orderBy('at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(filter.limit ?? 100)
+        .execute();
+      return rows.map(toEvent);
+    }
   }
+  return Events;
 }

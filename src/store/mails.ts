@@ -5,17 +5,19 @@
 // redemptions at once exactly one has any effect, on SQLite and PostgreSQL alike.
 import type { Compilable, ExpressionBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
-import { Aggregate } from './aggregate.ts';
+import type { AggregateClass } from './aggregate.ts';
 import type { OutboxOutcome } from '../events/outbox.ts';
 import { columns, renamed, someColumns } from './columns.ts';
 import {
+  type AttemptMade,
   attemptRecorded,
-  claimEntries,
-  dueEntries,
+  claimDueEntries,
   insertEvents,
   insertEventsWhen,
+  newestEntries,
   type OutboxEntry,
 } from './outbox.ts';
+import { OUTBOX_COLUMNS } from './outbox-row.ts';
 import { rowValues } from './row-values.ts';
 import type { Database, MailRow, MailTokenRow } from './tables.ts';
 import { type Redemption, redemptionEffects } from './mail-redemptions.ts';
@@ -83,21 +85,12 @@ export interface MailStore {
   /** Takes up to `limit` mails due at `now` for `lease` seconds (PostgreSQL: FOR UPDATE SKIP LOCKED). */
   claimMails(now: number, lease: number, limit: number): Promise<Mail[]>;
   /** Records an attempt: sent or given up (the message erased), or due again at `nextAttemptAt`. */
-  recordMailAttempt(
-    id: string,
-    attempt: { attempt: number; at: number; error: string | null },
-    outcome: OutboxOutcome<'sent'>,
-  ): Promise<void>;
+  recordMailAttempt(id: string, attempt: AttemptMade, outcome: OutboxOutcome<'sent'>): Promise<void>;
   /** The newest mails first. */
   listMails(limit: number): Promise<Mail[]>;
 }
 
-const mailRows = renamed(
-  columns<MailRow>()(
-    // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
-    'id kind user_id recipient message_enc status attempts retry_base next_attempt_at locked_until created_at last_error finished_at',
-  ),
-);
+const mailRows = renamed(columns<MailRow>()('id kind user_id recipient message_enc', OUTBOX_COLUMNS));
 const toMail = (row: MailRow): Mail => ({ ...mailRows.to(row), kind: row.kind as MailKind });
 export const fromMail: (mail: Mail) => MailRow = mailRows.from;
 
@@ -109,109 +102,106 @@ const toToken: (row: MailTokenRow) => MailToken = tokenRows.to;
 
 type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
 
-export class Mails extends Aggregate implements MailStore {
-  async queueMail(input: QueuedMail): Promise<void> {
-    const { token, replaces } = input;
-    if (input.decoy) {
-      const nothing = [
-        ...(token ? [this.db.deleteFrom('mail_tokens').where('hash', '=', token.hash)] : []),
-        this.db.deleteFrom('mails').where('id', '=', input.mail.id),
-      ];
-      await this.write(...nothing, ...insertEvents(this.db, [input.event]));
-      return;
+/** Mails and their tokens: the Kysely code, on top of `Base` (the aggregates below, ./kysely-store.ts). */
+export function withMails<Base extends AggregateClass>(Base: Base) {
+  abstract class Mails extends Base implements MailStore {
+    async queueMail(input: QueuedMail): Promise<void> {
+      const { token, replaces } = input;
+      if (input.decoy) {
+        const nothing = [
+          ...(token ? [this.db.deleteFrom('mail_tokens').where('hash', '=', token.hash)] : []),
+          this.db.deleteFrom('mails').where('id', '=', input.mail.id),
+        ];
+        await this.write(...nothing, ...insertEvents(this.db, [input.event]));
+        return;
+      }
+      const statements: Compilable[] = [];
+      if (input.newUser) statements.push(this.db.insertInto('users').values(fromUser(input.newUser)));
+      if (replaces) {
+        const live = (eb: Where<'mail_tokens'>) =>
+          eb.and([
+            eb('user_id', '=', replaces.userId),
+            eb('purpose', '=', replaces.purpose),
+            eb('used_at', 'is', null),
+          ]);
+        statements.push(this.db.updateTable('mail_tokens').set({ used_at: replaces.now }).where(live));
+      }
+      if (token) {
+        const row: MailTokenRow = { ...tokenRows.from(token), used_at: null, used_by: null };
+        statements.push(this.db.insertInto('mail_tokens').values(row));
+      }
+      statements.push(this.db.insertInto('mails').values(fromMail(input.mail)));
+      await this.write(...statements, ...insertEvents(this.db, [input.event]));
     }
-    const statements: Compilable[] = [];
-    if (input.newUser) statements.push(this.db.insertInto('users').values(fromUser(input.newUser)));
-    if (replaces) {
-      const live = (eb: Where<'mail_tokens'>) =>
-        eb.and([eb('user_id', '=', replaces.userId), eb('purpose', '=', replaces.purpose), eb('used_at', 'is', null)]);
-      statements.push(this.db.updateTable('mail_tokens').set({ used_at: replaces.now }).where(live));
+
+    async getMailToken(hash: string): Promise<MailToken | undefined> {
+      const row = await this.rowWith('mail_tokens', { hash });
+      return row && toToken(row);
     }
-    if (token) {
-      const row: MailTokenRow = { ...tokenRows.from(token), used_at: null, used_by: null };
-      statements.push(this.db.insertInto('mail_tokens').values(row));
+
+    async liveMailToken(userId: string, purpose: TokenPurpose, now: number): Promise<MailToken | undefined> {
+      const row = await this.db
+        .selectFrom('mail_tokens')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('purpose', '=', purpose)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .orderBy('created_at', 'desc')
+        .executeTakeFirst();
+      return row && toToken(row);
     }
-    statements.push(this.db.insertInto('mails').values(fromMail(input.mail)));
-    await this.write(...statements, ...insertEvents(this.db, [input.event]));
-  }
 
-  async getMailToken(hash: string): Promise<MailToken | undefined> {
-    const row = await this.db.selectFrom('mail_tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
-    return row && toToken(row);
-  }
+    async redeemMailToken(
+      input: { hash: string; purpose: TokenPurpose; now: number; nonce: string },
+      effect: Redemption,
+      extras: { event?: SecurityEvent; mail?: Mail } = {},
+    ): Promise<boolean> {
+      const { hash, now, nonce } = input;
+      const used = this.db
+        .updateTable('mail_tokens')
+        .set({ used_at: now, used_by: nonce })
+        .where('hash', '=', hash)
+        .where('purpose', '=', input.purpose)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now);
+      const redeemed = this.db
+        .selectFrom('mail_tokens')
+        .select('hash')
+        .where('hash', '=', hash)
+        .where('used_by', '=', nonce);
+      // Each effect only with this redemption, and the event and mail only with the effect.
+      const [effects, done] = redemptionEffects(this.db, effect, redeemed, input.now);
+      const event = extras.event ? insertEventsWhen(this.db, extras.event, done) : [];
+      const mail = extras.mail ? [this.#insertMailWhen(extras.mail, done)] : [];
+      const counts = await this.writeCounts(used, ...effects, ...event, ...mail);
+      return counts[0] === 1 && counts[1] === 1;
+    }
 
-  async liveMailToken(userId: string, purpose: TokenPurpose, now: number): Promise<MailToken | undefined> {
-    const row = await this.db
-      .selectFrom('mail_tokens')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('purpose', '=', purpose)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', now)
-      .orderBy('created_at', 'desc')
-      .executeTakeFirst();
-    return row && toToken(row);
-  }
+    #insertMailWhen(mail: Mail, condition: Parameters<typeof insertEventsWhen>[2]) {
+      const { columns, values } = rowValues(this.db, fromMail(mail));
+      return this.db
+        .insertInto('mails')
+        .columns(columns)
+        .expression(values.where((eb) => eb.exists(condition)));
+    }
 
-  async redeemMailToken(
-    input: { hash: string; purpose: TokenPurpose; now: number; nonce: string },
-    effect: Redemption,
-    extras: { event?: SecurityEvent; mail?: Mail } = {},
-  ): Promise<boolean> {
-    const { hash, now, nonce } = input;
-    const used = this.db
-      .updateTable('mail_tokens')
-      .set({ used_at: now, used_by: nonce })
-      .where('hash', '=', hash)
-      .where('purpose', '=', input.purpose)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', now);
-    const redeemed = this.db
-      .selectFrom('mail_tokens')
-      .select('hash')
-      .where('hash', '=', hash)
-      .where('used_by', '=', nonce);
-    // Each effect only with this redemption, and the event and mail only with the effect.
-    const [effects, done] = redemptionEffects(this.db, effect, redeemed, input.now);
-    const event = extras.event ? insertEventsWhen(this.db, extras.event, done) : [];
-    const mail = extras.mail ? [this.#insertMailWhen(extras.mail, done)] : [];
-    const counts = await this.writeCounts(used, ...effects, ...event, ...mail);
-    return counts[0] === 1 && counts[1] === 1;
-  }
+    async claimMails(now: number, lease: number, limit: number): Promise<Mail[]> {
+      const claimed = claimDueEntries(this.db, 'mails', { now, lease, limit, skipLocked: this.skipLocked });
+      return (await this.writeRows<MailRow>(claimed)).map(toMail);
+    }
 
-  #insertMailWhen(mail: Mail, condition: Parameters<typeof insertEventsWhen>[2]) {
-    const { columns, values } = rowValues(this.db, fromMail(mail));
-    return this.db
-      .insertInto('mails')
-      .columns(columns)
-      .expression(values.where((eb) => eb.exists(condition)));
-  }
+    async recordMailAttempt(id: string, attempt: AttemptMade, outcome: OutboxOutcome<'sent'>): Promise<void> {
+      const recorded = attemptRecorded(attempt, outcome);
+      // Sent or given up, its link is no longer kept anywhere.
+      const set = recorded.status === 'pending' ? recorded : { ...recorded, message_enc: null };
+      await this.write(this.db.updateTable('mails').set(set).where('id', '=', id));
+    }
 
-  async claimMails(now: number, lease: number, limit: number): Promise<Mail[]> {
-    const due = dueEntries(this.db, 'mails', now).orderBy('next_attempt_at').limit(limit);
-    const claimed = claimEntries(this.db, 'mails', due, { now, lease, skipLocked: this.skipLocked });
-    return (await this.writeRows<MailRow>(claimed)).map(toMail);
+    async listMails(limit: number): Promise<Mail[]> {
+      const rows = (await newestEntries(this.db, 'mails', limit).execute()) as MailRow[];
+      return rows.map(toMail);
+    }
   }
-
-  async recordMailAttempt(
-    id: string,
-    attempt: { attempt: number; at: number; error: string | null },
-    outcome: OutboxOutcome<'sent'>,
-  ): Promise<void> {
-    const recorded = attemptRecorded(attempt, outcome);
-    // Sent or given up, its link is no longer kept anywhere.
-    const set = recorded.status === 'pending' ? recorded : { ...recorded, message_enc: null };
-    await this.write(this.db.updateTable('mails').set(set).where('id', '=', id));
-  }
-
-  async listMails(limit: number): Promise<Mail[]> {
-    const rows = await this.db
-      .selectFrom('mails')
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map(toMail);
-  }
+  return Mails;
 }

@@ -3,7 +3,7 @@
 // its event's id, so that however many instances write one, the outbox holds it once.
 import { sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
-import { Aggregate } from './aggregate.ts';
+import type { AggregateClass } from './aggregate.ts';
 import { toEvent } from './events.ts';
 import { fromMail, type Mail } from './mails.ts';
 import type { EventRow } from './tables.ts';
@@ -32,50 +32,54 @@ export interface NoticeStore {
 /** A LIKE pattern for a fragment anywhere in the text: `%` and `_` taken literally (escaped by `\`). */
 const containing = (fragment: string) => `%${fragment.replace(/[\\%_]/g, '\\$&')}%`;
 
-export class Notices extends Aggregate implements NoticeStore {
-  async untoldEvents(input: {
-    rules: readonly NoticeRule[];
-    since: number;
-    limit: number;
-  }): Promise<Array<{ event: SecurityEvent; recipient: string }>> {
-    if (input.rules.length === 0) return [];
-    const rows = await this.db
-      .selectFrom('events as e')
-      .innerJoin('users as u', 'u.id', 'e.user_id')
-      .selectAll('e')
-      .select('u.email as recipient')
-      .where('e.type', 'in', [...new Set(input.rules.map((rule) => rule.type))])
-      .where('e.at', '>=', input.since)
-      .where((eb) =>
-        eb.or(
-          input.rules.map((rule) =>
-            eb.and([
-              eb('e.type', '=', rule.type),
-              ...(rule.dataHas ? [sql<boolean>`e.data like ${containing(rule.dataHas)} escape '\\'`] : []),
-              ...(rule.dataLacks
-                ? [sql<boolean>`coalesce(e.data, '') not like ${containing(rule.dataLacks)} escape '\\'`]
-                : []),
-            ]),
+/** Security notifications: the Kysely code, on top of `Base` (the aggregates below, ./kysely-store.ts). */
+export function withNotices<Base extends AggregateClass>(Base: Base) {
+  abstract class Notices extends Base implements NoticeStore {
+    async untoldEvents(input: {
+      rules: readonly NoticeRule[];
+      since: number;
+      limit: number;
+    }): Promise<Array<{ event: SecurityEvent; recipient: string }>> {
+      if (input.rules.length === 0) return [];
+      const rows = await this.db
+        .selectFrom('events as e')
+        .innerJoin('users as u', 'u.id', 'e.user_id')
+        .selectAll('e')
+        .select('u.email as recipient')
+        .where('e.type', 'in', [...new Set(input.rules.map((rule) => rule.type))])
+        .where('e.at', '>=', input.since)
+        .where((eb) =>
+          eb.or(
+            input.rules.map((rule) =>
+              eb.and([
+                eb('e.type', '=', rule.type),
+                ...(rule.dataHas ? [sql<boolean>`e.data like ${containing(rule.dataHas)} escape '\\'`] : []),
+                ...(rule.dataLacks
+                  ? [sql<boolean>`coalesce(e.data, '') not like ${containing(rule.dataLacks)} escape '\\'`]
+                  : []),
+              ]),
+            ),
           ),
-        ),
-      )
-      .where('u.email', '<>', '')
-      .where('u.email_verified', '=', 1)
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('mails as m').select('m.id').whereRef('m.id', '=', 'e.id'))))
-      .orderBy('e.at')
-      .orderBy('e.id')
-      .limit(input.limit)
-      .execute();
-    return rows.map(({ recipient, ...row }) => ({ event: toEvent(row as EventRow), recipient }));
-  }
+        )
+        .where('u.email', '<>', '')
+        .where('u.email_verified', '=', 1)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('mails as m').select('m.id').whereRef('m.id', '=', 'e.id'))))
+        .orderBy('e.at')
+        .orderBy('e.id')
+        .limit(input.limit)
+        .execute();
+      return rows.map(({ recipient, ...row }) => ({ event: toEvent(row as EventRow), recipient }));
+    }
 
-  async queueNotices(mails: Mail[]): Promise<void> {
-    if (mails.length === 0) return;
-    await this.write(
-      this.db
-        .insertInto('mails')
-        .values(mails.map(fromMail))
-        .onConflict((oc) => oc.column('id').doNothing()),
-    );
+    async queueNotices(mails: Mail[]): Promise<void> {
+      if (mails.length === 0) return;
+      await this.write(
+        this.db
+          .insertInto('mails')
+          .values(mails.map(fromMail))
+          .onConflict((oc) => oc.column('id').doNothing()),
+      );
+    }
   }
+  return Notices;
 }

@@ -13,3 +13,7 @@ export interface OutboxRow<Done extends string> {
   last_error: string | null;
   finished_at: number | null;
 }
+
+/** OutboxRow's columns, as the column lists of the mails and the logout tokens end (./columns.ts). */
+export const OUTBOX_COLUMNS =
+  'status attempts retry_base next_attempt_at locked_until created_at last_error finished_at';

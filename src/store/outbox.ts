@@ -57,6 +57,19 @@ export function dueEntries(db: Kysely<Database>, table: OutboxTable, now: number
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]));
 }
 
+/**
+ * The claim of up to `limit` entries of `table` due at `now`, the longest due first: leased for
+ * `lease` seconds, and returned (the mails and the logout tokens; the webhooks claim by lane).
+ */
+export function claimDueEntries(
+  db: Kysely<Database>,
+  table: 'mails' | 'logout_deliveries',
+  claim: { now: number; lease: number; limit: number; skipLocked: boolean },
+) {
+  const due = dueEntries(db, table, claim.now).orderBy('next_attempt_at').limit(claim.limit);
+  return claimEntries(db, table, due, claim);
+}
+
 /** The claim of the entries `due` selects: leased for `lease` seconds from `now`, and returned. */
 export function claimEntries(
   db: Kysely<Database>,
@@ -72,11 +85,15 @@ export function claimEntries(
     .returningAll();
 }
 
+/** An attempt made at an entry: its number, when, and what failed (null when nothing did). */
+export interface AttemptMade {
+  attempt: number;
+  at: number;
+  error: string | null;
+}
+
 /** What an attempt makes of its entry: done or given up at `at`, or due again; its lease ended. */
-export function attemptRecorded<Done extends string>(
-  attempt: { attempt: number; at: number; error: string | null },
-  outcome: OutboxOutcome<Done>,
-) {
+export function attemptRecorded<Done extends string>(attempt: AttemptMade, outcome: OutboxOutcome<Done>) {
   const pending = outcome.status === 'pending';
   return {
     status: outcome.status,
@@ -86,6 +103,11 @@ export function attemptRecorded<Done extends string>(
     last_error: attempt.error,
     finished_at: pending ? null : attempt.at,
   };
+}
+
+/** An outbox's entries, the newest first (the mails and the logout tokens, which are listed whole). */
+export function newestEntries(db: Kysely<Database>, table: 'mails' | 'logout_deliveries', limit: number) {
+  return db.selectFrom(table).selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit);
 }
 
 export function fromEvent(event: SecurityEvent): EventRow {

@@ -3,7 +3,7 @@
 // answered, which make each challenge single-use.
 import type { OnConflictBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
-import { Aggregate } from './aggregate.ts';
+import type { AggregateClass } from './aggregate.ts';
 import { insertEventsIf, insertEventsWhen } from './outbox.ts';
 import type { Database, PasskeyRow } from './tables.ts';
 
@@ -110,107 +110,101 @@ function fromPasskey(passkey: Passkey): PasskeyRow {
   };
 }
 
-export class Passkeys extends Aggregate implements PasskeyStore {
-  async listPasskeys(userId: string): Promise<Passkey[]> {
-    const rows = await this.db
-      .selectFrom('passkeys')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    return rows.map(toPasskey);
-  }
+/** Passkeys: the Kysely code, on top of `Base` (the aggregates below, ./kysely-store.ts). */
+export function withPasskeys<Base extends AggregateClass>(Base: Base) {
+  abstract class Passkeys extends Base implements PasskeyStore {
+    async listPasskeys(userId: string): Promise<Passkey[]> {
+      const rows = await this.db
+        .selectFrom('passkeys')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(toPasskey);
+    }
 
-  async hasPasskeys(userId: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('passkeys')
-      .select('id')
-      .where('user_id', '=', userId)
-      .where('suspended_at', 'is', null)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
+    async hasPasskeys(userId: string): Promise<boolean> {
+      return this.hasRowWith('passkeys', { user_id: userId, suspended_at: null });
+    }
 
-  async getPasskeyByCredentialId(credentialId: string): Promise<Passkey | undefined> {
-    const row = await this.db
-      .selectFrom('passkeys')
-      .selectAll()
-      .where('credential_id', '=', credentialId)
-      .executeTakeFirst();
-    return row && toPasskey(row);
-  }
+    async getPasskeyByCredentialId(credentialId: string): Promise<Passkey | undefined> {
+      const row = await this.rowWith('passkeys', { credential_id: credentialId });
+      return row && toPasskey(row);
+    }
 
-  async spendChallenge(use: ChallengeUse): Promise<boolean> {
-    const once = (c: OnConflictBuilder<Database, 'webauthn_challenges'>) => c.column('hash').doNothing();
-    const values = { hash: use.hash, expires_at: use.expiresAt };
-    return (await this.write(this.db.insertInto('webauthn_challenges').values(values).onConflict(once))) === 1;
-  }
+    async spendChallenge(use: ChallengeUse): Promise<boolean> {
+      const once = (c: OnConflictBuilder<Database, 'webauthn_challenges'>) => c.column('hash').doNothing();
+      const values = { hash: use.hash, expires_at: use.expiresAt };
+      return (await this.write(this.db.insertInto('webauthn_challenges').values(values).onConflict(once))) === 1;
+    }
 
-  async addPasskey(passkey: Passkey, event: SecurityEvent): Promise<boolean> {
-    const once = (c: OnConflictBuilder<Database, 'passkeys'>) => c.column('credential_id').doNothing();
-    const inserted = this.db.insertInto('passkeys').values(fromPasskey(passkey)).onConflict(once);
-    const recorded = insertEventsIf(this.db, event, this.#row(passkey.id, passkey.userId));
-    return (await this.write(inserted, ...recorded)) === 1;
-  }
+    async addPasskey(passkey: Passkey, event: SecurityEvent): Promise<boolean> {
+      const once = (c: OnConflictBuilder<Database, 'passkeys'>) => c.column('credential_id').doNothing();
+      const inserted = this.db.insertInto('passkeys').values(fromPasskey(passkey)).onConflict(once);
+      const recorded = insertEventsIf(this.db, event, this.#row(passkey.id, passkey.userId));
+      return (await this.write(inserted, ...recorded)) === 1;
+    }
 
-  async recordPasskeyUse(use: PasskeyUse): Promise<boolean> {
-    const set = { sign_count: use.counter, backed_up: use.backedUp ? 1 : 0, last_used_at: use.at };
-    const updated = this.db
-      .updateTable('passkeys')
-      .set(set)
-      .where('id', '=', use.id)
-      .where('suspended_at', 'is', null)
-      // WebAuthn §6.1.1: the counter moves forward, except on an authenticator that keeps none (0, 0).
-      .where('sign_count', use.counter === 0 ? '=' : '<', use.counter);
-    return (await this.write(updated)) === 1;
-  }
+    async recordPasskeyUse(use: PasskeyUse): Promise<boolean> {
+      const set = { sign_count: use.counter, backed_up: use.backedUp ? 1 : 0, last_used_at: use.at };
+      const updated = this.db
+        .updateTable('passkeys')
+        .set(set)
+        .where('id', '=', use.id)
+        .where('suspended_at', 'is', null)
+        // WebAuthn §6.1.1: the counter moves forward, except on an authenticator that keeps none (0, 0).
+        .where('sign_count', use.counter === 0 ? '=' : '<', use.counter);
+      return (await this.write(updated)) === 1;
+    }
 
-  async suspendPasskey(input: { userId: string; id: string; at: number }, event: SecurityEvent): Promise<boolean> {
-    const { userId, id } = input;
-    const usable = this.db
-      .selectFrom('passkeys')
-      .select('id')
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .where('suspended_at', 'is', null);
-    const suspended = this.db
-      .updateTable('passkeys')
-      .set({ suspended_at: input.at })
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .where('suspended_at', 'is', null);
-    // The event first, while the passkey is still usable: written only by the write that suspends it.
-    const counts = await this.writeCounts(...insertEventsWhen(this.db, event, usable), suspended);
-    return counts.at(-1) === 1;
-  }
+    async suspendPasskey(input: { userId: string; id: string; at: number }, event: SecurityEvent): Promise<boolean> {
+      const { userId, id } = input;
+      const usable = this.db
+        .selectFrom('passkeys')
+        .select('id')
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .where('suspended_at', 'is', null);
+      const suspended = this.db
+        .updateTable('passkeys')
+        .set({ suspended_at: input.at })
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .where('suspended_at', 'is', null);
+      // The event first, while the passkey is still usable: written only by the write that suspends it.
+      const counts = await this.writeCounts(...insertEventsWhen(this.db, event, usable), suspended);
+      return counts.at(-1) === 1;
+    }
 
-  async renamePasskey(input: { userId: string; id: string; name: string }, event: SecurityEvent): Promise<boolean> {
-    const renamed = this.db
-      .updateTable('passkeys')
-      .set({ name: input.name })
-      .where('id', '=', input.id)
-      .where('user_id', '=', input.userId);
-    const recorded = insertEventsIf(this.db, event, this.#row(input.id, input.userId));
-    return (await this.write(renamed, ...recorded)) === 1;
-  }
+    async renamePasskey(input: { userId: string; id: string; name: string }, event: SecurityEvent): Promise<boolean> {
+      const renamed = this.db
+        .updateTable('passkeys')
+        .set({ name: input.name })
+        .where('id', '=', input.id)
+        .where('user_id', '=', input.userId);
+      const recorded = insertEventsIf(this.db, event, this.#row(input.id, input.userId));
+      return (await this.write(renamed, ...recorded)) === 1;
+    }
 
-  async removePasskey(
-    input: { userId: string; id: string; keepSession: string },
-    event: SecurityEvent,
-  ): Promise<boolean> {
-    const { userId, id } = input;
-    // Whoever signed in elsewhere is signed out (issue 33: a factor removed ends the other sessions),
-    // only if the passkey is there to remove; the event likewise; then the passkey itself.
-    const present = this.db.selectFrom('passkeys').select('id').where('id', '=', id).where('user_id', '=', userId);
-    const others = this.endOtherSessions(userId, input.keepSession, event.at, present);
-    const removed = this.db.deleteFrom('passkeys').where('id', '=', id).where('user_id', '=', userId).returning('id');
-    const rows = await this.writeRows(...others, ...insertEventsIf(this.db, event, this.#row(id, userId)), removed);
-    return rows.length > 0;
-  }
+    async removePasskey(
+      input: { userId: string; id: string; keepSession: string },
+      event: SecurityEvent,
+    ): Promise<boolean> {
+      const { userId, id } = input;
+      // Whoever signed in elsewhere is signed out (issue 33: a factor removed ends the other sessions),
+      // only if the passkey is there to remove; the event likewise; then the passkey itself.
+      const present = this.db.selectFrom('passkeys').select('id').where('id', '=', id).where('user_id', '=', userId);
+      const others = this.endOtherSessions(userId, input.keepSession, event.at, present);
+      const removed = this.db.deleteFrom('passkeys').where('id', '=', id).where('user_id', '=', userId).returning('id');
+      const rows = await this.writeRows(...others, ...insertEventsIf(this.db, event, this.#row(id, userId)), removed);
+      return rows.length > 0;
+    }
 
-  /** The passkey `id` of `userId`: its event is written only if it is there. */
-  #row(id: string, userId: string) {
-    return { passkey: id, userId };
+    /** The passkey `id` of `userId`: its event is written only if it is there. */
+    #row(id: string, userId: string) {
+      return { passkey: id, userId };
+    }
   }
+  return Passkeys;
 }

@@ -2,7 +2,7 @@
 // its row both ways, and their Kysely code. Read on token requests that name one, so cached for a few
 // seconds as clients are (./client-cache.ts).
 import type { SecurityEvent } from '../events/index.ts';
-import { Aggregate } from './aggregate.ts';
+import type { AggregateClass } from './aggregate.ts';
 import { ClientCache } from './client-cache.ts';
 import { splitScope } from './columns.ts';
 import type { ResourceRow } from './tables.ts';
@@ -34,40 +34,44 @@ function fromResource(resource: Resource): ResourceRow {
   return { uri: resource.uri, name: resource.name, scope: resource.scopes.join(' '), created_at: resource.createdAt };
 }
 
-export class Resources extends Aggregate implements ResourceStore {
-  readonly #cache = new ClientCache<Resource>();
+/** APIs (RFC 8707): the Kysely code, on top of `Base` (the aggregates below, ./kysely-store.ts). */
+export function withResources<Base extends AggregateClass>(Base: Base) {
+  abstract class Resources extends Base implements ResourceStore {
+    readonly #cache = new ClientCache<Resource>();
 
-  async createResource(resource: Resource, event?: SecurityEvent): Promise<void> {
-    this.#cache.forget(resource.uri);
-    await this.write(this.db.insertInto('resources').values(fromResource(resource)), ...this.events(event));
-  }
+    async createResource(resource: Resource, event?: SecurityEvent): Promise<void> {
+      this.#cache.forget(resource.uri);
+      await this.write(this.db.insertInto('resources').values(fromResource(resource)), ...this.events(event));
+    }
 
-  getResource(uri: string): Promise<Resource | undefined> {
-    return this.#cache.get(uri, async (id) => {
-      const row = await this.db.selectFrom('resources').selectAll().where('uri', '=', id).executeTakeFirst();
-      return row && toResource(row);
-    });
-  }
+    getResource(uri: string): Promise<Resource | undefined> {
+      return this.#cache.get(uri, async (id) => {
+        const row = await this.db.selectFrom('resources').selectAll().where('uri', '=', id).executeTakeFirst();
+        return row && toResource(row);
+      });
+    }
 
-  /** Forgets the cached resources, after changes made behind this store's back. */
-  clearCache(): void {
-    this.#cache.clear();
-  }
+    /** Forgets the cached resources, after changes made behind this store's back. */
+    clearResourceCache(): void {
+      this.#cache.clear();
+    }
 
-  async listResources(): Promise<Resource[]> {
-    return (await this.db.selectFrom('resources').selectAll().orderBy('uri').execute()).map(toResource);
-  }
+    async listResources(): Promise<Resource[]> {
+      return (await this.db.selectFrom('resources').selectAll().orderBy('uri').execute()).map(toResource);
+    }
 
-  async updateResource(resource: Resource, event?: SecurityEvent): Promise<boolean> {
-    this.#cache.forget(resource.uri);
-    const set = { name: resource.name, scope: resource.scopes.join(' ') };
-    const updated = this.db.updateTable('resources').set(set).where('uri', '=', resource.uri);
-    return (await this.write(updated, ...this.events(event))) === 1;
-  }
+    async updateResource(resource: Resource, event?: SecurityEvent): Promise<boolean> {
+      this.#cache.forget(resource.uri);
+      const set = { name: resource.name, scope: resource.scopes.join(' ') };
+      const updated = this.db.updateTable('resources').set(set).where('uri', '=', resource.uri);
+      return this.changeOne(event, updated);
+    }
 
-  async deleteResource(uri: string, event?: SecurityEvent): Promise<boolean> {
-    this.#cache.forget(uri);
-    const deleted = this.db.deleteFrom('resources').where('uri', '=', uri);
-    return (await this.write(deleted, ...this.events(event))) === 1;
+    async deleteResource(uri: string, event?: SecurityEvent): Promise<boolean> {
+      this.#cache.forget(uri);
+      const deleted = this.db.deleteFrom('resources').where('uri', '=', uri);
+      return this.changeOne(event, deleted);
+    }
   }
+  return Resources;
 }

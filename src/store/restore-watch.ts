@@ -8,7 +8,7 @@
 // database moved on and change nothing.
 import type { ExpressionBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
-import { Aggregate } from './aggregate.ts';
+import type { AggregateClass } from './aggregate.ts';
 import { fenceStatements, latestFence, type RestoreFence } from './restores.ts';
 import type { Database, RestoreFenceRow, RestoreWatchRow } from './tables.ts';
 
@@ -41,6 +41,33 @@ export interface FenceConditions {
   seen?: { database: string; counter: number; epoch: string; by?: string | undefined };
 }
 
+/** A bump of the counter by an instance (RestoreWatchStore.markActivity). */
+export interface ActivityMark {
+  database: string;
+  atLeast: number;
+  timeline: number | null;
+  now: number;
+  /** This instance, recorded as the last to bump. */
+  by: string;
+}
+
+/** A restore an instance detected, to fence (RestoreWatchStore.fenceDetectedRestore). */
+export interface DetectedRestore {
+  id: string;
+  now: number;
+  event: SecurityEvent;
+  when: FenceConditions;
+  timeline: number | null;
+  by: string;
+}
+
+/** The fence, if this write made it, and the counter as the write left it. */
+export interface DetectedRestoreFence {
+  fence: RestoreFence | undefined;
+  database: string;
+  counter: number;
+}
+
 export interface RestoreWatchStore {
   /** The mark, written first with `newDatabase` as identity when the database has none. */
   readRestoreWatch(input: { newDatabase: string; knownEpoch: string; now: number }): Promise<RestoreWatchState>;
@@ -48,187 +75,168 @@ export interface RestoreWatchStore {
    * Bumps the counter (recording `timeline` when not null) if the database is still `database` with
    * a counter of at least `atLeast`: the new counter, or undefined when the database changed meanwhile.
    */
-  markActivity(input: {
-    database: string;
-    atLeast: number;
-    timeline: number | null;
-    now: number;
-    /** This instance, recorded as the last to bump. */
-    by: string;
-  }): Promise<number | undefined>;
+  markActivity(input: ActivityMark): Promise<number | undefined>;
   /**
    * Fences the database when a backup's mark is pending or `when` still holds, in one write with the
    * bump of the counter (and `timeline` recorded): the fence, if this write made it, and the counter.
    */
-  fenceDetectedRestore(input: {
-    id: string;
-    now: number;
-    event: SecurityEvent;
-    when: FenceConditions;
-    timeline: number | null;
-    by: string;
-  }): Promise<{ fence: RestoreFence | undefined; database: string; counter: number }>;
+  fenceDetectedRestore(input: DetectedRestore): Promise<DetectedRestoreFence>;
   /** PostgreSQL's current timeline; null on SQLite. Throws when the role may not read it. */
   databaseTimeline(): Promise<number | null>;
   /** Records `timeline` as the one the database is on (`tessera restore-finish` fenced it already). */
   recordTimeline(timeline: number): Promise<void>;
 }
 
-export class RestoreWatch extends Aggregate {
-  async readRestoreWatch(input: { newDatabase: string; knownEpoch: string; now: number }): Promise<RestoreWatchState> {
-    const { db } = this;
-    const read = () => db.selectFrom('restore_watch').selectAll().where('id', '=', ROW).executeTakeFirst();
-    let row = await read();
-    if (!row) {
-      await this.write(
-        db
-          .insertInto('restore_watch')
-          .values({ id: ROW, database: input.newDatabase, counter: 0, timeline: null, marked_at: input.now })
-          .onConflict((oc) => oc.column('id').doNothing()),
-      );
-      row = await read();
-      if (!row) throw new Error('restore_watch: the row just written is missing');
-    }
-    const [latest, pending, known] = await Promise.all([
-      latestFence(db).executeTakeFirst(),
-      db.selectFrom('restore_fences').select('id').where('fenced_at', 'is', null).limit(1).executeTakeFirst(),
-      input.knownEpoch === ''
-        ? Promise.resolve({ id: '' })
-        : db
-            .selectFrom('restore_fences')
-            .select('id')
-            .where('id', '=', input.knownEpoch)
-            .where('fenced_at', 'is not', null)
-            .executeTakeFirst(),
-    ]);
-    return {
-      database: row.database,
-      counter: Number(row.counter),
-      timeline: row.timeline === null ? null : Number(row.timeline),
-      epoch: latest?.id ?? '',
-      pending: pending !== undefined,
-      knows: known !== undefined,
-      markedBy: row.marked_by ?? null,
-    };
-  }
-
-  async markActivity(input: {
-    database: string;
-    atLeast: number;
-    timeline: number | null;
-    now: number;
-    by: string;
-  }): Promise<number | undefined> {
-    const [row] = await this.writeRows<Pick<RestoreWatchRow, 'counter'>>(
-      this.db
-        .updateTable('restore_watch')
-        .set((eb) => ({
-          counter: eb('counter', '+', 1),
-          marked_at: input.now,
-          marked_by: input.by,
-          ...(input.timeline === null ? {} : { timeline: input.timeline }),
-        }))
-        .where('id', '=', ROW)
-        .where('database', '=', input.database)
-        .where('counter', '>=', input.atLeast)
-        .returning('counter'),
-    );
-    return row ? Number(row.counter) : undefined;
-  }
-
-  async recordTimeline(timeline: number): Promise<void> {
-    await this.write(this.db.updateTable('restore_watch').set({ timeline }).where('id', '=', ROW));
-  }
-
-  async fenceDetectedRestore(input: {
-    id: string;
-    now: number;
-    event: SecurityEvent;
-    when: FenceConditions;
-    timeline: number | null;
-    by: string;
-  }): Promise<{ fence: RestoreFence | undefined; database: string; counter: number }> {
-    const { db } = this;
-    const { when } = input;
-    // The conditions, read after the bump below has locked the row (PostgreSQL: another instance's
-    // fence, which bumped first, is committed by then; SQLite writes one at a time).
-    const still = (eb: ExpressionBuilder<Database, 'restore_watch'>) => {
-      const reasons = [];
-      if (when.timeline !== undefined)
-        reasons.push(eb.and([eb('timeline', 'is not', null), eb('timeline', '<', when.timeline)]));
-      if (when.seen) {
-        const { seen } = when;
-        // The bump came first: a counter below what was seen is now at most equal to it.
-        const gone = [eb('counter', '<=', seen.counter)];
-        // Or the counter this instance wrote, written again by another (the bump made it one more).
-        if (seen.by !== undefined)
-          gone.push(
-            eb.and([
-              eb('counter', '=', seen.counter + 1),
-              eb('marked_by', 'is not', null),
-              eb('marked_by', '!=', seen.by),
-            ]),
-          );
-        if (seen.epoch !== '')
-          gone.push(
-            eb.not(
-              eb.exists(
-                eb
-                  .selectFrom('restore_fences')
-                  .select('id')
-                  .where('id', '=', seen.epoch)
-                  .where('fenced_at', 'is not', null),
-              ),
-            ),
-          );
-        reasons.push(eb.and([eb('database', '=', seen.database), eb.or(gone)]));
-      }
-      return eb.and([
-        eb('id', '=', ROW),
-        eb(eb.fn.coalesce(latestFence(db), eb.val('')), '=', when.epoch),
-        eb.or(reasons),
-      ]);
-    };
-    const rows = await this.writeRows<Partial<Pick<RestoreFenceRow, 'id' | 'taken_at'> & RestoreWatchRow>>(
-      db
-        .updateTable('restore_watch')
-        .set((eb) => ({ counter: eb('counter', '+', 1), marked_at: input.now }))
-        .where('id', '=', ROW),
-      db
-        .insertInto('restore_fences')
-        .columns(['id', 'taken_at', 'fenced_at'])
-        .expression(
+/** Restores detected: the Kysely code, on top of `Base` (the aggregates below, ./kysely-store.ts). */
+export function withRestoreWatch<Base extends AggregateClass>(Base: Base) {
+  abstract class RestoreWatch extends Base {
+    async readRestoreWatch(input: {
+      newDatabase: string;
+      knownEpoch: string;
+      now: number;
+    }): Promise<RestoreWatchState> {
+      const { db } = this;
+      const read = () => db.selectFrom('restore_watch').selectAll().where('id', '=', ROW).executeTakeFirst();
+      let row = await read();
+      if (!row) {
+        await this.write(
           db
-            .selectFrom('restore_watch')
-            .select((eb) => [
-              eb.val(`mark:${input.id}`).as('id'),
-              eb.val(null).as('taken_at'),
-              eb.val(null).as('fenced_at'),
-            ])
-            .where(still),
-        ),
-      ...fenceStatements(db, input),
-      db
-        .updateTable('restore_watch')
-        .set(
-          input.timeline === null
-            ? { marked_at: input.now, marked_by: input.by }
-            : { timeline: input.timeline, marked_by: input.by },
-        )
-        .where('id', '=', ROW)
-        .returning(['database', 'counter']),
-    );
-    const fenced = rows.find((row) => row.taken_at !== undefined);
-    const watch = rows.find((row) => row.counter !== undefined);
-    if (!watch) throw new Error('restore_watch: the row is missing');
-    return {
-      fence: fenced && {
-        id: fenced.id!,
-        takenAt: fenced.taken_at === null ? null : Number(fenced.taken_at),
-        fencedAt: input.now,
-      },
-      database: watch.database!,
-      counter: Number(watch.counter),
-    };
+            .insertInto('restore_watch')
+            .values({ id: ROW, database: input.newDatabase, counter: 0, timeline: null, marked_at: input.now })
+            .onConflict((oc) => oc.column('id').doNothing()),
+        );
+        row = await read();
+        if (!row) throw new Error('restore_watch: the row just written is missing');
+      }
+      const [latest, pending, known] = await Promise.all([
+        latestFence(db).executeTakeFirst(),
+        db.selectFrom('restore_fences').select('id').where('fenced_at', 'is', null).limit(1).executeTakeFirst(),
+        input.knownEpoch === ''
+          ? Promise.resolve({ id: '' })
+          : db
+              .selectFrom('restore_fences')
+              .select('id')
+              .where('id', '=', input.knownEpoch)
+              .where('fenced_at', 'is not', null)
+              .executeTakeFirst(),
+      ]);
+      return {
+        database: row.database,
+        counter: Number(row.counter),
+        timeline: row.timeline === null ? null : Number(row.timeline),
+        epoch: latest?.id ?? '',
+        pending: pending !== undefined,
+        knows: known !== undefined,
+        markedBy: row.marked_by ?? null,
+      };
+    }
+
+    async markActivity(input: ActivityMark): Promise<number | undefined> {
+      const [row] = await this.writeRows<Pick<RestoreWatchRow, 'counter'>>(
+        this.db
+          .updateTable('restore_watch')
+          .set((eb) => ({
+            counter: eb('counter', '+', 1),
+            marked_at: input.now,
+            marked_by: input.by,
+            ...(input.timeline === null ? {} : { timeline: input.timeline }),
+          }))
+          .where('id', '=', ROW)
+          .where('database', '=', input.database)
+          .where('counter', '>=', input.atLeast)
+          .returning('counter'),
+      );
+      return row ? Number(row.counter) : undefined;
+    }
+
+    async recordTimeline(timeline: number): Promise<void> {
+      await this.write(this.db.updateTable('restore_watch').set({ timeline }).where('id', '=', ROW));
+    }
+
+    async fenceDetectedRestore(input: DetectedRestore): Promise<DetectedRestoreFence> {
+      const { db } = this;
+      const { when } = input;
+      // The conditions, read after the bump below has locked the row (PostgreSQL: another instance's
+      // fence, which bumped first, is committed by then; SQLite writes one at a time).
+      const still = (eb: ExpressionBuilder<Database, 'restore_watch'>) => {
+        const reasons = [];
+        if (when.timeline !== undefined)
+          reasons.push(eb.and([eb('timeline', 'is not', null), eb('timeline', '<', when.timeline)]));
+        if (when.seen) {
+          const { seen } = when;
+          // The bump came first: a counter below what was seen is now at most equal to it.
+          const gone = [eb('counter', '<=', seen.counter)];
+          // Or the counter this instance wrote, written again by another (the bump made it one more).
+          if (seen.by !== undefined)
+            gone.push(
+              eb.and([
+                eb('counter', '=', seen.counter + 1),
+                eb('marked_by', 'is not', null),
+                eb('marked_by', '!=', seen.by),
+              ]),
+            );
+          if (seen.epoch !== '')
+            gone.push(
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom('restore_fences')
+                    .select('id')
+                    .where('id', '=', seen.epoch)
+                    .where('fenced_at', 'is not', null),
+                ),
+              ),
+            );
+          reasons.push(eb.and([eb('database', '=', seen.database), eb.or(gone)]));
+        }
+        return eb.and([
+          eb('id', '=', ROW),
+          eb(eb.fn.coalesce(latestFence(db), eb.val('')), '=', when.epoch),
+          eb.or(reasons),
+        ]);
+      };
+      const rows = await this.writeRows<Partial<Pick<RestoreFenceRow, 'id' | 'taken_at'> & RestoreWatchRow>>(
+        db
+          .updateTable('restore_watch')
+          .set((eb) => ({ counter: eb('counter', '+', 1), marked_at: input.now }))
+          .where('id', '=', ROW),
+        db
+          .insertInto('restore_fences')
+          .columns(['id', 'taken_at', 'fenced_at'])
+          .expression(
+            db
+              .selectFrom('restore_watch')
+              .select((eb) => [
+                eb.val(`mark:${input.id}`).as('id'),
+                eb.val(null).as('taken_at'),
+                eb.val(null).as('fenced_at'),
+              ])
+              .where(still),
+          ),
+        ...fenceStatements(db, input),
+        db
+          .updateTable('restore_watch')
+          .set(
+            input.timeline === null
+              ? { marked_at: input.now, marked_by: input.by }
+              : { timeline: input.timeline, marked_by: input.by },
+          )
+          .where('id', '=', ROW)
+          .returning(['database', 'counter']),
+      );
+      const fenced = rows.find((row) => row.taken_at !== undefined);
+      const watch = rows.find((row) => row.counter !== undefined);
+      if (!watch) throw new Error('restore_watch: the row is missing');
+      return {
+        fence: fenced && {
+          id: fenced.id!,
+          takenAt: fenced.taken_at === null ? null : Number(fenced.taken_at),
+          fencedAt: input.now,
+        },
+        database: watch.database!,
+        counter: Number(watch.counter),
+      };
+    }
   }
+  return RestoreWatch;
 }

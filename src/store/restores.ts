@@ -9,7 +9,7 @@
 // backup restored twice starts a new epoch each time.
 import type { Kysely } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
-import { Aggregate } from './aggregate.ts';
+import type { AggregateClass } from './aggregate.ts';
 import { insertEventsWhen } from './outbox.ts';
 import { endSessions } from './session-ends.ts';
 import type { Database, RestoreFenceRow } from './tables.ts';
@@ -92,30 +92,34 @@ export function latestFence(db: Kysely<Database>) {
     .limit(1);
 }
 
-export class Restores extends Aggregate implements RestoreStore {
-  async fenceRestore(input: {
-    id: string;
-    now: number;
-    force: boolean;
-    event: SecurityEvent;
-  }): Promise<RestoreFence | undefined> {
-    const { db } = this;
-    const { now } = input;
-    const pending = db.selectFrom('restore_fences').select('id').where('fenced_at', 'is', null);
-    // Every start asks; only a restored database is written to (a start on a read-only file reads).
-    if (!input.force && (await pending.limit(1).execute()).length === 0) return undefined;
-    const mark = db.insertInto('restore_fences').values({ id: `mark:${input.id}`, taken_at: null, fenced_at: null });
-    const rows = await this.writeRows<Pick<RestoreFenceRow, 'id' | 'taken_at'>>(
-      ...(input.force ? [mark] : []),
-      ...fenceStatements(db, input),
-    );
-    const [fenced] = rows;
-    if (!fenced) return undefined;
-    return { id: fenced.id, takenAt: fenced.taken_at === null ? null : Number(fenced.taken_at), fencedAt: now };
-  }
+/** The restore fence: the Kysely code, on top of `Base` (the aggregates below, ./kysely-store.ts). */
+export function withRestores<Base extends AggregateClass>(Base: Base) {
+  abstract class Restores extends Base implements RestoreStore {
+    async fenceRestore(input: {
+      id: string;
+      now: number;
+      force: boolean;
+      event: SecurityEvent;
+    }): Promise<RestoreFence | undefined> {
+      const { db } = this;
+      const { now } = input;
+      const pending = db.selectFrom('restore_fences').select('id').where('fenced_at', 'is', null);
+      // Every start asks; only a restored database is written to (a start on a read-only file reads).
+      if (!input.force && (await pending.limit(1).execute()).length === 0) return undefined;
+      const mark = db.insertInto('restore_fences').values({ id: `mark:${input.id}`, taken_at: null, fenced_at: null });
+      const rows = await this.writeRows<Pick<RestoreFenceRow, 'id' | 'taken_at'>>(
+        ...(input.force ? [mark] : []),
+        ...fenceStatements(db, input),
+      );
+      const [fenced] = rows;
+      if (!fenced) return undefined;
+      return { id: fenced.id, takenAt: fenced.taken_at === null ? null : Number(fenced.taken_at), fencedAt: now };
+    }
 
-  async restoreEpoch(): Promise<string> {
-    const latest = await latestFence(this.db).executeTakeFirst();
-    return latest?.id ?? '';
+    async restoreEpoch(): Promise<string> {
+      const latest = await latestFence(this.db).executeTakeFirst();
+      return latest?.id ?? '';
+    }
   }
+  return Restores;
 }

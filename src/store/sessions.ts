@@ -4,7 +4,7 @@
 // in one statement written out by hand, taken out of the row as object literals.
 import type { ExpressionBuilder, OnConflictBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
-import { Aggregate, type Connection } from './aggregate.ts';
+import type { AggregateClass } from './aggregate.ts';
 import { insertEvents } from './outbox.ts';
 import { endSessions } from './session-ends.ts';
 import { columns, prefixed, type Prefixed, splitScope } from './columns.ts';
@@ -166,78 +166,79 @@ function statements(p: (n: number) => string) {
   };
 }
 
-export class Sessions extends Aggregate implements SessionStore {
-  readonly #statements: ReturnType<typeof statements>;
+/** Sessions and consent: the Kysely code, on top of `Base` (the aggregates below, ./kysely-store.ts). */
+export function withSessions<Base extends AggregateClass>(Base: Base) {
+  abstract class Sessions extends Base implements SessionStore {
+    readonly #statements = statements(this.placeholder);
 
-  constructor(connection: Connection) {
-    super(connection);
-    this.#statements = statements(connection.placeholder);
-  }
+    async createSession(session: Session, event?: SecurityEvent): Promise<void> {
+      await this.write(this.db.insertInto('sessions').values(fromSession(session)), ...this.events(event));
+    }
 
-  async createSession(session: Session, event?: SecurityEvent): Promise<void> {
-    await this.write(this.db.insertInto('sessions').values(fromSession(session)), ...this.events(event));
-  }
+    async getSessionAndUser(id: string, now: number, clientId?: string): Promise<SessionAndUser | undefined> {
+      if (clientId === undefined)
+        return toSessionAndUser(
+          (await this.rows<SessionUserAndConsent>(this.#statements.sessionAndUser, [id, now]))[0],
+        );
+      const text = this.#statements.sessionUserAndConsent;
+      return toSessionAndUser((await this.rows<SessionUserAndConsent>(text, [id, now, clientId]))[0]);
+    }
 
-  async getSessionAndUser(id: string, now: number, clientId?: string): Promise<SessionAndUser | undefined> {
-    if (clientId === undefined)
-      return toSessionAndUser((await this.rows<SessionUserAndConsent>(this.#statements.sessionAndUser, [id, now]))[0]);
-    const text = this.#statements.sessionUserAndConsent;
-    return toSessionAndUser((await this.rows<SessionUserAndConsent>(text, [id, now, clientId]))[0]);
-  }
+    async deleteSession(id: string, event?: SecurityEvent, logout?: { now: number }): Promise<void> {
+      const ended = endSessions(this.db, { sessionId: id }, logout ?? { replaced: true });
+      await this.write(...ended, ...this.events(event));
+    }
 
-  async deleteSession(id: string, event?: SecurityEvent, logout?: { now: number }): Promise<void> {
-    const ended = endSessions(this.db, { sessionId: id }, logout ?? { replaced: true });
-    await this.write(...ended, ...this.events(event));
-  }
+    async listSessionsOf(userId: string, now: number): Promise<Session[]> {
+      const rows = await this.db
+        .selectFrom('sessions')
+        .select(SESSION_COLUMNS)
+        .where('user_id', '=', userId)
+        .where('expires_at', '>', now)
+        .orderBy('created_at', 'desc')
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        userId: row.user_id,
+        authTime: Number(row.auth_time),
+        factors: parseFactors(row.factors, Number(row.auth_time)),
+        createdAt: Number(row.created_at),
+        expiresAt: Number(row.expires_at),
+        sid: row.sid,
+      }));
+    }
 
-  async listSessionsOf(userId: string, now: number): Promise<Session[]> {
-    const rows = await this.db
-      .selectFrom('sessions')
-      .select(SESSION_COLUMNS)
-      .where('user_id', '=', userId)
-      .where('expires_at', '>', now)
-      .orderBy('created_at', 'desc')
-      .execute();
-    return rows.map((row) => ({
-      id: row.id,
-      userId: row.user_id,
-      authTime: Number(row.auth_time),
-      factors: parseFactors(row.factors, Number(row.auth_time)),
-      createdAt: Number(row.created_at),
-      expiresAt: Number(row.expires_at),
-      sid: row.sid,
-    }));
-  }
+    async signOutEverywhere(
+      input: { userId: string; now: number; revokeGrants: boolean },
+      events: SecurityEvent[],
+    ): Promise<number> {
+      const live = (eb: ExpressionBuilder<Database, 'grants'>) => eb.and({ user_id: input.userId, revoked_at: null });
+      const revoked = input.revokeGrants
+        ? [this.db.updateTable('grants').set({ revoked_at: input.now }).where(live)]
+        : [];
+      // The logout tokens are queued from the sessions and grants before they are deleted and revoked.
+      const ended = endSessions(this.db, { userId: input.userId }, { now: input.now });
+      const counts = await this.writeCounts(...ended, ...revoked, ...insertEvents(this.db, events));
+      return counts[ended.length - 1]!;
+    }
 
-  async signOutEverywhere(
-    input: { userId: string; now: number; revokeGrants: boolean },
-    events: SecurityEvent[],
-  ): Promise<number> {
-    const live = (eb: ExpressionBuilder<Database, 'grants'>) => eb.and({ user_id: input.userId, revoked_at: null });
-    const revoked = input.revokeGrants
-      ? [this.db.updateTable('grants').set({ revoked_at: input.now }).where(live)]
-      : [];
-    // The logout tokens are queued from the sessions and grants before they are deleted and revoked.
-    const ended = endSessions(this.db, { userId: input.userId }, { now: input.now });
-    const counts = await this.writeCounts(...ended, ...revoked, ...insertEvents(this.db, events));
-    return counts[ended.length - 1]!;
-  }
+    async getConsentedScopes(userId: string, clientId: string): Promise<string[]> {
+      const [row] = await this.rows<{ scope: string }>(this.#statements.consent, [userId, clientId]);
+      return splitScope(row?.scope);
+    }
 
-  async getConsentedScopes(userId: string, clientId: string): Promise<string[]> {
-    const [row] = await this.rows<{ scope: string }>(this.#statements.consent, [userId, clientId]);
-    return splitScope(row?.scope);
+    async saveConsent(
+      userId: string,
+      clientId: string,
+      scopes: string[],
+      now: number,
+      event?: SecurityEvent,
+    ): Promise<void> {
+      const values = { user_id: userId, client_id: clientId, scope: scopes.join(' '), updated_at: now };
+      const replace = (c: OnConflictBuilder<Database, 'consents'>) =>
+        c.columns(['user_id', 'client_id']).doUpdateSet(values);
+      await this.write(this.db.insertInto('consents').values(values).onConflict(replace), ...this.events(event));
+    }
   }
-
-  async saveConsent(
-    userId: string,
-    clientId: string,
-    scopes: string[],
-    now: number,
-    event?: SecurityEvent,
-  ): Promise<void> {
-    const values = { user_id: userId, client_id: clientId, scope: scopes.join(' '), updated_at: now };
-    const replace = (c: OnConflictBuilder<Database, 'consents'>) =>
-      c.columns(['user_id', 'client_id']).doUpdateSet(values);
-    await this.write(this.db.insertInto('consents').values(values).onConflict(replace), ...this.events(event));
-  }
+  return Sessions;
 }

@@ -2,7 +2,7 @@
 // (camelCase) and its row (./tables.ts) both ways, and their Kysely code.
 import type { OnConflictBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
-import { Aggregate } from './aggregate.ts';
+import type { AggregateClass } from './aggregate.ts';
 import { columns, renamed } from './columns.ts';
 import { insertEventsIf } from './outbox.ts';
 import type { Database, SigningKeyRow } from './tables.ts';
@@ -39,25 +39,29 @@ const keyRows = renamed(
 const toSigningKey: (row: SigningKeyRow) => StoredSigningKey = keyRows.to;
 const fromSigningKey: (key: StoredSigningKey) => SigningKeyRow = keyRows.from;
 
-export class SigningKeys extends Aggregate implements SigningKeyStore {
-  async listSigningKeys(): Promise<StoredSigningKey[]> {
-    const rows = await this.db.selectFrom('signing_keys').selectAll().orderBy('created_at').orderBy('kid').execute();
-    return rows.map(toSigningKey);
-  }
+/** Signing keys: the Kysely code, on top of `Base` (the aggregates below, ./kysely-store.ts). */
+export function withSigningKeys<Base extends AggregateClass>(Base: Base) {
+  abstract class SigningKeys extends Base implements SigningKeyStore {
+    async listSigningKeys(): Promise<StoredSigningKey[]> {
+      const rows = await this.db.selectFrom('signing_keys').selectAll().orderBy('created_at').orderBy('kid').execute();
+      return rows.map(toSigningKey);
+    }
 
-  async insertSigningKey(key: StoredSigningKey, event?: SecurityEvent): Promise<boolean> {
-    const once = (c: OnConflictBuilder<Database, 'signing_keys'>) => c.column('successor_of').doNothing();
-    const inserted = this.db.insertInto('signing_keys').values(fromSigningKey(key)).onConflict(once);
-    return (await this.write(inserted, ...insertEventsIf(this.db, event, { signingKey: key.kid }))) === 1;
-  }
+    async insertSigningKey(key: StoredSigningKey, event?: SecurityEvent): Promise<boolean> {
+      const once = (c: OnConflictBuilder<Database, 'signing_keys'>) => c.column('successor_of').doNothing();
+      const inserted = this.db.insertInto('signing_keys').values(fromSigningKey(key)).onConflict(once);
+      return (await this.write(inserted, ...insertEventsIf(this.db, event, { signingKey: key.kid }))) === 1;
+    }
 
-  async activateSigningKey(kid: string, at: number, event?: SecurityEvent): Promise<boolean> {
-    const moved = this.db.updateTable('signing_keys').set({ activates_at: at }).where('kid', '=', kid);
-    return (await this.write(moved, ...this.events(event))) === 1;
-  }
+    async activateSigningKey(kid: string, at: number, event?: SecurityEvent): Promise<boolean> {
+      const moved = this.db.updateTable('signing_keys').set({ activates_at: at }).where('kid', '=', kid);
+      return this.changeOne(event, moved);
+    }
 
-  async deleteSigningKeys(kids: string[]): Promise<number> {
-    if (kids.length === 0) return 0;
-    return this.write(this.db.deleteFrom('signing_keys').where('kid', 'in', kids));
+    async deleteSigningKeys(kids: string[]): Promise<number> {
+      if (kids.length === 0) return 0;
+      return this.write(this.db.deleteFrom('signing_keys').where('kid', 'in', kids));
+    }
   }
+  return SigningKeys;
 }

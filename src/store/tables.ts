@@ -1,10 +1,13 @@
 // Rows as they are stored. Timestamps are integer epoch seconds; booleans are 0/1 integers, so one
 // Kysely implementation serves SQLite and PostgreSQL alike. Secrets are stored as hashes only.
 import type { Generated } from 'kysely';
-import type { OutboxRow } from './outbox-row.ts';
+import type * as Events from './tables-events.ts';
 import type * as People from './tables-people.ts';
+import type * as Requests from './tables-requests.ts';
 
+export type * from './tables-events.ts';
 export type * from './tables-people.ts';
+export type * from './tables-requests.ts';
 
 export interface ClientRow {
   client_id: string;
@@ -69,43 +72,6 @@ export interface ClientRow {
   require_dpop?: number | null;
   /** Space-separated audiences it may exchange tokens for (RFC 8693, migration 025); null: none. */
   exchange_audiences?: string | null;
-}
-
-/** A `jti` used once (a client assertion's), hashed with what it is for; kept until it expires. */
-export interface UsedJtiRow {
-  id: string;
-  expires_at: number;
-}
-
-/** A pushed authorization request (RFC 9126), under the hash of its request_uri, until used or expired. */
-export interface PushedRequestRow {
-  id: string;
-  client_id: string;
-  /** JSON object of the request's parameters. */
-  params: string;
-  expires_at: number;
-}
-
-/** A device authorization request (RFC 8628, migration 023), under the hashes of its device and user codes. */
-export interface DeviceAuthorizationRow {
-  id: string;
-  device_code_hash: string;
-  user_code_hash: string;
-  client_id: string;
-  scope: string;
-  resource: string | null;
-  /** 'pending', 'approved' or 'denied'. */
-  status: string;
-  user_id: string | null;
-  auth_time: number | null;
-  amr: string | null;
-  acr: string | null;
-  sid: string | null;
-  poll_interval: number;
-  last_polled_at: number | null;
-  expires_at: number;
-  created_at: number;
-  decided_at: number | null;
 }
 
 export interface UserRow {
@@ -181,15 +147,6 @@ export interface GrantRow {
   dpop_jkt?: string | null;
 }
 
-/** A logout token to post to a client (Back-Channel Logout 1.0): the outbox `logout_deliveries`. */
-export interface LogoutDeliveryRow extends OutboxRow<'delivered'> {
-  id: string;
-  client_id: string;
-  uri: string;
-  sub: string;
-  sid: string | null;
-}
-
 export interface SigningKeyRow {
   kid: string;
   alg: string;
@@ -215,24 +172,6 @@ export interface ThrottleRow {
   pending_until: Generated<number>;
 }
 
-/** A security event of the audit trail (src/events); `data` is JSON. */
-export interface EventRow {
-  id: string;
-  at: number;
-  type: string;
-  user_id: string | null;
-  client_id: string | null;
-  ip: string | null;
-  user_agent: string | null;
-  data: string | null;
-  /** The language of the page the event came from (a security notification's, src/mail/security.ts). */
-  locale: string | null;
-  /** The request it came from, its log lines' `reqId` (migration 016); null for the command line. */
-  request_id: string | null;
-  /** Who acted, for an operator's change (migration 021): `cli`, `client:ID` or `user:ID`; else null. */
-  actor: string | null;
-}
-
 /** An API registered by the operator (RFC 8707): access tokens for it carry `aud` = uri. */
 export interface ResourceRow {
   uri: string;
@@ -242,66 +181,23 @@ export interface ResourceRow {
   created_at: number;
 }
 
-/** An access token (JWT) revoked before its expiry, kept until it would have expired (RFC 7009). */
-export interface RevokedAccessTokenRow {
-  jti: string;
-  expires_at: number;
-}
-
-/** A webhook subscription: where, which event types, and its signing secret (encrypted, src/events/webhooks). */
-export interface WebhookRow {
-  id: string;
-  url: string;
-  /** Space-separated event types. */
-  events: string;
-  /** The user whose webhook it is (created with a `webhooks` token); null for the operator's. */
-  owner_id: string | null;
-  secret_enc: string;
-  /** The secret before the last rotation, still signing alongside until previous_until. */
-  previous_secret_enc: string | null;
-  previous_until: number | null;
-  created_at: number;
-}
-
-/** One event for one webhook: the outbox row, written in the same transaction as the event. */
-export interface WebhookDeliveryRow extends OutboxRow<'delivered'> {
-  /** `{event id}.{webhook id}`: the webhook-id header, the same on every attempt. */
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  /** The JSON body sent. */
-  payload: string;
-  last_status: number | null;
-}
-
-/** One attempt of a delivery: its answer's status (null when none came), how long it took, what failed. */
-export interface WebhookAttemptRow {
-  delivery_id: string;
-  attempt: number;
-  at: number;
-  status: number | null;
-  duration_ms: number;
-  error: string | null;
-}
-
 export interface Database {
-  revoked_access_tokens: RevokedAccessTokenRow;
+  revoked_access_tokens: Requests.RevokedAccessTokenRow;
   clients: ClientRow;
-  used_jtis: UsedJtiRow;
-  pushed_requests: PushedRequestRow;
-  device_authorizations: DeviceAuthorizationRow;
+  used_jtis: Requests.UsedJtiRow;
+  pushed_requests: Requests.PushedRequestRow;
+  device_authorizations: Requests.DeviceAuthorizationRow;
   users: UserRow;
   sessions: SessionRow;
   consents: ConsentRow;
   grants: GrantRow;
   signing_keys: SigningKeyRow;
-  events: EventRow;
+  events: Events.EventRow;
   throttles: ThrottleRow;
   resources: ResourceRow;
-  webhooks: WebhookRow;
-  webhook_deliveries: WebhookDeliveryRow;
-  webhook_attempts: WebhookAttemptRow;
+  webhooks: Events.WebhookRow;
+  webhook_deliveries: Events.WebhookDeliveryRow;
+  webhook_attempts: Events.WebhookAttemptRow;
   passkeys: People.PasskeyRow;
   webauthn_challenges: People.WebauthnChallengeRow;
   totp_credentials: People.TotpCredentialRow;
@@ -311,7 +207,7 @@ export interface Database {
   upstream_providers: People.UpstreamProviderRow;
   upstream_links: People.UpstreamLinkRow;
   mails: People.MailRow;
-  logout_deliveries: LogoutDeliveryRow;
+  logout_deliveries: Events.LogoutDeliveryRow;
   mail_tokens: People.MailTokenRow;
   connections: ConnectionRow;
 }

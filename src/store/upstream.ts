@@ -3,8 +3,8 @@
 // Kysely code. Read only by sign-in pages, the account page and the CLI: never by a token request.
 import { type Kysely, sql } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
-import { Aggregate } from './aggregate.ts';
-import { columns, renamed, someColumns, splitScope } from './columns.ts';
+import type { AggregateClass } from './aggregate.ts';
+import { columns, columnsToSet, renamed, someColumns, splitScope } from './columns.ts';
 import { insertEvents, insertEventsWhen } from './outbox.ts';
 import { fromSession, type Session } from './sessions.ts';
 import { rowValues } from './row-values.ts';
@@ -140,151 +140,135 @@ function insertedLink(db: Kysely<Database>, link: UpstreamLink) {
     .where('created_at', '=', link.createdAt);
 }
 
-export class Upstream extends Aggregate implements UpstreamStore {
-  async createProvider(provider: UpstreamProvider, event?: SecurityEvent): Promise<boolean> {
-    const existing = await this.getProvider(provider.id);
-    if (existing) return false;
-    const inserted = this.db.insertInto('upstream_providers').values(fromProvider(provider));
-    return (await this.write(inserted, ...this.events(event))) === 1;
-  }
+/** Upstream providers and links: the Kysely code, on top of `Base` (the aggregates below, ./kysely-store.ts). */
+export function withUpstream<Base extends AggregateClass>(Base: Base) {
+  abstract class Upstream extends Base implements UpstreamStore {
+    async createProvider(provider: UpstreamProvider, event?: SecurityEvent): Promise<boolean> {
+      const existing = await this.getProvider(provider.id);
+      if (existing) return false;
+      const inserted = this.db.insertInto('upstream_providers').values(fromProvider(provider));
+      return this.changeOne(event, inserted);
+    }
 
-  async getProvider(id: string): Promise<UpstreamProvider | undefined> {
-    const row = await this.db.selectFrom('upstream_providers').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && toProvider(row);
-  }
+    async getProvider(id: string): Promise<UpstreamProvider | undefined> {
+      const row = await this.rowWith('upstream_providers', { id });
+      return row && toProvider(row);
+    }
 
-  async listProviders(): Promise<UpstreamProvider[]> {
-    const rows = await this.db.selectFrom('upstream_providers').selectAll().orderBy('name').orderBy('id').execute();
-    return rows.map(toProvider);
-  }
+    async listProviders(): Promise<UpstreamProvider[]> {
+      const rows = await this.db.selectFrom('upstream_providers').selectAll().orderBy('name').orderBy('id').execute();
+      return rows.map(toProvider);
+    }
 
-  async updateProvider(provider: UpstreamProvider, event?: SecurityEvent): Promise<boolean> {
-    const row = fromProvider(provider);
-    const set = {
-      name: row.name,
-      issuer: row.issuer,
-      client_id: row.client_id,
-      client_secret_enc: row.client_secret_enc,
-      scope: row.scope,
-      trust_email: row.trust_email,
-      link_only: row.link_only,
-      trust_upstream_mfa: row.trust_upstream_mfa,
-      allow_private_network: row.allow_private_network,
-      login_hint_domains: row.login_hint_domains,
-      github_url: row.github_url,
-      github_api_url: row.github_api_url,
-      accept_id_jag: row.accept_id_jag,
-      updated_at: row.updated_at,
-    };
-    const updated = this.db.updateTable('upstream_providers').set(set).where('id', '=', provider.id);
-    return (await this.write(updated, ...this.events(event))) === 1;
-  }
+    async updateProvider(provider: UpstreamProvider, event?: SecurityEvent): Promise<boolean> {
+      // Its id, type and creation time stay.
+      const set = columnsToSet(fromProvider(provider), ['id', 'type', 'created_at']);
+      const updated = this.db.updateTable('upstream_providers').set(set).where('id', '=', provider.id);
+      return this.changeOne(event, updated);
+    }
 
-  async deleteProvider(id: string, event?: SecurityEvent): Promise<number | undefined> {
-    if (!(await this.getProvider(id))) return undefined;
-    const links = await this.countLinks(id);
-    const deleted = this.db.deleteFrom('upstream_providers').where('id', '=', id);
-    const unlinked = this.db.deleteFrom('upstream_links').where('provider_id', '=', id);
-    return (await this.write(deleted, unlinked, ...this.events(event))) === 1 ? links : undefined;
-  }
+    async deleteProvider(id: string, event?: SecurityEvent): Promise<number | undefined> {
+      if (!(await this.getProvider(id))) return undefined;
+      const links = await this.countLinks(id);
+      const deleted = this.db.deleteFrom('upstream_providers').where('id', '=', id);
+      const unlinked = this.db.deleteFrom('upstream_links').where('provider_id', '=', id);
+      return (await this.changeOne(event, deleted, unlinked)) ? links : undefined;
+    }
 
-  async countLinks(providerId: string): Promise<number> {
-    const count = (eb: { fn: Kysely<Database>['fn'] }) => eb.fn.countAll<number | string>().as('n');
-    const query = this.db.selectFrom('upstream_links').select(count).where('provider_id', '=', providerId);
-    return Number((await query.executeTakeFirstOrThrow()).n);
-  }
+    async countLinks(providerId: string): Promise<number> {
+      const count = (eb: { fn: Kysely<Database>['fn'] }) => eb.fn.countAll<number | string>().as('n');
+      const query = this.db.selectFrom('upstream_links').select(count).where('provider_id', '=', providerId);
+      return Number((await query.executeTakeFirstOrThrow()).n);
+    }
 
-  async getLink(providerId: string, subject: string): Promise<UpstreamLink | undefined> {
-    const row = await this.db
-      .selectFrom('upstream_links')
-      .selectAll()
-      .where('provider_id', '=', providerId)
-      .where('subject', '=', subject)
-      .executeTakeFirst();
-    return row && toLink(row);
-  }
+    async getLink(providerId: string, subject: string): Promise<UpstreamLink | undefined> {
+      const row = await this.rowWith('upstream_links', { provider_id: providerId, subject });
+      return row && toLink(row);
+    }
 
-  async listLinks(userId: string): Promise<UpstreamLink[]> {
-    const query = this.db.selectFrom('upstream_links').selectAll().where('user_id', '=', userId);
-    return (await query.orderBy('created_at').orderBy('provider_id').execute()).map(toLink);
-  }
+    async listLinks(userId: string): Promise<UpstreamLink[]> {
+      const query = this.db.selectFrom('upstream_links').selectAll().where('user_id', '=', userId);
+      return (await query.orderBy('created_at').orderBy('provider_id').execute()).map(toLink);
+    }
 
-  async createLink(link: UpstreamLink, event?: SecurityEvent): Promise<boolean> {
-    const linked = insertedLink(this.db, link);
-    const events = event ? insertEventsWhen(this.db, event, linked) : [];
-    return (await this.write(this.#insertLink(link), ...events)) === 1;
-  }
+    async createLink(link: UpstreamLink, event?: SecurityEvent): Promise<boolean> {
+      const linked = insertedLink(this.db, link);
+      const events = event ? insertEventsWhen(this.db, event, linked) : [];
+      return (await this.write(this.#insertLink(link), ...events)) === 1;
+    }
 
-  async createSessionWithLink(session: Session, link: UpstreamLink, events: SecurityEvent[]): Promise<boolean> {
-    const linked = insertedLink(this.db, link);
-    const { columns, values } = rowValues(this.db, fromSession(session));
-    const started = this.db
-      .insertInto('sessions')
-      .columns(columns)
-      .expression(values.where((eb) => eb.exists(linked)));
-    const recorded = events.flatMap((event) => insertEventsWhen(this.db, event, linked));
-    return (await this.write(this.#insertLink(link), started, ...recorded)) === 1;
-  }
+    async createSessionWithLink(session: Session, link: UpstreamLink, events: SecurityEvent[]): Promise<boolean> {
+      const linked = insertedLink(this.db, link);
+      const { columns, values } = rowValues(this.db, fromSession(session));
+      const started = this.db
+        .insertInto('sessions')
+        .columns(columns)
+        .expression(values.where((eb) => eb.exists(linked)));
+      const recorded = events.flatMap((event) => insertEventsWhen(this.db, event, linked));
+      return (await this.write(this.#insertLink(link), started, ...recorded)) === 1;
+    }
 
-  /** The link's insert, only when neither the person nor the user's provider is linked already. */
-  #insertLink(link: UpstreamLink) {
-    const { columns, values } = rowValues(this.db, fromLink(link));
-    const unlinked = values
-      // Either uniqueness, checked in the statement; ON CONFLICT covers a concurrent insert on PostgreSQL.
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('upstream_links')
-              .select(sql`1`.as('one'))
-              .where((w) =>
-                w.or([
-                  w.and([w('provider_id', '=', link.providerId), w('subject', '=', link.subject)]),
-                  w.and([w('user_id', '=', link.userId), w('provider_id', '=', link.providerId)]),
-                ]),
-              ),
+    /** The link's insert, only when neither the person nor the user's provider is linked already. */
+    #insertLink(link: UpstreamLink) {
+      const { columns, values } = rowValues(this.db, fromLink(link));
+      const unlinked = values
+        // Either uniqueness, checked in the statement; ON CONFLICT covers a concurrent insert on PostgreSQL.
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('upstream_links')
+                .select(sql`1`.as('one'))
+                .where((w) =>
+                  w.or([
+                    w.and([w('provider_id', '=', link.providerId), w('subject', '=', link.subject)]),
+                    w.and([w('user_id', '=', link.userId), w('provider_id', '=', link.providerId)]),
+                  ]),
+                ),
+            ),
           ),
-        ),
+        );
+      return this.db
+        .insertInto('upstream_links')
+        .columns(columns)
+        .expression(unlinked)
+        .onConflict((c) => c.doNothing());
+    }
+
+    async createUserWithLink(user: User, link: UpstreamLink, events: SecurityEvent[]): Promise<void> {
+      await this.write(
+        this.db.insertInto('users').values(fromUser(user)),
+        this.db.insertInto('upstream_links').values(fromLink(link)),
+        ...insertEvents(this.db, events),
       );
-    return this.db
-      .insertInto('upstream_links')
-      .columns(columns)
-      .expression(unlinked)
-      .onConflict((c) => c.doNothing());
-  }
+    }
 
-  async createUserWithLink(user: User, link: UpstreamLink, events: SecurityEvent[]): Promise<void> {
-    await this.write(
-      this.db.insertInto('users').values(fromUser(user)),
-      this.db.insertInto('upstream_links').values(fromLink(link)),
-      ...insertEvents(this.db, events),
-    );
-  }
+    async deleteLink(providerId: string, userId: string, event?: SecurityEvent): Promise<boolean> {
+      const deleted = this.db
+        .deleteFrom('upstream_links')
+        .where('provider_id', '=', providerId)
+        .where('user_id', '=', userId);
+      return this.changeOne(event, deleted);
+    }
 
-  async deleteLink(providerId: string, userId: string, event?: SecurityEvent): Promise<boolean> {
-    const deleted = this.db
-      .deleteFrom('upstream_links')
-      .where('provider_id', '=', providerId)
-      .where('user_id', '=', userId);
-    return (await this.write(deleted, ...this.events(event))) === 1;
-  }
+    async touchLink(providerId: string, subject: string, now: number, event?: SecurityEvent): Promise<void> {
+      const touched = this.db
+        .updateTable('upstream_links')
+        .set({ last_used_at: now })
+        .where('provider_id', '=', providerId)
+        .where('subject', '=', subject);
+      await this.write(touched, ...this.events(event));
+    }
 
-  async touchLink(providerId: string, subject: string, now: number, event?: SecurityEvent): Promise<void> {
-    const touched = this.db
-      .updateTable('upstream_links')
-      .set({ last_used_at: now })
-      .where('provider_id', '=', providerId)
-      .where('subject', '=', subject);
-    await this.write(touched, ...this.events(event));
+    async findUsersByEmail(email: string): Promise<User[]> {
+      const rows = await this.db
+        .selectFrom('users')
+        .selectAll()
+        .where(sql`lower(email)`, '=', email.toLowerCase())
+        .orderBy('created_at')
+        .execute();
+      return rows.map(toUser);
+    }
   }
-
-  async findUsersByEmail(email: string): Promise<User[]> {
-    const rows = await this.db
-      .selectFrom('users')
-      .selectAll()
-      .where(sql`lower(email)`, '=', email.toLowerCase())
-      .orderBy('created_at')
-      .execute();
-    return rows.map(toUser);
-  }
+  return Upstream;
 }

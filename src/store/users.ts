@@ -74,8 +74,8 @@ export interface UserStore {
 }
 
 export const USER_COLUMNS = columns<UserRow>()(
-  // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
-  'id username email email_verified name given_name family_name password_hash disabled created_at updated_at roles claims',
+  'id username email email_verified name given_name family_name password_hash',
+  'disabled created_at updated_at roles claims',
 );
 
 export function toUser(row: UserRow): User {
@@ -171,7 +171,7 @@ export class Users extends Aggregate implements UserStore {
     // Whoever signed in with the old password is signed out, and the clients they signed in to are told
     // (Back-Channel Logout 1.0); grants (refresh tokens) stay.
     const ended = endSessions(this.db, { userId: id }, { now });
-    return (await this.write(updated, ...ended, ...this.events(event))) === 1;
+    return this.changeOne(event, updated, ...ended);
   }
 
   /**
@@ -186,7 +186,7 @@ export class Users extends Aggregate implements UserStore {
     const set = { disabled: disabled ? 1 : 0, updated_at: now };
     const updated = this.db.updateTable('users').set(set).where('id', '=', id);
     const stopped = disabled ? [...endSessions(this.db, { userId: id }, { now }), this.#revokeAppGrants(id, now)] : [];
-    return (await this.write(updated, ...stopped, ...this.events(event))) === 1;
+    return this.changeOne(event, updated, ...stopped);
   }
 
   /** The grants issued to the apps `id` registered (RFC 7591), revoked at `now`. */

@@ -4,7 +4,7 @@
 import type { ExpressionBuilder, OnConflictBuilder } from 'kysely';
 import type { SecurityEvent } from '../events/index.ts';
 import type { OutboxOutcome } from '../events/outbox.ts';
-import { Aggregate } from './aggregate.ts';
+import type { AggregateClass } from './aggregate.ts';
 import { columns, renamed } from './columns.ts';
 import { attemptRecorded, claimEntries, dueEntries, insertEventsIf, insertEventsWhen } from './outbox.ts';
 import type { OutboxEntry } from './outbox.ts';
@@ -107,8 +107,8 @@ const fromWebhook: (webhook: Webhook) => WebhookRow = webhookRows.from;
 
 const deliveryRows = renamed(
   columns<WebhookDeliveryRow>()(
-    // eslint-disable-next-line max-len -- one string literal, so that its type lists the columns
-    'id webhook_id event_id event_type payload status attempts retry_base next_attempt_at locked_until created_at last_status last_error finished_at',
+    'id webhook_id event_id event_type payload status attempts retry_base next_attempt_at',
+    'locked_until created_at last_status last_error finished_at',
   ),
 );
 const toDelivery: (row: WebhookDeliveryRow) => Delivery = deliveryRows.to;
@@ -120,144 +120,148 @@ const fromAttempt: (attempt: DeliveryAttempt) => WebhookAttemptRow = attemptRows
 
 type Where<Table extends keyof Database> = ExpressionBuilder<Database, Table>;
 
-export class Webhooks extends Aggregate implements WebhookStore {
-  async createWebhook(webhook: Webhook, event?: SecurityEvent, perOwner?: number): Promise<boolean> {
-    const { ownerId } = webhook;
-    if (ownerId === null || perOwner === undefined) {
-      await this.write(this.db.insertInto('webhooks').values(fromWebhook(webhook)), ...this.events(event));
-      return true;
+/** Webhooks: the Kysely code, on top of `Base` (the aggregates below, ./kysely-store.ts). */
+export function withWebhooks<Base extends AggregateClass>(Base: Base) {
+  abstract class Webhooks extends Base implements WebhookStore {
+    async createWebhook(webhook: Webhook, event?: SecurityEvent, perOwner?: number): Promise<boolean> {
+      const { ownerId } = webhook;
+      if (ownerId === null || perOwner === undefined) {
+        await this.write(this.db.insertInto('webhooks').values(fromWebhook(webhook)), ...this.events(event));
+        return true;
+      }
+      const row = fromWebhook(webhook);
+      // PostgreSQL: the owner's row locked first, so that a concurrent creation counts after this one
+      // commits (SQLite has one writer, which runs writes one after another anyway).
+      const owner = this.db
+        .updateTable('users')
+        .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+        .where('id', '=', ownerId);
+      const owned = this.db
+        .selectFrom('webhooks')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('owner_id', '=', ownerId);
+      const values = this.db
+        .selectFrom('users')
+        .select((eb) => (Object.keys(row) as Array<keyof WebhookRow>).map((column) => eb.val(row[column]).as(column)))
+        .where('id', '=', ownerId)
+        .where(owned, '<', perOwner);
+      const columns = Object.keys(row) as Array<keyof WebhookRow>;
+      const inserted = this.db.insertInto('webhooks').columns(columns).expression(values).returning('id');
+      const rows = await this.writeRows<{ id: string }>(
+        owner,
+        inserted,
+        ...insertEventsIf(this.db, event, { webhook: webhook.id }),
+      );
+      return rows.some((r) => r.id === webhook.id);
     }
-    const row = fromWebhook(webhook);
-    // PostgreSQL: the owner's row locked first, so that a concurrent creation counts after this one
-    // commits (SQLite has one writer, which runs writes one after another anyway).
-    const owner = this.db
-      .updateTable('users')
-      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-      .where('id', '=', ownerId);
-    const owned = this.db
-      .selectFrom('webhooks')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('owner_id', '=', ownerId);
-    const values = this.db
-      .selectFrom('users')
-      .select((eb) => (Object.keys(row) as Array<keyof WebhookRow>).map((column) => eb.val(row[column]).as(column)))
-      .where('id', '=', ownerId)
-      .where(owned, '<', perOwner);
-    const columns = Object.keys(row) as Array<keyof WebhookRow>;
-    const inserted = this.db.insertInto('webhooks').columns(columns).expression(values).returning('id');
-    const rows = await this.writeRows<{ id: string }>(
-      owner,
-      inserted,
-      ...insertEventsIf(this.db, event, { webhook: webhook.id }),
-    );
-    return rows.some((r) => r.id === webhook.id);
-  }
 
-  async getWebhook(id: string): Promise<Webhook | undefined> {
-    const row = await this.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && toWebhook(row);
-  }
+    async getWebhook(id: string): Promise<Webhook | undefined> {
+      const row = await this.rowWith('webhooks', { id });
+      return row && toWebhook(row);
+    }
 
-  async listWebhooks(ownerId?: string | null): Promise<Webhook[]> {
-    let query = this.db.selectFrom('webhooks').selectAll();
-    if (ownerId === null) query = query.where('owner_id', 'is', null);
-    else if (ownerId !== undefined) query = query.where('owner_id', '=', ownerId);
-    return (await query.orderBy('created_at').orderBy('id').execute()).map(toWebhook);
-  }
+    async listWebhooks(ownerId?: string | null): Promise<Webhook[]> {
+      let query = this.db.selectFrom('webhooks').selectAll();
+      if (ownerId === null) query = query.where('owner_id', 'is', null);
+      else if (ownerId !== undefined) query = query.where('owner_id', '=', ownerId);
+      return (await query.orderBy('created_at').orderBy('id').execute()).map(toWebhook);
+    }
 
-  async updateWebhook(id: string, changes: { url: string; events: string }, event?: SecurityEvent): Promise<boolean> {
-    const updated = this.db.updateTable('webhooks').set(changes).where('id', '=', id);
-    return (await this.write(updated, ...this.events(event))) === 1;
-  }
+    async updateWebhook(id: string, changes: { url: string; events: string }, event?: SecurityEvent): Promise<boolean> {
+      const updated = this.db.updateTable('webhooks').set(changes).where('id', '=', id);
+      return this.changeOne(event, updated);
+    }
 
-  async deleteWebhook(id: string, event?: SecurityEvent): Promise<boolean> {
-    const pending = (eb: Where<'webhook_deliveries'>) => eb.and({ webhook_id: id, status: 'pending' });
-    const deleted = this.db.deleteFrom('webhooks').where('id', '=', id);
-    const undelivered = this.db.deleteFrom('webhook_deliveries').where(pending);
-    return (await this.write(deleted, undelivered, ...this.events(event))) === 1;
-  }
+    async deleteWebhook(id: string, event?: SecurityEvent): Promise<boolean> {
+      const pending = (eb: Where<'webhook_deliveries'>) => eb.and({ webhook_id: id, status: 'pending' });
+      const deleted = this.db.deleteFrom('webhooks').where('id', '=', id);
+      const undelivered = this.db.deleteFrom('webhook_deliveries').where(pending);
+      return this.changeOne(event, deleted, undelivered);
+    }
 
-  async rotateWebhookSecret(
-    id: string,
-    secrets: { secretEnc: string; previousSecretEnc: string; previousUntil: number },
-    event?: SecurityEvent,
-  ): Promise<boolean> {
-    const set = {
-      secret_enc: secrets.secretEnc,
-      previous_secret_enc: secrets.previousSecretEnc,
-      previous_until: secrets.previousUntil,
-    };
-    const rotated = this.db.updateTable('webhooks').set(set).where('id', '=', id);
-    return (await this.write(rotated, ...insertEventsIf(this.db, event, { webhook: id }))) === 1;
-  }
+    async rotateWebhookSecret(
+      id: string,
+      secrets: { secretEnc: string; previousSecretEnc: string; previousUntil: number },
+      event?: SecurityEvent,
+    ): Promise<boolean> {
+      const set = {
+        secret_enc: secrets.secretEnc,
+        previous_secret_enc: secrets.previousSecretEnc,
+        previous_until: secrets.previousUntil,
+      };
+      const rotated = this.db.updateTable('webhooks').set(set).where('id', '=', id);
+      return (await this.write(rotated, ...insertEventsIf(this.db, event, { webhook: id }))) === 1;
+    }
 
-  async enqueueDelivery(delivery: Delivery, event?: SecurityEvent): Promise<void> {
-    await this.write(this.db.insertInto('webhook_deliveries').values(fromDelivery(delivery)), ...this.events(event));
-  }
+    async enqueueDelivery(delivery: Delivery, event?: SecurityEvent): Promise<void> {
+      await this.write(this.db.insertInto('webhook_deliveries').values(fromDelivery(delivery)), ...this.events(event));
+    }
 
-  async claimDeliveries(now: number, lease: number, limit: number, lane: LaneClaim): Promise<Delivery[]> {
-    const due = dueEntries(this.db, 'webhook_deliveries', now).where(
-      'id',
-      'in',
-      deliveriesInTurn(this.db, now, limit, lane),
-    );
-    const claimed = claimEntries(this.db, 'webhook_deliveries', due, { now, lease, skipLocked: this.skipLocked });
-    return (await this.writeRows<WebhookDeliveryRow>(claimed)).map(toDelivery);
-  }
+    async claimDeliveries(now: number, lease: number, limit: number, lane: LaneClaim): Promise<Delivery[]> {
+      const due = dueEntries(this.db, 'webhook_deliveries', now).where(
+        'id',
+        'in',
+        deliveriesInTurn(this.db, now, limit, lane),
+      );
+      const claimed = claimEntries(this.db, 'webhook_deliveries', due, { now, lease, skipLocked: this.skipLocked });
+      return (await this.writeRows<WebhookDeliveryRow>(claimed)).map(toDelivery);
+    }
 
-  async recordAttempt(attempt: DeliveryAttempt, outcome: OutboxOutcome<'delivered'>): Promise<void> {
-    const set = { ...attemptRecorded(attempt, outcome), last_status: attempt.status };
-    const once = (c: OnConflictBuilder<Database, 'webhook_attempts'>) => c.doNothing();
-    await this.write(
-      this.db.updateTable('webhook_deliveries').set(set).where('id', '=', attempt.deliveryId),
-      this.db.insertInto('webhook_attempts').values(fromAttempt(attempt)).onConflict(once),
-    );
-  }
+    async recordAttempt(attempt: DeliveryAttempt, outcome: OutboxOutcome<'delivered'>): Promise<void> {
+      const set = { ...attemptRecorded(attempt, outcome), last_status: attempt.status };
+      const once = (c: OnConflictBuilder<Database, 'webhook_attempts'>) => c.doNothing();
+      await this.write(
+        this.db.updateTable('webhook_deliveries').set(set).where('id', '=', attempt.deliveryId),
+        this.db.insertInto('webhook_attempts').values(fromAttempt(attempt)).onConflict(once),
+      );
+    }
 
-  async getDelivery(id: string): Promise<Delivery | undefined> {
-    const row = await this.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && toDelivery(row);
-  }
+    async getDelivery(id: string): Promise<Delivery | undefined> {
+      const row = await this.rowWith('webhook_deliveries', { id });
+      return row && toDelivery(row);
+    }
 
-  async listDeliveries(webhookId: string, limit: number): Promise<Delivery[]> {
-    const rows = await this.db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('webhook_id', '=', webhookId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map(toDelivery);
-  }
+    async listDeliveries(webhookId: string, limit: number): Promise<Delivery[]> {
+      const rows = await this.db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('webhook_id', '=', webhookId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(toDelivery);
+    }
 
-  async listAttempts(deliveryId: string): Promise<DeliveryAttempt[]> {
-    const attempts = this.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId);
-    return (await attempts.orderBy('attempt').execute()).map(toAttempt);
-  }
+    async listAttempts(deliveryId: string): Promise<DeliveryAttempt[]> {
+      const attempts = this.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId);
+      return (await attempts.orderBy('attempt').execute()).map(toAttempt);
+    }
 
-  async redeliver(id: string, now: number, event?: SecurityEvent): Promise<boolean> {
-    // The attempts logged so far stay; the retry schedule starts again from here.
-    const again = this.db
-      .updateTable('webhook_deliveries')
-      .set((eb) => ({
-        status: 'pending' as const,
-        next_attempt_at: now,
-        locked_until: null,
-        finished_at: null,
-        retry_base: eb.ref('attempts'),
-      }))
-      .where('id', '=', id);
-    const present = this.db.selectFrom('webhook_deliveries').select('id').where('id', '=', id);
-    return (await this.write(again, ...(event ? insertEventsWhen(this.db, event, present) : []))) === 1;
-  }
+    async redeliver(id: string, now: number, event?: SecurityEvent): Promise<boolean> {
+      // The attempts logged so far stay; the retry schedule starts again from here.
+      const again = this.db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({
+          status: 'pending' as const,
+          next_attempt_at: now,
+          locked_until: null,
+          finished_at: null,
+          retry_base: eb.ref('attempts'),
+        }))
+        .where('id', '=', id);
+      const present = this.db.selectFrom('webhook_deliveries').select('id').where('id', '=', id);
+      return (await this.write(again, ...(event ? insertEventsWhen(this.db, event, present) : []))) === 1;
+    }
 
-  async deliveryBacklog(): Promise<{ pending: number; oldestCreatedAt: number | null }> {
-    const row = await this.db
-      .selectFrom('webhook_deliveries')
-      .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('created_at').as('oldest')])
-      .where('status', '=', 'pending')
-      .executeTakeFirstOrThrow();
-    return { pending: Number(row.n), oldestCreatedAt: row.oldest === null ? null : Number(row.oldest) };
+    async deliveryBacklog(): Promise<{ pending: number; oldestCreatedAt: number | null }> {
+      const row = await this.db
+        .selectFrom('webhook_deliveries')
+        .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('created_at').as('oldest')])
+        .where('status', '=', 'pending')
+        .executeTakeFirstOrThrow();
+      return { pending: Number(row.n), oldestCreatedAt: row.oldest === null ? null : Number(row.oldest) };
+    }
   }
+  return Webhooks;
 }

@@ -2,7 +2,7 @@
 // that concurrent calls share one statement and one commit (./batches.ts). The reads every request
 // makes are shared with SQLite (../grants.ts, ../sessions.ts, ../users.ts).
 import { prefixed } from '../columns.ts';
-import { GRANT_COLUMNS } from '../grants.ts';
+import { GRANT_COLUMNS } from '../grant-rows.ts';
 import { JOINED_USER } from '../users.ts';
 
 // PostgreSQL's types for the grant's columns: the arrays a batch's parameters are cast to.

@@ -4,8 +4,8 @@ import { Kysely, sql } from 'kysely';
 import type pg from 'pg';
 import { type Connection, kyselyReads } from '../aggregate.ts';
 import { DatabaseUnavailable, FaultCounter } from '../faults.ts';
-import { type FamilyRow, GRANT_COLUMNS, GRANT_FIELDS, type Grant, toTokenFamily } from '../grants.ts';
-import type { Rotation, RotationOutcome, TokenFamily } from '../grants.ts';
+import type { Grant, Rotation, RotationOutcome, TokenFamily } from '../grant.ts';
+import { type FamilyRow, GRANT_COLUMNS, GRANT_FIELDS, toTokenFamily } from '../grant-rows.ts';
 import { KyselyStore } from '../kysely-store.ts';
 import type { DatabaseStats } from '../store.ts';
 import type { Database } from '../tables.ts';
@@ -110,7 +110,7 @@ export class PostgresStore extends KyselyStore {
     whileCommitting: (family: TokenFamily) => Promise<T>,
   ): Promise<RotationOutcome<T>> {
     const family = await this.#rotations.run(r);
-    if (!family) return { rotated: false, family: await this.grants.getTokenFamily(r.grantId) };
+    if (!family) return { rotated: false, family: await this.getTokenFamily(r.grantId) };
     return { rotated: true, family, value: await whileCommitting(family) };
   }
 }

@@ -1,7 +1,7 @@
 // SQLite's two writes of every token request, written out by hand and run by the writer (./writer.ts)
 // as statements prepared once; the reads every request makes are shared with PostgreSQL (../grants.ts,
 // ../sessions.ts, ../users.ts).
-import { GRANT_COLUMNS } from '../grants.ts';
+import { GRANT_COLUMNS } from '../grant-rows.ts';
 
 export const WRITES = {
   /**

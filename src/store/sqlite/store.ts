@@ -3,8 +3,8 @@
 // In WAL mode the reads never wait for the writer, and every write resolves after its commit.
 import { Kysely, type NoMigrations } from 'kysely';
 import type { DatabaseSync } from 'node:sqlite';
-import { GRANT_COLUMNS, GRANT_FIELDS, type Grant, type Rotation, type RotationOutcome } from '../grants.ts';
-import type { TokenFamily } from '../grants.ts';
+import type { Grant, Rotation, RotationOutcome, TokenFamily } from '../grant.ts';
+import { GRANT_COLUMNS, GRANT_FIELDS } from '../grant-rows.ts';
 import { KyselyStore } from '../kysely-store.ts';
 import type { DatabaseStats } from '../store.ts';
 import type { Database } from '../tables.ts';
@@ -60,7 +60,7 @@ export class SqliteStore extends KyselyStore {
     r: Rotation,
     whileCommitting: (family: TokenFamily) => Promise<T>,
   ): Promise<RotationOutcome<T>> {
-    const family = await this.grants.getTokenFamily(r.grantId);
+    const family = await this.getTokenFamily(r.grantId);
     if (!mayRotate(r, family)) return { rotated: false, family };
     const expiresAt = Math.min(r.now + r.ttl, family.grant.createdAt + r.absoluteTtl);
     const parameters = [r.grantId, r.generation, r.now, expiresAt];
@@ -75,8 +75,7 @@ export class SqliteStore extends KyselyStore {
     value.catch(() => {});
     const [advanced] = await committing;
     // Lost to a concurrent refresh or revocation: the family as it now stands tells the caller why.
-    if (advanced!.numAffectedRows !== 1n)
-      return { rotated: false, family: await this.grants.getTokenFamily(r.grantId) };
+    if (advanced!.numAffectedRows !== 1n) return { rotated: false, family: await this.getTokenFamily(r.grantId) };
     return { rotated: true, family: { grant: next, user: family.user }, value: await value };
   }
 
