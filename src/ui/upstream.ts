@@ -2,6 +2,7 @@
 // sign-in pages (its name only: no logo is fetched from anywhere), the link page, the page of a
 // sign-in through a provider that failed (always with the way back to signing in here), and the
 // account page's list of linked providers.
+import type { MessageKey } from '../i18n/index.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout, type PageContext, postButton, say, type Text } from './layout.ts';
 
@@ -159,21 +160,22 @@ ${input.available.map(
 )}`;
 }
 
-/**
- * A failure's messages by its reason: the part of their keys between `upstream.` and `.title` or
- * `.says`. A reason not here (an expired or unknown state) says `upstream.expired.*`.
- */
-const FAILURES = {
-  unavailable: 'unavailable',
-  invalid_response: 'invalidResponse',
-  misconfigured: 'misconfigured',
-  unknown_provider: 'unknownProvider',
-  disabled: 'disabled',
-  linked_elsewhere: 'linkedElsewhere',
-  provider_taken: 'providerTaken',
-} as const;
+/** A failure's two messages: its title and what it says. */
+type FailureMessages = readonly [title: MessageKey, says: MessageKey];
 
-type FailureMessages = (typeof FAILURES)[keyof typeof FAILURES] | 'cancelled' | 'refused' | 'expired';
+/** A failure's messages by its reason; a reason not here (an expired or unknown state) says EXPIRED. */
+const FAILURES: Readonly<Record<string, FailureMessages>> = {
+  unavailable: ['upstream.unavailable.title', 'upstream.unavailable.says'],
+  invalid_response: ['upstream.invalidResponse.title', 'upstream.invalidResponse.says'],
+  misconfigured: ['upstream.misconfigured.title', 'upstream.misconfigured.says'],
+  unknown_provider: ['upstream.unknownProvider.title', 'upstream.unknownProvider.says'],
+  disabled: ['upstream.disabled.title', 'upstream.disabled.says'],
+  linked_elsewhere: ['upstream.linkedElsewhere.title', 'upstream.linkedElsewhere.says'],
+  provider_taken: ['upstream.providerTaken.title', 'upstream.providerTaken.says'],
+};
+const CANCELLED: FailureMessages = ['upstream.cancelled.title', 'upstream.cancelled.says'];
+const REFUSED: FailureMessages = ['upstream.refused.title', 'upstream.refused.says'];
+const EXPIRED: FailureMessages = ['upstream.expired.title', 'upstream.expired.says'];
 
 /** What a failed sign-in through a provider says (src/authn/upstream/step.ts FailureReason). */
 export function failureText(
@@ -181,14 +183,14 @@ export function failureText(
   provider: string | null,
   providerError?: string,
 ): { title: Text; says: Text; provider: string | null } {
-  const pair = (messages: FailureMessages, values: Record<string, string> = {}) => ({
-    title: { key: `upstream.${messages}.title` as const, values },
-    says: { key: `upstream.${messages}.says` as const, values },
+  const pair = ([title, says]: FailureMessages, values: Record<string, string> = {}) => ({
+    title: { key: title, values },
+    says: { key: says, values },
     provider,
   });
   if (reason === 'provider_error') {
     // The person said no at the provider (RFC 6749 §4.1.2.1 access_denied): cancelled, not refused.
-    return providerError === 'access_denied' ? pair('cancelled') : pair('refused', { error: providerError ?? '' });
+    return providerError === 'access_denied' ? pair(CANCELLED) : pair(REFUSED, { error: providerError ?? '' });
   }
-  return pair(Object.hasOwn(FAILURES, reason) ? FAILURES[reason as keyof typeof FAILURES] : 'expired');
+  return pair(Object.hasOwn(FAILURES, reason) ? FAILURES[reason]! : EXPIRED);
 }

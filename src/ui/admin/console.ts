@@ -58,8 +58,15 @@ ${rows.map((cells) => html`<tr>\n${cells.map((cell) => html`<td>${cell}</td>\n`)
 </table>`;
 }
 
-/** The sections that list objects; each has the messages `admin.<section>.title`, `.new` and `.none`. */
-export type ListedSection = 'clients' | 'resources' | 'providers' | 'webhooks';
+/** The sections that list objects, each with its list page's title, "add" link and "none" line. */
+const LISTED_SECTIONS = {
+  clients: { title: 'admin.clients.title', add: 'admin.clients.new', none: 'admin.clients.none' },
+  resources: { title: 'admin.resources.title', add: 'admin.resources.new', none: 'admin.resources.none' },
+  providers: { title: 'admin.providers.title', add: 'admin.providers.new', none: 'admin.providers.none' },
+  webhooks: { title: 'admin.webhooks.title', add: 'admin.webhooks.new', none: 'admin.webhooks.none' },
+} as const satisfies Record<string, { title: MessageKey; add: MessageKey; none: MessageKey }>;
+
+export type ListedSection = keyof typeof LISTED_SECTIONS;
 
 /** A column of a section's list: its header's message, and its cell for one of the objects. */
 export type Column<Item> = readonly [header: MessageKey, cell: (item: Item) => Cell];
@@ -82,17 +89,18 @@ export function listingPage<Item>(
   input: Listing<Item> & { deleted: string | undefined },
 ): string {
   const { t } = ui;
+  const texts = LISTED_SECTIONS[section];
   const table = dataTable(
-    t.t(`admin.${section}.none`),
+    t.t(texts.none),
     columns.map(([header]) => t.t(header)),
     input.items.map((item) => columns.map(([, cell]) => cell(item))),
   );
   return consolePage(ui, {
     section,
-    title: t.t(`admin.${section}.title`),
+    title: t.t(texts.title),
     admin: input.admin,
     body: html`${input.deleted ? html`<p role="status">${input.deleted}</p>` : ''}
-<p><a href="/admin/${section}/new">${t.t(`admin.${section}.new`)}</a></p>
+<p><a href="/admin/${section}/new">${t.t(texts.add)}</a></p>
 ${table}`,
   });
 }
