@@ -3,7 +3,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sessionUser } from '../../authn/session.ts';
 import { shortfall } from '../../authn/sufficiency.ts';
-import { completeConsent, continueAuthorization, scopesNeedingConsent } from '../../oauth/authorize/index.ts';
+import { completeConsent, scopesNeedingConsent } from '../../oauth/authorize/consent.ts';
+import { continueAuthorization } from '../../oauth/authorize/index.ts';
 import { clientVetting } from '../../oauth/registration/trust.ts';
 import { consentPage } from '../../ui/pages.ts';
 import type { RouteContext } from '../context.ts';
