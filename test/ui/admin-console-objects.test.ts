@@ -199,12 +199,33 @@ describe(
 
         await page.getByLabel('Name', { exact: true }).fill('Corp SSO');
         await page.getByLabel('Trust the email addresses it says are verified').check();
+        await page.getByLabel('Count its own second factor (it says the person signed in with MFA)').check();
+        await page.getByLabel('Accept its identity assertions for apps (ID-JAG)').check();
+        await page
+          .getByLabel('Email domains that go straight to it (space-separated)')
+          .fill('corp.example @Eng.Corp.Example');
         await page.getByRole('button', { name: 'Save' }).click();
         await page.getByRole('status').getByText('Saved.').waitFor();
         const changed = await server.store.getProvider('corp');
         assert.deepEqual([changed?.name, changed?.trustEmail], ['Corp SSO', true]);
+        assert.deepEqual([changed?.trustUpstreamMfa, changed?.acceptIdJag], [true, true]);
+        assert.deepEqual(changed?.loginHintDomains, ['corp.example', 'eng.corp.example']);
         assert.equal(changed?.clientSecretEnc, made?.clientSecretEnc, 'an empty secret field leaves it unchanged');
         assert.equal(await actorOf('provider.updated'), `user:${admin.id}`);
+        // The form shows them as stored; emptied and unticked, they are gone.
+        assert.equal(
+          await page.getByLabel('Email domains that go straight to it (space-separated)').inputValue(),
+          'corp.example eng.corp.example',
+        );
+        await page.getByLabel('Email domains that go straight to it (space-separated)').fill('');
+        await page.getByLabel('Accept its identity assertions for apps (ID-JAG)').uncheck();
+        await page.getByRole('button', { name: 'Save' }).click();
+        await page.getByRole('status').getByText('Saved.').waitFor();
+        const emptied = await server.store.getProvider('corp');
+        assert.deepEqual(
+          [emptied?.loginHintDomains, emptied?.acceptIdJag, emptied?.trustUpstreamMfa],
+          [[], false, true],
+        );
         await page.getByRole('button', { name: 'Delete provider' }).click();
         await page.getByRole('status').getByText('Provider corp deleted.').waitFor();
         assert.equal(await server.store.getProvider('corp'), undefined);
@@ -219,6 +240,12 @@ describe(
         await page.getByRole('heading', { name: 'Provider GitHub' }).waitFor();
         const github = (await server.store.listProviders())[0];
         assert.deepEqual([github?.id, github?.type, github?.clientId], ['github', 'github', 'Iv1.abc']);
+        // GitHub neither says how a person signed in nor signs identity assertions: not offered.
+        assert.equal(await page.getByLabel('Accept its identity assertions for apps (ID-JAG)').count(), 0);
+        assert.equal(
+          await page.getByLabel('Count its own second factor (it says the person signed in with MFA)').count(),
+          0,
+        );
       } finally {
         await upstream.close();
       }

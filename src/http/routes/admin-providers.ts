@@ -29,10 +29,16 @@ function postedFields(request: FastifyRequest): ProviderFields {
     trustEmail: value('trust_email') === '1',
     linkOnly: value('link_only') === '1',
     allowPrivateNetwork: value('allow_private_network') === '1',
+    trustUpstreamMfa: value('trust_upstream_mfa') === '1',
+    acceptIdJag: value('accept_id_jag') === '1',
+    hintDomains: value('login_hint_domains'),
   };
 }
 
-/** The settings the operations take: a field left empty is one not given (its default, or unchanged). */
+/**
+ * The settings the operations take: a field left empty is one not given (its default, or unchanged),
+ * but for the login hint domains, which the form shows as they are: emptied, there are none.
+ */
 function settingsOf(fields: ProviderFields, clientSecret: string): ProviderSettings {
   const given = (value: string) => (value === '' ? undefined : value);
   return {
@@ -45,6 +51,9 @@ function settingsOf(fields: ProviderFields, clientSecret: string): ProviderSetti
     trustEmail: fields.trustEmail,
     linkOnly: fields.linkOnly,
     allowPrivateNetwork: fields.allowPrivateNetwork,
+    trustUpstreamMfa: fields.trustUpstreamMfa,
+    acceptIdJag: fields.acceptIdJag,
+    loginHintDomains: fields.hintDomains.split(/[\s,]+/).filter((domain) => domain !== ''),
   };
 }
 
@@ -64,7 +73,14 @@ export function adminProviderRoutes(app: FastifyInstance, ctx: RouteContext): vo
     pathOf: (provider) => `/admin/providers/${provider.id}`,
     blank: {
       ...{ type: 'oidc', id: '', name: '', issuer: '', githubUrl: '', clientId: '', scope: '' },
-      ...{ trustEmail: false, linkOnly: false, allowPrivateNetwork: false },
+      ...{
+        trustEmail: false,
+        linkOnly: false,
+        allowPrivateNetwork: false,
+        trustUpstreamMfa: false,
+        acceptIdJag: false,
+      },
+      hintDomains: '',
     },
     fieldsOf: providerFieldsOf,
     // A change keeps the provider's type and id, whatever was posted.

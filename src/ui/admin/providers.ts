@@ -31,6 +31,10 @@ export interface ProviderFields {
   trustEmail: boolean;
   linkOnly: boolean;
   allowPrivateNetwork: boolean;
+  trustUpstreamMfa: boolean;
+  acceptIdJag: boolean;
+  /** The email domains whose login_hint goes straight to it, space-separated. */
+  hintDomains: string;
 }
 
 export const providerFieldsOf = (p: UpstreamProvider): ProviderFields => ({
@@ -44,6 +48,9 @@ export const providerFieldsOf = (p: UpstreamProvider): ProviderFields => ({
   trustEmail: p.trustEmail,
   linkOnly: p.linkOnly,
   allowPrivateNetwork: p.allowPrivateNetwork,
+  trustUpstreamMfa: p.trustUpstreamMfa,
+  acceptIdJag: p.acceptIdJag,
+  hintDomains: p.loginHintDomains.join(' '),
 });
 
 export interface ProviderPageInput extends ObjectPageInput {
@@ -53,10 +60,14 @@ export interface ProviderPageInput extends ObjectPageInput {
   fields: ProviderFields;
 }
 
+/** The yes-or-no settings: the field, the form's name, the label, and whether GitHub has it. */
 const FLAGS = [
-  ['trustEmail', 'trust_email', 'admin.provider.trustEmail'],
-  ['linkOnly', 'link_only', 'admin.provider.linkOnly'],
-  ['allowPrivateNetwork', 'allow_private_network', 'admin.provider.allowPrivate'],
+  ['trustEmail', 'trust_email', 'admin.provider.trustEmail', true],
+  ['linkOnly', 'link_only', 'admin.provider.linkOnly', true],
+  ['allowPrivateNetwork', 'allow_private_network', 'admin.provider.allowPrivate', true],
+  // GitHub says neither how a person signed in nor signs identity assertions: OpenID Connect only.
+  ['trustUpstreamMfa', 'trust_upstream_mfa', 'admin.provider.trustMfa', false],
+  ['acceptIdJag', 'accept_id_jag', 'admin.provider.acceptIdJag', false],
 ] as const;
 
 export function providerPage(ui: PageContext, input: ProviderPageInput): string {
@@ -84,7 +95,8 @@ ${text('client_id', t.t('admin.provider.clientId'), fields.clientId, true)}
 <label for="client_secret">${t.t(provider ? 'admin.provider.keepSecret' : 'admin.provider.clientSecret')}</label>
 <input type="password" id="client_secret" name="client_secret" autocomplete="off"${provider ? '' : html` required`}>
 ${text('scope', t.t('admin.client.scopes'), fields.scope)}
-${FLAGS.map(
+${text('login_hint_domains', t.t('admin.provider.hintDomains'), fields.hintDomains)}
+${FLAGS.filter(([, , , github]) => github || provider?.type !== 'github').map(
   ([
     key,
     name,
