@@ -1,7 +1,8 @@
 // The admin console's APIs (RFC 8707 resources), webhooks and upstream providers in Chromium with
 // JavaScript off: an admin registers an API (a bad scope refused with the reason), changes it and
 // deletes it (after signing in again, the sign-in no longer recent); creates a webhook (its signing
-// secret shown once), changes its event types and deletes it; adds an OpenID Connect provider (one
+// secret shown once), changes its event types, sends it a test delivery, rotates its secret (the
+// previous one signing too for a day) and deletes it; adds an OpenID Connect provider (one
 // whose discovery document cannot be read refused on the form, with the reason), changes and deletes
 // it. axe-core finds no WCAG A/AA violation on any page; each change is an event with the admin as its
 // actor; a form without the token or from another origin is refused and changes nothing.
@@ -112,7 +113,7 @@ describe(
       assert.equal(await actorOf('resource.deleted'), `user:${admin.id}`);
     });
 
-    it('creates a webhook, its secret shown once; changes its event types and deletes it', async () => {
+    it('creates a webhook, its secret shown once; changes its event types, tests it, rotates its secret and deletes it', async () => {
       await page.getByRole('link', { name: 'Webhooks' }).click();
       await page.getByRole('link', { name: 'New webhook' }).click();
       await axeClean(checking, page);
@@ -156,6 +157,31 @@ describe(
         .waitFor();
       await axeClean(checking, page);
       assert.equal((await server.store.getWebhook(webhook!.id))?.events, 'user.enabled user.disabled');
+      // A test delivery, queued to this webhook alone.
+      await page.getByRole('button', { name: 'Send a test delivery' }).click();
+      await page.getByRole('status').getByText('A test delivery is on its way: it appears in the log below.').waitFor();
+      assert.equal(await actorOf('webhook.tested'), `user:${admin.id}`);
+      const deliveries = await server.store.listDeliveries(webhook!.id, 10);
+      assert.deepEqual(
+        deliveries.map((d) => d.eventType),
+        ['webhook.test'],
+      );
+      // The secret rotated, shown once, the previous one signing too for the day chosen.
+      const beforeRotation = await server.store.getWebhook(webhook!.id);
+      await page.getByLabel('Keep the previous secret signing too for').selectOption({ label: 'One day' });
+      await page.getByRole('button', { name: 'Rotate the signing secret' }).click();
+      await page.getByRole('status').getByText('The signing secret was rotated.').waitFor();
+      await page.getByText(/^Deliveries are signed with the previous secret too until /).waitFor();
+      const rotated = (await page.locator('#webhook-secret').textContent())!.trim();
+      assert.ok(rotated.length >= 20 && rotated !== secret, rotated);
+      await axeClean(checking, page);
+      const afterRotation = await server.store.getWebhook(webhook!.id);
+      assert.equal(afterRotation?.previousSecretEnc, beforeRotation?.secretEnc);
+      assert.ok(Math.abs(afterRotation!.previousUntil! - (now() + 86_400)) <= 5, `${afterRotation?.previousUntil}`);
+      assert.equal(await actorOf('webhook.secret_rotated'), `user:${admin.id}`);
+      await page.getByRole('link', { name: 'To the webhook' }).click();
+      await page.getByRole('heading', { name: 'Deliveries to https://hooks.example/in' }).waitFor();
+      assert.ok(!(await page.content()).includes(rotated), 'shown once');
       await page.getByRole('button', { name: 'Delete webhook' }).click();
       await page.getByRole('status').getByText('Webhook to https://hooks.example/in deleted.').waitFor();
       assert.equal(await server.store.getWebhook(webhook!.id), undefined);
@@ -275,6 +301,17 @@ describe(
       // The same form with its token, from the console: done.
       assert.equal((await post('/admin/resources/new', { ...api, csrf }, { origin })).status(), 303);
       assert.ok(await server.store.getResource(api.uri));
+      // A webhook's test and rotation: refused the same way, nothing queued or rotated.
+      assert.equal((await post('/admin/webhooks/new', { ...hook, csrf }, { origin })).status(), 200);
+      const [made] = await server.store.listWebhooks();
+      for (const path of [`/admin/webhooks/${made!.id}/test`, `/admin/webhooks/${made!.id}/rotate-secret`]) {
+        assert.equal((await post(path, { grace: '0' }, { origin })).status(), 403, `${path}: no token`);
+        const foreign = await post(path, { grace: '0', csrf }, { origin: 'https://elsewhere.example' });
+        assert.equal(foreign.status(), 403, `${path}: another origin`);
+      }
+      assert.equal((await server.store.getWebhook(made!.id))?.secretEnc, made!.secretEnc);
+      const tests = (await server.store.listDeliveries(made!.id, 10)).filter((d) => d.eventType === 'webhook.test');
+      assert.deepEqual(tests, []);
     });
   },
 );

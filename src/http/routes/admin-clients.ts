@@ -14,7 +14,7 @@ import { consoleForm } from '../admin-console.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue } from '../forms.ts';
 import { sendPage } from '../pages.ts';
-import { byName, objectSectionRoutes } from './admin-section.ts';
+import { byName, NO_STORE, objectSectionRoutes } from './admin-section.ts';
 
 /** The form's fields as posted. */
 function postedFields(request: FastifyRequest): ClientFields {
@@ -37,7 +37,7 @@ const pathOf = (client: Client) => `/admin/clients/${encodeURIComponent(client.c
 
 export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const sealSecret = (secret: string) => sealJwtSecret(secret, ctx.mail.secret);
-  const noStore = { 'cache-control': 'no-store' };
+  const noStore = NO_STORE;
 
   objectSectionRoutes<Client, ClientFields>(app, ctx, {
     path: '/admin/clients',

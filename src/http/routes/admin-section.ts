@@ -59,6 +59,9 @@ export interface ObjectSection<Item, Fields> {
 }
 
 /** The order of a list of things with names. */
+/** Every console page: what it shows is the admin's, never a cache's. */
+export const NO_STORE = { 'cache-control': 'no-store' };
+
 export const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
 
 /** Registers a section's list, new, edit and delete routes. */
@@ -71,7 +74,7 @@ export function objectSectionRoutes<Item, Fields>(
   const post = { config: { html: true, sameOrigin: true } };
   const { path } = section;
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
-  const noStore = { 'cache-control': 'no-store' };
+  const noStore = NO_STORE;
 
   app.get(path, html, async (request, reply) => {
     const current = await consoleAdmin(ctx, request, reply);

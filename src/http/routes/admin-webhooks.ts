@@ -1,15 +1,18 @@
 // The admin console's webhooks (src/ui/admin/webhooks.ts): every subscription, a new one (its signing
 // secret shown once), one's URL and event types changed, its deletion, its delivery log, and a
-// delivery made due again (`webhook.redelivered`), as `tessera webhooks create|update|delete|deliveries|
-// redeliver` do, through the same operations (src/webhooks/subscriptions.ts, src/admin/webhooks.ts),
+// delivery made due again (`webhook.redelivered`), a test delivery (`webhook.tested`) and its signing
+// secret rotated (the new one shown once, the previous one signing too for the grace chosen:
+// `webhook.secret_rotated`), as `tessera webhooks create|update|delete|deliveries|redeliver|test|
+// rotate-secret` do, through the same operations (src/webhooks/subscriptions.ts, src/admin/webhooks.ts),
 // recorded with the admin as its actor. The list, new, edit and delete routes are those every section
 // has (./admin-section.ts); deleting a webhook does not ask for a recent sign-in.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../admin/errors.ts';
-import { deleteWebhook, redeliver, updateWebhook } from '../../admin/webhooks.ts';
+import { deleteWebhook, redeliver, rotateWebhookSecret, testWebhook, updateWebhook } from '../../admin/webhooks.ts';
 import type { Webhook } from '../../store/webhooks.ts';
 import {
   deliveriesPage,
+  GRACE_PERIODS,
   newWebhookPage,
   type WebhookFields,
   webhookSecretPage,
@@ -19,7 +22,8 @@ import { createWebhook, WebhookInputError } from '../../webhooks/subscriptions.t
 import { consoleForm } from '../admin-console.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue, queryValue } from '../forms.ts';
-import { objectSectionRoutes } from './admin-section.ts';
+import { sendPage } from '../pages.ts';
+import { NO_STORE, objectSectionRoutes } from './admin-section.ts';
 
 /** How many deliveries the log shows, newest first. */
 const DELIVERIES = 50;
@@ -59,6 +63,7 @@ export function adminWebhookRoutes(app: FastifyInstance, ctx: RouteContext): voi
         webhook,
         deliveries: await ctx.store.listDeliveries(webhook.id, DELIVERIES),
         redelivered: queryValue(request, 'redelivered') === '1',
+        tested: queryValue(request, 'tested') === '1',
         saved: queryValue(request, 'saved') === '1',
       };
       return (ui) => deliveriesPage(ui, page);
@@ -67,7 +72,7 @@ export function adminWebhookRoutes(app: FastifyInstance, ctx: RouteContext): voi
     create: async (fields, _request, current) => {
       const input = { url: fields.url, events: eventsOf(fields), ownerId: null, allowPrivate };
       const made = await createWebhook(ctx.store, ctx.mail.secret, input, current.now, current.requester);
-      const shown = { admin: current.admin.username, webhook: made.webhook, secret: made.secret };
+      const shown = { admin: current.admin.username, webhook: made.webhook, secret: made.secret, previousUntil: null };
       return { page: (ui) => webhookSecretPage(ui, shown) };
     },
     update: async (webhook, fields, _request, current) => {
@@ -94,4 +99,35 @@ export function adminWebhookRoutes(app: FastifyInstance, ctx: RouteContext): voi
     }
     return reply.redirect(`/admin/webhooks/${encodeURIComponent(webhookId)}?redelivered=1`, 303);
   });
+
+  /** The webhook a form at one of its paths is about, or a 404. */
+  const webhookOf = async (request: FastifyRequest) => ctx.store.getWebhook((request.params as { id: string }).id);
+
+  app.post('/admin/webhooks/:id/test', { config: { html: true, sameOrigin: true } }, async (request, reply) => {
+    const current = await consoleForm(ctx, request, reply);
+    if ('sent' in current) return current.sent;
+    const webhook = await webhookOf(request);
+    if (!webhook) return reply.callNotFound();
+    await testWebhook(ctx.store, webhook, { now: current.now, requester: current.requester });
+    return reply.redirect(`${pathOf(webhook)}?tested=1`, 303);
+  });
+
+  // The grace is one of the page's choices: anything else is none, the previous secret stopping at once.
+  app.post(
+    '/admin/webhooks/:id/rotate-secret',
+    { config: { html: true, sameOrigin: true } },
+    async (request, reply) => {
+      const current = await consoleForm(ctx, request, reply);
+      if ('sent' in current) return current.sent;
+      const webhook = await webhookOf(request);
+      if (!webhook) return reply.callNotFound();
+      const asked = Number(formValue(request, 'grace'));
+      const grace = GRACE_PERIODS.includes(asked) ? asked : 0;
+      const options = { now: current.now, requester: current.requester };
+      const { secret, previousUntil } = await rotateWebhookSecret(ctx.store, ctx.mail.secret, webhook, grace, options);
+      const until = grace > 0 ? previousUntil : null;
+      const shown = { admin: current.admin.username, webhook, secret, previousUntil: until, rotated: true };
+      return sendPage(reply.headers(NO_STORE), (ui) => webhookSecretPage(ui, shown));
+    },
+  );
 }

@@ -70,14 +70,31 @@ ${form}`,
   });
 }
 
-/** A new webhook's signing secret: shown this once (it is kept sealed). */
-export function webhookSecretPage(ui: PageContext, input: { admin: string; webhook: Webhook; secret: string }) {
+/** The grace periods a rotation offers, in seconds: none, an hour, a day, a week. */
+export const GRACE_PERIODS: readonly number[] = [0, 3600, 86_400, 604_800];
+const GRACE_LABELS = [
+  'admin.webhook.graceNone',
+  'admin.webhook.graceHour',
+  'admin.webhook.graceDay',
+  'admin.webhook.graceWeek',
+] as const;
+
+/**
+ * A webhook's signing secret, new or rotated: shown this once (it is kept sealed). `previousUntil`:
+ * after a rotation with a grace, until when the previous secret signs the deliveries too.
+ */
+export function webhookSecretPage(
+  ui: PageContext,
+  input: { admin: string; webhook: Webhook; secret: string; previousUntil: number | null; rotated?: boolean },
+) {
   const { t } = ui;
+  const until = input.previousUntil;
   return consolePage(ui, {
     section: 'webhooks',
     title: t.t('admin.webhook.secretTitle', { url: input.webhook.url }),
     admin: input.admin,
-    body: html`<p role="status">${t.t('admin.webhook.created')}</p>
+    body: html`<p role="status">${t.t(input.rotated ? 'admin.webhook.rotated' : 'admin.webhook.created')}</p>
+${until === null ? '' : html`<p>${t.t('admin.webhook.previousUntil', { at: t.dateTime(until) })}</p>`}
 <p>${t.t('admin.client.secretOnce')}</p>
 <pre id="webhook-secret">${input.secret}</pre>
 <p><a href="/admin/webhooks/${input.webhook.id}">${t.t('admin.webhook.back')}</a></p>`,
@@ -92,6 +109,8 @@ export function deliveriesPage(
     webhook: Webhook;
     deliveries: Delivery[];
     redelivered?: boolean;
+    /** A test delivery was just queued (?tested=1). */
+    tested?: boolean;
     saved?: boolean;
     /** The subscription's form as posted and refused, and why. */
     fields?: WebhookFields;
@@ -124,13 +143,26 @@ export function deliveriesPage(
     title: t.t('admin.webhooks.deliveries', { url: input.webhook.url }),
     admin: input.admin,
     body: html`${input.redelivered ? html`<p role="status">${t.t('admin.webhooks.redelivered')}</p>` : ''}
+${input.tested ? html`<p role="status">${t.t('admin.webhooks.tested')}</p>` : ''}
 ${savedNotice(ui, input.saved)}
 ${problemAlert(ui, input.problem)}
 <h2>${t.t('admin.webhook.subscription')}</h2>
 ${webhookForm(ui, base, input.csrfToken, fields, t.t('admin.client.save'))}
 <div class="actions">
+${actionButton(`${base}/test`, input.csrfToken, t.t('admin.webhook.test'))}
 ${actionButton(`${base}/delete`, input.csrfToken, t.t('admin.webhook.delete'))}
 </div>
+<h2>${t.t('admin.webhook.rotate')}</h2>
+${postForm(
+  `${base}/rotate-secret`,
+  input.csrfToken,
+  html`<label for="grace">${t.t('admin.webhook.grace')}</label>
+<select id="grace" name="grace">${GRACE_PERIODS.map(
+    (seconds, i) =>
+      html`<option value="${seconds}"${seconds === 86_400 ? html` selected` : ''}>${t.t(GRACE_LABELS[i]!)}</option>`,
+  )}</select>
+<button type="submit" class="secondary">${t.t('admin.webhook.rotate')}</button>`,
+)}
 <h2>${t.t('admin.webhooks.deliveryLog')}</h2>
 ${dataTable(
   t.t('admin.webhooks.noDeliveries'),
