@@ -16,7 +16,7 @@ import {
 } from './client-input.ts';
 import { etagOf } from './etag.ts';
 import type { AdminApi } from './context.ts';
-import { deleteRoute, findUnchanged, type ObjectKind, readRoute } from './object-routes.ts';
+import { deleteRoute, findUnchanged, objectKind, readRoute } from './object-routes.ts';
 import { IF_MATCH, jsonContent, listOf, mergePatch, paramsOf, problems } from './schemas.ts';
 
 type ById = { Params: { client_id: string } };
@@ -42,14 +42,7 @@ export function clientRoutes(app: FastifyInstance, api: AdminApi): void {
     return client;
   };
   const show = (client: Client) => describeClient(client, api.config);
-  const clients: ObjectKind<Client, 'client_id'> = {
-    path: '/clients/:client_id',
-    param: 'client_id',
-    tags,
-    schema: { $ref: 'Client#' },
-    find,
-    show,
-  };
+  const clients = objectKind<Client, 'client_id'>('clients', 'client_id', { $ref: 'Client#' }, { find, show });
 
   app.get(
     '/clients',

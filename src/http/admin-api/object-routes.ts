@@ -22,6 +22,19 @@ export interface ObjectKind<T, P extends string> {
   show(object: T): unknown;
 }
 
+/**
+ * The kind of object at `/<collection>/:<param>`, its routes tagged `collection` in the OpenAPI
+ * document: how to find one by the path's name, and how to show it.
+ */
+export function objectKind<T, P extends string>(
+  collection: string,
+  param: P,
+  schema: object,
+  how: Pick<ObjectKind<T, P>, 'find' | 'show'>,
+): ObjectKind<T, P> {
+  return { path: `/${collection}/:${param}`, param, tags: [collection], schema, find: how.find, show: how.show };
+}
+
 type ByName<P extends string> = { Params: Record<P, string> };
 
 /** The object's name in the request's path (the route's schema requires it). */

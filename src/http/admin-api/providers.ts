@@ -13,7 +13,7 @@ import type { UpstreamProvider } from '../../store/upstream.ts';
 import type { ProviderSettings } from '../../upstream/providers.ts';
 import type { AdminApi } from './context.ts';
 import { etagOf } from './etag.ts';
-import { deleteRoute, type ObjectKind, patchRoute, readRoute } from './object-routes.ts';
+import { deleteRoute, objectKind, patchRoute, readRoute } from './object-routes.ts';
 import { listOf, objectAnswer, problems } from './schemas.ts';
 
 const string = { type: 'string', maxLength: 2048 } as const;
@@ -103,14 +103,10 @@ export function providerRoutes(app: FastifyInstance, api: AdminApi): void {
   const deps = { config: api.config, secret: api.secret };
   const show = async (provider: UpstreamProvider) =>
     describeProvider(provider, api.config, await api.store.countLinks(provider.id));
-  const providers: ObjectKind<UpstreamProvider, 'id'> = {
-    path: '/providers/:id',
-    param: 'id',
-    tags,
-    schema: PROVIDER,
+  const providers = objectKind<UpstreamProvider, 'id'>('providers', 'id', PROVIDER, {
     find: (id) => findProvider(api.store, id),
     show,
-  };
+  });
 
   app.get(
     '/providers',

@@ -12,7 +12,7 @@ import {
 import type { Resource } from '../../store/resources.ts';
 import type { AdminApi } from './context.ts';
 import { etagOf } from './etag.ts';
-import { deleteRoute, type ObjectKind, patchRoute, readRoute } from './object-routes.ts';
+import { deleteRoute, objectKind, patchRoute, readRoute } from './object-routes.ts';
 import { listOf, objectAnswer, objectOf, problems } from './schemas.ts';
 
 const RESOURCE = objectOf({
@@ -27,14 +27,10 @@ const PATCH = { type: 'object', additionalProperties: false, minProperties: 1, p
 
 export function resourceRoutes(app: FastifyInstance, api: AdminApi): void {
   const tags = ['resources'];
-  const resources: ObjectKind<Resource, 'uri'> = {
-    path: '/resources/:uri',
-    param: 'uri',
-    tags,
-    schema: RESOURCE,
+  const resources = objectKind<Resource, 'uri'>('resources', 'uri', RESOURCE, {
     find: (uri) => findResource(api.store, uri),
     show: describeResource,
-  };
+  });
 
   app.get(
     '/resources',

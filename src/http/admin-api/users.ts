@@ -11,7 +11,7 @@ import { createUser } from '../../admin/new-user.ts';
 import type { User } from '../../store/users.ts';
 import { etagOf } from './etag.ts';
 import type { AdminApi } from './context.ts';
-import { deleteRoute, type ObjectKind, patchRoute, readRoute } from './object-routes.ts';
+import { deleteRoute, objectKind, patchRoute, readRoute } from './object-routes.ts';
 import { Problem } from './problems.ts';
 import { objectAnswer, pageOf, paramsOf, problems } from './schemas.ts';
 
@@ -97,14 +97,10 @@ interface UserPatch {
 
 export function userRoutes(app: FastifyInstance, api: AdminApi): void {
   const tags = ['users'];
-  const users: ObjectKind<User, 'id'> = {
-    path: '/users/:id',
-    param: 'id',
-    tags,
-    schema: USER,
+  const users = objectKind<User, 'id'>('users', 'id', USER, {
     find: (id) => findUserById(api.store, id),
     show: (user) => represent(api, user),
-  };
+  });
 
   app.get<{ Querystring: { q?: string; limit: number; cursor?: string } }>(
     '/users',

@@ -7,7 +7,7 @@ import { redeliver, rotateWebhookSecret, testWebhook } from '../../admin/webhook
 import { createWebhook, DEFAULT_SECRET_GRACE, describeWebhook } from '../../webhooks/subscriptions.ts';
 import type { Webhook } from '../../store/webhooks.ts';
 import type { AdminApi } from './context.ts';
-import { deleteRoute, type ObjectKind, patchRoute, readRoute } from './object-routes.ts';
+import { deleteRoute, objectKind, patchRoute, readRoute } from './object-routes.ts';
 import { jsonContent, listOf, objectOf, paramsOf, problems } from './schemas.ts';
 
 type ById = { Params: { id: string } };
@@ -60,14 +60,10 @@ const PATCH = { type: 'object', additionalProperties: false, minProperties: 1, p
 export function webhookRoutes(app: FastifyInstance, api: AdminApi): void {
   const tags = ['webhooks'];
   const allowPrivate = api.config.outboundAllowPrivate;
-  const webhooks: ObjectKind<Webhook, 'id'> = {
-    path: '/webhooks/:id',
-    param: 'id',
-    tags,
-    schema: WEBHOOK,
+  const webhooks = objectKind<Webhook, 'id'>('webhooks', 'id', WEBHOOK, {
     find: (id) => findWebhook(api.store, id),
     show: describeWebhook,
-  };
+  });
 
   app.get(
     '/webhooks',
