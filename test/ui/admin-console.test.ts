@@ -166,7 +166,7 @@ describe('the admin console in Chromium without JavaScript', { skip: needsChromi
     assert.equal(revoked?.clientId, id);
   });
 
-  it('rotates a client secret: the new one shown once and accepted, the old one refused', async () => {
+  it('rotates a client secret: the new one shown once and accepted, the old one refused, or kept for the grace chosen', async () => {
     const { id, secret: old } = server.clients.confidential;
     await page.getByRole('link', { name: 'Clients' }).click();
     await page.getByRole('heading', { name: 'Clients' }).waitFor();
@@ -181,11 +181,21 @@ describe('the admin console in Chromium without JavaScript', { skip: needsChromi
     await axeClean(checking, page);
     const attempt = (s: string) =>
       tokenRequest(server, { grant_type: 'refresh_token', refresh_token: 'none-such' }, basic(id, s));
-    // The new one first: a failure delays the client's next attempts (TESSERA_SIGNIN_FREE_FAILURES=1).
+    // The right ones first: a failure delays the client's next attempts (TESSERA_SIGNIN_FREE_FAILURES=1).
     assert.equal((await attempt(secret)).status, 400, 'the new secret authenticates (the token is what is wrong)');
-    assert.equal((await attempt(old!)).status, 401, 'the old secret is refused');
     await page.getByRole('link', { name: 'Back to the client' }).click();
     assert.equal(await page.locator('#client-secret').count(), 0, 'shown once');
+    // Rotated again, the previous secret kept working for an hour: both authenticate.
+    await page.getByLabel('Keep the previous secret working for').selectOption({ label: 'One hour' });
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText(/^The previous secret keeps working until /).waitFor();
+    const next = (await page.locator('#client-secret').textContent())!.trim();
+    assert.notEqual(next, secret);
+    await axeClean(checking, page);
+    assert.equal((await attempt(next)).status, 400, 'the newest secret authenticates');
+    assert.equal((await attempt(secret)).status, 400, 'the previous one too, within its hour');
+    assert.equal((await attempt(old!)).status, 401, 'the one rotated away with no grace is refused');
+    await page.getByRole('link', { name: 'Back to the client' }).click();
     const [rotated] = await server.store.listEvents({ clientId: id, type: 'client.secret_rotated' });
     assert.equal(rotated?.actor, `user:${admin.id}`);
   });

@@ -14,7 +14,7 @@ import { consoleForm } from '../admin-console.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue } from '../forms.ts';
 import { sendPage } from '../pages.ts';
-import { byName, NO_STORE, objectSectionRoutes } from './admin-section.ts';
+import { byName, NO_STORE, objectSectionRoutes, postedGrace } from './admin-section.ts';
 
 /** The form's fields as posted. */
 function postedFields(request: FastifyRequest): ClientFields {
@@ -62,7 +62,10 @@ export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void
       };
       const made = await createClient(ctx.store, ctx.config, input, current.now, current.requester);
       if (made.clientSecret === null) return { location: pathOf(made.client) };
-      const shown = { admin: current.admin.username, client: made.client, secret: made.clientSecret, created: true };
+      const shown = {
+        ...{ admin: current.admin.username, client: made.client, secret: made.clientSecret },
+        ...{ created: true, previousUntil: null },
+      };
       return { page: (ui) => clientSecretPage(ui, shown) };
     },
     update: async (client, fields, _request, current) => {
@@ -87,9 +90,11 @@ export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void
     const client = await ctx.store.getClient((request.params as { id: string }).id, { suspended: true });
     if (!client) return reply.callNotFound();
     const { now, requester } = current;
+    // A client_secret_jwt client's previous secret has no grace (src/admin/clients.ts): none is said.
+    const grace = client.tokenEndpointAuthMethod === 'client_secret_jwt' ? 0 : postedGrace(request);
     let secret;
     try {
-      secret = await rotateClientSecret(ctx.store, client.clientId, now, requester, 0, sealSecret);
+      secret = await rotateClientSecret(ctx.store, client.clientId, now, requester, grace, sealSecret);
     } catch (err) {
       if (!refusal(err)) throw err;
       const page = {
@@ -102,7 +107,13 @@ export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void
       };
       return sendPage(reply.code(400).headers(noStore), (ui) => clientPage(ui, page));
     }
-    const shown = { admin: current.admin.username, client, secret, created: false };
+    const shown = {
+      admin: current.admin.username,
+      client,
+      secret,
+      created: false,
+      previousUntil: grace > 0 ? now + grace : null,
+    };
     return sendPage(reply.headers(noStore), (ui) => clientSecretPage(ui, shown));
   });
 }

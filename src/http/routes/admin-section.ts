@@ -6,11 +6,11 @@
 // (./admin-clients.ts, ./admin-resources.ts, ./admin-providers.ts, ./admin-webhooks.ts), with the
 // routes only it has.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Listing, ObjectPageInput } from '../../ui/admin/console.ts';
+import { GRACE_PERIODS, type Listing, type ObjectPageInput } from '../../ui/admin/console.ts';
 import type { PageContext } from '../../ui/layout.ts';
 import { type ConsoleAdmin, consoleAdmin, consoleForm, needsRecentSignIn } from '../admin-console.ts';
 import type { RouteContext } from '../context.ts';
-import { queryValue } from '../forms.ts';
+import { formValue, queryValue } from '../forms.ts';
 import { sendPage } from '../pages.ts';
 
 /** A page to send, once the request's language is known. */
@@ -59,6 +59,12 @@ export interface ObjectSection<Item, Fields> {
 }
 
 /** The order of a list of things with names. */
+/** The grace a rotation's form chose: one of the page's choices, anything else none (at once). */
+export function postedGrace(request: FastifyRequest): number {
+  const asked = Number(formValue(request, 'grace'));
+  return GRACE_PERIODS.includes(asked) ? asked : 0;
+}
+
 /** Every console page: what it shows is the admin's, never a cache's. */
 export const NO_STORE = { 'cache-control': 'no-store' };
 

@@ -12,7 +12,6 @@ import { deleteWebhook, redeliver, rotateWebhookSecret, testWebhook, updateWebho
 import type { Webhook } from '../../store/webhooks.ts';
 import {
   deliveriesPage,
-  GRACE_PERIODS,
   newWebhookPage,
   type WebhookFields,
   webhookSecretPage,
@@ -23,7 +22,7 @@ import { consoleForm } from '../admin-console.ts';
 import type { RouteContext } from '../context.ts';
 import { formValue, queryValue } from '../forms.ts';
 import { sendPage } from '../pages.ts';
-import { NO_STORE, objectSectionRoutes } from './admin-section.ts';
+import { NO_STORE, objectSectionRoutes, postedGrace } from './admin-section.ts';
 
 /** How many deliveries the log shows, newest first. */
 const DELIVERIES = 50;
@@ -112,7 +111,6 @@ export function adminWebhookRoutes(app: FastifyInstance, ctx: RouteContext): voi
     return reply.redirect(`${pathOf(webhook)}?tested=1`, 303);
   });
 
-  // The grace is one of the page's choices: anything else is none, the previous secret stopping at once.
   app.post(
     '/admin/webhooks/:id/rotate-secret',
     { config: { html: true, sameOrigin: true } },
@@ -121,8 +119,7 @@ export function adminWebhookRoutes(app: FastifyInstance, ctx: RouteContext): voi
       if ('sent' in current) return current.sent;
       const webhook = await webhookOf(request);
       if (!webhook) return reply.callNotFound();
-      const asked = Number(formValue(request, 'grace'));
-      const grace = GRACE_PERIODS.includes(asked) ? asked : 0;
+      const grace = postedGrace(request);
       const options = { now: current.now, requester: current.requester };
       const { secret, previousUntil } = await rotateWebhookSecret(ctx.store, ctx.mail.secret, webhook, grace, options);
       const until = grace > 0 ? previousUntil : null;

@@ -4,7 +4,7 @@ import type { Client } from '../../store/clients.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import type { Column, Listing, ObjectPageInput } from './console.ts';
-import { actionButton, consolePage, listingPage, objectPage, postForm } from './console.ts';
+import { actionButton, graceField, listingPage, objectPage, postForm, secretPage } from './console.ts';
 
 const pathOf = (client: Client) => `/admin/clients/${encodeURIComponent(client.clientId)}`;
 
@@ -103,28 +103,33 @@ export function clientPage(ui: PageContext, input: ClientPageInput): string {
     about: client ? html`<p>${t.html('admin.client.id', { clientId: client.clientId })}</p>` : '',
     form,
     actions: client && [
-      hasSecret ? actionButton(`${base}/rotate-secret`, input.csrfToken, t.t('admin.client.rotate')) : '',
+      hasSecret
+        ? postForm(
+            `${base}/rotate-secret`,
+            input.csrfToken,
+            html`${graceField(ui, t.t('admin.client.grace'), 0)}
+<button type="submit" class="secondary">${t.t('admin.client.rotate')}</button>`,
+          )
+        : '',
       actionButton(`${base}/delete`, input.csrfToken, t.t('admin.client.delete')),
     ],
     after: client && html`<p><a href="${eventsOf(client)}">${t.t('admin.client.events')}</a></p>`,
   });
 }
 
-/** A client's secret, new: shown this once (it is kept hashed). */
+/**
+ * A client's secret, new: shown this once (it is kept hashed). `previousUntil`: after a rotation with
+ * a grace, until when the previous secret works too.
+ */
 export function clientSecretPage(
   ui: PageContext,
-  input: { admin: string; client: Client; secret: string; created: boolean },
+  input: { admin: string; client: Client; secret: string; created: boolean; previousUntil: number | null },
 ): string {
   const { t } = ui;
-  const href = pathOf(input.client);
-  return consolePage(ui, {
-    section: 'clients',
+  return secretPage(ui, 'clients', input, {
     title: t.t('admin.client.secretTitle', { name: input.client.name }),
-    admin: input.admin,
-    body: html`<p role="status">${t.t(input.created ? 'admin.client.created' : 'admin.client.rotated')}</p>
-<p>${t.html('admin.client.id', { clientId: input.client.clientId })}</p>
-<p>${t.t('admin.client.secretOnce')}</p>
-<pre id="client-secret">${input.secret}</pre>
-<p><a href="${href}">${t.t('admin.client.back')}</a></p>`,
+    status: t.t(input.created ? 'admin.client.created' : 'admin.client.rotated'),
+    about: html`<p>${t.html('admin.client.id', { clientId: input.client.clientId })}</p>`,
+    back: pathOf(input.client),
   });
 }

@@ -185,3 +185,56 @@ export function nextPageLink(ui: PageContext, path: string, query: Record<string
   const params = new URLSearchParams({ ...query, cursor });
   return html`<p><a href="${`${path}?${params}`}" rel="next">${ui.t.t('admin.nextPage')}</a></p>`;
 }
+
+/** The grace periods a secret's rotation offers, in seconds: none, an hour, a day, a week. */
+export const GRACE_PERIODS: readonly number[] = [0, 3600, 86_400, 604_800];
+const GRACE_LABELS = ['admin.grace.none', 'admin.grace.hour', 'admin.grace.day', 'admin.grace.week'] as const;
+
+/** The field choosing how long a rotated secret's predecessor goes on (`grace`), `chosen` selected. */
+export function graceField(ui: PageContext, label: string, chosen: number): SafeHtml {
+  const options = GRACE_PERIODS.map(
+    (seconds, i) =>
+      html`<option value="${seconds}"${seconds === chosen ? html` selected` : ''}>${ui.t.t(GRACE_LABELS[i]!)}</option>`,
+  );
+  return html`<label for="grace">${label}</label>
+<select id="grace" name="grace">${options}</select>`;
+}
+
+/** The sections that show a secret once: the element holding it, and their words around it. */
+const SECRET_TEXTS = {
+  clients: { id: 'client-secret', previous: 'admin.client.previousUntil', back: 'admin.client.back' },
+  webhooks: { id: 'webhook-secret', previous: 'admin.webhook.previousUntil', back: 'admin.webhook.back' },
+} as const satisfies Record<string, { id: string; previous: MessageKey; back: MessageKey }>;
+
+/** A secret to show once, and after a rotation with a grace until when the previous one goes on. */
+export interface ShownSecret {
+  admin: string;
+  secret: string;
+  previousUntil: number | null;
+}
+
+/**
+ * The page that shows a new secret this once (it is kept hashed or sealed, never shown again): what
+ * was done (`status`), what the previous secret still does, and the way back to the object.
+ */
+export function secretPage(
+  ui: PageContext,
+  section: keyof typeof SECRET_TEXTS,
+  input: ShownSecret,
+  page: { title: string; status: string; about?: SafeHtml; back: string },
+): string {
+  const { t } = ui;
+  const texts = SECRET_TEXTS[section];
+  const until = input.previousUntil;
+  return consolePage(ui, {
+    section,
+    title: page.title,
+    admin: input.admin,
+    body: html`<p role="status">${page.status}</p>
+${page.about ?? ''}
+${until === null ? '' : html`<p>${t.t(texts.previous, { at: t.dateTime(until) })}</p>`}
+<p>${t.t('admin.client.secretOnce')}</p>
+<pre id="${texts.id}">${input.secret}</pre>
+<p><a href="${page.back}">${t.t(texts.back)}</a></p>`,
+  });
+}

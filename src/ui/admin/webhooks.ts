@@ -7,6 +7,7 @@ import { html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import {
   actionButton,
+  graceField,
   type Column,
   consolePage,
   dataTable,
@@ -15,6 +16,7 @@ import {
   postForm,
   problemAlert,
   savedNotice,
+  secretPage,
 } from './console.ts';
 
 /** The list of every webhook; `owners` has the usernames of the users who own some, by id. */
@@ -70,15 +72,6 @@ ${form}`,
   });
 }
 
-/** The grace periods a rotation offers, in seconds: none, an hour, a day, a week. */
-export const GRACE_PERIODS: readonly number[] = [0, 3600, 86_400, 604_800];
-const GRACE_LABELS = [
-  'admin.webhook.graceNone',
-  'admin.webhook.graceHour',
-  'admin.webhook.graceDay',
-  'admin.webhook.graceWeek',
-] as const;
-
 /**
  * A webhook's signing secret, new or rotated: shown this once (it is kept sealed). `previousUntil`:
  * after a rotation with a grace, until when the previous secret signs the deliveries too.
@@ -88,16 +81,10 @@ export function webhookSecretPage(
   input: { admin: string; webhook: Webhook; secret: string; previousUntil: number | null; rotated?: boolean },
 ) {
   const { t } = ui;
-  const until = input.previousUntil;
-  return consolePage(ui, {
-    section: 'webhooks',
+  return secretPage(ui, 'webhooks', input, {
     title: t.t('admin.webhook.secretTitle', { url: input.webhook.url }),
-    admin: input.admin,
-    body: html`<p role="status">${t.t(input.rotated ? 'admin.webhook.rotated' : 'admin.webhook.created')}</p>
-${until === null ? '' : html`<p>${t.t('admin.webhook.previousUntil', { at: t.dateTime(until) })}</p>`}
-<p>${t.t('admin.client.secretOnce')}</p>
-<pre id="webhook-secret">${input.secret}</pre>
-<p><a href="/admin/webhooks/${input.webhook.id}">${t.t('admin.webhook.back')}</a></p>`,
+    status: t.t(input.rotated ? 'admin.webhook.rotated' : 'admin.webhook.created'),
+    back: `/admin/webhooks/${input.webhook.id}`,
   });
 }
 
@@ -156,11 +143,7 @@ ${actionButton(`${base}/delete`, input.csrfToken, t.t('admin.webhook.delete'))}
 ${postForm(
   `${base}/rotate-secret`,
   input.csrfToken,
-  html`<label for="grace">${t.t('admin.webhook.grace')}</label>
-<select id="grace" name="grace">${GRACE_PERIODS.map(
-    (seconds, i) =>
-      html`<option value="${seconds}"${seconds === 86_400 ? html` selected` : ''}>${t.t(GRACE_LABELS[i]!)}</option>`,
-  )}</select>
+  html`${graceField(ui, t.t('admin.webhook.grace'), 86_400)}
 <button type="submit" class="secondary">${t.t('admin.webhook.rotate')}</button>`,
 )}
 <h2>${t.t('admin.webhooks.deliveryLog')}</h2>
