@@ -10,8 +10,9 @@ import { configSchema, FILE_SETTINGS } from './schema.ts';
 import { ConfigError, FIXES, GENERATE_SECRET, parseApiScopes, parseTrustProxy, PRODUCTION_PROXIES } from './parse.ts';
 import { REGISTRATION_GRANT_TYPES, secretsOf } from './parse.ts';
 import { PERSON_GRANT_TYPES } from '../oauth/grant-types.ts';
+import { OIDC_SCOPES } from './scopes.ts';
 
-export { configSchema, DEFAULT_API_SCOPES, FILE_SETTINGS, unknownSettings } from './schema.ts';
+export { configSchema, FILE_SETTINGS, unknownSettings } from './schema.ts';
 export { ConfigError, EXIT_SETTINGS } from './parse.ts';
 
 export interface Config {
@@ -112,18 +113,6 @@ export interface Config {
   /** Where the admin API is served (TESSERA_ADMIN_API): the operations listener, the public one, or nowhere. */
   readonly adminApi: 'operations' | 'public' | 'off';
 }
-
-export const OIDC_SCOPES: ReadonlyArray<readonly [string, string]> = [
-  ['openid', 'Sign you in with your account'],
-  ['profile', 'Your name and username'],
-  ['email', 'Your email address'],
-  ['address', 'Your postal address'],
-  ['phone', 'Your phone number'],
-  // The user's roles in the tokens (src/tokens/claims.ts).
-  ['roles', 'Your roles'],
-  // Never granted through consent alone (src/oauth/scopes.ts): for admin clients and admin users only.
-  ['admin', 'Administer this server'],
-];
 
 /** What the mail transport would refuse, refused at start (its message never shows the URL's password). */
 function checkSmtpUrl(url: string): void {

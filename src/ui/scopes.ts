@@ -1,6 +1,6 @@
 // What the consent and account pages say a scope gives: Tessera's own scopes in the reader's
 // language; a scope the operator described (TESSERA_API_SCOPES) in the operator's words.
-import { DEFAULT_API_SCOPES, OIDC_SCOPES } from '../config/index.ts';
+import { DEFAULT_API_SCOPES, OIDC_SCOPES } from '../config/scopes.ts';
 import type { MessageKey, Translator } from '../i18n/index.ts';
 
 const BUILT_IN: Readonly<Record<string, MessageKey>> = {

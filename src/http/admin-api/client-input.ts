@@ -2,7 +2,7 @@
 // name), turned into the operations' input (src/admin/clients.ts): the same checks as the CLI's options.
 import { authMethodOption, clientKeysOption, requestObjectAlgOption } from '../../admin/client-keys.ts';
 import { usage } from '../../admin/client-rules.ts';
-import type { CreateClientInput, UpdateClientInput } from '../../admin/clients.ts';
+import type { CreateClientInput, UpdateClientInput } from '../../admin/client-input.ts';
 import { lifetimesFrom } from '../../admin/lifetimes.ts';
 import type { Config } from '../../config/index.ts';
 import { sealJwtSecret } from '../../oauth/client-auth/assertion.ts';
