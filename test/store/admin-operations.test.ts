@@ -8,11 +8,10 @@ import { listEventPage } from '../../src/admin/events.ts';
 import { lockInForce, signInLocks } from '../../src/admin/sign-in-locks.ts';
 import { disableUser, enableUser, signOutEverywhere, unlockUser } from '../../src/admin/support.ts';
 import { CLI, type Requester, securityEvent } from '../../src/events/index.ts';
-import { openStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/store.ts';
 import { newId } from '../../src/tokens/opaque.ts';
 import { userRecord } from '../helpers/users.ts';
-import { withPostgresDatabase, withSqliteDatabase, type TestDatabase } from './databases.ts';
+import { closeStore, migratedStore, withPostgresDatabase, withSqliteDatabase, type TestDatabase } from './databases.ts';
 
 const NOW = 1_800_000_000;
 const POLICY = { freeFailures: 1, lockAfter: 2, lockSeconds: 900, window: 3600 };
@@ -28,14 +27,9 @@ for (const [name, open] of [
 
     before(async () => {
       database = await open();
-      if (!database) return;
-      store = await openStore(database.url);
-      await store.migrate();
+      if (database) store = await migratedStore(database);
     });
-    after(async () => {
-      await store?.close();
-      await database?.drop();
-    });
+    after(() => closeStore(store, database));
 
     it('support actions record their events with the actor given; the command line is `cli`', async (t) => {
       if (!database) return t.skip('no PostgreSQL');

@@ -3,11 +3,10 @@
 // grant's claims request (grants.claims_request) is kept, by both hot writes' paths, only when given.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { openStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/store.ts';
 import { applyClaimChanges } from '../../src/tokens/held-claims.ts';
 import { userRecord } from '../helpers/users.ts';
-import { withPostgresDatabase, withSqliteDatabase } from './databases.ts';
+import { closeStore, migratedStore, withPostgresDatabase, withSqliteDatabase } from './databases.ts';
 
 const NOW = 1_800_000_000;
 
@@ -40,14 +39,9 @@ for (const [name, database] of [
     const skip = db ? false : `${name} unreachable`;
     let store: Store;
     before(async () => {
-      if (!db) return;
-      store = await openStore(db.url);
-      await store.migrate();
+      if (db) store = await migratedStore(db);
     });
-    after(async () => {
-      await store?.close();
-      await db?.drop();
-    });
+    after(() => closeStore(store, db));
 
     it('keeps a user’s held claims and reads them with every read of the user', { skip }, async () => {
       const { claims } = applyClaimChanges(null, {

@@ -6,10 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createConnection, deleteConnection, listConnections, updateConnection } from '../../src/admin/connections.ts';
 import { AdminError, NotFoundError } from '../../src/admin/errors.ts';
-import { openStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/store.ts';
 import { clientRecord } from '../helpers/clients.ts';
-import { withPostgresDatabase, withSqliteDatabase } from './databases.ts';
+import { closeStore, migratedStore, withPostgresDatabase, withSqliteDatabase } from './databases.ts';
 
 const NOW = 1_800_000_000;
 const AUDIENCE = 'https://mcp-as.example.com';
@@ -23,14 +22,9 @@ for (const [name, database] of [
     const skip = db ? false : `${name} unreachable`;
     let store: Store;
     before(async () => {
-      if (!db) return;
-      store = await openStore(db.url);
-      await store.migrate();
+      if (db) store = await migratedStore(db);
     });
-    after(async () => {
-      await store?.close();
-      await db?.drop();
-    });
+    after(() => closeStore(store, db));
 
     it('keeps a connection once per client and audience, changes it, and deletes it', { skip }, async () => {
       const client = clientRecord();

@@ -6,6 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { openStore } from '../../src/store/index.ts';
+import type { Store } from '../../src/store/store.ts';
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -60,4 +62,17 @@ export async function withPostgresDatabase(adminUrl = ADMIN_URL): Promise<TestDa
       }
     },
   };
+}
+
+/** A store on `database`, migrated to the newest schema. */
+export async function migratedStore(database: TestDatabase): Promise<Store> {
+  const store = await openStore(database.url);
+  await store.migrate();
+  return store;
+}
+
+/** After a suite: its store closed and its database dropped, either of them perhaps never made. */
+export async function closeStore(store: Store | undefined, database: TestDatabase | undefined): Promise<void> {
+  await store?.close();
+  await database?.drop();
 }

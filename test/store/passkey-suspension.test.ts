@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { securityEvent } from '../../src/events/index.ts';
-import { openStore } from '../../src/store/index.ts';
 import type { Passkey } from '../../src/store/passkeys.ts';
 import type { Store } from '../../src/store/store.ts';
 import { newId } from '../../src/tokens/opaque.ts';
-import { withPostgresDatabase, withSqliteDatabase, type TestDatabase } from './databases.ts';
+import { closeStore, migratedStore, withPostgresDatabase, withSqliteDatabase, type TestDatabase } from './databases.ts';
 import { userRecord } from '../helpers/users.ts';
 
 const NOW = 1_800_000_000;
@@ -24,14 +23,9 @@ for (const [name, open] of [
 
     before(async () => {
       database = await open();
-      if (!database) return;
-      store = await openStore(database.url);
-      await store.migrate();
+      if (database) store = await migratedStore(database);
     });
-    after(async () => {
-      await store?.close();
-      await database?.drop();
-    });
+    after(() => closeStore(store, database));
 
     it('suspends once, with one event; then no use is recorded and the user has no passkey', async (t) => {
       if (!database) return t.skip('no PostgreSQL');

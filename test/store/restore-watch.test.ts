@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
 import { securityEvent } from '../../src/events/index.ts';
-import { openStore, type Store } from '../../src/store/index.ts';
+import type { Store } from '../../src/store/index.ts';
 import type { FenceConditions } from '../../src/store/restore-watch.ts';
-import { withPostgresDatabase, withSqliteDatabase } from './databases.ts';
+import { closeStore, migratedStore, withPostgresDatabase, withSqliteDatabase } from './databases.ts';
 
 for (const [name, database] of [
   ['SQLite', withSqliteDatabase],
@@ -17,14 +17,9 @@ for (const [name, database] of [
     const db = await database();
     let store: Store;
     before(async () => {
-      if (!db) return;
-      store = await openStore(db.url);
-      await store.migrate();
+      if (db) store = await migratedStore(db);
     });
-    after(async () => {
-      await store?.close();
-      await db?.drop();
-    });
+    after(() => closeStore(store, db));
     const skip = !db && `${name} unreachable`;
     let fences = 0;
     const fence = (when: FenceConditions, timeline: number | null = null) => {

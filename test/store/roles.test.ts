@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { securityEvent } from '../../src/events/index.ts';
-import { openStore } from '../../src/store/index.ts';
 import type { Client } from '../../src/store/clients.ts';
 import type { Store } from '../../src/store/store.ts';
 import { newId } from '../../src/tokens/opaque.ts';
-import { withPostgresDatabase, withSqliteDatabase, type TestDatabase } from './databases.ts';
+import { closeStore, migratedStore, withPostgresDatabase, withSqliteDatabase, type TestDatabase } from './databases.ts';
 import { userRecord } from '../helpers/users.ts';
 import { clientRecord } from '../helpers/clients.ts';
 
@@ -36,14 +35,9 @@ for (const [name, open] of [
 
     before(async () => {
       database = await open();
-      if (!database) return;
-      store = await openStore(database.url);
-      await store.migrate();
+      if (database) store = await migratedStore(database);
     });
-    after(async () => {
-      await store?.close();
-      await database?.drop();
-    });
+    after(() => closeStore(store, database));
 
     it("a user's roles: none by default, written with their event, read alone and with the session", async (t) => {
       if (!database) return t.skip('no PostgreSQL');

@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { securityEvent } from '../../src/events/index.ts';
-import { openStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { UpstreamLink, UpstreamProvider } from '../../src/store/upstream.ts';
 import { newId } from '../../src/tokens/opaque.ts';
-import { withPostgresDatabase, withSqliteDatabase } from './databases.ts';
+import { closeStore, migratedStore, withPostgresDatabase, withSqliteDatabase } from './databases.ts';
 import { userRecord } from '../helpers/users.ts';
 
 const NOW = 1_800_000_000;
@@ -60,14 +59,9 @@ for (const [name, database] of [
     const skip = db ? false : `${name} unreachable`;
     let store: Store;
     before(async () => {
-      if (!db) return;
-      store = await openStore(db.url);
-      await store.migrate();
+      if (db) store = await migratedStore(db);
     });
-    after(async () => {
-      await store?.close();
-      await db?.drop();
-    });
+    after(() => closeStore(store, db));
     const eventsOf = async (
       userId: string,
       type: 'user.upstream_linked' | 'user.upstream_signed_in' | 'user.signed_in',
