@@ -229,7 +229,8 @@ export async function updateClient(
 
 /**
  * A new secret; the old one keeps working for `grace` seconds (0: it stops at once), so the client
- * can be given the new one without downtime.
+ * can be given the new one without downtime: `previousUntil` says until when, null when it stopped
+ * (always for a client_secret_jwt client, whose assertions are checked with its current secret only).
  */
 export async function rotateClientSecret(
   store: ClientStore,
@@ -238,7 +239,7 @@ export async function rotateClientSecret(
   requester: Requester = CLI,
   grace = 0,
   sealSecret?: (secret: string) => string,
-): Promise<string> {
+): Promise<{ secret: string; previousUntil: number | null }> {
   const client = await findClient(store, clientId);
   if (client.tokenEndpointAuthMethod === 'none') throw new AdminError(`client ${clientId} is public and has no secret`);
   if (client.tokenEndpointAuthMethod === 'private_key_jwt') {
@@ -252,7 +253,7 @@ export async function rotateClientSecret(
   const event = securityEvent('client.secret_rotated', now, { clientId, requester, data: { grace } });
   const encrypted = jwt ? sealed(sealSecret, secret) : undefined;
   await store.setClientSecretHash(clientId, hashToken(secret), event, previous, encrypted);
-  return secret;
+  return { secret, previousUntil: previous?.expiresAt ?? null };
 }
 
 /** Deletes the client (`client.deleted`): its grants and tokens end with it. */

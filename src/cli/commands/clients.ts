@@ -249,8 +249,8 @@ export async function clientsCommand(store: ClientStore, config: Config, args: s
       if (!Number.isInteger(grace) || grace < 0) throw new UsageError('--grace must be a whole number of seconds');
       const jwt = current.tokenEndpointAuthMethod === 'client_secret_jwt';
       const seal = jwt ? await keyOptions({}, config).sealSecret() : undefined;
-      const secret = await rotateClientSecret(store, id, now, CLI, grace, seal);
-      const until = grace > 0 ? formatTime(now + grace) : null;
+      const { secret, previousUntil } = await rotateClientSecret(store, id, now, CLI, grace, seal);
+      const until = previousUntil === null ? null : formatTime(previousUntil);
       if (values.json) {
         io.out(JSON.stringify({ client_id: id, client_secret: secret, previous_secret_expires_at: until }, null, 2));
       } else {

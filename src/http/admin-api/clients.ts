@@ -139,14 +139,14 @@ export function clientRoutes(app: FastifyInstance, api: AdminApi): void {
       },
     },
     async (request) => {
-      const { clientId, tokenEndpointAuthMethod } = await find(request.params.client_id);
-      // A client_secret_jwt client's old secret stops at once (src/admin/clients.ts).
-      const grace = tokenEndpointAuthMethod === 'client_secret_jwt' ? 0 : (request.body?.grace ?? 0);
-      const now = api.now();
+      const { clientId } = await find(request.params.client_id);
+      const grace = request.body?.grace ?? 0;
       const seal = (secret: string) => sealJwtSecret(secret, api.secret);
-      const secret = await rotateClientSecret(api.store, clientId, now, api.requester(request), grace, seal);
-      const until = grace > 0 ? new Date((now + grace) * 1000).toISOString() : null;
-      return { client_id: clientId, client_secret: secret, previous_secret_expires_at: until };
+      const requester = api.requester(request);
+      // The previous secret's end, when it keeps working (never a client_secret_jwt client's).
+      const rotated = await rotateClientSecret(api.store, clientId, api.now(), requester, grace, seal);
+      const until = rotated.previousUntil === null ? null : new Date(rotated.previousUntil * 1000).toISOString();
+      return { client_id: clientId, client_secret: rotated.secret, previous_secret_expires_at: until };
     },
   );
 }

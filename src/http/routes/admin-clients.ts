@@ -90,11 +90,9 @@ export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void
     const client = await ctx.store.getClient((request.params as { id: string }).id, { suspended: true });
     if (!client) return reply.callNotFound();
     const { now, requester } = current;
-    // A client_secret_jwt client's previous secret has no grace (src/admin/clients.ts): none is said.
-    const grace = client.tokenEndpointAuthMethod === 'client_secret_jwt' ? 0 : postedGrace(request);
-    let secret;
+    let rotated;
     try {
-      secret = await rotateClientSecret(ctx.store, client.clientId, now, requester, grace, sealSecret);
+      rotated = await rotateClientSecret(ctx.store, client.clientId, now, requester, postedGrace(request), sealSecret);
     } catch (err) {
       if (!refusal(err)) throw err;
       const page = {
@@ -107,13 +105,7 @@ export function adminClientRoutes(app: FastifyInstance, ctx: RouteContext): void
       };
       return sendPage(reply.code(400).headers(noStore), (ui) => clientPage(ui, page));
     }
-    const shown = {
-      admin: current.admin.username,
-      client,
-      secret,
-      created: false,
-      previousUntil: grace > 0 ? now + grace : null,
-    };
+    const shown = { admin: current.admin.username, client, ...rotated, created: false };
     return sendPage(reply.headers(noStore), (ui) => clientSecretPage(ui, shown));
   });
 }
